@@ -1,0 +1,642 @@
+"""Definition-time checks: a Program that cannot work is refused when it is constructed.
+
+Every refusal is a DefinitionError whose message names the thing at fault and the exact
+fix. Runs on every CLI start, so it imports nothing at module top beyond the model; the
+"did you mean" machinery (difflib) loads only on an error path.
+"""
+
+from __future__ import annotations
+
+from workbench.model import (
+    EFFECT_MEANINGS, EFFECTS, MAX_TOOL_NAME, RESERVED_COMMANDS, RESERVED_OPTIONS,
+    RESERVED_SHORTS, TYPES, Argument, Command, DefinitionError, Group, Option, child_named,
+)
+
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
+_KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
+_ARG_CHARS = _NAME_CHARS | _KEY_CHARS
+_SHORT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+_ITEM_TYPES = ("string", "integer", "number", "enum")
+_BUILTIN_FLAGS = frozenset("--" + name for name in RESERVED_OPTIONS)
+
+
+def check_program(program) -> None:
+    """Refuse a Program that cannot work; the DefinitionError names the exact fix."""
+    name = program.name
+    if not isinstance(name, str) or not name or any(c.isspace() for c in name) \
+            or name.startswith("-"):
+        raise DefinitionError(
+            f"program name {name!r} is not valid; pass the name people type, e.g. "
+            f"Program(name='tool', ...)")
+    if not program.commands:
+        raise DefinitionError(
+            f"program '{name}' has no commands; pass commands=[Command(...), ...]")
+    _check_children(program, program, top=True)
+    tools: dict[str, object] = {}
+    for command in program.walk():
+        _check_command(program, command)
+        if command.effects == "withheld":
+            continue
+        tool = command.tool_name
+        if len(tool) > MAX_TOOL_NAME:
+            raise DefinitionError(
+                f"{_where(command)}: its MCP tool name '{tool}' is {len(tool)} characters, "
+                f"over the limit of {MAX_TOOL_NAME}; shorten the command or group names "
+                f"(the tool name is the path joined with '_'), or mark it "
+                f"effects='withheld' to keep it off MCP")
+        if tool in tools:
+            raise DefinitionError(
+                f"{_where(command)} and {_where(tools[tool])} both map to the MCP tool name "
+                f"'{tool}' (path joined with '_', '-' as '_'); rename one of them")
+        tools[tool] = command
+
+
+def _where(node) -> str:
+    kind = "group" if node.is_group else "command"
+    return f"{kind} '{' '.join(node.path)}'"
+
+
+def _check_children(program, node, top: bool) -> None:
+    parent = "the program" if top else _where(node)
+    seen: dict[str, object] = {}
+    for child in node.commands:
+        if not isinstance(child, (Command, Group)):
+            raise DefinitionError(
+                f"{parent}: commands must hold Command(...) or Group(...) objects, "
+                f"got {type(child).__name__} {child!r}")
+        _check_name(child, child.name, _where(child) if isinstance(child.name, str)
+                    else parent)
+        if not isinstance(child.aliases, tuple) or not all(isinstance(a, str) for a in child.aliases):
+            raise DefinitionError(f"{_where(child)}: aliases must be a list of strings")
+        for label in (child.name, *child.aliases):
+            if label is not child.name:
+                _check_name(child, label, _where(child), kind="alias")
+            if label in seen:
+                other = seen[label]
+                what = "name" if label == child.name else "alias"
+                raise DefinitionError(
+                    f"{parent}: {what} '{label}' of {_where(child)} is already used by "
+                    f"{_where(other)}; names and aliases must be unique among siblings — "
+                    f"rename one of them")
+            if top and label in RESERVED_COMMANDS:
+                raise DefinitionError(
+                    f"{_where(child)}: '{label}' is a built-in command "
+                    f"({', '.join(RESERVED_COMMANDS)} are reserved at the top level); "
+                    f"rename it, e.g. '{label}-{program.name}' or move it into a group")
+            seen[label] = child
+        if child.is_group:
+            if not child.commands:
+                raise DefinitionError(
+                    f"{_where(child)} has no commands; add commands=[Command(...)] "
+                    f"or remove the group")
+            _check_children(program, child, top=False)
+
+
+def _check_name(node, name, where: str, kind: str | None = None) -> None:
+    kind = kind or ("group" if node.is_group else "command")
+    if not isinstance(name, str) or not name or not set(name) <= _NAME_CHARS \
+            or name[0] == "-" or name[-1] == "-":
+        fixed = _suggest_name(name)
+        raise DefinitionError(
+            f"{where}: {kind} name {name!r} is not valid; use lowercase letters, digits "
+            f"and inner hyphens" + (f", e.g. '{fixed}'" if fixed else ", e.g. 'list-all'"))
+
+
+def _suggest_name(name) -> str:
+    if not isinstance(name, str):
+        return ""
+    out = "".join(c if c in _NAME_CHARS else "-" for c in name.lower().replace("_", "-"))
+    while "--" in out:
+        out = out.replace("--", "-")
+    return out.strip("-")
+
+
+def _effects_help() -> str:
+    return "; ".join(f"'{e}' ({EFFECT_MEANINGS[e]})" for e in EFFECTS)
+
+
+def _check_command(program, command) -> None:
+    where = _where(command)
+    effects = command.effects
+    if effects is None:
+        raise DefinitionError(
+            f"{where} has no effects; add effects=... with one of: {_effects_help()}")
+    if effects == "undeclared":
+        if command.adapter is None:
+            raise DefinitionError(
+                f"{where}: effects='undeclared' is only for adapted programs; declare what "
+                f"it does with one of: {_effects_help()}")
+    elif effects not in EFFECTS:
+        raise DefinitionError(
+            f"{where}: effects={effects!r} is not one of the known values; use one of: "
+            f"{_effects_help()}")
+    if command.run is not None and not callable(command.run):
+        raise DefinitionError(f"{where}: run= must be a function taking ctx, got "
+                              f"{type(command.run).__name__}")
+    for attr in ("plan", "text"):
+        value = getattr(command, attr)
+        if value is not None and not callable(value):
+            raise DefinitionError(f"{where}: {attr}= must be a function, got "
+                                  f"{type(value).__name__}")
+    _check_meta(where, command)
+    flags = _check_options(where, command)
+    _check_arguments(where, command)
+    _check_errors(where, command)
+    if command.output is not None:
+        check_json_schema(command.output, f"{where}: output schema")
+    if not isinstance(command.examples, list) or not all(isinstance(e, str) for e in command.examples):
+        raise DefinitionError(f"{where}: examples must be a list of command-line strings, "
+                              f"e.g. examples=['{program.name} {' '.join(command.path)}']")
+    for example in command.examples:
+        _check_example(program, command, example, flags)
+
+
+def _check_meta(where: str, item) -> None:
+    if item.since is not None and not isinstance(item.since, str):
+        raise DefinitionError(f"{where}: since= must be a version string, e.g. since='1.2'")
+    if item.deprecated is not None and not isinstance(item.deprecated, (str, bool)):
+        raise DefinitionError(f"{where}: deprecated= must be True or a short reason string")
+    if item.replaced_by is not None and not isinstance(item.replaced_by, str):
+        raise DefinitionError(f"{where}: replaced_by= must name what replaces it, as a string")
+
+
+# -- options -------------------------------------------------------------------------------
+
+def _check_options(where: str, command) -> dict:
+    """Check options; return {flag: option} of every flag the command accepts (incl. --no-x)."""
+    flags: dict[str, Option] = {}
+    shorts: dict[str, Option] = {}
+    for key, option in command.options.items():
+        if not isinstance(option, Option):
+            raise DefinitionError(
+                f"{where}: options['{key}'] must be Option(...), got {type(option).__name__}")
+        if not isinstance(key, str) or not key or not set(key) <= _KEY_CHARS \
+                or not key[0].isalpha() or key.endswith("_") or "__" in key:
+            fixed = _suggest_name(key).replace("-", "_")
+            raise DefinitionError(
+                f"{where}: option key {key!r} is not valid; keys are lowercase snake case "
+                f"(the key skip_build is the flag --skip-build)"
+                + (f", e.g. '{fixed}'" if fixed else ""))
+        at = f"{where}: option '{key}' ({option.flag})"
+        if key in RESERVED_OPTIONS:
+            raise DefinitionError(
+                f"{at} collides with the built-in --{key} "
+                f"({', '.join('--' + o for o in RESERVED_OPTIONS)} are reserved); rename the "
+                f"option, e.g. '{key}_mode'")
+        _check_meta(at, option)
+        _check_type(at, option, "option")
+        if option.required and option.default is not None:
+            raise DefinitionError(
+                f"{at} is required and has a default; drop required=True (the default fills "
+                f"it) or drop the default")
+        if option.type == "boolean" and option.required:
+            raise DefinitionError(
+                f"{at} is a boolean and required; a flag is either passed or not — drop "
+                f"required=True, or use type='enum' with choices")
+        if option.env is not None and (not isinstance(option.env, str) or not option.env
+                                       or "=" in option.env or " " in option.env):
+            raise DefinitionError(f"{at}: env= must be an environment variable name, "
+                                  f"e.g. env='{key.upper()}'")
+        if option.placeholder is not None and not isinstance(option.placeholder, str):
+            raise DefinitionError(f"{at}: placeholder= must be a string, e.g. '<{key}>'")
+        names = [option.flag]
+        if option.type == "boolean":
+            names.append("--no-" + option.flag[2:])
+        for alias in option.aliases:
+            if not isinstance(alias, str) or not alias.lstrip("-"):
+                raise DefinitionError(f"{at}: aliases must be flag names, e.g. aliases=['dest']")
+            names.append("--" + alias.lstrip("-").replace("_", "-"))
+        for name in names:
+            if name in _BUILTIN_FLAGS:
+                raise DefinitionError(f"{at}: {name} is a built-in flag; pick another name")
+            if name in flags:
+                raise DefinitionError(
+                    f"{at}: the flag {name} is also {flags[name].flag}'s; rename one of them")
+            flags[name] = option
+        if option.short is not None:
+            short = option.short.lstrip("-") if isinstance(option.short, str) else option.short
+            if not isinstance(short, str) or len(short) != 1 or short not in _SHORT_CHARS:
+                raise DefinitionError(
+                    f"{at}: short={option.short!r} must be one letter or digit, e.g. "
+                    f"short='{key[0]}'")
+            if short in RESERVED_SHORTS:
+                raise DefinitionError(
+                    f"{at}: short '-{short}' is reserved ("
+                    f"{', '.join('-' + s for s in RESERVED_SHORTS)} is built in); pick another "
+                    f"letter")
+            if short in shorts:
+                raise DefinitionError(
+                    f"{at}: short '-{short}' is also used by {shorts[short].flag}; give one "
+                    f"of them another letter")
+            shorts[short] = option
+            flags["-" + short] = option
+    return flags
+
+
+def _check_type(at: str, item, kind: str) -> None:
+    if item.type not in TYPES:
+        raise DefinitionError(
+            f"{at}: type={item.type!r} is not a known type; use one of: {', '.join(TYPES)}")
+    choices = item.choices
+    if item.type == "list" and item.items not in _ITEM_TYPES:
+        raise DefinitionError(
+            f"{at}: items={item.items!r} is not a list item type; use one of: "
+            f"{', '.join(_ITEM_TYPES)}")
+    wants_choices = item.type == "enum" or (item.type == "list" and item.items == "enum")
+    if wants_choices and not choices:
+        raise DefinitionError(
+            f"{at}: an enum needs its values; add choices=['a', 'b', ...]")
+    if choices is not None and not wants_choices:
+        hint = ("set items='enum'" if item.type == "list" else "use type='enum'")
+        raise DefinitionError(f"{at}: choices= only applies to enums; {hint} or drop choices")
+    if choices is not None:
+        if len(set(map(repr, choices))) != len(choices):
+            raise DefinitionError(f"{at}: choices repeat a value; list each value once")
+        if not all(isinstance(c, (str, int)) and not isinstance(c, bool) for c in choices):
+            raise DefinitionError(f"{at}: choices must be strings (or integers)")
+    if item.default is not None:
+        problem = _default_problem(item)
+        if problem:
+            raise DefinitionError(f"{at}: default {item.default!r} {problem}")
+
+
+def _default_problem(item) -> str:
+    value = item.default
+    if item.type == "list":
+        if not isinstance(value, (list, tuple)):
+            return "is not a list; use a list, e.g. default=[]"
+        for element in value:
+            problem = _scalar_problem(item.items, element, item.choices)
+            if problem:
+                return f"has an element {element!r} that {problem}"
+        return ""
+    return _scalar_problem(item.type, value, item.choices)
+
+
+def _scalar_problem(type_: str, value, choices) -> str:
+    if type_ == "string" and not isinstance(value, str):
+        return f"is not a string; use e.g. default='{value}'"
+    if type_ == "integer" and (not isinstance(value, int) or isinstance(value, bool)):
+        return "is not an integer; use e.g. default=1"
+    if type_ == "number" and (not isinstance(value, (int, float)) or isinstance(value, bool)):
+        return "is not a number; use e.g. default=1.5"
+    if type_ == "boolean" and not isinstance(value, bool):
+        return "is not a boolean; use default=True or default=False"
+    if type_ == "enum" and value not in (choices or ()):
+        return f"is not one of the choices ({', '.join(map(str, choices or ()))}); pick one"
+    return ""
+
+
+# -- arguments -----------------------------------------------------------------------------
+
+def _check_arguments(where: str, command) -> None:
+    keys = set(command.options)
+    optional_seen = None
+    stdin_seen = None
+    arguments = command.arguments
+    for index, argument in enumerate(arguments):
+        if not isinstance(argument, Argument):
+            raise DefinitionError(f"{where}: arguments must hold Argument(...) objects, got "
+                                  f"{type(argument).__name__}")
+        name = argument.name
+        if not isinstance(name, str) or not name or not set(name) <= _ARG_CHARS \
+                or not name[0].isalpha() or name[-1] in "-_":
+            raise DefinitionError(
+                f"{where}: argument name {name!r} is not valid; use lowercase letters, digits "
+                f"and inner hyphens, e.g. Argument('file')")
+        at = f"{where}: argument <{name}>"
+        _check_type(at, argument, "argument")
+        if argument.key in keys:
+            raise DefinitionError(
+                f"{at} has the same key '{argument.key}' as another input; inputs share one "
+                f"namespace (the MCP properties) — rename one of them")
+        keys.add(argument.key)
+        if argument.variadic and index != len(arguments) - 1:
+            raise DefinitionError(
+                f"{at} is variadic but not last; only the last argument may take the rest — "
+                f"move it to the end or drop variadic=True")
+        if argument.required and optional_seen is not None:
+            raise DefinitionError(
+                f"{at} is required but comes after the optional <{optional_seen}>; put "
+                f"required arguments first or make <{name}> optional")
+        if not argument.required:
+            optional_seen = name
+        if argument.required and argument.default is not None:
+            raise DefinitionError(f"{at} is required and has a default; pass required=False "
+                                  f"or drop the default")
+        if argument.stdin:
+            if stdin_seen is not None:
+                raise DefinitionError(
+                    f"{at} reads stdin, and so does <{stdin_seen}>; at most one input can "
+                    f"read standard input — drop stdin=True from one")
+            stdin_seen = name
+
+
+def _check_errors(where: str, command) -> None:
+    from workbench.envelope import EXIT_CODES
+    for entry in command.errors:
+        if isinstance(entry, str) and entry:
+            continue
+        if isinstance(entry, dict) and isinstance(entry.get("code"), str) and entry["code"]:
+            exit_ = entry.get("exit", 1)
+            if not isinstance(exit_, int) or isinstance(exit_, bool) or exit_ not in EXIT_CODES:
+                raise DefinitionError(
+                    f"{where}: error '{entry['code']}' has exit {exit_!r}, which is not in "
+                    f"the exit-code table; use one of {', '.join(map(str, EXIT_CODES))}")
+            continue
+        raise DefinitionError(
+            f"{where}: errors= lists the error codes it can raise, as strings or "
+            f"dicts like {{'code': 'not_found', 'exit': 3, 'when': 'no such note'}}; "
+            f"got {entry!r}")
+
+
+# -- JSON Schema (structural) --------------------------------------------------------------
+
+_SCHEMA_TYPES = ("array", "boolean", "integer", "null", "number", "object", "string")
+_SUBSCHEMA = ("items", "additionalProperties", "additionalItems", "not", "contains",
+              "propertyNames", "if", "then", "else", "unevaluatedItems",
+              "unevaluatedProperties", "contentSchema")
+_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+_COUNTS = ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties",
+           "minContains", "maxContains")
+_NUMBERS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
+_STRINGS = ("title", "description", "pattern", "format", "$ref", "$id", "$schema",
+            "$comment", "$anchor", "contentMediaType", "contentEncoding")
+_BOOLS = ("uniqueItems", "readOnly", "writeOnly", "deprecated")
+
+
+def check_json_schema(schema, what: str = "schema", at: str = "") -> None:
+    """Refuse a value that is not a structurally valid JSON Schema (draft 2020-12), naming where."""
+    here = f"{what} at {at}" if at else what
+    if isinstance(schema, bool):
+        return
+    if not isinstance(schema, dict):
+        raise DefinitionError(f"{here} must be a JSON Schema object (a dict), e.g. "
+                              f"{{'type': 'object'}}; got {type(schema).__name__}")
+    dot = at + "." if at else ""
+    if "type" in schema:
+        types = schema["type"]
+        names = types if isinstance(types, list) else [types]
+        if not names:
+            raise DefinitionError(f"{here}: type is an empty list; name at least one type")
+        for name in names:
+            if name not in _SCHEMA_TYPES:
+                fix = {"list": "array", "dict": "object", "str": "string", "int": "integer",
+                       "float": "number", "bool": "boolean", "None": "null"}.get(str(name))
+                raise DefinitionError(
+                    f"{here}: type {name!r} is not a JSON Schema type; use "
+                    + (f"'{fix}'" if fix else "one of: " + ", ".join(_SCHEMA_TYPES)))
+    for key in _SUBSCHEMA:
+        if key in schema:
+            check_json_schema(schema[key], what, dot + key)
+    for key in _SCHEMA_MAPS:
+        if key in schema:
+            value = schema[key]
+            if not isinstance(value, dict):
+                raise DefinitionError(f"{here}: {key} must be an object mapping names to "
+                                      f"schemas, e.g. {{'id': {{'type': 'integer'}}}}")
+            for name, sub in value.items():
+                check_json_schema(sub, what, f"{dot}{key}.{name}")
+    for key in _SCHEMA_LISTS:
+        if key in schema:
+            value = schema[key]
+            if not isinstance(value, list) or not value:
+                raise DefinitionError(f"{here}: {key} must be a non-empty list of schemas")
+            for index, sub in enumerate(value):
+                check_json_schema(sub, what, f"{dot}{key}[{index}]")
+    if "required" in schema:
+        value = schema["required"]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value) \
+                or len(set(value)) != len(value):
+            raise DefinitionError(f"{here}: required must be a list of distinct property "
+                                  f"names, e.g. ['id']")
+    if "enum" in schema and not isinstance(schema["enum"], list):
+        raise DefinitionError(f"{here}: enum must be a list of values")
+    for key in _COUNTS:
+        if key in schema:
+            value = schema[key]
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise DefinitionError(f"{here}: {key} must be a non-negative integer")
+    for key in _NUMBERS:
+        if key in schema:
+            value = schema[key]
+            if not isinstance(value, (int, float)) or isinstance(value, bool) \
+                    or (key == "multipleOf" and value <= 0):
+                raise DefinitionError(f"{here}: {key} must be a number"
+                                      + (" above 0" if key == "multipleOf" else ""))
+    for key in _STRINGS:
+        if key in schema and not isinstance(schema[key], str):
+            raise DefinitionError(f"{here}: {key} must be a string")
+    for key in _BOOLS:
+        if key in schema and not isinstance(schema[key], bool):
+            raise DefinitionError(f"{here}: {key} must be true or false")
+    if "dependentRequired" in schema:
+        value = schema["dependentRequired"]
+        if not isinstance(value, dict) or not all(
+                isinstance(v, list) and all(isinstance(s, str) for s in v) for v in value.values()):
+            raise DefinitionError(f"{here}: dependentRequired must map names to lists of names")
+
+
+# -- examples ------------------------------------------------------------------------------
+
+def split_example(line: str) -> list[str]:
+    """Split a command line the way a POSIX shell would (quotes and backslashes; no expansion)."""
+    tokens: list[str] = []
+    current: list[str] = []
+    in_token = False
+    quote = ""
+    i, n = 0, len(line)
+    while i < n:
+        c = line[i]
+        if quote == "'":
+            if c == "'":
+                quote = ""
+            else:
+                current.append(c)
+        elif quote == '"':
+            if c == '"':
+                quote = ""
+            elif c == "\\" and i + 1 < n and line[i + 1] in '"\\$`':
+                i += 1
+                current.append(line[i])
+            else:
+                current.append(c)
+        elif c in " \t\n":
+            if in_token:
+                tokens.append("".join(current))
+                current, in_token = [], False
+        elif c in "'\"":
+            quote, in_token = c, True
+        elif c == "\\" and i + 1 < n:
+            i += 1
+            current.append(line[i])
+            in_token = True
+        else:
+            current.append(c)
+            in_token = True
+        i += 1
+    if quote:
+        raise ValueError(f"unclosed {quote} quote")
+    if in_token:
+        tokens.append("".join(current))
+    return tokens
+
+
+def _nearest(word: str, candidates) -> list[str]:
+    try:
+        from workbench._text import nearest
+    except ImportError:  # the shared helper is not there yet
+        nearest = None
+    if nearest is not None:
+        return list(nearest(word, candidates))
+    import difflib
+    return difflib.get_close_matches(word, list(candidates), n=3, cutoff=0.6)
+
+
+def _check_example(program, command, example: str, flags: dict) -> None:
+    where = _where(command)
+    path = " ".join(command.path)
+    head = f"{where}: example '{example}'"
+    try:
+        tokens = split_example(example)
+    except ValueError as error:
+        raise DefinitionError(f"{head} does not parse: {error}; close the quote") from None
+    expected = f"{program.name} {path}"
+    if not tokens or tokens[0] != program.name:
+        raise DefinitionError(f"{head} must start with the program name; write it as "
+                              f"'{expected} ...'")
+    node = program
+    index = 1
+    for part in command.path:
+        token = tokens[index] if index < len(tokens) else None
+        child = child_named(node, token) if token is not None else None
+        if child is None or child.path != node.path + (part,):
+            raise DefinitionError(f"{head} does not name the command; write it as "
+                                  f"'{expected} ...'")
+        node = child
+        index += 1
+    positionals = 0
+    given: set[str] = set()
+    rest = tokens[index:]
+    i = 0
+    only_positionals = False
+    while i < len(rest):
+        token = rest[i]
+        i += 1
+        if only_positionals or token == "-" or not token.startswith("-") or _is_number(token):
+            positionals += 1
+            continue
+        if token == "--":
+            only_positionals = True
+            continue
+        if token.startswith("--"):
+            flag, eq, value = token.partition("=")
+            if flag in _BUILTIN_FLAGS:
+                continue
+            option = flags.get(flag)
+            if option is None:
+                _unknown_flag(head, command, flag, flags)
+            given.add(option.key)
+            if option.type == "boolean":
+                if eq and value.lower() not in ("true", "false", "1", "0", "yes", "no"):
+                    raise DefinitionError(f"{head} gives {flag} the value {value!r}; it is a "
+                                          f"boolean flag — write {flag} or --no-{flag[2:]}")
+                continue
+            if not eq:
+                if i >= len(rest) or rest[i] in flags or rest[i] in _BUILTIN_FLAGS:
+                    raise DefinitionError(
+                        f"{head} gives {flag} no value; write {flag} {option.metavar}")
+                value = rest[i]
+                i += 1
+            _check_value(head, option, flag, value)
+            continue
+        # short flags: -t value, -tvalue, -abc (booleans)
+        chars = token[1:]
+        j = 0
+        while j < len(chars):
+            flag = "-" + chars[j]
+            if chars[j] in RESERVED_SHORTS:
+                j += 1
+                continue
+            option = flags.get(flag)
+            if option is None:
+                _unknown_flag(head, command, flag, flags)
+            given.add(option.key)
+            j += 1
+            if option.type == "boolean":
+                continue
+            value = chars[j:]
+            if not value:
+                if i >= len(rest) or rest[i] in flags or rest[i] in _BUILTIN_FLAGS:
+                    raise DefinitionError(
+                        f"{head} gives {flag} no value; write {flag} {option.metavar}")
+                value = rest[i]
+                i += 1
+            _check_value(head, option, flag, value)
+            break
+    variadic = any(a.variadic for a in command.arguments)
+    if positionals > len(command.arguments) and not variadic:
+        takes = len(command.arguments)
+        raise DefinitionError(
+            f"{head} passes {positionals} positional argument(s) but {path} takes {takes}"
+            + (": " + " ".join(a.metavar for a in command.arguments) if takes else "")
+            + "; remove the extra ones or quote a value that has spaces")
+    required_args = [a for a in command.arguments if a.required]
+    if positionals < len(required_args):
+        missing = required_args[positionals]
+        raise DefinitionError(f"{head} leaves out the required argument {missing.metavar}; "
+                              f"add it: '{example} {missing.metavar}'")
+    for option in command.options.values():
+        if option.required and option.key not in given and not option.env:
+            raise DefinitionError(
+                f"{head} leaves out the required {option.flag}; add "
+                f"'{option.flag} {option.metavar}' to the example")
+
+
+def _is_number(token: str) -> bool:
+    body = token[1:]
+    return bool(body) and body.replace(".", "", 1).isdigit()
+
+
+def _unknown_flag(head: str, command, flag: str, flags: dict) -> None:
+    path = " ".join(command.path)
+    candidates = [f for f in flags if f.startswith("--")] + sorted(_BUILTIN_FLAGS)
+    near = _nearest(flag, candidates) if flag.startswith("--") else []
+    if near:
+        fix = f"did you mean {near[0]}?"
+    elif command.options:
+        fix = "its flags are " + ", ".join(o.flag for o in command.options.values())
+    else:
+        fix = f"{path} takes no options"
+    raise DefinitionError(f"{head} uses {flag}, which {path} does not have; {fix}")
+
+
+def _check_value(head: str, option, flag: str, value: str) -> None:
+    if option.sensitive:
+        if not (value.startswith("$") or (value.startswith("<") and value.endswith(">"))):
+            env = f"${option.env}" if option.env else option.metavar
+            raise DefinitionError(
+                f"{head} writes a literal value for the sensitive {flag}; examples are shown "
+                f"to everyone — write '{flag} {env}' instead")
+        return
+    type_ = option.items if option.type == "list" else option.type
+    if value.startswith("<") and value.endswith(">"):
+        return  # a placeholder
+    if type_ == "integer":
+        try:
+            int(value)
+        except ValueError:
+            raise DefinitionError(f"{head} gives {flag} {value!r}, which is not an integer; "
+                                  f"write a whole number, e.g. {flag} 3") from None
+    elif type_ == "number":
+        try:
+            float(value)
+        except ValueError:
+            raise DefinitionError(f"{head} gives {flag} {value!r}, which is not a number; "
+                                  f"write e.g. {flag} 1.5") from None
+    elif type_ == "enum":
+        if value not in [str(c) for c in option.choices or ()]:
+            raise DefinitionError(
+                f"{head} gives {flag} {value!r}, which is not one of its choices "
+                f"({', '.join(map(str, option.choices or ()))}); use one of those")
