@@ -1,0 +1,142 @@
+"""Facts every surface derives the same way from the model (hints, errors, usage, types).
+
+Shared so that help, cards and schemas can never disagree; still a pure function of the
+model, never of another surface's output.
+"""
+
+from __future__ import annotations
+
+HINTS = {
+    "read_only": {"readOnlyHint": True, "idempotentHint": True, "destructiveHint": False},
+    "idempotent": {"readOnlyHint": False, "idempotentHint": True, "destructiveHint": False},
+    "non_idempotent": {"readOnlyHint": False, "idempotentHint": False, "destructiveHint": True},
+}
+"""MCP tool annotations per effects (DESIGN §5); withheld and undeclared have none."""
+
+BUILTIN_FLAGS = (
+    ("--json", "one JSON document on stdout (the envelope)"),
+    ("--schema", "input JSON Schema, as data"),
+    ("--help", "this help; with --json, help as data"),
+)
+
+
+def hints(command) -> dict | None:
+    """The MCP annotation hints for a command, or None (withheld, undeclared)."""
+    found = HINTS.get(command.effects)
+    return dict(found) if found is not None else None
+
+
+def visible(node) -> list:
+    """The children of a Program or Group that help and listings show (not hidden)."""
+    return [child for child in node.commands if not child.hidden]
+
+
+def listed_commands(program) -> list:
+    """Every runnable command that is not hidden itself nor inside a hidden group."""
+    out = []
+
+    def visit(node):
+        for child in node.commands:
+            if child.hidden:
+                continue
+            if child.is_group:
+                visit(child)
+            else:
+                out.append(child)
+
+    visit(program)
+    return out
+
+
+def may_need_action(command) -> bool:
+    """Whether a command can end in action_required (exit 4): it changes state or has a plan."""
+    return command.effects != "read_only" or command.plan is not None
+
+
+def errors(command) -> list[dict]:
+    """The error codes a command can return: [{"code", "exit", "when"}], stable order."""
+    from workbench.envelope import EXIT_CODES
+    by_name = {name: code for code, (name, _) in EXIT_CODES.items()}
+    out = [{"code": "usage", "exit": 2,
+            "when": "the command line or input was refused before running; see error.fix"}]
+    if may_need_action(command):
+        out.append({"code": "action_required", "exit": 4,
+                    "when": "it needs a confirmation or decision; run one of next"})
+    if command.batch:
+        out.append({"code": "partial", "exit": 8,
+                    "when": "some items succeeded and some failed"})
+    seen = {entry["code"] for entry in out} | {"internal"}
+    for entry in command.errors:
+        if isinstance(entry, str):
+            code, exit_, when = entry, by_name.get(entry, 1), None
+        else:
+            code = entry["code"]
+            exit_ = entry.get("exit", by_name.get(code, 1))
+            when = entry.get("when") or entry.get("description") or entry.get("message")
+        if code in seen:
+            continue
+        seen.add(code)
+        item = {"code": code, "exit": exit_}
+        item["when"] = when if when else EXIT_CODES.get(exit_, ("", ""))[1]
+        out.append(item)
+    out.append({"code": "internal", "exit": 1, "when": "the command failed unexpectedly"})
+    return out
+
+
+def exit_codes(command) -> list[int]:
+    """Every exit code a command can end with, ascending (0 included)."""
+    return sorted({0} | {entry["exit"] for entry in errors(command)})
+
+
+def exit_table() -> list[dict]:
+    """The program's exit-code table as data: [{"exit", "code", "meaning"}]."""
+    from workbench.envelope import EXIT_CODES
+    return [{"exit": code, "code": name, "meaning": meaning}
+            for code, (name, meaning) in sorted(EXIT_CODES.items())]
+
+
+def type_words(item) -> str:
+    """`string`, `integer`, `list of integer`, `enum`… for help text."""
+    if item.type == "list":
+        return "list of " + (item.items or "string")
+    return item.type
+
+
+def deprecation(item) -> str:
+    """'' or a short note: 'deprecated: use --x instead'."""
+    if not item.deprecated and not item.replaced_by:
+        return ""
+    words = "deprecated"
+    if isinstance(item.deprecated, str):
+        words += ": " + item.deprecated
+    if item.replaced_by:
+        words += ("; " if isinstance(item.deprecated, str) else ": ") + \
+            f"use {item.replaced_by} instead"
+    return words
+
+
+def usage(program, node) -> str:
+    """The usage line: `tool deploy --target <target> [options] <file>`."""
+    words = [program.name, *node.path]
+    if node.is_group:
+        words.append("<command>")
+        words.append("[options]")
+        return " ".join(words)
+    optional = False
+    for option in node.options.values():
+        if option.required and not option.env:
+            words.append(f"{option.flag} {option.metavar}")
+        else:
+            optional = True
+    if optional:
+        words.append("[options]")
+    for argument in node.arguments:
+        words.append(argument.metavar if argument.required else f"[{argument.metavar}]")
+    return " ".join(words)
+
+
+def enum_values(item) -> list | None:
+    """The allowed values of an enum input (or list of enums), else None."""
+    if item.type == "enum" or (item.type == "list" and item.items == "enum"):
+        return list(item.choices or ())
+    return None

@@ -1,0 +1,230 @@
+"""Human help: `tool --help`, `tool GROUP --help`, `tool CMD --help`.
+
+A pure function of the model. Imported on every `--help`, so it imports only the model's
+own helpers and wraps text itself (no re, no textwrap).
+"""
+
+from __future__ import annotations
+
+from workbench.surfaces import _facts
+
+WIDTH = 80
+_LABEL_MAX = 26
+
+
+def render_help(program, node=None) -> str:
+    """Help text for the program (node None), a Group or a Command; ends with one newline."""
+    if node is None or node is program:
+        lines = _program_help(program)
+    elif node.is_group:
+        lines = _group_help(program, node)
+    else:
+        lines = _command_help(program, node)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+# -- layout helpers ------------------------------------------------------------------------
+
+def _wrap(text: str, width: int, indent: str = "", first: str = "") -> list[str]:
+    """Greedy word wrap: the first line starts with `first`, the rest with `indent`."""
+    lines: list[str] = []
+    line = first
+    fresh = True
+    for word in _units(text):
+        if not fresh and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line, fresh = indent + word, False
+            continue
+        line = line + word if fresh else line + " " + word
+        fresh = False
+    lines.append(line)
+    return lines
+
+
+def _units(text: str) -> list[str]:
+    """Words, keeping a 'quoted command line' together so it never breaks across lines."""
+    units: list[str] = []
+    open_quote = False
+    for word in text.split():
+        if open_quote:
+            units[-1] += " " + word
+            open_quote = "'" not in word
+        else:
+            units.append(word)
+            open_quote = word.startswith("'") and word.count("'") == 1
+    return units
+
+
+def _rows(rows: list[tuple[str, str]]) -> list[str]:
+    """Two columns: labels padded to a shared width, details wrapped under themselves."""
+    if not rows:
+        return []
+    width = min(max(len(label) for label, _ in rows), _LABEL_MAX)
+    pad = " " * (2 + width + 2)
+    out: list[str] = []
+    for label, detail in rows:
+        if len(label) > width:
+            out.append("  " + label)
+            if detail:
+                out.extend(_wrap(detail, WIDTH, pad, pad))
+            continue
+        head = "  " + label.ljust(width) + "  "
+        out.extend(_wrap(detail, WIDTH, pad, head) if detail else [head.rstrip()])
+    return out
+
+
+def _title(program) -> list[str]:
+    head = f"{program.name} {program.version}"
+    if program.description:
+        head += " - " + program.description
+    return _wrap(head, WIDTH)
+
+
+def _child_row(child) -> tuple[str, str]:
+    label = child.name
+    if child.aliases:
+        label += " (" + ", ".join(child.aliases) + ")"
+    detail = child.description or ""
+    if child.is_group:
+        names = [c.name for c in _facts.visible(child)]
+        detail = (detail + " " if detail else "") + "[" + ", ".join(names) + "]"
+    else:
+        note = _facts.deprecation(child)
+        if note:
+            detail += f" ({note})"
+    return label, detail.strip()
+
+
+# -- program and groups --------------------------------------------------------------------
+
+def _program_help(program) -> list[str]:
+    name = program.name
+    lines = _title(program)
+    lines += ["", f"Usage: {name} <command> [options]", "", "Commands:"]
+    lines += _rows([_child_row(child) for child in _facts.visible(program)])
+    lines += ["", "Options:"]
+    lines += _rows([
+        ("--json", "one JSON document on stdout (the envelope)"),
+        ("--schema", "the whole program as data (JSON Schema)"),
+        ("--version", "print the version"),
+        ("-h, --help", "this help"),
+    ])
+    lines += ["", f"Built in: {name} help, {name} completion bash|zsh|fish, {name} mcp"]
+    lines += [""]
+    lines += _wrap(f"Run '{name} <command> --help' for one command. As data: "
+                   f"'{name} help --json' (--level names|summary|card), "
+                   f"'{name} <command> --help --json'.", WIDTH)
+    return lines
+
+
+def _group_help(program, group) -> list[str]:
+    name = program.name
+    path = " ".join(group.path)
+    lines = [f"Usage: {_facts.usage(program, group)}"]
+    if group.description:
+        lines += [""] + _wrap(group.description, WIDTH)
+    if group.aliases:
+        lines += ["", "Aliases: " + ", ".join(group.aliases)]
+    lines += ["", "Commands:"]
+    lines += _rows([_child_row(child) for child in _facts.visible(group)])
+    lines += [""]
+    lines += _wrap(f"Run '{name} {path} <command> --help' for one command. As data: "
+                   f"'{name} {path} <command> --help --json', '{name} help --json'.", WIDTH)
+    return lines
+
+
+# -- commands ------------------------------------------------------------------------------
+
+def _option_row(option) -> tuple[str, str]:
+    label = option.flag
+    if option.type == "boolean":
+        label += ", --no-" + option.flag[2:]
+    else:
+        label += " " + option.metavar + ("..." if option.type == "list" else "")
+    if option.short:
+        label = "-" + option.short.lstrip("-") + ", " + label
+    facts = [_facts.type_words(option)]
+    values = _facts.enum_values(option)
+    if values is not None:
+        facts.append("one of: " + ", ".join(map(str, values)))
+    if option.type == "list":
+        facts.append("repeatable")
+    if option.required:
+        facts.append("required" + (" unless $" + option.env + " is set" if option.env else ""))
+    if option.sensitive:
+        facts.append("sensitive, never printed")
+    elif option.default is not None and option.default != [] and option.default != ():
+        facts.append("default: " + _show(option.default))
+    if option.env:
+        facts.append("env: $" + option.env)
+    if option.aliases:
+        facts.append("also: " + ", ".join("--" + a.lstrip("-").replace("_", "-")
+                                          for a in option.aliases))
+    if option.since:
+        facts.append("since " + option.since)
+    note = _facts.deprecation(option)
+    if note:
+        facts.append(note)
+    detail = option.description or ""
+    return label, (detail + " " if detail else "") + "(" + "; ".join(facts) + ")"
+
+
+def _argument_row(argument) -> tuple[str, str]:
+    facts = [_facts.type_words(argument)]
+    values = _facts.enum_values(argument)
+    if values is not None:
+        facts.append("one of: " + ", ".join(map(str, values)))
+    facts.append("required" if argument.required else "optional")
+    if argument.variadic:
+        facts.append("takes the rest")
+    if argument.stdin:
+        facts.append("'-' reads standard input")
+    if argument.default is not None:
+        facts.append("default: " + _show(argument.default))
+    detail = argument.description or ""
+    return argument.metavar, (detail + " " if detail else "") + "(" + "; ".join(facts) + ")"
+
+
+def _show(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_show(v) for v in value)
+    return str(value)
+
+
+def _command_help(program, command) -> list[str]:
+    from workbench.model import EFFECT_MEANINGS
+    name = program.name
+    path = " ".join(command.path)
+    lines = _wrap(_facts.usage(program, command), WIDTH, "         ", "Usage: ")
+    if command.description:
+        lines += [""] + _wrap(command.description, WIDTH)
+    note = _facts.deprecation(command)
+    if note or command.since:
+        marks = [m for m in (note[:1].upper() + note[1:],
+                             f"Since {command.since}." if command.since else "") if m]
+        lines += [""] + _wrap(" ".join(m if m.endswith(".") else m + "." for m in marks), WIDTH)
+    if command.aliases:
+        lines += ["", "Aliases: " + ", ".join(command.aliases)]
+    lines += [""] + _wrap(EFFECT_MEANINGS.get(command.effects, command.effects or "")
+                          + ".", WIDTH, "  ", f"Effects: {command.effects} - ")
+    if command.options:
+        lines += ["", "Options:"]
+        lines += _rows([_option_row(option) for option in command.options.values()])
+    if command.arguments:
+        lines += ["", "Arguments:"]
+        lines += _rows([_argument_row(argument) for argument in command.arguments])
+    if command.examples:
+        lines += ["", "Examples:"]
+        lines += ["  " + example for example in command.examples]
+    from workbench.envelope import EXIT_CODES
+    lines += [""]
+    lines += _wrap(", ".join(f"{code} {EXIT_CODES[code][0]}" if code in EXIT_CODES else str(code)
+                             for code in _facts.exit_codes(command)),
+                   WIDTH, "  ", "Exit codes: ")
+    lines += [""]
+    lines += _wrap("Also: --json (one JSON envelope on stdout). As data: "
+                   f"'{name} {path} --help --json', input schema: '{name} {path} --schema'.",
+                   WIDTH)
+    return lines
