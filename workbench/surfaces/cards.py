@@ -1,0 +1,171 @@
+"""Help as data: `tool help --json [--level names|summary|card]` and `tool CMD --help --json`.
+
+Pure functions of the model returning plain dicts in a fixed key order, so the encoded
+bytes are the same on every machine. Keys whose value would be empty or default (no
+aliases, not required, no env…) are left out to keep cards small.
+"""
+
+from __future__ import annotations
+
+from workbench.surfaces import _facts
+
+LEVELS = ("names", "summary", "card")
+"""Detail levels of `help --json`, smallest first."""
+
+
+def help_document(program, level: str = "summary") -> dict:
+    """The program as help data: name, version, exit codes, and its commands at `level`."""
+    if level not in LEVELS:
+        raise ValueError(f"level {level!r} is not one of {', '.join(LEVELS)}")
+    name = program.name
+    doc = {
+        "name": name,
+        "version": program.version,
+        "description": program.description,
+        "schema_version": program.schema_version,
+        "level": level,
+        "usage": f"{name} <command> [options]",
+    }
+    commands = _facts.listed_commands(program)
+    if level == "names":
+        doc["commands"] = [" ".join(command.path) for command in commands]
+    else:
+        groups = [_group_summary(group) for group in program.groups() if _shown(program, group)]
+        if groups:
+            doc["groups"] = groups
+        if level == "summary":
+            doc["commands"] = [_summary(command) for command in commands]
+        else:
+            doc["commands"] = [card(command) for command in commands]
+    doc["exit_codes"] = _facts.exit_table()
+    doc["more"] = {
+        "card": f"{name} <command> --help --json",
+        "schema": f"{name} --schema",
+        "input_schema": f"{name} <command> --schema",
+    }
+    if level != "card":
+        doc["more"]["all_cards"] = f"{name} help --json --level card"
+    return doc
+
+
+def _shown(program, group) -> bool:
+    """A group is shown unless it, or a group above it, is hidden."""
+    for depth in range(1, len(group.path) + 1):
+        if program.find(group.path[:depth]).hidden:
+            return False
+    return True
+
+
+def _group_summary(group) -> dict:
+    out = {"group": " ".join(group.path), "description": group.description}
+    if group.aliases:
+        out["aliases"] = list(group.aliases)
+    out["commands"] = [child.name for child in _facts.visible(group)]
+    return out
+
+
+def _summary(command) -> dict:
+    out = {"command": " ".join(command.path), "description": command.description,
+           "effects": command.effects}
+    if command.aliases:
+        out["aliases"] = list(command.aliases)
+    _mark_deprecated(out, command)
+    return out
+
+
+def card(command) -> dict:
+    """One command as data: what it does, effects and hints, inputs, examples, errors, tool name."""
+    from workbench.model import EFFECT_MEANINGS
+    program = command.program
+    out: dict = {"command": " ".join(command.path)}
+    if program is not None:
+        out["usage"] = _facts.usage(program, command)
+    out["description"] = command.description
+    if command.aliases:
+        out["aliases"] = list(command.aliases)
+    out["effects"] = command.effects
+    out["effects_meaning"] = EFFECT_MEANINGS.get(command.effects, "")
+    hints = _facts.hints(command)
+    if hints is not None:
+        out["hints"] = hints
+    if command.effects != "withheld":
+        out["tool"] = command.tool_name
+    if command.since:
+        out["since"] = command.since
+    _mark_deprecated(out, command)
+    if command.hidden:
+        out["hidden"] = True
+    if command.paginated:
+        out["paginated"] = True
+    if command.batch:
+        out["batch"] = True
+    out["options"] = [_option(option) for option in command.options.values()]
+    out["arguments"] = [_argument(argument) for argument in command.arguments]
+    out["examples"] = list(command.examples)
+    if command.output is not None:
+        out["output"] = command.output
+    out["errors"] = _facts.errors(command)
+    out["exit_codes"] = _facts.exit_codes(command)
+    return out
+
+
+def _option(option) -> dict:
+    out: dict = {"key": option.key, "flag": option.flag}
+    if option.short:
+        out["short"] = "-" + option.short.lstrip("-")
+    if option.type == "boolean":
+        out["negation"] = "--no-" + option.flag[2:]
+    if option.aliases:
+        out["aliases"] = ["--" + a.lstrip("-").replace("_", "-") for a in option.aliases]
+    out["type"] = option.type
+    if option.type == "list":
+        out["items"] = option.items
+        out["repeatable"] = True
+    out["description"] = option.description
+    values = _facts.enum_values(option)
+    if values is not None:
+        out["choices"] = values
+    if option.required:
+        out["required"] = True
+    if option.sensitive:
+        out["sensitive"] = True
+    elif option.default is not None:
+        out["default"] = list(option.default) if isinstance(option.default, tuple) \
+            else option.default
+    elif option.type == "boolean":
+        out["default"] = False
+    if option.env:
+        out["env"] = option.env
+    if option.type != "boolean":
+        out["metavar"] = option.metavar
+    if option.since:
+        out["since"] = option.since
+    _mark_deprecated(out, option)
+    return out
+
+
+def _argument(argument) -> dict:
+    out: dict = {"name": argument.name, "key": argument.key, "flag": argument.metavar,
+                 "type": argument.type}
+    if argument.type == "list":
+        out["items"] = argument.items
+    out["description"] = argument.description
+    values = _facts.enum_values(argument)
+    if values is not None:
+        out["choices"] = values
+    out["required"] = bool(argument.required)
+    if argument.variadic:
+        out["variadic"] = True
+    if argument.stdin:
+        out["stdin"] = True
+    if argument.default is not None:
+        out["default"] = argument.default
+    return out
+
+
+def _mark_deprecated(out: dict, item) -> None:
+    """`deprecated` (true or the reason) and `replaced_by`, where declared."""
+    if item.deprecated or item.replaced_by:
+        out["deprecated"] = item.deprecated if isinstance(item.deprecated, str) else True
+    if item.replaced_by:
+        out["replaced_by"] = item.replaced_by

@@ -1,0 +1,191 @@
+"""Schemas as data: `tool CMD --schema` (input JSON Schema) and `tool --schema` (the program).
+
+`input_schema` is also what the MCP server offers as a tool's inputSchema. `program_schema`
+keeps to a character budget and degrades step by step past it, saying what it dropped and
+how to get the rest. The document it returns is described by
+`workbench/schemas/program.schema.json`.
+"""
+
+from __future__ import annotations
+
+from workbench.surfaces import _facts
+
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+DEFAULT_BUDGET = 8000
+"""Characters of compact JSON `tool --schema` keeps to unless `program.budgets["schema"]` says."""
+
+DETAILS = ("full", "no_descriptions", "property_names", "names")
+"""Degradation levels of the program schema, richest first."""
+
+_SCALARS = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean"}
+
+
+def _value_schema(type_: str, choices) -> dict:
+    if type_ == "enum":
+        values = list(choices or ())
+        out: dict = {}
+        if values and all(isinstance(v, str) for v in values):
+            out["type"] = "string"
+        elif values and all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            out["type"] = "integer"
+        out["enum"] = values
+        return out
+    return {"type": _SCALARS.get(type_, "string")}
+
+
+def _property(item, flag: str) -> dict:
+    if item.type == "list":
+        prop: dict = {"type": "array", "items": _value_schema(item.items, item.choices)}
+    else:
+        prop = _value_schema(item.type, item.choices)
+    if getattr(item, "variadic", False):
+        prop = {"type": "array", "items": prop}
+    prop["description"] = item.description or ""
+    prop["flag"] = flag
+    sensitive = getattr(item, "sensitive", False)
+    if sensitive:
+        prop["writeOnly"] = True
+    else:
+        default = item.default
+        if default is None and item.type == "boolean":
+            default = False
+        if default is not None:
+            prop["default"] = list(default) if isinstance(default, tuple) else default
+    if getattr(item, "deprecated", None) or getattr(item, "replaced_by", None):
+        prop["deprecated"] = True
+    return prop
+
+
+def input_schema(command) -> dict:
+    """The command's input as JSON Schema (draft 2020-12): one property per option and argument."""
+    properties: dict = {}
+    required: list = []
+    for option in command.options.values():
+        properties[option.key] = _property(option, option.flag)
+        if option.required and not option.env:
+            required.append(option.key)
+    for argument in command.arguments:
+        properties[argument.key] = _property(argument, argument.metavar)
+        if argument.required:
+            required.append(argument.key)
+    schema = {"$schema": DRAFT, "title": " ".join(command.path),
+              "description": command.description or "", "type": "object",
+              "properties": properties}
+    if required:
+        schema["required"] = required
+    schema["additionalProperties"] = False
+    return schema
+
+
+def _encoded_size(doc) -> int:
+    import json
+    return len(json.dumps(doc, ensure_ascii=False, separators=(",", ":")))
+
+
+_VERBATIM = frozenset(("enum", "const", "default", "examples", "required", "flag"))
+_SCHEMA_MAPS = frozenset(("properties", "patternProperties", "$defs", "dependentSchemas"))
+
+
+def _strip_descriptions(schema, top: bool = True):
+    """A copy of a JSON Schema without any `description` below its top level."""
+    if isinstance(schema, list):
+        return [_strip_descriptions(item, False) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {}
+    for key, value in schema.items():
+        if key == "description" and not top:
+            continue
+        if key in _VERBATIM:
+            out[key] = value
+        elif key in _SCHEMA_MAPS and isinstance(value, dict):
+            out[key] = {name: _strip_descriptions(sub, False) for name, sub in value.items()}
+        else:
+            out[key] = _strip_descriptions(value, False)
+    return out
+
+
+def _command_entry(command, detail: str) -> dict | str:
+    path = " ".join(command.path)
+    if detail == "names":
+        return path
+    entry: dict = {"command": path, "description": command.description or "",
+                   "effects": command.effects}
+    if command.effects != "withheld":
+        entry["tool"] = command.tool_name
+    if command.aliases:
+        entry["aliases"] = list(command.aliases)
+    if detail == "property_names":
+        entry["inputs"] = [item.key for item in command.inputs]
+        entry["required"] = input_schema(command).get("required", [])
+    else:
+        schema = input_schema(command)
+        for key in ("$schema", "title", "description"):
+            del schema[key]  # the entry itself says these
+        output = command.output
+        if detail == "no_descriptions":
+            schema = _strip_descriptions(schema)
+            output = _strip_descriptions(output) if output is not None else None
+        entry["input"] = schema
+        if output is not None:
+            entry["output"] = output
+    entry["exit_codes"] = _facts.exit_codes(command)
+    return entry
+
+
+def _note(program, detail: str, budget: int, dropped: int = 0) -> str:
+    name = program.name
+    what = {
+        "no_descriptions": "property descriptions were dropped",
+        "property_names": "input and output schemas were replaced by property names",
+        "names": "only command names are listed",
+    }[detail]
+    if dropped:
+        return (f"over the {budget}-character budget: {dropped} command(s) left out; "
+                f"'{name} help --json --level names' lists all, '{name} <command> --schema' "
+                f"gives one")
+    note = (f"over the {budget}-character budget, so {what}; run '{name} <command> --schema' "
+            f"for one command's full input schema, or '{name} <command> --help --json' for "
+            f"its card")
+    return note
+
+
+def program_schema(program, budget: int | None = None) -> dict:
+    """The whole program as data, kept within `budget` characters of compact JSON.
+
+    Past the budget it degrades one step at a time (DETAILS): property descriptions go,
+    then input/output schemas become property names, then only command names remain, then
+    trailing command names are left out. `detail` says which step, `note` what was dropped
+    and how to get it. A budget smaller than the bare header cannot be met; the header is
+    returned anyway.
+    """
+    if budget is None:
+        budget = program.budgets.get("schema", DEFAULT_BUDGET)
+    commands = _facts.listed_commands(program)
+    doc: dict = {}
+    for detail in DETAILS:
+        doc = _document(program, detail, budget, [_command_entry(c, detail) for c in commands])
+        if _encoded_size(doc) <= budget:
+            return doc
+    names = doc["commands"]
+    for keep in range(len(names) - 1, -1, -1):
+        doc = _document(program, "names", budget, names[:keep], omitted=len(names) - keep)
+        if _encoded_size(doc) <= budget:
+            break
+    return doc
+
+
+def _document(program, detail: str, budget: int, commands: list, omitted: int = 0) -> dict:
+    doc = {"name": program.name, "version": program.version,
+           "description": program.description, "schema_version": program.schema_version,
+           "detail": detail, "budget": budget}
+    if detail != "full":
+        doc["note"] = _note(program, detail, budget, omitted)
+    table = _facts.exit_table()
+    if detail != "full":
+        table = [{"exit": row["exit"], "code": row["code"]} for row in table]
+    doc["exit_codes"] = table
+    doc["commands"] = commands
+    if omitted:
+        doc["omitted"] = omitted
+    return doc
