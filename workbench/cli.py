@@ -1,0 +1,104 @@
+"""The `burgee` program itself, declared with the framework it ships."""
+
+from __future__ import annotations
+
+import sys
+
+from workbench.model import Argument, Command, Fail, Option, Program
+from workbench.runtime import run
+
+FILE = Argument("file", description="a Python file that declares a Program")
+PROGRAM = Option(type="string", description="which Program when FILE declares several",
+                 placeholder="<name>")
+
+
+def _load(ctx):
+    from workbench.loader import LoadError, load_program
+    try:
+        return load_program(ctx.args.file, ctx.options.program)
+    except LoadError as error:
+        raise Fail(error.code, error.message, hint="fix the file, then run again",
+                   exit=3 if error.code == "not_found" else 1) from None
+
+
+def _schema(ctx):
+    from workbench.surfaces.schema import program_schema
+    return program_schema(_load(ctx))
+
+
+def _run(ctx):   # reached only for `burgee run --program X FILE ...` forms; main() fast-paths the rest
+    program = _load(ctx)
+    run(program, list(ctx.args.args))
+
+
+def _dev(ctx):
+    from workbench.dev import run_dev
+    return run_dev(ctx)
+
+
+def _mcp(ctx):   # `burgee mcp FILE`: main() routes it; this declaration feeds help and schemas
+    from workbench.mcp import serve_file
+    return serve_file(ctx.args.file, list(ctx.args.args))
+
+
+def _pretty(data) -> str:
+    import json
+    return json.dumps(data, indent=2, ensure_ascii=False)
+
+
+program = Program(
+    name="burgee", version="0.1.0",
+    description="Declare a command line once; serve it to people and agents; watch every surface live",
+    commands=[
+        Command(name="dev", description="Live workbench: reload FILE on save, serve it over MCP, "
+                                        "show every surface", effects="withheld",
+                arguments=[Argument("file", required=False,
+                                    description="the program's file (default: a bundled sample)")],
+                options={"program": PROGRAM,
+                         "headless": Option(type="boolean", description="no screen: snapshot every "
+                                            "surface, compare, report, exit non-zero on drift"),
+                         "update": Option(type="boolean", description="with --headless: accept the "
+                                          "new snapshots"),
+                         "snapshots": Option(type="string", default=".burgee/snapshots",
+                                             description="snapshot folder for --headless"),
+                         "port": Option(type="integer", description="MCP port on 127.0.0.1 "
+                                        "(default: a free one)"),
+                         "run_writes": Option(type="boolean", description="also run examples of "
+                                              "non-idempotent commands in diffs")},
+                examples=["burgee dev sample_programs/notes.py",
+                          "burgee dev sample_programs/notes.py --headless"],
+                run=_dev),
+        Command(name="run", description="Run the program declared in FILE as its own CLI",
+                effects="withheld",
+                arguments=[FILE, Argument("args", required=False, variadic=True,
+                                          description="arguments for that program")],
+                options={"program": PROGRAM},
+                examples=["burgee run sample_programs/deploy.py -- deploy --target staging --yes"],
+                run=_run),
+        Command(name="schema", description="Print the schema of the program declared in FILE",
+                effects="read_only", arguments=[FILE], options={"program": PROGRAM},
+                examples=["burgee schema sample_programs/deploy.py"], run=_schema, text=_pretty),
+    ],
+)
+
+
+def main(argv=None) -> None:
+    """Console entry point. `burgee run FILE ...` and `burgee mcp FILE ...` hand argv on untouched."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if len(argv) >= 2 and argv[0] in ("run", "mcp") and argv[1].endswith(".py"):
+        if argv[0] == "mcp":
+            from workbench.mcp import serve_file
+            sys.exit(serve_file(argv[1], argv[2:]))
+        from workbench.loader import LoadError, load_program
+        try:
+            target = load_program(argv[1])
+        except LoadError as error:
+            sys.stderr.write(f"error: {error.message}\n" + (error.details or ""))
+            sys.exit(3 if error.code == "not_found" else 1)
+        rest = argv[2:]
+        run(target, rest[1:] if rest[:1] == ["--"] else rest)
+    run(program, argv)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,137 @@
+"""`ctx`, what a handler receives: inputs, who is calling, and ways to ask without waiting."""
+
+from __future__ import annotations
+
+AGENT_VARIABLES = (("AI_AGENT", None), ("CLAUDECODE", "claude-code"), ("CURSOR_AGENT", "cursor"),
+                   ("CODEX_THREAD_ID", "codex"), ("GEMINI_CLI", "gemini"))
+"""Environment variables that name an agent, in the order they are checked."""
+
+
+def detect_agent(environ) -> str | None:
+    """The first agent variable set names the agent: AI_AGENT's value, or a fixed name."""
+    for variable, name in AGENT_VARIABLES:
+        value = environ.get(variable)
+        if value:
+            return name or value
+    return None
+
+
+def _truthy(value) -> bool:
+    return bool(value) and value.lower() not in ("0", "false", "no", "off")
+
+
+def is_interactive(environ, stdout_tty: bool, agent: str | None) -> bool:
+    """`FORCE_TTY=1`, or a terminal on stdout with no agent."""
+    return environ.get("FORCE_TTY") == "1" or (stdout_tty and agent is None)
+
+
+class ActionRequired(Exception):
+    """Raised by `ctx.action_required`; becomes the exit-4 envelope."""
+
+    def __init__(self, reason: str, message: str, next=()):
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+        self.next = list(next)
+
+
+class Context:
+    """What a handler gets as `ctx`."""
+
+    def __init__(self, program, command, request, world):
+        self.program = program
+        self.command = command
+        self.options = request.options
+        self.args = request.args
+        self.json = request.json
+        self.agent = detect_agent(world.environ)
+        self.interactive = is_interactive(world.environ, world.stdout_tty, self.agent)
+        self.environ = world.environ
+        self._request = request
+        self._world = world
+        self._changed = None
+        self._stdin_text = None
+        self._last_progress = None
+
+    @property
+    def can_prompt(self) -> bool:
+        """True only when a person can answer: interactive, a terminal on stdin, not CI."""
+        return (self.interactive and self._world.stdin_tty and self._world.stdin is not None
+                and not _truthy(self.environ.get("CI")))
+
+    def action_required(self, reason: str, message: str, next=()):
+        """Stop with exit 4: `next` lists runnable commands, e.g. `[{"command": "deploy --yes", "when": "..."}]`."""
+        raise ActionRequired(reason, message, next)
+
+    def confirm(self, message: str, flag: str = "yes", default: bool = False) -> bool:
+        """Ask yes/no when a person can answer; otherwise stop with exit 4 and a `next` that adds `--FLAG`."""
+        if self.can_prompt:
+            answer = self._ask(f"{message} [{'Y/n' if default else 'y/N'}] ")
+            if not answer:
+                return default
+            return answer.strip().lower() in ("y", "yes")
+        option = self.command.options.get(flag)
+        if option is not None and option.type == "boolean":
+            argv = self.invocation() + [option.flag]
+            raise ActionRequired("confirm", message + f" (nobody can confirm here; pass {option.flag})",
+                                 [{"command": argv, "when": "once the change is what you want"}])
+        from workbench.parser import Refusal
+        raise Refusal("confirmation_unavailable",
+                      f"{message}: nobody can confirm here and '{' '.join(self.command.path)}' "
+                      f"has no --{flag.replace('_', '-')} flag",
+                      hint=f"declare Option(type='boolean') named {flag!r} on the command",
+                      fix=self.invocation())
+
+    def prompt(self, message: str, option: str | None = None, default=None, secret: bool = False):
+        """Ask for a value when a person can answer; otherwise refuse (exit 2) naming the flag to pass."""
+        if self.can_prompt:
+            answer = self._ask(f"{message}{f' [{default}]' if default is not None else ''}: ",
+                               secret)
+            return answer if answer else default
+        if default is not None:
+            return default
+        declared = self.command.options.get(option) if option else None
+        flag = declared.flag if declared else "--" + (option or "value").replace("_", "-")
+        metavar = declared.metavar if declared else "<value>"
+        from workbench.parser import Refusal
+        raise Refusal("input_required", f"{message}: nobody can answer a prompt here; pass {flag}",
+                      hint=f"add {flag} {metavar}", fix=self.invocation() + [flag, metavar])
+
+    def _ask(self, text: str, secret: bool = False) -> str:
+        world = self._world
+        if secret:
+            import getpass
+            return getpass.getpass(text, stream=world.stderr)
+        world.stderr.write(text)
+        world.stderr.flush()
+        line = world.stdin.readline()
+        if not line:
+            raise EOFError
+        return line.rstrip("\n")
+
+    def progress(self, done, total=None, message: str | None = None) -> None:
+        """Report progress: JSON lines on stderr for a person or under `--progress`; throttled."""
+        self._world.progress(self, done, total, message)
+
+    def changed(self, value: bool = True) -> None:
+        """Say whether an idempotent command changed anything (`meta.changed`)."""
+        self._changed = bool(value)
+
+    def stdin(self) -> str:
+        """Standard input as text (read once). Empty when stdin is closed."""
+        if self._stdin_text is None:
+            stream = self._world.stdin
+            if stream is None:
+                self._stdin_text = ""
+            elif self._world.stdin_tty and not self.can_prompt:
+                from workbench.parser import Refusal
+                raise Refusal("stdin_required", "this command reads standard input, and "
+                              "nothing was piped in", hint="pipe the input: ... | "
+                              + " ".join(self.invocation()), fix=self.invocation())
+            else:
+                self._stdin_text = stream.read()
+        return self._stdin_text
+
+    def invocation(self) -> list:
+        """This call's argv after the program name (sensitive values masked), for `next`/`fix`."""
+        return list(self.command.path) + list(self._request.tokens)

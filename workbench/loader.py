@@ -1,0 +1,80 @@
+"""Find the Program declared in a Python file: compile and run it in a fresh module namespace."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+class LoadError(Exception):
+    """FILE could not give a Program; the message names the fix. `details` holds a traceback."""
+
+    def __init__(self, message: str, details: str | None = None, code: str = "load_failed"):
+        super().__init__(message)
+        self.message = message
+        self.details = details
+        self.code = code
+
+
+def exec_file(path: str, module_name: str = "__burgee_user__"):
+    """Compile and run `path` as a fresh module (not `__main__`); returns the module."""
+    import types
+    path = os.path.abspath(path)
+    try:
+        with open(path, "rb") as handle:
+            source = handle.read()
+    except OSError as error:
+        raise LoadError(f"cannot read {path}: {error.strerror}",
+                        code="not_found") from None
+    module = types.ModuleType(module_name)
+    module.__file__ = path
+    folder = os.path.dirname(path)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    previous = sys.modules.get(module_name)
+    sys.modules[module_name] = module
+    try:
+        code = compile(source, path, "exec")
+        exec(code, module.__dict__)
+    except SystemExit as error:
+        raise LoadError(f"{path} called sys.exit({error.code}) while loading; keep "
+                        f"run(program) under `if __name__ == \"__main__\":`") from None
+    except BaseException as error:
+        import traceback
+        details = traceback.format_exc()
+        kind = "syntax_error" if isinstance(error, SyntaxError) else "import_failed"
+        raise LoadError(f"{os.path.basename(path)} failed to load: "
+                        f"{type(error).__name__}: {error}", details, code=kind) from None
+    finally:
+        if previous is not None:
+            sys.modules[module_name] = previous
+        else:
+            sys.modules.pop(module_name, None)
+    return module
+
+
+def find_program(module, name: str | None = None, path: str = "the file"):
+    """The module-level Program (or the one called `name`)."""
+    from workbench.model import Program
+    found = {key: value for key, value in vars(module).items() if isinstance(value, Program)}
+    if name is not None:
+        if name in found:
+            return found[name]
+        raise LoadError(f"{path} has no Program named {name!r}; it has: "
+                        f"{', '.join(found) or 'none'}", code="no_program")
+    if len(found) == 1:
+        return next(iter(found.values()))
+    if not found:
+        raise LoadError(f"{path} declares no Program at module level; add "
+                        f"`program = Program(...)` (see docs/getting-started.md)",
+                        code="no_program")
+    raise LoadError(f"{path} declares several Programs ({', '.join(found)}); pick one with "
+                    f"--program NAME", code="several_programs")
+
+
+def load_program(path: str, name: str | None = None):
+    """Load FILE and return its Program, with `program.source` set to the absolute path."""
+    module = exec_file(path)
+    program = find_program(module, name, path)
+    program.source = os.path.abspath(path)
+    return program
