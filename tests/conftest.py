@@ -1,0 +1,68 @@
+"""Shared helpers: run sample programs as real subprocesses with a clean environment."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_programs"
+PROGRAMS = Path(__file__).resolve().parent / "programs"
+AGENT_VARIABLES = ("AI_AGENT", "CLAUDECODE", "CURSOR_AGENT", "CODEX_THREAD_ID", "GEMINI_CLI",
+                   "CI", "FORCE_TTY")
+
+
+def clean_env(**extra) -> dict:
+    """The test process's environment without agent/CI markers, plus `extra`."""
+    env = {k: v for k, v in os.environ.items() if k not in AGENT_VARIABLES}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+class Result:
+    def __init__(self, completed):
+        self.exit = completed.returncode
+        self.stdout = completed.stdout
+        self.stderr = completed.stderr
+
+    @property
+    def json(self):
+        assert self.stdout.endswith("\n") and self.stdout.count("\n") == 1, self.stdout
+        return json.loads(self.stdout)
+
+    def __repr__(self):
+        return f"Result(exit={self.exit}, stdout={self.stdout!r}, stderr={self.stderr!r})"
+
+
+def run_program(path, *args, env=None, input=None, timeout=60) -> Result:
+    """Run `python PATH ARGS...` with stdin closed unless `input` is given."""
+    completed = subprocess.run(
+        [sys.executable, str(path), *map(str, args)], env=env or clean_env(),
+        input=input, stdin=None if input is not None else subprocess.DEVNULL,
+        capture_output=True, text=True, timeout=timeout)
+    return Result(completed)
+
+
+@pytest.fixture
+def deploy():
+    return lambda *args, **kw: run_program(SAMPLES / "deploy.py", *args, **kw)
+
+
+@pytest.fixture
+def notes(tmp_path):
+    store = tmp_path / "notes.json"
+
+    def runner(*args, env=None, **kw):
+        return run_program(SAMPLES / "notes.py", *args,
+                           env=env or clean_env(NOTES_FILE=store), **kw)
+    runner.store = store
+    return runner
+
+
+@pytest.fixture
+def kitchen():
+    return lambda *args, **kw: run_program(PROGRAMS / "kitchen.py", *args, **kw)

@@ -1,0 +1,453 @@
+"""The agent contract on the command line, through real subprocesses."""
+
+import json
+import os
+import pty
+import select
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import PROGRAMS, SAMPLES, clean_env, run_program
+
+KITCHEN = PROGRAMS / "kitchen.py"
+
+
+# --- envelopes -------------------------------------------------------------------------------
+
+def test_success_envelope_is_one_compact_document(deploy):
+    result = deploy("deploy", "--target", "staging", "--yes", "--json")
+    assert result.exit == 0 and result.stderr == ""
+    assert result.stdout == (
+        '{"ok":true,"data":{"target":"staging","build":"latest","agent":null},'
+        '"meta":{"provenance":{"target":{"source":"flag","location":"--target"},'
+        '"yes":{"source":"flag","location":"--yes"},"build":{"source":"default"}}}}\n')
+
+
+def test_action_required_for_an_agent_has_runnable_next(deploy):
+    result = deploy("deploy", "--target", "prod", "--json", env=clean_env(CLAUDECODE="1"))
+    assert result.exit == 4 and result.stderr == ""
+    doc = result.json
+    assert doc["ok"] is False and doc["status"] == "action_required"
+    assert doc["next"][0]["command"] == "tool deploy --target prod --yes --json"
+    assert doc["error"] == {"code": "action_required", "exit": 4,
+                            "message": "deploying to prod needs confirmation"}
+
+
+def test_next_runs_as_printed(deploy):
+    first = deploy("deploy", "--target", "prod", "--json", env=clean_env(CLAUDECODE="1"))
+    argv = first.json["next"][0]["command"].split()[1:]
+    second = deploy(*argv, env=clean_env(CLAUDECODE="1"))
+    assert second.exit == 0 and second.json["data"]["agent"] == "claude-code"
+
+
+def test_closed_stdin_without_terminal_or_agent_exits_4_and_never_hangs(deploy):
+    result = deploy("deploy", "--target", "prod", timeout=20)
+    assert result.exit == 4
+    assert "next: tool deploy --target prod --yes" in result.stderr
+    assert result.stdout == ""
+
+
+def test_human_action_required_goes_to_stderr_with_next_lines(kitchen):
+    result = kitchen("confirm")
+    assert result.exit == 4 and result.stdout == ""
+    assert result.stderr.splitlines()[1] == "next: kitchen confirm --yes   # once the change is what you want"
+
+
+def test_failure_envelope_with_hint_and_runnable_fix(kitchen):
+    result = kitchen("db", "fail", "--json")
+    assert result.exit == 5 and result.stderr == ""
+    assert result.json == {"ok": False, "error": {
+        "code": "conflict", "exit": 5, "message": "the thing is locked",
+        "hint": "unlock it first", "fix": "kitchen unlock --force --json"}}
+
+
+def test_not_found_is_exit_3(notes):
+    result = notes("show", "999", "--json")
+    assert result.exit == 3
+    assert result.json["error"]["code"] == "not_found"
+    assert result.json["error"]["fix"] == "notes list --json"
+
+
+def test_idempotent_commands_report_changed(notes):
+    assert notes("add", "milk", "--json").exit == 0
+    first = notes("tag", "1", "--tag", "x", "--json").json
+    again = notes("tag", "1", "--tag", "x", "--json").json
+    assert first["meta"]["changed"] is True and again["meta"]["changed"] is False
+
+
+def test_provenance_names_flag_env_default_stdin_and_argument(notes):
+    result = notes("add", "-", "--json", input="from stdin\n")
+    meta = result.json["meta"]["provenance"]
+    assert meta["text"] == {"source": "stdin"}
+    assert meta["store"] == {"source": "env", "location": "NOTES_FILE"}
+    assert result.json["data"]["text"] == "from stdin"
+    shown = notes("show", "1", "--json").json["meta"]["provenance"]
+    assert shown["id"] == {"source": "argument", "location": 1}
+
+
+def test_human_output_uses_declared_text_else_a_tidy_default(deploy, notes):
+    assert deploy("deploy", "--target", "staging", "--yes").stdout == "deployed latest to staging\n"
+    status = deploy("status").stdout
+    assert status.splitlines()[0].split() == ["target", "staging"]
+    notes("add", "milk", "--tag", "home")
+    assert notes("list").stdout == "  1  milk  #home\n"
+
+
+def test_handler_exception_is_internal_without_traceback(kitchen):
+    result = kitchen("explode", "--json")
+    assert result.exit == 1 and result.stderr == ""
+    assert result.json["error"]["code"] == "internal"
+    assert "--debug" in result.json["error"]["hint"]
+
+
+def test_debug_prints_the_traceback_on_stderr(kitchen):
+    result = kitchen("explode", "--debug", "--json")
+    assert result.exit == 1
+    assert "Traceback (most recent call last)" in result.stderr
+    assert result.json["error"]["code"] == "internal"
+
+
+def test_ctrl_c_exits_130():
+    process = subprocess.Popen([sys.executable, str(KITCHEN), "sleep", "--json"],
+                               env=clean_env(), stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.0)   # let it reach the handler; the assertion does not depend on timing
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 130
+    assert json.loads(out)["error"]["code"] == "interrupted"
+    assert "Traceback" not in err
+
+
+def test_closed_stdout_pipe_ends_quietly():
+    command = f"{sys.executable} {KITCHEN} many | head -n 1"
+    completed = subprocess.run(["bash", "-c", "set -o pipefail; " + command], env=clean_env(),
+                               capture_output=True, text=True, timeout=60)
+    assert completed.stdout.startswith("I")
+    assert completed.stderr == ""
+    assert completed.returncode in (0, 141)   # 0 when the kernel took the whole write first
+
+
+def test_a_broken_pipe_on_write_is_exit_141_without_noise():
+    from workbench.runtime import World, execute
+    from workbench.loader import load_program
+
+    class Closed:
+        def write(self, text):
+            raise BrokenPipeError
+
+        def flush(self):
+            pass
+
+    import io
+    err = io.StringIO()
+    world = World({}, None, Closed(), err)
+    code, _ = execute(load_program(str(KITCHEN)), ["many", "--count", "3"], world)
+    assert code == 141 and err.getvalue() == ""
+
+
+def test_version(deploy):
+    assert deploy("--version").stdout == "tool 1.0.0\n"
+    assert deploy("--version", "--json").json == {"name": "tool", "version": "1.0.0"}
+
+
+# --- agents and terminals -------------------------------------------------------------------
+
+@pytest.mark.parametrize("variable,value,name", [
+    ("CLAUDECODE", "1", "claude-code"), ("CURSOR_AGENT", "1", "cursor"),
+    ("CODEX_THREAD_ID", "t-1", "codex"), ("GEMINI_CLI", "1", "gemini"),
+    ("AI_AGENT", "my-agent", "my-agent")])
+def test_agents_are_detected_from_the_environment(deploy, variable, value, name):
+    result = deploy("deploy", "--target", "staging", "--yes", "--json",
+                    env=clean_env(**{variable: value}))
+    assert result.json["data"]["agent"] == name
+
+
+def test_ai_agent_is_checked_first(deploy):
+    result = deploy("deploy", "-t", "staging", "-y", "--json",
+                    env=clean_env(AI_AGENT="first", CLAUDECODE="1"))
+    assert result.json["data"]["agent"] == "first"
+
+
+def test_no_agent_when_nothing_is_set(deploy):
+    assert deploy("deploy", "-t", "staging", "-y", "--json").json["data"]["agent"] is None
+
+
+def _run_in_pty(argv, env, answer=None, timeout=30):
+    """Run argv on a real pseudo-terminal; type `answer` when asked; return (exit, output)."""
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execve(sys.executable, [sys.executable, *argv], env)
+    output = b""
+    deadline = time.monotonic() + timeout
+    answered = False
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            output += chunk
+            if answer is not None and not answered and b"[y/N]" in output:
+                os.write(fd, answer.encode() + b"\n")
+                answered = True
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    return os.waitstatus_to_exitcode(status), output.decode(errors="replace")
+
+
+def test_a_person_at_a_terminal_is_asked_and_answers():
+    code, output = _run_in_pty([str(SAMPLES / "deploy.py"), "deploy", "--target", "staging"],
+                               clean_env(), answer="y")
+    assert "deploy to staging? [y/N]" in output
+    assert code == 0 and "deployed latest to staging" in output
+
+
+def test_an_agent_on_a_terminal_is_never_prompted():
+    code, output = _run_in_pty([str(SAMPLES / "deploy.py"), "deploy", "--target", "staging"],
+                               clean_env(CLAUDECODE="1"))
+    assert code == 4 and "[y/N]" not in output
+    assert "next: tool deploy --target staging --yes" in output
+
+
+def test_ci_with_force_tty_is_never_prompted(kitchen):
+    result = kitchen("confirm", env=clean_env(FORCE_TTY="1", CI="true"))
+    assert result.exit == 4
+
+
+def test_prompt_without_a_person_names_the_flag(kitchen):
+    result = kitchen("ask", "--json")
+    assert result.exit == 2
+    assert result.json["error"]["code"] == "input_required"
+    assert result.json["error"]["fix"] == "kitchen ask --name <name> --json"
+
+
+# --- the parser -----------------------------------------------------------------------------
+
+def _echo(*args, env=None):
+    result = run_program(KITCHEN, "echo", *args, "--json", env=env)
+    assert result.exit == 0, result
+    return result.json["data"]
+
+
+def test_long_short_equals_and_negated_flags():
+    data = _echo("--name=ann", "-v", "--no-quiet", "--count", "3", "--ratio", "-0.5")
+    assert data["options"]["name"] == "ann" and data["options"]["verbose"] is True
+    assert data["options"]["quiet"] is False and data["options"]["count"] == 3
+    assert data["options"]["ratio"] == -0.5
+
+
+def test_short_value_attached_and_boolean_clusters():
+    data = _echo("-nbob", "-vq")
+    assert data["options"]["name"] == "bob"
+    assert data["options"]["verbose"] is True and data["options"]["quiet"] is True
+
+
+def test_lists_repeat_enums_and_positionals():
+    data = _echo("--tag", "a", "--tag=b", "--color", "red", "one", "two", "three")
+    assert data["options"]["tag"] == ["a", "b"] and data["options"]["color"] == "red"
+    assert data["args"] == {"first": "one", "rest": ["two", "three"]}
+
+
+def test_double_dash_ends_options_and_json_counts_only_before_it():
+    result = run_program(KITCHEN, "echo", "--json", "--", "--json", "-v")
+    data = result.json["data"]
+    assert data["args"] == {"first": "--json", "rest": ["-v"]}
+    human = run_program(KITCHEN, "echo", "--", "--json")
+    assert human.exit == 0 and not human.stdout.startswith("{")
+
+
+def test_environment_sources_and_their_provenance():
+    result = run_program(KITCHEN, "echo", "--json", env=clean_env(KITCHEN_SIZE="7"))
+    assert result.json["data"]["options"]["size"] == 7
+    assert result.json["meta"]["provenance"]["size"] == {"source": "env",
+                                                         "location": "KITCHEN_SIZE"}
+
+
+def test_flag_beats_environment():
+    result = run_program(KITCHEN, "echo", "--size", "9", "--json", env=clean_env(KITCHEN_SIZE="7"))
+    assert result.json["data"]["options"]["size"] == 9
+
+
+def _refusal(*args, env=None):
+    result = run_program(KITCHEN, *args, env=env)
+    assert result.exit == 2, result
+    if "--json" in args:
+        assert result.stderr == ""
+        return result.json["error"]
+    assert result.stdout == ""
+    return result.stderr
+
+
+def test_unknown_flag_names_the_nearest():
+    error = _refusal("echo", "--nmae", "x", "--json")
+    assert error["code"] == "unknown_option" and "--name" in error["hint"]
+    assert error["fix"] == "kitchen echo --name x --json"
+
+
+def test_unknown_flag_without_a_near_one_lists_the_flags():
+    error = _refusal("echo", "--zzzzzz", "--json")
+    assert "--name" in error["hint"] and error["fix"] == "kitchen echo --json"
+
+
+def test_missing_value_shows_where_it_goes():
+    error = _refusal("echo", "--name", "--json")
+    assert error["code"] == "missing_value"
+    assert error["fix"] == "kitchen echo --name <name> --json"
+
+
+def test_wrong_type_names_the_type():
+    error = _refusal("echo", "--count", "many", "--json")
+    assert error["code"] == "invalid_value" and "integer" in error["message"]
+    assert error["fix"] == "kitchen echo --count <count> --json"
+
+
+def test_wrong_choice_lists_the_choices_and_fixes_the_nearest():
+    error = _refusal("echo", "--color", "gren", "--json")
+    assert error["code"] == "invalid_choice" and "red, green, blue" in error["message"]
+    assert error["fix"] == "kitchen echo --color green --json"
+
+
+def test_missing_required_option_shows_where_it_goes(deploy):
+    result = deploy("deploy", "--yes", "--json")
+    assert result.exit == 2
+    assert result.json["error"]["fix"] == "tool deploy --yes --target <target> --json"
+
+
+def test_missing_argument(notes):
+    result = notes("show", "--json")
+    assert result.exit == 2 and result.json["error"]["code"] == "missing_argument"
+    assert result.json["error"]["fix"] == "notes show <id> --json"
+
+
+def test_unexpected_argument(deploy):
+    result = deploy("status", "extra", "--json")
+    assert result.exit == 2 and result.json["error"]["code"] == "unexpected_argument"
+    assert result.json["error"]["fix"] == "tool status --json"
+
+
+def test_duplicate_single_value_option_is_refused():
+    error = _refusal("echo", "--name", "a", "--name", "b", "--json")
+    assert error["code"] == "duplicate_option"
+
+
+def test_unknown_command_lists_candidates_and_never_runs_a_guess(deploy):
+    result = deploy("delpoy", "--target", "prod", "--yes", "--json")
+    assert result.exit == 2
+    error = result.json["error"]
+    assert error["code"] == "unknown_command" and "deploy" in error["hint"]
+    assert error["fix"] == "tool deploy --target prod --yes --json"
+
+
+def test_unknown_command_in_a_group(notes):
+    result = notes("sync", "pusj", "--json")
+    assert result.json["error"]["fix"] == "notes sync push --json"
+
+
+def test_human_refusal_is_text_on_stderr_with_a_next_line():
+    text = _refusal("echo", "--nmae", "x")
+    assert text.splitlines() == ["error: 'echo' has no option --nmae",
+                                 "hint: did you mean --name?", "next: kitchen echo --name x"]
+
+
+def test_options_before_the_command_are_moved_in_the_fix(deploy):
+    result = deploy("--target", "x", "deploy", "--json")
+    assert result.exit == 2
+    assert result.json["error"]["fix"] == "tool deploy --target x --json"
+
+
+def test_bad_environment_value_names_the_variable():
+    error = _refusal("echo", "--json", env=clean_env(KITCHEN_SIZE="big"))
+    assert "$KITCHEN_SIZE" in error["message"]
+
+
+# --- sensitive values -----------------------------------------------------------------------
+
+CANARY = "canary-Zq81x-secret"
+
+
+@pytest.mark.parametrize("args", [
+    ["sync", "push", "--token", CANARY, "--json"],
+    ["sync", "push", "--token", CANARY],
+    ["sync", "push", "--token", CANARY, "--bogus", "--json"],
+    ["sync", "push", "--token", CANARY, "--bogus"],
+    ["sync", "push", f"--token={CANARY}", "--remot", "x", "--json"],
+    ["sync", "push", "--token", CANARY, "--debug", "--json"],
+    ["sync", "pusj", "--token", CANARY, "--json"],
+    ["sync", "push", "--help"],
+    ["sync", "push", "--help", "--json"],
+    ["sync", "push", "--schema"],
+    ["help", "--json", "--level", "card"],
+])
+def test_a_sensitive_value_is_never_printed(notes, args):
+    for env in (None, clean_env(NOTES_TOKEN=CANARY, NOTES_FILE=notes.store)):
+        result = notes(*args, env=env)
+        assert CANARY not in result.stdout + result.stderr, (args, result)
+
+
+def test_a_sensitive_value_in_an_exception_message_is_hidden(kitchen):
+    result = kitchen("explode", "--password", CANARY, "--json")
+    assert result.exit == 1 and CANARY not in result.stdout
+    assert "***" in result.json["error"]["message"]
+    debug = kitchen("explode", "--password", CANARY, "--debug", "--json")
+    assert CANARY not in debug.stdout + debug.stderr
+
+
+def test_sensitive_fix_uses_the_environment_reference(notes):
+    result = notes("sync", "push", "--token", CANARY, "--bogus", "--json")
+    assert result.json["error"]["fix"] == "notes sync push --token $NOTES_TOKEN --json"
+
+
+# --- the plain path stays light -------------------------------------------------------------
+
+HEAVY = ("textual", "mcp", "tiktoken", "watchfiles", "jsonschema", "rich", "pydantic", "click",
+         "typer", "anyio", "starlette", "uvicorn")
+
+
+@pytest.mark.parametrize("args", [["--help"], ["deploy", "--target", "staging", "--yes", "--json"],
+                                  ["deploy", "--targt", "x"], ["help", "--json"], ["--version"],
+                                  ["status", "--help", "--json"], ["deploy", "--schema"]])
+def test_the_plain_cli_path_imports_no_heavy_module(args):
+    completed = subprocess.run([sys.executable, "-X", "importtime", str(SAMPLES / "deploy.py"),
+                                *args], env=clean_env(), capture_output=True, text=True,
+                               stdin=subprocess.DEVNULL, timeout=60)
+    imported = {line.split("|")[-1].strip().split(".")[0]
+                for line in completed.stderr.splitlines() if line.startswith("import time:")}
+    assert imported, completed.stderr[:500]
+    assert not imported & set(HEAVY), sorted(imported & set(HEAVY))
+
+
+# --- the burgee program ---------------------------------------------------------------------
+
+def test_burgee_run_runs_a_declared_file():
+    completed = subprocess.run([sys.executable, "-m", "workbench.cli", "run",
+                                str(SAMPLES / "deploy.py"), "status", "--json"],
+                               env=clean_env(), capture_output=True, text=True, timeout=60,
+                               stdin=subprocess.DEVNULL)
+    assert completed.returncode == 0
+    assert json.loads(completed.stdout)["data"]["target"] == "staging"
+
+
+def test_burgee_run_refuses_a_missing_file_clearly():
+    completed = subprocess.run([sys.executable, "-m", "workbench.cli", "run", "nope.py", "x"],
+                               env=clean_env(), capture_output=True, text=True, timeout=60,
+                               stdin=subprocess.DEVNULL)
+    assert completed.returncode == 3
+    assert completed.stderr.startswith("error: cannot read") and "Traceback" not in completed.stderr
+
+
+def test_burgee_schema_prints_the_program_schema():
+    completed = subprocess.run([sys.executable, "-m", "workbench.cli", "schema",
+                                str(SAMPLES / "notes.py"), "--json"],
+                               env=clean_env(), capture_output=True, text=True, timeout=60,
+                               stdin=subprocess.DEVNULL)
+    assert completed.returncode == 0, completed.stderr
+    doc = json.loads(completed.stdout)
+    assert doc["ok"] is True and doc["data"]["name"] == "notes"
