@@ -202,7 +202,7 @@ def compile_bytecode(python: str, log) -> None:
     names = ["workbench", "click", "typer", "cyclopts", "rich", "rich_rst", "shellingham",
              "docstring_parser", "attr", "attrs", "annotated_doc", "typing_extensions",
              "markdown_it", "mdurl", "pygments", "docutils"]
-    where = _run([python, "-c", code, *names], env=child_env()).stdout.split()
+    where = _run([python, "-c", code, *names], env=child_env()).stdout.splitlines()
     log(f"compiling bytecode for {len(where)} packages")
     _run([python, "-m", "compileall", "-q", "-j0", *where], env=child_env())
 
@@ -261,13 +261,19 @@ def measure(python: str, cases, runs: int, warmup: int, env: dict, log) -> dict:
     samples = {(f, c): [] for f, c, _ in cases}
     cmds = [((f, c), command_for(python, f if f != BASELINE[0] else None, argv or []))
             for f, c, argv in cases]
+    expected = {(f, c): EXPECTED_EXIT.get(c, 0) for f, c, _ in cases}
+    surprises = 0
     devnull = os.open(os.devnull, os.O_RDWR)
     try:
         total = warmup + runs
         for i in range(total):
             k = i % len(cmds)
             for key, cmd in cmds[k:] + cmds[:k]:
-                ms, _ = spawn_time(cmd, env, devnull)
+                ms, code = spawn_time(cmd, env, devnull)
+                if code != expected[key] and surprises < 5:
+                    surprises += 1
+                    log(f"{' '.join(key)}: exit {code} in iteration {i + 1}, expected "
+                        f"{expected[key]}; the files changed under the benchmark?")
                 if i >= warmup:
                     samples[key].append(ms)
             if (i + 1) % 10 == 0 or i + 1 == total:
@@ -318,7 +324,8 @@ def table(samples: dict, notes: dict, frameworks) -> tuple[str, dict]:
         for framework in frameworks:
             key = (framework, case)
             if key not in med:
-                lines.append(f"| {framework} | `{case}` | {notes.get(key, 'not run')} | | | |")
+                note = notes.get(key, "not run").replace("|", "\\|")
+                lines.append(f"| {framework} | `{case}` | {note} | | | |")
                 continue
             lo, hi = quartiles(samples[key])
             ref = med.get(("burgee", case))
@@ -439,7 +446,8 @@ def why(python: str, framework: str, case: str, repeat: int, top: int, env: dict
               "| module | self | cumulative | imported by |", "|---|---:|---:|---|"]
     for name in sorted(extra, key=lambda n: -extra[n][0])[:top]:
         lines.append(f"| `{name}` | {extra[name][0] / 1000:.2f} ms | "
-                     f"{extra[name][1] / 1000:.2f} ms | `{who.get(name, 'top level')}` |")
+                     f"{extra[name][1] / 1000:.2f} ms | "
+                     f"{'`' + who[name] + '`' if name in who else 'top level or in a function'} |")
     watched = [n for n in WATCHED if n in extra]
     if watched:
         lines += ["", "On the path though DESIGN §7 / libraries.md would keep them off it:", ""]
@@ -449,7 +457,8 @@ def why(python: str, framework: str, case: str, repeat: int, top: int, env: dict
                 cur = who[cur]
                 chain.append(cur)
             lines.append(f"- `{name}` ({extra[name][1] / 1000:.2f} ms cumulative): "
-                         + " ← ".join(f"`{c}`" for c in chain[1:] or ["top level"]))
+                         + (" ← ".join(f"`{c}`" for c in chain[1:])
+                            or "imported at top level or in a function"))
     else:
         lines += ["", "None of the watched modules (re, typing, dataclasses, inspect, pathlib, "
                       "subprocess, difflib, …) is imported."]
