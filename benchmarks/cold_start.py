@@ -426,6 +426,11 @@ def why(python: str, framework: str, case: str, repeat: int, top: int, env: dict
     for _ in range(repeat):
         out = _run([python, "-X", "importtime", "-X", "frozen_modules=on",
                     str(program_path(framework)), *argv], env=env, stdin=subprocess.DEVNULL)
+        if out.returncode != EXPECTED_EXIT[case]:
+            tail = "\n".join(line for line in out.stderr.splitlines()
+                             if not line.startswith("import time:"))[-1500:]
+            return (f"`{framework} {case}` exited {out.returncode}, expected "
+                    f"{EXPECTED_EXIT[case]}:\n{tail}")
         rows = parse_importtime(out.stderr)
         for name, self_us, cum_us, _ in rows:
             per_mod.setdefault(name, []).append((self_us, cum_us))
