@@ -1,0 +1,373 @@
+"""Shell completions: `tool completion bash|zsh|fish` prints a static script from the model.
+
+The script knows every (visible) command, group and alias, every flag (with `--no-x` for
+booleans and the built-ins), and the values of enums; it completes the command path, then
+flags, then flag values and positional enum values. Nothing calls back into the program
+at completion time, so a TAB costs no Python start-up.
+"""
+
+from __future__ import annotations
+
+from workbench.surfaces import _facts
+
+SHELLS = ("bash", "zsh", "fish")
+
+_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/:@+,=%")
+
+
+def completion_script(program, shell: str) -> str:
+    """The completion script for `shell` (bash, zsh or fish), install notes included."""
+    if shell not in SHELLS:
+        raise ValueError(f"shell {shell!r} is not supported; use one of {', '.join(SHELLS)}")
+    nodes = _nodes(program)
+    return {"bash": _bash, "zsh": _zsh, "fish": _fish}[shell](program, nodes)
+
+
+# -- the model, flattened for the generators -----------------------------------------------
+
+class _Flag:
+    __slots__ = ("long", "short", "description", "takes_value", "choices")
+
+    def __init__(self, long, short=None, description="", takes_value=False, choices=None):
+        self.long = long
+        self.short = short
+        self.description = description
+        self.takes_value = takes_value
+        self.choices = choices
+
+
+class _Node:
+    __slots__ = ("path", "subs", "flags", "positional", "choices")
+
+    def __init__(self, path):
+        self.path = path          # "notes add", "" for the program
+        self.subs = []            # [(name, aliases, description)]
+        self.flags = []           # [_Flag]
+        self.positional = False   # takes positional arguments
+        self.choices = None       # values of its enum positionals, if any
+
+
+def _first_line(text: str, limit: int = 70) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= limit else text[:limit - 3].rstrip() + "..."
+
+
+def _builtin_flags(top: bool) -> list:
+    flags = [_Flag("--json", None, "one JSON document on stdout"),
+             _Flag("--help", "-h", "show help"),
+             _Flag("--schema", None, "schema as data")]
+    if top:
+        flags.append(_Flag("--version", None, "print the version"))
+    return flags
+
+
+def _nodes(program) -> list:
+    """Every completion context: the program, its groups and commands, and the built-ins."""
+    nodes: list = []
+
+    def visit(node, path: str) -> None:
+        entry = _Node(path)
+        nodes.append(entry)
+        if node.is_group:
+            for child in _facts.visible(node):
+                entry.subs.append((child.name, list(child.aliases),
+                                   _first_line(child.description)))
+            if node is program:
+                entry.subs += [("help", [], "help; --json for help as data"),
+                               ("completion", [], "print a shell completion script"),
+                               ("mcp", [], "serve the commands as MCP tools")]
+            entry.flags = _builtin_flags(node is program)
+            for child in _facts.visible(node):
+                visit(child, (path + " " + child.name).strip())
+            return
+        for option in node.options.values():
+            description = _first_line(option.description)
+            if option.type == "boolean":
+                entry.flags.append(_Flag(option.flag, _short(option), description))
+                entry.flags.append(_Flag("--no-" + option.flag[2:], None,
+                                         "turn off " + option.flag))
+            else:
+                entry.flags.append(_Flag(option.flag, _short(option), description, True,
+                                         _facts.enum_values(option)))
+            for alias in option.aliases:
+                flag = "--" + alias.lstrip("-").replace("_", "-")
+                entry.flags.append(_Flag(flag, None, description, option.type != "boolean",
+                                         _facts.enum_values(option)))
+        entry.flags += _builtin_flags(False)
+        entry.positional = bool(node.arguments)
+        for argument in node.arguments:
+            values = _facts.enum_values(argument)
+            if values is not None:
+                entry.choices = (entry.choices or []) + [str(v) for v in values]
+
+    visit(program, "")
+    help_node = _Node("help")
+    help_node.flags = [_Flag("--json", None, "help as data"),
+                       _Flag("--level", None, "how much detail", True,
+                             ["names", "summary", "card"])]
+    completion = _Node("completion")
+    completion.positional = True
+    completion.choices = list(SHELLS)
+    mcp = _Node("mcp")
+    mcp.subs = [("config", [], "print the MCP client configuration")]
+    mcp.flags = [_Flag("--http", None, "serve streamable HTTP on HOST:PORT", True)]
+    config = _Node("mcp config")
+    config.flags = [_Flag("--client", None, "which client", True,
+                          ["claude-code", "claude-desktop", "cursor", "vscode", "codex",
+                           "gemini"])]
+    nodes += [help_node, completion, mcp, config]
+    return nodes
+
+
+def _short(option):
+    return "-" + option.short.lstrip("-") if option.short else None
+
+
+def _ident(name: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in name)
+
+
+def _sq(text: str) -> str:
+    """Single-quote for POSIX shells (bash, zsh)."""
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def _word(value: str) -> str:
+    """A word safe inside a `compgen -W` list (which expands its words once)."""
+    return "".join(c if c in _SAFE else "\\" + c for c in str(value))
+
+
+def _transitions(nodes) -> list:
+    """(parent path, word, child path) for every subcommand name and alias."""
+    out = []
+    for node in nodes:
+        for name, aliases, _ in node.subs:
+            child = (node.path + " " + name).strip()
+            for word in [name, *aliases]:
+                out.append((node.path, word, child))
+    return out
+
+
+def _header(program, shell: str, install: list) -> list:
+    lines = [f"# {shell} completion for {program.name} {program.version}, generated by burgee "
+             f"from the program's declaration.",
+             f"# Regenerate after changing the program: {program.name} completion {shell}",
+             "#", "# Install:"]
+    lines += ["#   " + line for line in install]
+    return lines
+
+
+# -- bash ----------------------------------------------------------------------------------
+
+def _bash(program, nodes) -> str:
+    name = program.name
+    fn = f"_{_ident(name)}_complete"
+    out = _header(program, "bash", [
+        f"this shell:  source <({name} completion bash)",
+        f"every shell: {name} completion bash > "
+        f"~/.local/share/bash-completion/completions/{name}",
+        f"             (or add 'source <({name} completion bash)' to ~/.bashrc)",
+    ])
+    out += ["", f"{fn}() {{",
+            "    local cur prev cpath word i",
+            "    COMPREPLY=()",
+            '    cur="${COMP_WORDS[COMP_CWORD]}"',
+            '    prev=""',
+            '    (( COMP_CWORD > 0 )) && prev="${COMP_WORDS[COMP_CWORD-1]}"',
+            "    # --flag=value: bash splits at '=', so look one word further back",
+            '    if [[ "$cur" == "=" ]]; then',
+            '        cur=""',
+            '    elif [[ "$prev" == "=" ]] && (( COMP_CWORD > 1 )); then',
+            '        prev="${COMP_WORDS[COMP_CWORD-2]}"',
+            "    fi",
+            '    cpath=""',
+            "    for (( i=1; i<COMP_CWORD; i++ )); do",
+            '        word="${COMP_WORDS[i]}"',
+            '        [[ "$word" == "--" ]] && break',
+            '        case "$cpath:$word" in']
+    for parent, word, child in _transitions(nodes):
+        out.append(f"            {_sq(parent + ':' + word)}) cpath={_sq(child)} ;;")
+    out += ["        esac", "    done",
+            "    # the value of a flag that takes one",
+            '    case "$cpath:$prev" in']
+    for node in nodes:
+        for flag in node.flags:
+            if not flag.takes_value:
+                continue
+            labels = "|".join(_sq(node.path + ":" + f) for f in (flag.long, flag.short) if f)
+            if flag.choices:
+                words = " ".join(_word(c) for c in flag.choices)
+                out.append(f"        {labels}) COMPREPLY=( $(compgen -W {_sq(words)} -- "
+                           f'"$cur") ); return 0 ;;')
+            else:
+                out.append(f"        {labels}) compopt -o default 2>/dev/null; return 0 ;;")
+    out += ["    esac",
+            '    if [[ "$cur" == -* ]]; then',
+            '        case "$cpath" in']
+    for node in nodes:
+        if not node.flags:
+            continue
+        words = " ".join(w for f in node.flags for w in (f.long, f.short) if w)
+        out.append(f"            {_sq(node.path)}) COMPREPLY=( $(compgen -W {_sq(words)} -- "
+                   f'"$cur") ) ;;')
+    out += ["        esac", "        return 0", "    fi",
+            '    case "$cpath" in']
+    for node in nodes:
+        words = [name for name, aliases, _ in node.subs]
+        if node.choices:
+            words += [_word(c) for c in node.choices]
+        if words:
+            tail = "compopt -o default 2>/dev/null; " if node.positional and not node.choices \
+                else ""
+            out.append(f"        {_sq(node.path)}) {tail}COMPREPLY=( $(compgen -W "
+                       f'{_sq(" ".join(words))} -- "$cur") ) ;;')
+        elif node.positional:
+            out.append(f"        {_sq(node.path)}) compopt -o default 2>/dev/null ;;")
+    out += ["    esac", "    return 0", "}", "",
+            f"complete -F {fn} {_sq(name)}", ""]
+    return "\n".join(out)
+
+
+# -- zsh -----------------------------------------------------------------------------------
+
+def _zdescribe(items) -> str:
+    """A zsh array literal of 'word:description' entries for _describe."""
+    entries = []
+    for word, description in items:
+        word = word.replace(":", "\\:")
+        entries.append(_sq(f"{word}:{description}" if description else word))
+    return "(" + " ".join(entries) + ")"
+
+
+def _zsh(program, nodes) -> str:
+    name = program.name
+    fn = f"_{_ident(name)}"
+    out = [f"#compdef {name}"]
+    out += _header(program, "zsh", [
+        f"this shell:  source <({name} completion zsh)   (after compinit)",
+        f"every shell: {name} completion zsh > \"${{fpath[1]}}/_{name}\"",
+        "             then start a new shell (compinit picks it up)",
+    ])
+    out += ["", f"{fn}() {{",
+            "    local cur prev cpath word i",
+            "    local -a items",
+            '    cur="${words[CURRENT]}"',
+            '    prev="${words[CURRENT-1]}"',
+            "    if [[ $cur == --*=* ]]; then",
+            '        prev="${cur%%=*}"',
+            "        compset -P '*='",
+            '        cur="${cur#*=}"',
+            "    fi",
+            '    cpath=""',
+            "    for (( i=2; i<CURRENT; i++ )); do",
+            '        word="${words[i]}"',
+            '        [[ "$word" == "--" ]] && break',
+            '        case "$cpath:$word" in']
+    for parent, word, child in _transitions(nodes):
+        out.append(f"            {_sq(parent + ':' + word)}) cpath={_sq(child)} ;;")
+    out += ["        esac", "    done",
+            '    case "$cpath:$prev" in']
+    for node in nodes:
+        for flag in node.flags:
+            if not flag.takes_value:
+                continue
+            labels = "|".join(_sq(node.path + ":" + f) for f in (flag.long, flag.short) if f)
+            if flag.choices:
+                values = " ".join(_sq(str(c)) for c in flag.choices)
+                out.append(f"        {labels}) compadd -- {values}; return ;;")
+            else:
+                out.append(f"        {labels}) _files; return ;;")
+    out += ["    esac",
+            "    if [[ $cur == -* ]]; then",
+            '        case "$cpath" in']
+    for node in nodes:
+        if not node.flags:
+            continue
+        items = []
+        for flag in node.flags:
+            items.append((flag.long, flag.description))
+            if flag.short:
+                items.append((flag.short, flag.description))
+        out.append(f"            {_sq(node.path)}) items={_zdescribe(items)} ;;")
+    out += ["        esac",
+            "        (( ${#items} )) && _describe -t options 'option' items",
+            "        return", "    fi",
+            '    case "$cpath" in']
+    for node in nodes:
+        items = []
+        for sub, aliases, description in node.subs:
+            items.append((sub, description))
+            items += [(alias, f"alias of {sub}") for alias in aliases]
+        if items:
+            out.append(f"        {_sq(node.path)}) items={_zdescribe(items)}; "
+                       f"_describe -t commands 'command' items ;;")
+        elif node.choices:
+            values = " ".join(_sq(c) for c in node.choices)
+            out.append(f"        {_sq(node.path)}) compadd -- {values} ;;")
+        elif node.positional:
+            out.append(f"        {_sq(node.path)}) _files ;;")
+    out += ["    esac", "}", "",
+            'if [[ "${funcstack[1]}" == ' + _sq(fn) + " ]]; then",
+            f'    {fn} "$@"',
+            "else",
+            f"    compdef {fn} {_sq(name)}",
+            "fi", ""]
+    return "\n".join(out)
+
+
+# -- fish ----------------------------------------------------------------------------------
+
+def _fq(text: str) -> str:
+    """Single-quote for fish (only \\ and ' are special inside)."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _fish(program, nodes) -> str:
+    name = program.name
+    ident = _ident(name)
+    out = _header(program, "fish", [
+        f"this shell:  {name} completion fish | source",
+        f"every shell: {name} completion fish > ~/.config/fish/completions/{name}.fish",
+    ])
+    out += ["", f"function __{ident}_path",
+            "    set -l tokens (commandline -opc)",
+            "    set -e tokens[1]",
+            "    set -l p ''",
+            "    for t in $tokens",
+            "        test \"$t\" = '--'; and break",
+            '        switch "$p:$t"']
+    for parent, word, child in _transitions(nodes):
+        out.append(f"            case {_fq(parent + ':' + word)}")
+        out.append(f"                set p {_fq(child)}")
+    out += ["        end", "    end", "    echo $p", "end", "",
+            f"function __{ident}_at",
+            f"    set -l p (__{ident}_path)",
+            '    test "$p" = "$argv[1]"',
+            "end", "",
+            f"complete -c {_fq(name)} -f"]
+    for node in nodes:
+        cond = f"-n {_fq(f'__{ident}_at {_fq(node.path)}')}"
+        base = f"complete -c {_fq(name)} {cond}"
+        for sub, aliases, description in node.subs:
+            out.append(f"{base} -a {_fq(sub)} -d {_fq(description)}")
+            for alias in aliases:
+                out.append(f"{base} -a {_fq(alias)} -d {_fq('alias of ' + sub)}")
+        if node.choices:
+            values = " ".join(node.choices)
+            out.append(f"{base} -a {_fq(values)}")
+        elif node.positional:
+            out.append(f"{base} -F")
+        for flag in node.flags:
+            line = f"{base} -l {_fq(flag.long[2:])}"
+            if flag.short:
+                line += f" -s {_fq(flag.short[1:])}"
+            if flag.takes_value:
+                if flag.choices:
+                    line += " -x -a " + _fq(" ".join(str(c) for c in flag.choices))
+                else:
+                    line += " -r -F"
+            if flag.description:
+                line += f" -d {_fq(flag.description)}"
+            out.append(line)
+    out.append("")
+    return "\n".join(out)
