@@ -56,6 +56,29 @@ def _shown(program, group) -> bool:
     return True
 
 
+def group_document(program, group, level: str = "summary") -> dict:
+    """One group as help data (`tool GROUP --help --json`): its commands at `level`."""
+    if level not in LEVELS:
+        raise ValueError(f"level {level!r} is not one of {', '.join(LEVELS)}")
+    name = program.name
+    path = " ".join(group.path)
+    doc: dict = {"group": path, "description": group.description}
+    if group.aliases:
+        doc["aliases"] = list(group.aliases)
+    doc["level"] = level
+    doc["usage"] = _facts.usage(program, group)
+    commands = _facts.listed_commands(group)
+    if level == "names":
+        doc["commands"] = [" ".join(command.path) for command in commands]
+    elif level == "summary":
+        doc["commands"] = [_summary(command) for command in commands]
+    else:
+        doc["commands"] = [card(command) for command in commands]
+    doc["more"] = {"card": f"{name} {path} <command> --help --json",
+                   "program": f"{name} help --json"}
+    return doc
+
+
 def _group_summary(group) -> dict:
     out = {"group": " ".join(group.path), "description": group.description}
     if group.aliases:
