@@ -1,0 +1,96 @@
+"""`burgee dev`: the live workbench engine (reload, MCP while you edit, tokens, diffs).
+
+Nothing here is imported by the plain CLI path; `workbench.cli` imports this package inside
+the `dev` and `mcp --watch` handlers only. Heavy parts (mcp, watchfiles, tiktoken, uvicorn)
+load inside the functions that use them.
+
+Entry points for `workbench/cli.py`:
+
+    main(file, *, headless=False, update=False, port=None, program_name=None,
+         run_writes=False, snapshots=None, out=None) -> int
+    headless_report(file, *, update=False, program_name=None, run_writes=False,
+                    snapshots=None) -> dict          # the JSON envelope, not printed
+    serve_stdio_watch(file, *, program_name=None) -> int
+
+The engine objects the dashboard subscribes to: `Workbench`, `State`, `Event`, `RunResult`,
+`Diff`, `TrafficEntry`, `Problem`, `ENVIRONMENTS` (see `workbench.dev.engine`).
+"""
+
+from __future__ import annotations
+
+__all__ = ["main", "run_dev", "headless_report", "serve_stdio_watch", "sample_file", "Workbench", "State",
+           "Event", "RunResult", "Diff", "TrafficEntry", "Problem", "ENVIRONMENTS"]
+
+_ENGINE_NAMES = ("Workbench", "State", "Event", "RunResult", "Diff", "TrafficEntry", "Problem")
+
+
+def __getattr__(name):
+    if name in _ENGINE_NAMES:
+        from workbench.dev import engine
+        return getattr(engine, name)
+    if name == "ENVIRONMENTS":
+        from workbench.dev.environments import ENVIRONMENTS
+        return ENVIRONMENTS
+    raise AttributeError(f"module 'workbench.dev' has no attribute {name!r}")
+
+
+def sample_file() -> str:
+    """The bundled sample program `burgee dev` opens when no FILE is given."""
+    import os
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for candidate in (os.path.join(package, "samples", "notes.py"),
+                      os.path.join(os.path.dirname(package), "sample_programs", "notes.py")):
+        if os.path.isfile(candidate):
+            return candidate
+    return os.path.join(package, "samples", "notes.py")
+
+
+def main(file: str | None = None, *, headless: bool = False, update: bool = False,
+         port: int | None = None, program_name: str | None = None, run_writes: bool = False,
+         snapshots: str | None = None, out=None) -> int:
+    """Run `burgee dev FILE`; returns the process exit code.
+
+    headless: no screen; check the snapshot folder (default `.burgee/snapshots/` beside the
+    file), print one JSON envelope report to `out` (stdout), exit non-zero on drift, a budget
+    overrun, an error-level problem or a CLI/MCP mismatch (codes in docs/ci.md).
+    update: with headless, accept the current surfaces as the new snapshots.
+    Without headless: serve MCP on 127.0.0.1:`port` (free port when None), reload on save,
+    and keep serving until Ctrl-C (the dashboard will sit here).
+    """
+    file = file or sample_file()
+    if headless:
+        from workbench.dev.headless import run_headless
+        return run_headless(file, update=update, program_name=program_name,
+                            run_writes=run_writes, snapshots=snapshots, out=out)
+    from workbench.dev.serve import serve_http_forever
+    return serve_http_forever(file, port=port, program_name=program_name,
+                              run_writes=run_writes, out=out)
+
+
+def headless_report(file: str | None = None, *, update: bool = False,
+                    program_name: str | None = None, run_writes: bool = False,
+                    snapshots: str | None = None) -> dict:
+    """The `--headless` check as an envelope dict (success, or failure with the report)."""
+    from workbench.dev.headless import check_snapshots
+    return check_snapshots(file or sample_file(), update=update, program_name=program_name,
+                           run_writes=run_writes, snapshots=snapshots)
+
+
+def run_dev(ctx):
+    """The `burgee dev` handler body (`workbench/cli.py`): reads ctx, exits with main's code.
+
+    Headless prints its own one-line JSON envelope report (always JSON, for CI) and exits
+    with its code; the interactive form serves until Ctrl-C.
+    """
+    options = ctx.options
+    code = main(ctx.args.get("file"), headless=bool(options.get("headless")),
+                update=bool(options.get("update")), port=options.get("port"),
+                program_name=options.get("program"), run_writes=bool(options.get("run_writes")),
+                snapshots=options.get("snapshots"))
+    raise SystemExit(code)
+
+
+def serve_stdio_watch(file: str | None = None, *, program_name: str | None = None) -> int:
+    """`burgee mcp FILE --watch`: serve MCP over stdio, reload on save, tell the client."""
+    from workbench.dev.serve import serve_stdio_forever
+    return serve_stdio_forever(file or sample_file(), program_name=program_name)

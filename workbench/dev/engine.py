@@ -1,0 +1,428 @@
+"""The workbench engine: the loaded-program state, reloads, and results the dashboard draws.
+
+    bench = Workbench("app.py")
+    unsubscribe = bench.subscribe(lambda event: print(event.kind))
+    state = bench.reload()                 # load now (sync); also `await bench.areload()`
+    await bench.start(port=None)           # serve MCP over HTTP and watch the folder
+    results = await bench.arun_environments(["deploy", "--target", "prod"])
+    diffs = await bench.arun_diffs()
+    await bench.stop()
+
+Every change arrives as an `Event` to each subscriber, on the thread or loop that caused
+it (the engine's asyncio loop for reloads, runs and traffic): `kind` is one of
+
+- "state": `event.data` is the new `State` (a reload, good or failed);
+- "run": `event.data` is a `RunResult` (one environment finished);
+- "diffs": `event.data` is a tuple of `Diff` (a diff run finished);
+- "traffic": `event.data` is a `TrafficEntry` (an MCP request was answered);
+- "serving": `event.data` is the MCP URL (the HTTP server is listening).
+
+The state is immutable; the engine replaces it. The last good program stays in the state
+(and served) when a load fails; `state.load_error` then holds the failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import os
+import threading
+import time
+from dataclasses import dataclass, field, replace
+
+from workbench.dev import loader as _loader
+from workbench.dev.snapshot import Changes
+from workbench.dev.tokens import TokenTable
+
+WATCHED_NAMES = ("pyproject.toml",)
+WATCHED_SUFFIXES = (".py",)
+DEFAULT_DEBOUNCE_MS = 50
+DEFAULT_CALL_TIMEOUT = 30.0
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One lint finding: severity is "error" | "warning" | "info"; `fix` says what to change."""
+
+    severity: str
+    code: str
+    message: str
+    fix: str
+    command: str | None = None     # the command path as a string ("pr merge"), or None
+    surface: str | None = None     # a surface id, where one is concerned
+
+    def to_dict(self) -> dict:
+        return {"severity": self.severity, "code": self.code, "message": self.message,
+                "fix": self.fix, "command": self.command, "surface": self.surface}
+
+
+@dataclass(frozen=True)
+class State:
+    """What the workbench shows, as of one reload.
+
+    `program` is the last good Program (None until one loads); `load_error` is the error of
+    the latest attempt (None when it succeeded). `surfaces` (id -> Surface), `tokens`,
+    `problems` and `changes` describe `program`. `generation` grows by one per state.
+    """
+
+    generation: int = 0
+    file: str = ""
+    program: object | None = None
+    program_name: str | None = None
+    load_error: _loader.LoadError | None = None
+    surfaces: dict = field(default_factory=dict)
+    tokens: TokenTable = field(default_factory=TokenTable)
+    problems: tuple = ()
+    changes: Changes = field(default_factory=Changes)
+    budgets: dict = field(default_factory=dict)
+    loaded_at: float = 0.0
+    load_seconds: float = 0.0
+    url: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.load_error is None and self.program is not None
+
+    def commands(self) -> list:
+        return list(self.program.walk()) if self.program is not None else []
+
+    def problems_for(self, command: str | None) -> list:
+        return [p for p in self.problems if p.command == command]
+
+    def surfaces_for(self, command: str | None) -> list:
+        """Surfaces of one command (`"pr merge"`), or of the program itself for None."""
+        return [s for s in self.surfaces.values() if s.command_name == command]
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: str
+    data: object = None
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """One call under one simulated environment."""
+
+    environment: str
+    argv: tuple               # after the program name
+    exit: int | None          # None when it timed out or could not start
+    stdout: str
+    stderr: str
+    seconds: float
+    timed_out: bool = False
+    error: str | None = None  # why it could not run, if it could not
+    arguments: dict | None = None   # the MCP arguments (mcp environment)
+
+    @property
+    def command_line(self) -> str:
+        from workbench._text import join
+        return join(self.argv)
+
+    def to_dict(self) -> dict:
+        return {"environment": self.environment, "argv": list(self.argv), "exit": self.exit,
+                "stdout": self.stdout, "stderr": self.stderr,
+                "seconds": round(self.seconds, 4), "timed_out": self.timed_out,
+                "error": self.error, "arguments": self.arguments}
+
+
+@dataclass(frozen=True)
+class Diff:
+    """One example: the CLI `--json` output vs the MCP tools/call text result."""
+
+    command: str
+    example: str
+    argv: tuple
+    arguments: dict | None
+    cli: str | None           # stdout without its final newline
+    mcp: str | None           # the text content of the tool result
+    cli_exit: int | None = None
+    mcp_is_error: bool | None = None
+    equal: bool | None = None  # None when not run
+    diff: str = ""            # unified diff when not equal
+    skipped: str | None = None  # why it was not run (e.g. writes need --run-writes)
+    error: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"command": self.command, "example": self.example, "argv": list(self.argv),
+                "arguments": self.arguments, "equal": self.equal, "cli_exit": self.cli_exit,
+                "mcp_is_error": self.mcp_is_error, "cli": self.cli, "mcp": self.mcp,
+                "diff": self.diff, "skipped": self.skipped, "error": self.error}
+
+
+@dataclass(frozen=True)
+class TrafficEntry:
+    """One MCP request from a connected client (sensitive argument values hidden)."""
+
+    at: float
+    client: str
+    session: str | None
+    method: str
+    tool: str | None
+    arguments: dict | None
+    result: str | None
+    is_error: bool
+    seconds: float
+    error: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"at": self.at, "client": self.client, "session": self.session,
+                "method": self.method, "tool": self.tool, "arguments": self.arguments,
+                "result": self.result, "is_error": self.is_error,
+                "seconds": round(self.seconds, 4), "error": self.error}
+
+
+def watch_filter(change, path: str) -> bool:
+    """Only Python files and pyproject.toml wake a reload (not caches or editor swap files)."""
+    name = os.path.basename(path)
+    if "__pycache__" in path or name.startswith(".#"):
+        return False
+    return name.endswith(WATCHED_SUFFIXES) or name in WATCHED_NAMES
+
+
+class Workbench:
+    """The live engine over one program file. See the module docstring."""
+
+    def __init__(self, file: str, *, program_name: str | None = None, run_writes: bool = False,
+                 load_timeout: float | None = _loader.DEFAULT_LOAD_TIMEOUT,
+                 call_timeout: float = DEFAULT_CALL_TIMEOUT,
+                 debounce_ms: int = DEFAULT_DEBOUNCE_MS, traffic_limit: int = 1000):
+        self.file = os.path.abspath(file)
+        self.program_name = program_name
+        self.run_writes = run_writes
+        self.load_timeout = load_timeout
+        self.call_timeout = call_timeout
+        self.debounce_ms = debounce_ms
+        self.state = State(file=self.file)
+        self.traffic: collections.deque = collections.deque(maxlen=traffic_limit)
+        self.diffs: tuple = ()
+        self.url: str | None = None
+        self.server = None          # the dev MCP server (workbench.dev.server.DevServer)
+        self._subscribers: list = []
+        self._reload_lock = threading.Lock()
+        self._good_source: str | None = None
+        self._good_source_file: str | None = None
+        self._tasks: list = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopping = False
+
+    # --- subscriptions ------------------------------------------------------------------
+
+    def subscribe(self, callback):
+        """Call `callback(event)` on each Event; returns a function that unsubscribes."""
+        self._subscribers.append(callback)
+
+        def unsubscribe():
+            if callback in self._subscribers:
+                self._subscribers.remove(callback)
+        return unsubscribe
+
+    def publish(self, kind: str, data=None) -> None:
+        event = Event(kind, data)
+        for callback in list(self._subscribers):
+            try:
+                callback(event)
+            except Exception:  # noqa: BLE001 - a subscriber's bug must not stop the engine
+                import traceback
+                traceback.print_exc()
+
+    # --- loading ------------------------------------------------------------------------
+
+    @property
+    def program(self):
+        """The last good program, or None."""
+        return self.state.program
+
+    @property
+    def good_source_file(self) -> str | None:
+        """A file holding the source of the last good program (what subprocess calls run)."""
+        return self._good_source_file
+
+    def reload(self) -> State:
+        """Load the file now; publish and return the new state (sync; safe from a thread)."""
+        with self._reload_lock:
+            loaded = _loader.load(self.file, program_name=self.program_name,
+                                  timeout=self.load_timeout)
+            return self._apply(loaded)
+
+    async def areload(self) -> State:
+        """`reload` in a worker thread; tells connected MCP clients when the tools changed."""
+        self._loop = asyncio.get_running_loop()
+        loaded = await asyncio.to_thread(self._load_locked)
+        return await asyncio.to_thread(self._apply, loaded)
+
+    def _load_locked(self):
+        with self._reload_lock:
+            return _loader.load(self.file, program_name=self.program_name,
+                                timeout=self.load_timeout)
+
+    def _apply(self, loaded) -> State:
+        previous = self.state
+        now = time.time()
+        if not loaded.ok:
+            state = replace(previous, generation=previous.generation + 1,
+                            load_error=loaded.error, loaded_at=now,
+                            load_seconds=loaded.seconds,
+                            changes=Changes(error=loaded.error.message))
+            self.state = state
+            self.publish("state", state)
+            return state
+        self._remember_source(loaded.source)
+        if self.server is not None:
+            self.server.set_program(loaded.program)   # tools/list serves it from now on
+        state = self.build_state(loaded.program, previous, loaded_at=now,
+                                 load_seconds=loaded.seconds, program_name=loaded.name)
+        self.state = state
+        if self.server is not None:
+            self.server.tools_changed()
+        self.publish("state", state)
+        return state
+
+    def _remember_source(self, source: str) -> None:
+        import tempfile
+        if self._good_source == source and self._good_source_file:
+            return
+        folder = os.path.join(tempfile.gettempdir(), "burgee-dev-%d" % os.getpid())
+        os.makedirs(folder, exist_ok=True)
+        path = os.path.join(folder, "good-%d.py" % (self.state.generation + 1))
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(source)
+        old = self._good_source_file
+        self._good_source, self._good_source_file = source, path
+        if old and old != path:
+            # Calls already running keep their open copy; keep one old file for them.
+            self._old_sources = getattr(self, "_old_sources", [])
+            self._old_sources.append(old)
+            while len(self._old_sources) > 4:
+                try:
+                    os.remove(self._old_sources.pop(0))
+                except OSError:
+                    pass
+
+    def build_state(self, program, previous: State | None = None, *, loaded_at=0.0,
+                    load_seconds=0.0, program_name=None) -> State:
+        """Render surfaces, count tokens and lint `program` into a new State."""
+        from workbench.dev import problems as _problems
+        from workbench.dev import snapshot as _snapshot
+        from workbench.dev import tokens as _tokens
+        previous = previous or State(file=self.file)
+        surfaces = _snapshot.render(program)
+        budgets = _tokens.budgets_for(program, self.file)
+        table = _tokens.token_table(surfaces, budgets, previous.tokens if previous.program else None)
+        changes = _snapshot.compare(previous.surfaces if previous.program else None, surfaces,
+                                    previous.tokens.total, table.total)
+        problems = tuple(_problems.lint(program, surfaces, table, diffs=self.diffs))
+        return State(generation=previous.generation + 1, file=self.file, program=program,
+                     program_name=program_name, load_error=None, surfaces=surfaces,
+                     tokens=table, problems=problems, changes=changes, budgets=budgets,
+                     loaded_at=loaded_at, load_seconds=load_seconds, url=self.url)
+
+    # --- watching -----------------------------------------------------------------------
+
+    async def watch(self, stop_event: asyncio.Event | None = None) -> None:
+        """Reload on each save in the file's folder (.py files and pyproject.toml)."""
+        import watchfiles
+        folder = os.path.dirname(self.file)
+        async for _changes in watchfiles.awatch(
+                folder, watch_filter=watch_filter, debounce=self.debounce_ms, step=10,
+                stop_event=stop_event, recursive=False, ignore_permission_denied=True):
+            await self.areload()
+
+    # --- serving MCP --------------------------------------------------------------------
+
+    async def start(self, *, port: int | None = None, host: str = "127.0.0.1",
+                    watch: bool = True, serve: bool = True) -> str | None:
+        """Load, then serve MCP over streamable HTTP and watch the folder, as tasks on the
+        running loop. Returns the MCP URL (None when not serving)."""
+        self._loop = asyncio.get_running_loop()
+        if self.state.generation == 0:
+            await self.areload()
+        self._stop = asyncio.Event()
+        if serve:
+            from workbench.dev.server import DevServer
+            self.server = self.server or DevServer(self)
+            if self.program is not None:
+                self.server.set_program(self.program)
+            self.url = await self.server.start_http(host=host, port=port)
+            self.state = replace(self.state, url=self.url)
+            self.publish("serving", self.url)
+        if watch:
+            ready = asyncio.Event()
+            self._tasks.append(asyncio.create_task(self._watch_task(ready)))
+            await ready.wait()
+        return self.url
+
+    async def _watch_task(self, ready) -> None:
+        # awatch starts its notifier on first iteration; give it a moment before "ready".
+        task = asyncio.create_task(self.watch(self._stop))
+        await asyncio.sleep(0.15)
+        ready.set()
+        await task
+
+    async def stop(self) -> None:
+        """Stop watching and serving; waits for both to finish."""
+        if getattr(self, "_stop", None) is not None:
+            self._stop.set()
+        for task in self._tasks:
+            try:
+                await asyncio.wait_for(task, 5)
+            except (asyncio.TimeoutError, asyncio.CancelledError, Exception):  # noqa: BLE001
+                task.cancel()
+        self._tasks.clear()
+        if self.server is not None:
+            await self.server.stop()
+
+    # --- calls --------------------------------------------------------------------------
+
+    def run_environments(self, argv=None, *, arguments: dict | None = None,
+                         command: str | None = None, environments=None, stdin: str | None = None,
+                         timeout: float | None = None) -> list:
+        """Run one input under each environment (default: all); a RunResult each.
+
+        Give the input as `argv` (after the program name) or as MCP `arguments` for
+        `command` (its path, `"pr merge"`, or tool name).
+        """
+        from workbench.dev import environments as _env
+        return _env.run_all(self, argv=argv, arguments=arguments, command=command,
+                            environments=environments, stdin=stdin,
+                            timeout=timeout or self.call_timeout)
+
+    async def arun_environments(self, argv=None, **kwargs) -> list:
+        """`run_environments` off the loop; publishes a "run" event as each one finishes."""
+        from workbench.dev import environments as _env
+        return await _env.arun_all(self, argv=argv, **kwargs)
+
+    def run_diffs(self, *, run_writes: bool | None = None) -> tuple:
+        """CLI `--json` vs MCP for each example of each command; publishes "diffs"."""
+        from workbench.dev import diffs as _diffs
+        writes = self.run_writes if run_writes is None else run_writes
+        self.diffs = tuple(_diffs.run_diffs(self, run_writes=writes))
+        if self.state.program is not None:
+            from workbench.dev import problems as _problems
+            problems = tuple(_problems.lint(self.state.program, self.state.surfaces,
+                                            self.state.tokens, diffs=self.diffs))
+            self.state = replace(self.state, problems=problems)
+        self.publish("diffs", self.diffs)
+        return self.diffs
+
+    async def arun_diffs(self, *, run_writes: bool | None = None) -> tuple:
+        return await asyncio.to_thread(self.run_diffs, run_writes=run_writes)
+
+    def record_traffic(self, entry: TrafficEntry) -> None:
+        self.traffic.append(entry)
+        self.publish("traffic", entry)
+
+    def client_config(self, client: str = "claude-code") -> str:
+        """A client configuration for the live HTTP server (what the dashboard copies)."""
+        import json
+        url = self.url or "http://127.0.0.1:<port>/mcp"
+        name = self.program.name if self.program is not None else "burgee-dev"
+        if client == "claude-code":
+            return f"claude mcp add --transport http {name} {url}"
+        if client == "vscode":
+            return json.dumps({"servers": {name: {"type": "http", "url": url}}}, indent=2)
+        if client == "codex":
+            return f'[mcp_servers.{name}]\nurl = "{url}"\n'
+        if client == "gemini":
+            return json.dumps({"mcpServers": {name: {"httpUrl": url}}}, indent=2)
+        return json.dumps({"mcpServers": {name: {"url": url}}}, indent=2)

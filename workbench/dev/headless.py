@@ -1,0 +1,196 @@
+"""`burgee dev FILE --headless`: every surface to a snapshot folder, compared, one JSON report.
+
+The folder (default `.burgee/snapshots/` beside FILE, one subfolder per program) holds one
+readable file per surface (`help.txt`, `cards/deploy.json`, `mcp/tools-list.json`, ...) plus
+`tokens.json`, `problems.json` and `diffs.json`, so a reviewer sees drift in a git diff.
+
+Exit codes (also in docs/ci.md), each with `error.code` in the envelope:
+    0  clean: snapshots match, no budget overrun, no error-level problem, CLI == MCP
+    1  a check failed: error.code is snapshot_drift, budget_exceeded, lint_error or
+       envelope_mismatch (the first that applies; error.failures lists them all), or
+       load_failed when FILE does not load
+    3  FILE does not exist (file_not_found)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+DEFAULT_FOLDER = os.path.join(".burgee", "snapshots")
+CHECK_ORDER = ("snapshot_drift", "budget_exceeded", "lint_error", "envelope_mismatch")
+_META_FILES = ("tokens.json", "problems.json", "diffs.json")
+
+
+def snapshot_folder(file: str, program_name: str, snapshots: str | None) -> str:
+    """`snapshots` (relative to FILE's folder) / the program's name."""
+    base = snapshots or DEFAULT_FOLDER
+    if not os.path.isabs(base):
+        base = os.path.join(os.path.dirname(os.path.abspath(file)), base)
+    return os.path.join(base, program_name)
+
+
+def files_for(state, diffs) -> dict:
+    """relative path -> text: every file the snapshot folder should hold."""
+    files = {surface.id: surface.pretty() for surface in state.surfaces.values()}
+    tokens = [{"surface": r.surface, "tokens": r.tokens, "chars": r.chars, "budget": r.budget,
+               "unit": r.unit} for r in state.tokens]
+    files["tokens.json"] = _pretty(tokens)
+    files["problems.json"] = _pretty([p.to_dict() for p in state.problems])
+    files["diffs.json"] = _pretty([{"command": d.command, "example": d.example,
+                                    "status": _diff_status(d)} for d in diffs])
+    return files
+
+
+def _diff_status(diff) -> str:
+    if diff.skipped:
+        return "skipped: " + diff.skipped
+    if diff.error:
+        return "error"
+    return "equal" if diff.equal else "differs"
+
+
+def _pretty(data) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+
+def _read_tree(folder: str) -> dict:
+    found = {}
+    if not os.path.isdir(folder):
+        return found
+    for root, _dirs, names in os.walk(folder):
+        for name in names:
+            path = os.path.join(root, name)
+            rel = os.path.relpath(path, folder).replace(os.sep, "/")
+            try:
+                with open(path, encoding="utf-8") as handle:
+                    found[rel] = handle.read()
+            except (OSError, UnicodeDecodeError):
+                found[rel] = None
+    return found
+
+
+def _short_diff(old: str, new: str, name: str, limit: int = 40) -> str:
+    import difflib
+    lines = list(difflib.unified_diff(old.splitlines(), new.splitlines(), f"a/{name}",
+                                      f"b/{name}", lineterm="", n=1))
+    if len(lines) > limit:
+        lines = lines[:limit] + [f"... ({len(lines) - limit} more lines)"]
+    return "\n".join(lines)
+
+
+def write_tree(folder: str, files: dict, existing: dict) -> None:
+    for rel, text in files.items():
+        path = os.path.join(folder, *rel.split("/"))
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if existing.get(rel) != text:
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text)
+    for rel in existing:
+        if rel not in files:
+            os.remove(os.path.join(folder, *rel.split("/")))
+    for root, dirs, names in os.walk(folder, topdown=False):
+        if root != folder and not dirs and not names:
+            os.rmdir(root)
+
+
+def check_snapshots(file: str, *, update: bool = False, program_name: str | None = None,
+                    run_writes: bool = False, snapshots: str | None = None,
+                    load_timeout: float | None = None) -> dict:
+    """Run the whole headless check; returns the envelope (not printed)."""
+    from workbench import envelope as _envelope
+    from workbench.dev.engine import Workbench
+    file = os.path.abspath(file)
+    if not os.path.isfile(file):
+        return _envelope.failure("file_not_found", f"{file} does not exist", exit=3,
+                                 hint="pass the path of a Python file that declares a Program")
+    kwargs = {} if load_timeout is None else {"load_timeout": load_timeout}
+    bench = Workbench(file, program_name=program_name, run_writes=run_writes, **kwargs)
+    state = bench.reload()
+    if not state.ok:
+        error = state.load_error
+        return _envelope.failure("load_failed", error.message, exit=1,
+                                 hint="fix the file and run again", traceback=error.traceback
+                                 or None)
+    diffs = bench.run_diffs(run_writes=run_writes)
+    state = bench.state
+    folder = snapshot_folder(file, state.program.name, snapshots)
+    files = files_for(state, diffs)
+    existing = _read_tree(folder)
+    drift = []
+    for rel, text in files.items():
+        if rel not in existing:
+            drift.append({"file": rel, "change": "added"})
+        elif existing[rel] != text:
+            drift.append({"file": rel, "change": "changed",
+                          "diff": _short_diff(existing[rel] or "", text, rel)})
+    for rel in existing:
+        if rel not in files:
+            drift.append({"file": rel, "change": "removed"})
+    if update:
+        write_tree(folder, files, existing)
+    over = [row.to_dict() for row in state.tokens.over]
+    errors = [p.to_dict() for p in state.problems if p.severity == "error"]
+    mismatches = [d.to_dict() for d in diffs if d.equal is False]
+    report = {
+        "file": file,
+        "program": state.program.name,
+        "snapshots": folder,
+        "updated": bool(update),
+        "surfaces": len(state.surfaces),
+        "tokens": state.tokens.total,
+        "drift": [] if update else drift,
+        "accepted": drift if update else [],
+        "over_budget": over,
+        "problems": {"error": len(errors),
+                     "warning": sum(p.severity == "warning" for p in state.problems),
+                     "info": sum(p.severity == "info" for p in state.problems),
+                     "items": [p.to_dict() for p in state.problems]},
+        "diffs": {"equal": sum(d.equal is True for d in diffs),
+                  "differs": len(mismatches),
+                  "skipped": sum(d.skipped is not None for d in diffs),
+                  "errors": sum(d.error is not None for d in diffs),
+                  "mismatches": mismatches},
+    }
+    failures = []
+    if drift and not update:
+        failures.append("snapshot_drift")
+    if over:
+        failures.append("budget_exceeded")
+    if errors:
+        failures.append("lint_error")
+    if mismatches:
+        failures.append("envelope_mismatch")
+    if not failures:
+        return _envelope.success(report)
+    first = failures[0]
+    messages = {
+        "snapshot_drift": f"{len(drift)} snapshot file(s) differ from {folder}",
+        "budget_exceeded": f"{len(over)} surface(s) over budget",
+        "lint_error": f"{len(errors)} error-level problem(s)",
+        "envelope_mismatch": f"{len(mismatches)} example(s) differ between CLI and MCP",
+    }
+    hints = {
+        "snapshot_drift": "review the drift; if it is intended, rerun with --update and commit "
+                          "the snapshot folder",
+        "budget_exceeded": "shorten the surface or raise its budget",
+        "lint_error": "see report.problems.items for each fix",
+        "envelope_mismatch": "see report.diffs.mismatches for the unified diffs",
+    }
+    doc = _envelope.failure(first, "; ".join(messages[f] for f in failures), exit=1,
+                            hint=hints[first], failures=failures)
+    doc["report"] = report
+    return doc
+
+
+def run_headless(file: str, *, update: bool = False, program_name: str | None = None,
+                 run_writes: bool = False, snapshots: str | None = None, out=None) -> int:
+    """Print the report envelope (one line of JSON) and return its exit code."""
+    from workbench import envelope as _envelope
+    doc = check_snapshots(file, update=update, program_name=program_name,
+                          run_writes=run_writes, snapshots=snapshots)
+    out = out or sys.stdout
+    out.write(_envelope.encode(doc) + "\n")
+    out.flush()
+    return _envelope.exit_code(doc)

@@ -1,0 +1,315 @@
+"""Load a user's program file: compile and run it in a fresh module, find its Program.
+
+A load first runs the file in a short-lived subprocess with a time limit (`check`), so an
+import that never finishes is cut off instead of freezing the workbench; only a file that
+passed is then run in-process (`load`). Sibling modules are always read from source, never
+from possibly stale bytecode, and are re-imported on every load so an edit to a helper module
+is seen. Errors are data (`LoadError`), never exceptions, so "last good program" is a choice
+the caller makes.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import json
+import os
+import subprocess
+import sys
+import time
+import traceback
+import types
+from dataclasses import dataclass, field
+
+DEFAULT_LOAD_TIMEOUT = 10.0
+"""Seconds an import may take before it counts as hanging."""
+
+
+@dataclass(frozen=True)
+class LoadError:
+    """Why a load failed: `kind` is syntax | import | timeout | no_program | ambiguous | missing."""
+
+    kind: str
+    message: str
+    traceback: str = ""
+    line: int | None = None
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "message": self.message, "line": self.line,
+                "traceback": self.traceback}
+
+
+@dataclass
+class Loaded:
+    """One load attempt: the Program found (or None) and the error (or None)."""
+
+    file: str
+    program: object | None = None
+    name: str | None = None          # the module-level variable that holds it
+    error: LoadError | None = None
+    source: str = ""
+    seconds: float = 0.0
+    module: types.ModuleType | None = field(default=None, repr=False)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+# --- reading siblings from source --------------------------------------------------------
+
+class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
+    """Compiles from source every time: a save within the same second as the last one can
+    leave a .pyc whose mtime/size still match, which the default loader would trust."""
+
+    def get_code(self, fullname):
+        path = self.get_filename(fullname)
+        return compile(self.get_data(path), path, "exec", dont_inherit=True)
+
+
+class _SourceOnlyFinder(importlib.abc.MetaPathFinder):
+    """Finds modules under the watched folders with `_SourceOnlyLoader`."""
+
+    def __init__(self):
+        self.roots: set[str] = set()
+
+    def find_spec(self, fullname, path=None, target=None):
+        if not self.roots:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or not spec.origin or not isinstance(
+                spec.loader, importlib.machinery.SourceFileLoader):
+            return None
+        if not _under(spec.origin, self.roots):
+            return None
+        spec.loader = _SourceOnlyLoader(fullname, spec.origin)
+        spec.cached = None
+        return spec
+
+
+_FINDER = _SourceOnlyFinder()
+
+
+def _under(path: str, roots) -> bool:
+    path = os.path.realpath(path)
+    return any(path == root or path.startswith(root + os.sep) for root in roots)
+
+
+def _forget_siblings(folder: str) -> None:
+    """Drop modules imported from `folder` (but never the workbench itself) so they reload."""
+    here = os.path.realpath(os.path.dirname(os.path.dirname(__file__)))
+    for name, module in list(sys.modules.items()):
+        origin = getattr(module, "__file__", None)
+        if not origin or name.startswith("workbench"):
+            continue
+        real = os.path.realpath(origin)
+        if real.startswith(here + os.sep):
+            continue
+        if _under(real, {folder}):
+            del sys.modules[name]
+
+
+# --- finding the program -----------------------------------------------------------------
+
+def find_program(namespace: dict, program_name: str | None = None):
+    """(variable name, Program) from a module namespace, or a LoadError.
+
+    `program_name` matches a variable name first, then a Program's own `name`.
+    """
+    from workbench.model import Program
+    found = [(key, value) for key, value in namespace.items()
+             if isinstance(value, Program) and not key.startswith("__")]
+    seen, unique = set(), []
+    for key, value in found:
+        if id(value) not in seen:
+            seen.add(id(value))
+            unique.append((key, value))
+    if program_name:
+        for key, value in unique:
+            if key == program_name:
+                return key, value
+        for key, value in unique:
+            if value.name == program_name:
+                return key, value
+        names = ", ".join(key for key, _ in unique) or "none"
+        return LoadError("no_program", f"no program called {program_name!r} in the file "
+                         f"(programs found: {names})")
+    if not unique:
+        return LoadError("no_program", "the file defines no module-level Program; add e.g. "
+                         "`program = Program(name=..., commands=[...])` at top level")
+    if len(unique) > 1:
+        names = ", ".join(key for key, _ in unique)
+        return LoadError("ambiguous", f"the file defines several programs ({names}); "
+                         f"choose one with --program NAME")
+    return unique[0]
+
+
+# --- in-process load ---------------------------------------------------------------------
+
+def module_name(file: str) -> str:
+    stem = os.path.splitext(os.path.basename(file))[0]
+    safe = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in stem)
+    return "_burgee_app_" + safe
+
+
+def exec_file(file: str, source: str | None = None, *, program_name: str | None = None) -> Loaded:
+    """Compile and run `file` (or `source`, with `file` as its name) in a fresh module.
+
+    No time limit here: call `check` first for that. Bytecode is never written, siblings
+    are read from source and re-imported.
+    """
+    started = time.perf_counter()
+    file = os.path.abspath(file)
+    folder = os.path.dirname(file)
+    loaded = Loaded(file=file)
+    if source is None:
+        try:
+            with open(file, "rb") as handle:
+                raw = handle.read()
+            source = raw.decode("utf-8")
+        except FileNotFoundError:
+            loaded.error = LoadError("missing", f"{file} does not exist")
+            return _done(loaded, started)
+        except (OSError, UnicodeDecodeError) as exc:
+            loaded.error = LoadError("import", f"cannot read {file}: {exc}")
+            return _done(loaded, started)
+    loaded.source = source
+    sys.dont_write_bytecode = True
+    _FINDER.roots.add(os.path.realpath(folder))
+    if _FINDER not in sys.meta_path:
+        sys.meta_path.insert(0, _FINDER)
+    _forget_siblings(os.path.realpath(folder))
+    importlib.invalidate_caches()
+    try:
+        code = compile(source, file, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        loaded.error = LoadError("syntax", f"{type(exc).__name__}: {exc.msg} "
+                                 f"({os.path.basename(file)}, line {exc.lineno})",
+                                 "".join(traceback.format_exception_only(type(exc), exc)),
+                                 exc.lineno)
+        return _done(loaded, started)
+    name = module_name(file)
+    module = types.ModuleType(name)
+    module.__file__ = file
+    module.__builtins__ = __builtins__
+    previous = sys.modules.get(name)
+    sys.modules[name] = module
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    try:
+        exec(code, module.__dict__)
+    except BaseException as exc:  # noqa: BLE001 - user code may raise anything, even SystemExit
+        if previous is not None:
+            sys.modules[name] = previous
+        else:
+            sys.modules.pop(name, None)
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        loaded.error = _import_error(exc, file)
+        return _done(loaded, started)
+    found = find_program(module.__dict__, program_name)
+    if isinstance(found, LoadError):
+        loaded.error = found
+    else:
+        loaded.name, loaded.program = found
+        try:
+            loaded.program.source = file
+        except AttributeError:
+            pass
+        loaded.module = module
+    return _done(loaded, started)
+
+
+def _done(loaded: Loaded, started: float) -> Loaded:
+    loaded.seconds = time.perf_counter() - started
+    return loaded
+
+
+def _import_error(exc: BaseException, file: str) -> LoadError:
+    frames = traceback.extract_tb(exc.__traceback__)
+    line = None
+    for frame in frames:
+        if os.path.abspath(frame.filename) == file:
+            line = frame.lineno
+    # Hide the loader's own frames: the user's traceback starts at their file.
+    tb = exc.__traceback__
+    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) == os.path.abspath(__file__):
+        tb = tb.tb_next
+    text = "".join(traceback.format_exception(type(exc), exc, tb))
+    kind = "definition" if type(exc).__name__ == "DefinitionError" else "import"
+    return LoadError(kind, f"{type(exc).__name__}: {exc}", text, line)
+
+
+# --- the subprocess check ----------------------------------------------------------------
+
+def check(file: str, source: str | None = None, *, program_name: str | None = None,
+          timeout: float = DEFAULT_LOAD_TIMEOUT) -> LoadError | None:
+    """Run the load in a subprocess with a time limit; the error, or None when it loads."""
+    file = os.path.abspath(file)
+    if source is None:
+        try:
+            with open(file, encoding="utf-8") as handle:
+                source = handle.read()
+        except FileNotFoundError:
+            return LoadError("missing", f"{file} does not exist")
+        except (OSError, UnicodeDecodeError) as exc:
+            return LoadError("import", f"cannot read {file}: {exc}")
+    try:  # a syntax error needs no subprocess
+        compile(source, file, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return LoadError("syntax", f"{type(exc).__name__}: {exc.msg} "
+                         f"({os.path.basename(file)}, line {exc.lineno})",
+                         "".join(traceback.format_exception_only(type(exc), exc)), exc.lineno)
+    request = json.dumps({"file": file, "source": source, "program": program_name})
+    try:
+        done = subprocess.run([sys.executable, "-B", "-m", "workbench.dev._check"],
+                              input=request, capture_output=True, text=True, timeout=timeout,
+                              cwd=os.path.dirname(file), env=child_environ())
+    except subprocess.TimeoutExpired:
+        return LoadError("timeout", f"loading {os.path.basename(file)} did not finish within "
+                         f"{timeout:g} s (an import that never returns?); the last good "
+                         f"program stays live")
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{\"burgee_check\"")]
+    if not lines:
+        return LoadError("import", f"the load check exited {done.returncode} without a result",
+                         done.stderr[-4000:])
+    result = json.loads(lines[-1])["burgee_check"]
+    if result is None:
+        return None
+    return LoadError(result["kind"], result["message"], result.get("traceback", ""),
+                     result.get("line"))
+
+
+def child_environ(extra: dict | None = None) -> dict:
+    """The environment for workbench subprocesses: ours, with the workbench importable."""
+    env = dict(os.environ)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    paths = [root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != root]
+    env["PYTHONPATH"] = os.pathsep.join(paths)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    if extra:
+        env.update(extra)
+    return env
+
+
+def load(file: str, *, program_name: str | None = None,
+         timeout: float | None = DEFAULT_LOAD_TIMEOUT) -> Loaded:
+    """Check in a subprocess (when `timeout` is not None), then load in-process."""
+    started = time.perf_counter()
+    file = os.path.abspath(file)
+    try:
+        with open(file, encoding="utf-8") as handle:
+            source = handle.read()
+    except FileNotFoundError:
+        return _done(Loaded(file=file, error=LoadError("missing", f"{file} does not exist")),
+                     started)
+    except (OSError, UnicodeDecodeError) as exc:
+        return _done(Loaded(file=file, error=LoadError("import", f"cannot read {file}: {exc}")),
+                     started)
+    if timeout is not None:
+        error = check(file, source, program_name=program_name, timeout=timeout)
+        if error is not None:
+            return _done(Loaded(file=file, error=error, source=source), started)
+    loaded = exec_file(file, source, program_name=program_name)
+    return _done(loaded, started)

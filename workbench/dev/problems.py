@@ -1,0 +1,169 @@
+"""Problems: a lint of the declaration, each finding with a severity and the fix.
+
+Errors fail `--headless`; warnings and infos are shown. Definition-time checks already refuse
+what cannot work (missing effects, bad names, examples that do not parse); this lint covers
+what works but reads badly to a caller, costs too many tokens, or leaks.
+"""
+
+from __future__ import annotations
+
+from workbench.dev.engine import Problem
+
+MAX_DESCRIPTION = 120
+
+
+def lint(program, surfaces=None, tokens=None, diffs=()) -> list:
+    """Every finding for `program`, program-level ones first, then command by command."""
+    found: list[Problem] = []
+    add = found.append
+    if not (program.description or "").strip():
+        add(Problem("warning", "description_missing", f"the program '{program.name}' has no "
+                    "description", "add Program(description=...): one line on what it is for"))
+    for node in _groups(program):
+        name = " ".join(node.path)
+        if not (node.description or "").strip():
+            add(Problem("warning", "description_missing", f"group '{name}' has no description",
+                        f"add Group(name='{node.name}', description=...)", name))
+    for command in program.walk():
+        found.extend(_command_problems(program, command))
+    if surfaces:
+        found.extend(_surface_problems(surfaces))
+    if tokens is not None:
+        for row in tokens.over:
+            used = f"{row.chars} characters" if row.unit == "chars" else f"{row.tokens} tokens"
+            key = "schema" if row.unit == "chars" else row.kind
+            add(Problem("error", "budget_exceeded",
+                        f"{row.surface} is {used}, over its budget of {row.budget}",
+                        f"shorten it, or raise the budget: Program(budgets={{'{key}': ...}}) "
+                        f"or [tool.burgee.budgets] {key} = ... in pyproject.toml",
+                        row.command, row.surface))
+    for diff in diffs or ():
+        found.extend(_diff_problems(program, diff))
+    return found
+
+
+def _groups(program):
+    return program.groups() if hasattr(program, "groups") else []
+
+
+def _command_problems(program, command) -> list:
+    out = []
+    name = " ".join(command.path)
+    description = (command.description or "").strip()
+    if not description:
+        out.append(Problem("warning", "description_missing", f"'{name}' has no description",
+                           f"add Command(name='{command.name}', description=...): one line "
+                           f"saying what it does", name))
+    elif len(description) > MAX_DESCRIPTION:
+        out.append(Problem("warning", "description_long",
+                           f"'{name}' has a {len(description)}-character description "
+                           f"(over {MAX_DESCRIPTION}); every card and tool repeats it",
+                           f"cut it to one line under {MAX_DESCRIPTION} characters; put the "
+                           f"rest in option descriptions or examples", name))
+    for key, option in command.options.items():
+        if not (option.description or "").strip():
+            out.append(Problem("warning", "option_description_missing",
+                               f"'{name}' option {option.flag} has no description",
+                               f"add Option(..., description=...) for '{key}'", name))
+    for argument in command.arguments:
+        if not (argument.description or "").strip():
+            out.append(Problem("warning", "argument_description_missing",
+                               f"'{name}' argument <{argument.name}> has no description",
+                               f"add Argument('{argument.name}', description=...)", name))
+    if command.effects != "withheld" and not command.hidden and not command.examples:
+        out.append(Problem("warning", "examples_missing", f"'{name}' has no examples",
+                           f"add examples=['{program.name} {name} ...']: agents copy them, "
+                           f"and the workbench diffs each one CLI vs MCP", name))
+    sensitive = [option for option in command.options.values() if option.sensitive]
+    for example in command.examples:
+        tokens = _example_tokens(example)
+        for option in sensitive:
+            if any(t == option.flag or t.startswith(option.flag + "=") for t in tokens) or (
+                    option.short and ("-" + option.short) in tokens):
+                hint = f"${option.env}" if option.env else "<value>"
+                out.append(Problem("error", "sensitive_in_example",
+                                   f"'{name}' example passes the sensitive option {option.flag} "
+                                   f"on the command line: {example}",
+                                   f"leave {option.flag} out of examples"
+                                   + (f" (it reads {option.env})" if option.env else
+                                      f", or show a placeholder such as {option.flag} {hint}"),
+                                   name))
+    limit = _max_tool_name()
+    if command.effects != "withheld" and len(command.tool_name) > limit:
+        out.append(Problem("error", "tool_name_too_long",
+                           f"tool name '{command.tool_name}' is {len(command.tool_name)} "
+                           f"characters, over {limit}",
+                           "shorten the command or group names", name))
+    return out
+
+
+def _max_tool_name() -> int:
+    try:
+        from workbench.model import MAX_TOOL_NAME
+        return MAX_TOOL_NAME
+    except ImportError:
+        return 40
+
+
+def _example_tokens(example: str) -> list:
+    from workbench._text import split
+    try:
+        return split(example)
+    except ValueError:
+        return example.split()
+
+
+def _surface_problems(surfaces) -> list:
+    out = []
+    for surface in surfaces.values():
+        if surface.error:
+            out.append(Problem("error", "surface_failed",
+                               f"{surface.id} could not be rendered: {surface.error}",
+                               "see the traceback in the surface; this is a bug in the "
+                               "declaration or in burgee", surface.command_name, surface.id))
+    return out
+
+
+def _diff_problems(program, diff) -> list:
+    out = []
+    if diff.equal is False:
+        out.append(Problem("error", "envelope_mismatch",
+                           f"'{diff.example}': the CLI --json output and the MCP result differ",
+                           "see the Diff view; the two transports must print the same bytes",
+                           diff.command))
+    if diff.error:
+        out.append(Problem("warning", "example_failed", f"'{diff.example}' could not run: "
+                           f"{diff.error}", "fix the example or the handler", diff.command))
+    command = program.find(diff.command.split()) if diff.command else None
+    output = getattr(command, "output", None) if command is not None else None
+    if output and diff.cli:
+        import json
+        try:
+            doc = json.loads(diff.cli)
+        except ValueError:
+            return out
+        if doc.get("ok") is True:
+            message = _schema_error(output, doc.get("data"))
+            if message:
+                out.append(Problem("error", "output_schema_mismatch",
+                                   f"'{diff.example}' returned data its output schema refuses: "
+                                   f"{message}",
+                                   "fix the handler's return value or Command(output=...)",
+                                   diff.command))
+    return out
+
+
+def _schema_error(schema, data) -> str | None:
+    try:
+        import jsonschema
+    except ImportError:
+        return None
+    try:
+        validator = jsonschema.validators.validator_for(schema)(schema)
+        error = next(iter(validator.iter_errors(data)), None)
+    except jsonschema.exceptions.SchemaError as exc:
+        return f"the output schema itself is invalid: {exc.message}"
+    if error is None:
+        return None
+    where = "/".join(str(p) for p in error.absolute_path) or "(top)"
+    return f"at {where}: {error.message}"

