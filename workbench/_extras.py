@@ -1,8 +1,55 @@
-"""Options the framework adds to a command from what it declares (pages, plans, keys)."""
+"""Options the framework adds to a command from what it declares (pages, plans, keys).
+
+They are attached to `command.options` when the Program is built, so the parser, help, cards,
+schemas and MCP tools all show them without knowing where they came from; the runtime reads
+them from `request.extras` and the handler never sees them in `ctx.options`.
+"""
 
 from __future__ import annotations
 
+from workbench.model import Option
 
-def options_for(command) -> list:
-    """The framework's own options for `command`, in a stable order."""
-    return []
+DEFAULT_PAGE_SIZE = 50
+
+
+def options_for(command) -> dict:
+    """The framework's own options for `command`, by key, in a stable order."""
+    extras = {}
+    if command.paginated:
+        size = command.paginated if type(command.paginated) is int else DEFAULT_PAGE_SIZE
+        extras["limit"] = Option(type="integer", description=f"items per page (default {size})")
+        extras["cursor"] = Option(type="string", description="continue where a page stopped "
+                                  "(its next_cursor)")
+        extras["all"] = Option(type="boolean", description="every item, no paging")
+        extras["fields"] = Option(type="string", description="keep only these fields of each "
+                                  "item, comma-separated", placeholder="<a,b>")
+    if command.plan is not None:
+        extras["dry_run"] = Option(type="boolean", description="run every check, change nothing, "
+                                   "return the plan and its digest")
+        extras["expect_plan"] = Option(type="string", description="apply only if the plan's digest "
+                                       "is still this (from --dry-run)", placeholder="<digest>")
+    if command.effects == "non_idempotent":
+        extras["idempotency_key"] = Option(type="string", description="make retries safe: a repeat "
+                                           "with this key returns the first result",
+                                           placeholder="<key>")
+    return extras
+
+
+def attach(command) -> None:
+    """Add the framework options to `command.options` (once) and record their keys."""
+    if command.__dict__.get("_extras_attached"):
+        return
+    command._extras_attached = True
+    extras = options_for(command)
+    for key in extras:
+        if key in command.options:
+            from workbench.model import DefinitionError
+            raise DefinitionError(
+                f"command '{' '.join(command.path)}' declares option {key!r}, which the framework "
+                f"adds itself ({'paginated=True' if key in ('limit', 'cursor', 'all', 'fields') else 'plan=' if key in ('dry_run', 'expect_plan') else 'effects=non_idempotent'}); "
+                f"rename yours")
+    command.framework_keys = frozenset(extras)
+    for key in command.framework_keys:
+        option = extras[key]
+        option.key = key
+        command.options[key] = option

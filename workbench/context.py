@@ -51,7 +51,7 @@ class Context:
         self._world = world
         self._changed = None
         self._stdin_text = None
-        self._last_progress = None
+        self.plan = None   # the plan this call was checked against (commands with `plan=`)
 
     @property
     def can_prompt(self) -> bool:
@@ -112,6 +112,12 @@ class Context:
     def progress(self, done, total=None, message: str | None = None) -> None:
         """Report progress: JSON lines on stderr for a person or under `--progress`; throttled."""
         self._world.progress(self, done, total, message)
+
+    def partial(self, succeeded, failed):
+        """Return this from a batch handler: `failed` items are dicts with `item`, `code`,
+        `message` and `retryable`. Some of each gives `"ok":"partial"` and exit 8."""
+        from workbench.runtime import Partial
+        return Partial(succeeded, failed)
 
     def changed(self, value: bool = True) -> None:
         """Say whether an idempotent command changed anything (`meta.changed`)."""

@@ -69,8 +69,26 @@ def exit_code(doc: dict) -> int:
     return doc["error"]["exit"]
 
 
+_encoder = None
+
+
 def encode(doc) -> str:
-    """Compact UTF-8 JSON in the document's own key order; no trailing newline."""
+    """Compact UTF-8 JSON in the document's own key order; no trailing newline.
+
+    Uses the C encoder directly: the same bytes as `json.dumps(doc, ensure_ascii=False,
+    separators=(",", ":"))`, without importing `json` (and `re`) on the CLI path.
+    """
+    global _encoder
+    if _encoder is None:
+        try:
+            import _json
+            _encoder = _json.make_encoder(None, _default, _json.encode_basestring, None, ":", ",",
+                                          False, False, True)
+        except (ImportError, AttributeError):   # pragma: no cover - non-CPython
+            import json
+            return json.dumps(doc, ensure_ascii=False, separators=(",", ":"), default=_default)
+    if isinstance(doc, (dict, list)):
+        return "".join(_encoder(doc, 0))
     import json
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":"), default=_default)
 

@@ -163,6 +163,7 @@ class Command:
         self.path: tuple[str, ...] = (name,)
         self.program: Program | None = None
         self.adapter = None  # set by workbench.adapt for undeclared programs
+        self.framework_keys: frozenset = frozenset()  # options the framework added (_extras)
         for key, option in self.options.items():
             option.key = key
 
@@ -170,6 +171,11 @@ class Command:
     def tool_name(self) -> str:
         """The MCP tool name: the command path in snake case, e.g. `pr_merge`."""
         return "_".join(self.path).replace("-", "_")
+
+    @property
+    def declared_options(self) -> dict:
+        """Options the author declared (without --limit, --dry-run, ... the framework added)."""
+        return {k: o for k, o in self.options.items() if k not in self.framework_keys}
 
     @property
     def inputs(self) -> list:
@@ -226,6 +232,8 @@ class Program:
             child.path = path + (child.name,)
             if not child.is_group:
                 child.program = self
+                from workbench._extras import attach
+                attach(child)
             self._index[child.path] = child
             if child.is_group:
                 self._bind(child, child.path)

@@ -177,22 +177,8 @@ def flag_table(command) -> dict:
                 table["--" + alias.replace("_", "-")] = (option, False, alias)
             if option.type == "boolean":
                 table["--no-" + option.flag[2:]] = (option, True, None)
-        for extra in framework_options(command):
-            table[extra.flag] = (extra, False, None)
-            if extra.type == "boolean":
-                table["--no-" + extra.flag[2:]] = (extra, True, None)
         command._flag_table = table
     return table
-
-
-def framework_options(command) -> list:
-    """Options the framework adds to a command from its declaration (lists, plans, keys)."""
-    extras = command.__dict__.get("_framework_options")
-    if extras is None:
-        from workbench._extras import options_for
-        extras = options_for(command)
-        command._framework_options = extras
-    return extras
 
 
 def _looks_negative_number(token: str) -> bool:
@@ -272,7 +258,7 @@ def _parse_command(request, command, tokens, environ):
         i += width
     _assign_positionals(request, command, positionals, values, where, tokens)
     _fill_missing(request, command, values, where, environ, tokens)
-    extra_keys = {option.key for option in framework_options(command)}
+    extra_keys = command.framework_keys
     for key, value in values.items():
         if key[0] == "#":
             request.args[key[1:]] = value
@@ -280,7 +266,8 @@ def _parse_command(request, command, tokens, environ):
             request.extras[key] = value
         else:
             request.options[key] = value
-    request.provenance = {key.lstrip("#"): where[key] for key in where}
+    request.provenance = {key.lstrip("#"): where[key] for key in where
+                          if not (key in extra_keys and where[key]["source"] == "default")}
     if command.deprecated:
         request.warnings.append(
             f"'{' '.join(command.path)}' is deprecated" +
@@ -419,7 +406,7 @@ def _assign_positionals(request, command, positionals, values, where, tokens):
 
 
 def _fill_missing(request, command, values, where, environ, tokens):
-    for option in list(command.options.values()) + framework_options(command):
+    for option in command.options.values():
         key = option.key
         if key in values:
             continue

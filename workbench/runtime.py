@@ -33,6 +33,7 @@ class World:
         self.stdout_tty = stdout_tty
         self.secrets: list[str] = []
         self.progress_lines = False
+        self.on_progress = None   # the MCP server forwards progress as notifications
         self._last_progress = None
 
     def redact(self, text: str) -> str:
@@ -56,6 +57,9 @@ class World:
             pass
 
     def progress(self, ctx, done, total, message) -> None:
+        if self.on_progress is not None:
+            self.on_progress(done, total, message)
+            return
         if not self.progress_lines:
             return
         import time
@@ -103,12 +107,16 @@ def run(program, argv=None):
     sys.exit(code)
 
 
-def call(program, argv, *, environ=None, stdin=None) -> Outcome:
-    """Run argv in-process with captured streams, exactly as the CLI would (no terminal)."""
+def call(program, argv, *, environ=None, stdin=None, on_progress=None) -> Outcome:
+    """Run argv in-process with captured streams, exactly as the CLI would (no terminal).
+
+    `on_progress(done, total, message)` receives `ctx.progress` calls (the MCP server sends
+    them as progress notifications)."""
     import io
     out, err = io.StringIO(), io.StringIO()
     world = World(dict(os.environ if environ is None else environ),
                   io.StringIO(stdin) if stdin is not None else None, out, err)
+    world.on_progress = on_progress
     code, doc = execute(program, list(argv), world)
     return Outcome(code, out.getvalue(), err.getvalue(), doc)
 
@@ -152,7 +160,8 @@ def execute(program, argv, world):
     except _PipeClosed:
         return _envelope.EXIT_PIPE, None
     except KeyboardInterrupt:
-        doc = _envelope.failure("interrupted", "interrupted", exit=_envelope.EXIT_INTERRUPTED)
+        doc = _with_version(program, _envelope.failure("interrupted", "interrupted",
+                                                       exit=_envelope.EXIT_INTERRUPTED))
         try:
             _emit(world, doc, as_json)
         except _PipeClosed:
@@ -328,7 +337,7 @@ def _refuse(program, refusal, as_json, world, command):
     fix = runnable(program, refusal.fix, as_json, command) if refusal.fix is not None else None
     doc = _envelope.failure(refusal.code, refusal.message, exit=refusal.exit, hint=refusal.hint,
                             fix=fix)
-    _emit(world, doc, as_json)
+    _emit(world, _with_version(program, doc), as_json)
     return refusal.exit, doc
 
 
@@ -366,6 +375,7 @@ def _emit(world, doc, as_json) -> None:
 
 def _invoke(program, command, request, world, debug):
     as_json = request.json
+    ndjson = request.flags["format"] == "ndjson"
     ctx = Context(program, command, request, world)
     if request.stdin_inputs:
         text = None
@@ -380,62 +390,250 @@ def _invoke(program, command, request, world, debug):
             request.args[key] = [text if v == "-" else v for v in value] \
                 if isinstance(value, list) else text
     meta = {"provenance": request.provenance}
+    claim = None
     try:
+        if request.extras.get("idempotency_key"):
+            from workbench import _keys
+            claim = _keys.claim(program, command, request, world.environ)
+            if claim.replay is not None:
+                doc = claim.replay
+                claim = None
+                return _finish(program, command, request, world, doc, as_json)
+        dry_run = bool(request.extras.get("dry_run"))
+        if command.plan is not None and (dry_run or request.extras.get("expect_plan")):
+            ctx.plan, digest = _plan(command, ctx)
+            if dry_run:
+                meta["dry_run"] = True
+                data = {"plan": ctx.plan, "digest": digest}
+                return _finish(program, command, request, world,
+                               _success(program, command, ctx, data, meta), as_json)
+            if digest != request.extras["expect_plan"]:
+                raise Fail("plan_changed", "the plan changed since it was reviewed; nothing was "
+                           "applied", hint="review the new plan, then apply it with its digest",
+                           exit=5, fix=_without_flag(ctx.invocation(), "--expect-plan")
+                           + ["--expect-plan", digest])
         if command.adapter is not None:
             data = command.adapter.invoke(command, request, world)
         else:
             data = command.run(ctx)
-            if hasattr(data, "__next__"):
-                data = list(data)
-        if command.effects == "idempotent":
-            meta["changed"] = True if ctx._changed is None else ctx._changed
-        if request.warnings:
-            meta["warnings"] = list(request.warnings)
-        doc = _envelope.success(data, meta)
-        if as_json:
-            text = _envelope.encode(doc)
-        elif command.text is not None:
-            text = command.text(data)
+        if hasattr(data, "__next__") or (ndjson and not command.paginated):
+            if ndjson:
+                return _stream(program, command, request, world, ctx, data, debug)
+            if not as_json and not command.paginated:
+                return _print_stream(program, command, request, world, ctx, data)
+            data = list(data)
+        if isinstance(data, Partial):
+            return _partial(program, command, request, world, ctx, data, meta)
+        if command.paginated:
+            from workbench._paging import paginate
+            items, page, next_tokens, truncated = paginate(program, command, request, data,
+                                                           ctx.agent, ctx.invocation())
+            doc = _success(program, command, ctx, items, meta)
+            extra = {"page": page}
+            if next_tokens:
+                extra["next"] = [{"command": runnable(program, next_tokens, as_json, command),
+                                  "when": "for the next page"}]
+            if truncated:
+                truncated["next"] = extra["next"][0]["command"]
+                doc["meta"]["truncated"] = truncated
+            doc = {"ok": True, "data": items, **extra, "meta": doc["meta"]}
+            if ndjson:
+                return _stream(program, command, request, world, ctx, iter(items), debug,
+                               page=extra)
         else:
-            text = default_text(data)
+            doc = _success(program, command, ctx, data, meta)
     except Fail as fail:
         fix = runnable(program, fail.fix, as_json, command) if fail.fix else None
         doc = _envelope.failure(fail.code, fail.message, exit=fail.exit, hint=fail.hint,
                                 fix=fix, retryable=fail.retryable)
-        _emit(world, doc, as_json)
-        return fail.exit, doc
     except ActionRequired as action:
-        steps = []
-        for step in action.next:
-            entry = {"command": runnable(program, step["command"], as_json, command)}
-            entry.update({k: v for k, v in step.items() if k != "command"})
-            steps.append(entry)
-        doc = _envelope.action_required(action.reason, action.message, steps)
-        _emit(world, doc, as_json)
-        return _envelope.EXIT_ACTION, doc
+        doc = _envelope.action_required(action.reason, action.message,
+                                        _steps(program, command, action.next, as_json))
     except Refusal as refusal:
+        if claim is not None:
+            claim.finish(None, 2)
         return _refuse(program, refusal, as_json, world, command)
     except (KeyboardInterrupt, _PipeClosed):
+        if claim is not None:
+            claim.finish(None, 130)
         raise
     except EOFError:
         doc = _envelope.failure("input_closed", "standard input closed while waiting for an "
                                 "answer", exit=_envelope.EXIT_ACTION,
                                 hint="pass the answer as a flag instead")
-        _emit(world, doc, as_json)
-        return _envelope.EXIT_ACTION, doc
     except Exception as error:   # a handler bug: exit 1, no traceback unless --debug
-        if debug:
-            import traceback
-            world.err(traceback.format_exc())
-        doc = _envelope.failure("internal", f"{type(error).__name__}: {error}", exit=1,
-                                hint=_DEBUG_HINT if not debug else None)
-        _emit(world, doc, as_json)
-        return 1, doc
-    for warning in () if as_json else request.warnings:
+        doc = _internal(error, debug, world)
+    if claim is not None:
+        claim.finish(doc, _envelope.exit_code(doc))
+    return _finish(program, command, request, world, doc, as_json)
+
+
+def _internal(error, debug, world):
+    if debug:
+        import traceback
+        world.err(traceback.format_exc())
+    return _envelope.failure("internal", f"{type(error).__name__}: {error}", exit=1,
+                             hint=_DEBUG_HINT if not debug else None)
+
+
+class Partial:
+    """What `ctx.partial(succeeded, failed)` returns: a batch where some items failed."""
+
+    def __init__(self, succeeded, failed):
+        self.succeeded = list(succeeded)
+        self.failed = [dict(item) for item in failed]
+
+
+def _partial(program, command, request, world, ctx, result, meta):
+    as_json = request.json
+    for item in result.failed:
+        item.setdefault("code", "failed")
+        item.setdefault("retryable", False)
+    data = {"succeeded": result.succeeded, "failed": result.failed}
+    doc = _success(program, command, ctx, data, meta)
+    if result.failed and result.succeeded:
+        doc = {"ok": "partial", "data": data, "meta": doc["meta"]}
+    elif result.failed:
+        doc = {"ok": False, "data": data,
+               "error": _envelope.error_body("all_failed", f"all {len(result.failed)} items "
+                                             "failed", 1, hint="see data.failed for each error"),
+               "meta": doc["meta"]}
+    return _finish(program, command, request, world, doc, as_json)
+
+
+def _success(program, command, ctx, data, meta) -> dict:
+    meta = dict(meta)
+    if command.effects == "idempotent" and not meta.get("dry_run"):
+        meta["changed"] = True if ctx._changed is None else ctx._changed
+    if ctx._request.warnings:
+        meta["warnings"] = list(ctx._request.warnings)
+    return _envelope.success(data, meta)
+
+
+def _with_version(program, doc) -> dict:
+    """Every envelope's meta carries the program's schema_version (last, so it reads as a footer)."""
+    meta = doc.setdefault("meta", {})
+    meta.pop("schema_version", None)
+    meta["schema_version"] = program.schema_version
+    return doc
+
+
+def _finish(program, command, request, world, doc, as_json):
+    """Print a finished envelope (document or text) and return (exit, envelope)."""
+    doc = _with_version(program, doc)
+    code = _envelope.exit_code(doc)
+    if as_json:
+        world.out(_envelope.encode(doc) + "\n")
+        return code, doc
+    if doc["ok"] is not True and doc["ok"] != "partial" and "data" not in doc:
+        _emit(world, doc, False)
+        return code, doc
+    for warning in doc["meta"].get("warnings", ()):
         world.err(f"warning: {warning}\n")
+    data = doc.get("data")
+    text = command.text(data) if command.text is not None else default_text(data)
     if text:
         world.out(text if text.endswith("\n") else text + "\n")
-    return 0, doc
+    if doc.get("ok") is not True:
+        failed = len(doc["data"].get("failed", ()))
+        world.err(f"{len(doc['data'].get('succeeded', ()))} succeeded, {failed} failed\n")
+    for step in doc.get("next", ()):
+        world.err(f"next: {step['command']}   # {step['when']}\n")
+    truncated = doc["meta"].get("truncated")
+    if truncated:
+        world.err(f"{truncated['omitted']} more not shown ({truncated['reason']}); "
+                  f"next: {truncated['next']}\n")
+    return code, doc
+
+
+def _steps(program, command, steps, as_json):
+    out = []
+    for step in steps:
+        entry = {"command": runnable(program, step["command"], as_json, command)}
+        entry.update({k: v for k, v in step.items() if k != "command"})
+        out.append(entry)
+    return out
+
+
+def _plan(command, ctx):
+    import hashlib
+    plan = command.plan(ctx)
+    digest = hashlib.sha256(_envelope.encode(plan).encode()).hexdigest()[:16]
+    return plan, digest
+
+
+def _without_flag(tokens, flag):
+    out, skip = [], False
+    for token in tokens:
+        if skip:
+            skip = False
+        elif token == flag:
+            skip = True
+        elif not token.startswith(flag + "="):
+            out.append(token)
+    return out
+
+
+def _stream(program, command, request, world, ctx, items, debug, page=None):
+    """`--format ndjson`: an @meta line, one line per item, an @end line (count, exit, next)."""
+    encode = _envelope.encode
+    head = {"command": " ".join(command.path), "schema_version": program.schema_version,
+            "format": "ndjson", "items": "one JSON value per line until the @end line"}
+    world.out(encode({"@meta": head}) + "\n")
+    count = 0
+    end = {"ok": True, "count": 0, "exit": 0}
+    if not hasattr(items, "__next__") and not isinstance(items, list):
+        items = [items]
+    try:
+        for item in items:
+            world.out(encode(item) + "\n")
+            count += 1
+    except (KeyboardInterrupt, _PipeClosed):
+        raise
+    except Fail as fail:
+        end = {"ok": False, "count": count, "exit": fail.exit,
+               "error": _envelope.error_body(fail.code, fail.message, fail.exit, fail.hint,
+                                             runnable(program, fail.fix, True, command)
+                                             if fail.fix else None, retryable=fail.retryable)}
+    except ActionRequired as action:
+        end = {"ok": False, "count": count, "exit": _envelope.EXIT_ACTION,
+               "error": {"code": "action_required", "exit": _envelope.EXIT_ACTION,
+                         "message": action.message},
+               "next": _steps(program, command, action.next, True)}
+    except Exception as error:
+        body = _internal(error, debug, world)["error"]
+        end = {"ok": False, "count": count, "exit": 1, "error": body}
+    end["count"] = count
+    if page:
+        end["page"] = page["page"]
+        if page.get("next"):
+            end["next"] = page["next"]
+    if request.warnings:
+        end["warnings"] = list(request.warnings)
+    world.out(encode({"@end": end}) + "\n")
+    return end["exit"], None
+
+
+def _print_stream(program, command, request, world, ctx, items):
+    """A person reading a stream: each item as it arrives."""
+    count = 0
+    try:
+        for item in items:
+            text = command.text(item) if command.text is not None else _one_line(item)
+            world.out(text + "\n")
+            count += 1
+    except Fail as fail:
+        doc = _envelope.failure(fail.code, fail.message, exit=fail.exit, hint=fail.hint)
+        world.err(f"stopped after {count} items\n")
+        _emit(world, doc, False)
+        return fail.exit, doc
+    return 0, None
+
+
+def _one_line(item) -> str:
+    if isinstance(item, dict):
+        return "  ".join(_cell(v) for v in item.values())
+    return _cell(item)
 
 
 def default_text(data) -> str:
