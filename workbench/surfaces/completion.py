@@ -213,7 +213,7 @@ def _bash(program, nodes) -> str:
     out += ["        esac", "        return 0", "    fi",
             '    case "$cpath" in']
     for node in nodes:
-        words = [name for name, aliases, _ in node.subs]
+        words = [word for name, aliases, _ in node.subs for word in (name, *aliases)]
         if node.choices:
             words += [_word(c) for c in node.choices]
         if words:
