@@ -417,6 +417,62 @@ def test_other_shell_scripts_parse_where_the_shell_exists(program, shell):
     assert done.returncode == 0, done.stderr
 
 
+ZSH_HARNESS = """
+compdef() { : }
+compadd() { [[ $1 == -- ]] && shift; print -l -- "$@" }
+_describe() { print -l -- "${(@P)4}" }
+_files() { print -- "<files>" }
+compset() { : }
+source "$SCRIPT"
+words=("$@"); CURRENT=$#
+_tool
+"""
+
+
+def zsh_complete(tmp_path, script: str, *words: str) -> list[str]:
+    """Run the zsh function with the completion builtins stubbed to print what they offer."""
+    (tmp_path / "tool.zsh").write_text(script)
+    (tmp_path / "harness.zsh").write_text(ZSH_HARNESS)
+    done = subprocess.run(["zsh", "-f", str(tmp_path / "harness.zsh"), *words], text=True,
+                          capture_output=True, timeout=30,
+                          env={"SCRIPT": str(tmp_path / "tool.zsh"), "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    return [line.split(":", 1)[0] for line in done.stdout.splitlines()]
+
+
+@pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed")
+def test_zsh_completion_offers_the_model(program, tmp_path):
+    script = completion_script(program, "zsh")
+    assert zsh_complete(tmp_path, script, "tool", "") == [
+        "deploy", "status", "st", "notes", "help", "completion", "mcp"]
+    assert zsh_complete(tmp_path, script, "tool", "notes", "") == ["add", "a", "tag", "purge"]
+    assert zsh_complete(tmp_path, script, "tool", "st", "--") == [
+        "--json", "--help", "-h", "--schema"]
+    assert zsh_complete(tmp_path, script, "tool", "deploy", "--level", "") == ["low", "high"]
+    assert zsh_complete(tmp_path, script, "tool", "deploy", "--level=h") == ["low", "high"]
+    assert zsh_complete(tmp_path, script, "tool", "deploy", "--target", "") == ["<files>"]
+    assert zsh_complete(tmp_path, script, "tool", "completion", "") == ["bash", "zsh", "fish"]
+
+
+@pytest.mark.skipif(shutil.which("fish") is None, reason="fish is not installed")
+def test_fish_completion_offers_the_model(program, tmp_path):
+    (tmp_path / "tool.fish").write_text(completion_script(program, "fish"))
+
+    def complete(line):
+        done = subprocess.run(["fish", "--no-config", "-c",
+                               f"source {tmp_path / 'tool.fish'}; complete -C '{line}'"],
+                              text=True, capture_output=True, timeout=30)
+        assert done.returncode == 0, done.stderr
+        return sorted(row.split("\t")[0] for row in done.stdout.splitlines())
+
+    assert complete("tool ") == sorted(["deploy", "status", "st", "notes", "help", "completion",
+                                        "mcp"])
+    assert complete("tool notes ") == ["a", "add", "purge", "tag"]
+    assert complete("tool deploy --level ") == ["high", "low"]
+    assert complete("tool deploy -t x --no") == ["--no-old", "--no-yes"]
+    assert complete("tool completion ") == ["bash", "fish", "zsh"]
+
+
 def test_bash_script_parses(program):
     done = subprocess.run(["bash", "-n"], input=completion_script(program, "bash"), text=True,
                           capture_output=True, timeout=30)
