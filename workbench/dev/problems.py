@@ -81,7 +81,9 @@ def _command_problems(program, command) -> list:
             if any(t == option.flag or t.startswith(option.flag + "=") for t in tokens) or (
                     option.short and ("-" + option.short) in tokens):
                 hint = f"${option.env}" if option.env else "<value>"
-                out.append(Problem("error", "sensitive_in_example",
+                # A literal value is refused at definition time; a placeholder still teaches
+                # callers to put a secret on the command line (and into shell history).
+                out.append(Problem("warning", "sensitive_in_example",
                                    f"'{name}' example passes the sensitive option {option.flag} "
                                    f"on the command line: {example}",
                                    f"leave {option.flag} out of examples"
