@@ -17,7 +17,21 @@ _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 _ARG_CHARS = _NAME_CHARS | _KEY_CHARS
 _SHORT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 _ITEM_TYPES = ("string", "integer", "number", "enum")
-_BUILTIN_FLAGS = frozenset("--" + name for name in RESERVED_OPTIONS)
+
+
+def _global_flags() -> dict:
+    """Flags every command accepts -> whether they take a value: the model's reserved options
+    plus whatever global flags the parser adds (e.g. `--format ndjson`, `--progress`)."""
+    flags = {"--" + name: False for name in RESERVED_OPTIONS}
+    try:
+        from workbench import parser
+    except ImportError:  # the parser is optional for checking
+        return flags
+    for flag in getattr(parser, "GLOBAL_FLAGS", {}):
+        flags[flag] = False
+    for flag in getattr(parser, "GLOBAL_VALUE_FLAGS", {}):
+        flags[flag] = True
+    return flags
 
 
 def check_program(program) -> None:
@@ -33,8 +47,9 @@ def check_program(program) -> None:
             f"program '{name}' has no commands; pass commands=[Command(...), ...]")
     _check_children(program, program, top=True)
     tools: dict[str, object] = {}
+    builtins = _global_flags()
     for command in program.walk():
-        _check_command(program, command)
+        _check_command(program, command, builtins)
         if command.effects == "withheld":
             continue
         tool = command.tool_name
@@ -115,7 +130,7 @@ def _effects_help() -> str:
     return "; ".join(f"'{e}' ({EFFECT_MEANINGS[e]})" for e in EFFECTS)
 
 
-def _check_command(program, command) -> None:
+def _check_command(program, command, builtins: dict) -> None:
     where = _where(command)
     effects = command.effects
     if effects is None:
@@ -139,7 +154,7 @@ def _check_command(program, command) -> None:
             raise DefinitionError(f"{where}: {attr}= must be a function, got "
                                   f"{type(value).__name__}")
     _check_meta(where, command)
-    flags = _check_options(where, command)
+    flags = _check_options(where, command, builtins)
     _check_arguments(where, command)
     _check_errors(where, command)
     if command.output is not None:
@@ -148,7 +163,7 @@ def _check_command(program, command) -> None:
         raise DefinitionError(f"{where}: examples must be a list of command-line strings, "
                               f"e.g. examples=['{program.name} {' '.join(command.path)}']")
     for example in command.examples:
-        _check_example(program, command, example, flags)
+        _check_example(program, command, example, flags, builtins)
 
 
 def _check_meta(where: str, item) -> None:
@@ -162,7 +177,7 @@ def _check_meta(where: str, item) -> None:
 
 # -- options -------------------------------------------------------------------------------
 
-def _check_options(where: str, command) -> dict:
+def _check_options(where: str, command, builtins: dict) -> dict:
     """Check options; return {flag: option} of every flag the command accepts (incl. --no-x)."""
     flags: dict[str, Option] = {}
     shorts: dict[str, Option] = {}
@@ -178,11 +193,11 @@ def _check_options(where: str, command) -> dict:
                 f"(the key skip_build is the flag --skip-build)"
                 + (f", e.g. '{fixed}'" if fixed else ""))
         at = f"{where}: option '{key}' ({option.flag})"
-        if key in RESERVED_OPTIONS:
+        if option.flag in builtins:
+            reserved = ", ".join(f for f in builtins if f.startswith("--"))
             raise DefinitionError(
-                f"{at} collides with the built-in --{key} "
-                f"({', '.join('--' + o for o in RESERVED_OPTIONS)} are reserved); rename the "
-                f"option, e.g. '{key}_mode'")
+                f"{at} collides with the built-in {option.flag} ({reserved} are reserved); "
+                f"rename the option, e.g. '{key}_mode'")
         _check_meta(at, option)
         _check_type(at, option, "option")
         if option.required and option.default is not None:
@@ -207,7 +222,7 @@ def _check_options(where: str, command) -> dict:
                 raise DefinitionError(f"{at}: aliases must be flag names, e.g. aliases=['dest']")
             names.append("--" + alias.lstrip("-").replace("_", "-"))
         for name in names:
-            if name in _BUILTIN_FLAGS:
+            if name in builtins:
                 raise DefinitionError(f"{at}: {name} is a built-in flag; pick another name")
             if name in flags:
                 raise DefinitionError(
@@ -494,7 +509,7 @@ def _nearest(word: str, candidates) -> list[str]:
     return difflib.get_close_matches(word, list(candidates), n=3, cutoff=0.6)
 
 
-def _check_example(program, command, example: str, flags: dict) -> None:
+def _check_example(program, command, example: str, flags: dict, builtins: dict) -> None:
     where = _where(command)
     path = " ".join(command.path)
     head = f"{where}: example '{example}'"
@@ -532,11 +547,15 @@ def _check_example(program, command, example: str, flags: dict) -> None:
             continue
         if token.startswith("--"):
             flag, eq, value = token.partition("=")
-            if flag in _BUILTIN_FLAGS:
+            if flag in builtins:
+                if builtins[flag] and not eq:  # a global flag that takes a value (--format)
+                    if i >= len(rest):
+                        raise DefinitionError(f"{head} gives {flag} no value; add one")
+                    i += 1
                 continue
             option = flags.get(flag)
             if option is None:
-                _unknown_flag(head, command, flag, flags)
+                _unknown_flag(head, command, flag, flags, builtins)
             given.add(option.key)
             if option.type == "boolean":
                 if eq and value.lower() not in ("true", "false", "1", "0", "yes", "no"):
@@ -544,7 +563,7 @@ def _check_example(program, command, example: str, flags: dict) -> None:
                                           f"boolean flag — write {flag} or --no-{flag[2:]}")
                 continue
             if not eq:
-                if i >= len(rest) or rest[i] in flags or rest[i] in _BUILTIN_FLAGS:
+                if i >= len(rest) or rest[i] in flags or rest[i] in builtins:
                     raise DefinitionError(
                         f"{head} gives {flag} no value; write {flag} {option.metavar}")
                 value = rest[i]
@@ -561,14 +580,14 @@ def _check_example(program, command, example: str, flags: dict) -> None:
                 continue
             option = flags.get(flag)
             if option is None:
-                _unknown_flag(head, command, flag, flags)
+                _unknown_flag(head, command, flag, flags, builtins)
             given.add(option.key)
             j += 1
             if option.type == "boolean":
                 continue
             value = chars[j:]
             if not value:
-                if i >= len(rest) or rest[i] in flags or rest[i] in _BUILTIN_FLAGS:
+                if i >= len(rest) or rest[i] in flags or rest[i] in builtins:
                     raise DefinitionError(
                         f"{head} gives {flag} no value; write {flag} {option.metavar}")
                 value = rest[i]
@@ -599,9 +618,9 @@ def _is_number(token: str) -> bool:
     return bool(body) and body.replace(".", "", 1).isdigit()
 
 
-def _unknown_flag(head: str, command, flag: str, flags: dict) -> None:
+def _unknown_flag(head: str, command, flag: str, flags: dict, builtins: dict) -> None:
     path = " ".join(command.path)
-    candidates = [f for f in flags if f.startswith("--")] + sorted(_BUILTIN_FLAGS)
+    candidates = [f for f in flags if f.startswith("--")] + sorted(f for f in builtins if f.startswith("--"))
     near = _nearest(flag, candidates) if flag.startswith("--") else []
     if near:
         fix = f"did you mean {near[0]}?"
