@@ -22,7 +22,7 @@ EFFECT_MEANINGS = {
 TYPES = ("string", "integer", "number", "boolean", "enum", "list")
 
 RESERVED_COMMANDS = ("help", "completion", "mcp")
-RESERVED_OPTIONS = ("json", "help", "schema", "version", "debug")
+RESERVED_OPTIONS = ("json", "help", "schema", "version", "debug", "format", "progress")
 RESERVED_SHORTS = ("h",)
 
 MAX_TOOL_NAME = 40
@@ -39,8 +39,9 @@ class Fail(Exception):
     """A domain failure a handler raises: `raise Fail("not_found", "no note 7", exit=3)`."""
 
     def __init__(self, code: str, message: str, hint: str | None = None, exit: int = 1,
-                 fix: str | None = None, retryable: bool | None = None):
+                 fix: str | None = None, retryable: bool | None = None, **details):
         super().__init__(message)
+        self.details = details   # more fields for the error object, e.g. plan=..., digest=...
         self.code = code
         self.message = message
         self.hint = hint

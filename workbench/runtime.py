@@ -411,7 +411,7 @@ def _invoke(program, command, request, world, debug):
                 raise Fail("plan_changed", "the plan changed since it was reviewed; nothing was "
                            "applied", hint="review the new plan, then apply it with its digest",
                            exit=5, fix=_without_flag(ctx.invocation(), "--expect-plan")
-                           + ["--expect-plan", digest])
+                           + ["--expect-plan", digest], plan=ctx.plan, digest=digest)
         if command.adapter is not None:
             data = command.adapter.invoke(command, request, world)
         else:
@@ -445,7 +445,9 @@ def _invoke(program, command, request, world, debug):
     except Fail as fail:
         fix = runnable(program, fail.fix, as_json, command) if fail.fix else None
         doc = _envelope.failure(fail.code, fail.message, exit=fail.exit, hint=fail.hint,
-                                fix=fix, retryable=fail.retryable)
+                                fix=fix, retryable=fail.retryable, **fail.details)
+        if request.warnings:
+            doc["meta"] = {"warnings": list(request.warnings)}
     except ActionRequired as action:
         doc = _envelope.action_required(action.reason, action.message,
                                         _steps(program, command, action.next, as_json))

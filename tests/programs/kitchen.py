@@ -32,6 +32,14 @@ def confirm(ctx):
     return {"confirmed": ctx.confirm("really?")}
 
 
+def append(ctx):
+    time.sleep(ctx.options.delay)
+    with open(ctx.options.file, "a") as handle:
+        handle.write(ctx.options.line + "\n")
+    with open(ctx.options.file) as handle:
+        return {"lines": len(handle.read().splitlines())}
+
+
 def fail(ctx):
     raise Fail("conflict", "the thing is locked", hint="unlock it first", exit=5,
                fix="unlock --force")
@@ -72,6 +80,11 @@ program = Program(
         Command(name="confirm", description="Ask for confirmation", effects="idempotent",
                 options={"yes": Option(type="boolean", description="skip the question")},
                 examples=["kitchen confirm --yes"], run=confirm),
+        Command(name="append", description="Append a line to a file", effects="non_idempotent",
+                options={"file": Option(type="string", required=True, description="the file"),
+                         "line": Option(type="string", default="x", description="the line"),
+                         "delay": Option(type="number", default=0, description="wait first")},
+                examples=["kitchen append --file /tmp/x"], run=append),
         Group(name="db", description="Database things", commands=[
             Command(name="fail", description="Fail with a conflict", effects="non_idempotent",
                     examples=["kitchen db fail"], run=fail),
