@@ -53,9 +53,16 @@ def _first_line(text: str, limit: int = 70) -> str:
 
 
 def _builtin_flags(top: bool) -> list:
-    flags = [_Flag("--json", None, "one JSON document on stdout"),
-             _Flag("--help", "-h", "show help"),
-             _Flag("--schema", None, "schema as data")]
+    from workbench.model import RESERVED_OPTIONS
+    known = {
+        "json": _Flag("--json", None, "one JSON document on stdout"),
+        "help": _Flag("--help", "-h", "show help"),
+        "schema": _Flag("--schema", None, "schema as data"),
+        "debug": _Flag("--debug", None, "tracebacks on stderr"),
+        "format": _Flag("--format", None, "output format", True, ["json", "ndjson"]),
+        "progress": _Flag("--progress", None, "report progress on stderr"),
+    }
+    flags = [known[name] for name in RESERVED_OPTIONS if name in known]
     if top:
         flags.append(_Flag("--version", None, "print the version"))
     return flags
