@@ -89,6 +89,11 @@ def test_empty_group_is_refused():
     assert "has no commands" in refused(Group(name="pr", commands=[]))
 
 
+def test_program_name_must_be_typeable():
+    message = refused(cmd(), name="my tool")
+    assert "program name 'my tool' is not valid" in message
+
+
 def test_program_without_commands_is_refused():
     with pytest.raises(DefinitionError, match="has no commands"):
         Program(name="tool", commands=[])
@@ -187,6 +192,11 @@ def test_at_most_one_stdin_argument():
     assert "at most one input can read standard input" in message
 
 
+def test_variadic_list_argument_is_refused():
+    message = refused(cmd(arguments=[Argument("files", type="list", variadic=True)]))
+    assert "variadic already collects a list" in message and "type='string'" in message
+
+
 def test_argument_key_colliding_with_option_key_is_refused():
     message = refused(cmd(options={"file": Option()}, arguments=[Argument("file")]))
     assert "same key 'file'" in message
@@ -250,7 +260,9 @@ def test_example_must_start_with_the_program_and_command():
 
 
 def test_example_may_use_an_alias_and_builtins():
-    program(cmd(aliases=["d"], examples=["tool d --json", "tool deploy --help"]))
+    program(cmd(aliases=["d"], examples=["tool d --json", "tool deploy --help",
+                                         "tool deploy --format ndjson", "tool deploy --format=json"]))
+    assert "gives --format no value" in refused(cmd(examples=["tool deploy --format"]))
 
 
 def test_example_flag_missing_its_value():

@@ -326,6 +326,11 @@ def _check_arguments(where: str, command) -> None:
                 f"{at} has the same key '{argument.key}' as another input; inputs share one "
                 f"namespace (the MCP properties) — rename one of them")
         keys.add(argument.key)
+        if argument.variadic and argument.type == "list":
+            raise DefinitionError(
+                f"{at} is variadic and a list; variadic already collects a list — give the "
+                f"item type instead, e.g. Argument('{name}', type='{argument.items}', "
+                f"variadic=True)")
         if argument.variadic and index != len(arguments) - 1:
             raise DefinitionError(
                 f"{at} is variadic but not last; only the last argument may take the rest — "
