@@ -205,6 +205,8 @@ class Workbench:
         self._tasks: list = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopping = False
+        self._areload_lock: asyncio.Lock | None = None
+        self._serving_name: str | None = None
 
     # --- subscriptions ------------------------------------------------------------------
 
@@ -234,49 +236,68 @@ class Workbench:
         return self.state.program
 
     @property
+    def serving_name(self) -> str | None:
+        """The module-level name of the served program (what subprocess calls look up)."""
+        return self._serving_name or self.program_name
+
+    @property
     def good_source_file(self) -> str | None:
         """A file holding the source of the last good program (what subprocess calls run)."""
         return self._good_source_file
 
     def reload(self) -> State:
-        """Load the file now; publish and return the new state (sync; safe from a thread)."""
+        """Load the file now; publish and return the new state (sync; events on this thread)."""
         with self._reload_lock:
             loaded = _loader.load(self.file, program_name=self.program_name,
                                   timeout=self.load_timeout)
-            return self._apply(loaded)
+            if loaded.ok:
+                self._serve(loaded)
+            state = self._next_state(loaded)
+            self.state = state
+        self.publish("state", state)
+        return state
 
     async def areload(self) -> State:
-        """`reload` in a worker thread; tells connected MCP clients when the tools changed."""
+        """Load in a worker thread, so the loop (and the dashboard) never waits on user code.
+
+        A good load is served, and connected MCP clients told, before the surfaces are
+        rendered; the "state" event is published on the running loop.
+        """
         self._loop = asyncio.get_running_loop()
-        loaded = await asyncio.to_thread(self._load_locked)
-        return await asyncio.to_thread(self._apply, loaded)
+        if self._areload_lock is None:
+            self._areload_lock = asyncio.Lock()
+        async with self._areload_lock:
+            loaded = await asyncio.to_thread(self._load_locked)
+            if loaded.ok:
+                self._serve(loaded)
+            state = await asyncio.to_thread(self._next_state, loaded)
+            self.state = state
+        self.publish("state", state)
+        return state
 
     def _load_locked(self):
         with self._reload_lock:
             return _loader.load(self.file, program_name=self.program_name,
                                 timeout=self.load_timeout)
 
-    def _apply(self, loaded) -> State:
+    def _serve(self, loaded) -> None:
+        """Make a good load the served program, and tell connected clients."""
+        self._remember_source(loaded.source)
+        self._serving_name = loaded.name
+        if self.server is not None:
+            self.server.set_program(loaded.program)   # tools/list serves it from now on
+            self.server.tools_changed()
+
+    def _next_state(self, loaded) -> State:
         previous = self.state
         now = time.time()
         if not loaded.ok:
-            state = replace(previous, generation=previous.generation + 1,
-                            load_error=loaded.error, loaded_at=now,
-                            load_seconds=loaded.seconds,
-                            changes=Changes(error=loaded.error.message))
-            self.state = state
-            self.publish("state", state)
-            return state
-        self._remember_source(loaded.source)
-        if self.server is not None:
-            self.server.set_program(loaded.program)   # tools/list serves it from now on
-        state = self.build_state(loaded.program, previous, loaded_at=now,
-                                 load_seconds=loaded.seconds, program_name=loaded.name)
-        self.state = state
-        if self.server is not None:
-            self.server.tools_changed()
-        self.publish("state", state)
-        return state
+            return replace(previous, generation=previous.generation + 1,
+                           load_error=loaded.error, loaded_at=now,
+                           load_seconds=loaded.seconds,
+                           changes=Changes(error=loaded.error.message))
+        return self.build_state(loaded.program, previous, loaded_at=now,
+                                load_seconds=loaded.seconds, program_name=loaded.name)
 
     def _remember_source(self, source: str) -> None:
         import tempfile
@@ -394,19 +415,27 @@ class Workbench:
 
     def run_diffs(self, *, run_writes: bool | None = None) -> tuple:
         """CLI `--json` vs MCP for each example of each command; publishes "diffs"."""
+        return self._commit_diffs(self._compute_diffs(run_writes))
+
+    async def arun_diffs(self, *, run_writes: bool | None = None) -> tuple:
+        """`run_diffs` in a worker thread; the "diffs" event is published on the loop."""
+        diffs = await asyncio.to_thread(self._compute_diffs, run_writes)
+        return self._commit_diffs(diffs)
+
+    def _compute_diffs(self, run_writes):
         from workbench.dev import diffs as _diffs
         writes = self.run_writes if run_writes is None else run_writes
-        self.diffs = tuple(_diffs.run_diffs(self, run_writes=writes))
+        return tuple(_diffs.run_diffs(self, run_writes=writes))
+
+    def _commit_diffs(self, diffs) -> tuple:
+        self.diffs = diffs
         if self.state.program is not None:
             from workbench.dev import problems as _problems
             problems = tuple(_problems.lint(self.state.program, self.state.surfaces,
-                                            self.state.tokens, diffs=self.diffs))
+                                            self.state.tokens, diffs=diffs))
             self.state = replace(self.state, problems=problems)
-        self.publish("diffs", self.diffs)
-        return self.diffs
-
-    async def arun_diffs(self, *, run_writes: bool | None = None) -> tuple:
-        return await asyncio.to_thread(self.run_diffs, run_writes=run_writes)
+        self.publish("diffs", diffs)
+        return diffs
 
     def record_traffic(self, entry: TrafficEntry) -> None:
         self.traffic.append(entry)

@@ -59,7 +59,7 @@ def worker_command(bench, argv, *, close_stdin: bool = False) -> list:
     command = [sys.executable, "-B", "-m", "workbench.dev._worker", "run", "--file", bench.file]
     if bench.good_source_file:
         command += ["--source", bench.good_source_file]
-    name = bench.state.program_name or bench.program_name
+    name = bench.serving_name
     if name:
         command += ["--program", name]
     if close_stdin:

@@ -128,6 +128,9 @@ def _surface_problems(surfaces) -> list:
 
 def _diff_problems(program, diff) -> list:
     out = []
+    current = program.find(diff.command.split()) if diff.command else None
+    if current is None or diff.example not in getattr(current, "examples", ()):
+        return out   # a diff from before the last reload, for an example that is gone
     if diff.equal is False:
         out.append(Problem("error", "envelope_mismatch",
                            f"'{diff.example}': the CLI --json output and the MCP result differ",

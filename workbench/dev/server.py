@@ -42,7 +42,7 @@ def subprocess_call(bench, argv, *, timeout: float, environ: dict | None = None,
     from workbench import envelope as _envelope
     from workbench.dev.loader import child_environ
     request = {"file": bench.file, "source": bench.good_source_file,
-               "program": bench.state.program_name or bench.program_name,
+               "program": bench.serving_name,
                "argv": list(argv), "environ": environ, "stdin": stdin}
     env = child_environ()
     if environ is None:
