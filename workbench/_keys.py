@@ -33,10 +33,16 @@ def _connect(path):
     import sqlite3
     os.makedirs(os.path.dirname(path), exist_ok=True)
     connection = sqlite3.connect(path, timeout=30, isolation_level=None)
-    connection.execute("PRAGMA journal_mode=WAL")
-    connection.execute(
-        "CREATE TABLE IF NOT EXISTS keys (scope TEXT, key TEXT, digest TEXT, state TEXT, "
-        "result TEXT, exit INTEGER, created REAL, expires REAL, PRIMARY KEY (scope, key))")
+    for attempt in range(200):   # creating the table can race another process's first use
+        try:
+            connection.execute(
+                "CREATE TABLE IF NOT EXISTS keys (scope TEXT, key TEXT, digest TEXT, state TEXT, "
+                "result TEXT, exit INTEGER, created REAL, expires REAL, PRIMARY KEY (scope, key))")
+            return connection
+        except sqlite3.OperationalError:
+            if attempt == 199:
+                raise
+            time.sleep(0.05)
     return connection
 
 
