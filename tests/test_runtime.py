@@ -453,3 +453,19 @@ def test_burgee_schema_prints_the_program_schema():
     assert completed.returncode == 0, completed.stderr
     doc = json.loads(completed.stdout)
     assert doc["ok"] is True and doc["data"]["name"] == "notes"
+
+
+def test_nearest_names_use_edit_distance_with_transpositions():
+    from workbench._text import distance, nearest
+    assert distance("--targt", "--target") == 1 and distance("delpoy", "deploy") == 1
+    assert nearest("--nmae", ["--name", "--count"]) == ["--name"]
+    assert nearest("zzzz", ["deploy", "status"]) == []
+    assert nearest("lst", ["list", "restock"]) == ["list"]
+
+
+def test_encode_matches_json_dumps_byte_for_byte():
+    import json as _json_module
+    from workbench.envelope import encode
+    for doc in [{"a": [1, 2.5, -0.0, None, True, 'é"\n\u2028'], "b": {"c": 1e100}},
+                [1, {"x": "\t"}], {1: 2}, "plain", 3]:
+        assert encode(doc) == _json_module.dumps(doc, ensure_ascii=False, separators=(",", ":"))
