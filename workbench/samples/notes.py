@@ -1,5 +1,7 @@
-"""A notes store (bundled: `burgee dev` with no FILE opens it; also at sample_programs/notes.py): groups; read-only, idempotent and non-idempotent commands; a not-found error;
+"""A notes store: groups; read-only, idempotent and non-idempotent commands; a not-found error;
 an output schema; an env-backed option (NOTES_FILE) and a sensitive one (NOTES_TOKEN).
+
+Bundled with the package: `burgee dev` with no FILE opens it (also at sample_programs/notes.py).
 
     python sample_programs/notes.py add "buy milk" --tag home
     python sample_programs/notes.py list --json
