@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 from workbench.model import Argument, Command, Fail, Option, Program
@@ -48,7 +49,8 @@ def _pretty(data) -> str:
 
 program = Program(
     name="burgee", version="0.1.0",
-    description="Declare a command line once; serve it to people and agents; watch every surface live",
+    description="Declare a command line once; serve it to people and agents; watch every surface "
+                "live. 'burgee mcp FILE' serves FILE's program over MCP",
     commands=[
         Command(name="dev", description="Live workbench: reload FILE on save, serve it over MCP, "
                                         "show every surface", effects="withheld",
@@ -85,7 +87,8 @@ program = Program(
 def main(argv=None) -> None:
     """Console entry point. `burgee run FILE ...` and `burgee mcp FILE ...` hand argv on untouched."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    if len(argv) >= 2 and argv[0] in ("run", "mcp") and argv[1].endswith(".py"):
+    if len(argv) >= 2 and argv[0] in ("run", "mcp") and not argv[1].startswith("-") and (
+            argv[1].endswith(".py") or os.path.isfile(argv[1])):
         if argv[0] == "mcp":
             from workbench.mcp import serve_file
             sys.exit(serve_file(argv[1], argv[2:]))
