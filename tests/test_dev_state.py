@@ -107,3 +107,25 @@ def test_problems_name_a_severity_and_a_fix(tmp_path):
     assert by_code["option_description_missing"][0].message.endswith("--number has no description")
     assert by_code["description_long"][0].command == "hello"
     assert state.problems_for("pr merge")
+
+
+def test_chunked_counting_is_exact():
+    """Counting large texts chunk by chunk (for the cache) gives the same total as one encode."""
+    import json
+    import random
+    rng = random.Random(4)
+    alphabet = ['a', 'Z', '7', ' ', '  ', '\t', '\n', '\n\n', '\r\n', '\x0b', '"', '},{', ']},{"',
+                '{', '}', ',', ':', "'s", 'é', '日本', '—', '-', '_', '.', '123456', '\n    x']
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(3000, 9000)))
+             for _ in range(40)]
+    items = [{"name": f"cmd_{i}", "description": f"does thing {i}", "n": i, "tags": ["a", "b"]}
+             for i in range(400)]
+    texts.append(json.dumps(items, separators=(",", ":")))
+    texts.append("\n".join(f"complete -c tool -n '__fish_seen {i}' -a cmd{i}" for i in range(900)))
+    encoding = tokens.encoding()
+    for text in texts:
+        pieces = tokens.chunks(text)
+        assert "".join(pieces) == text
+        assert sum(len(encoding.encode_ordinary(p)) for p in pieces) == \
+            len(encoding.encode_ordinary(text))
+    assert len(tokens.chunks(texts[-1])) > 50 and len(tokens.chunks(texts[-2])) > 50

