@@ -50,6 +50,7 @@ class Loaded:
     error: LoadError | None = None
     source: str = ""
     seconds: float = 0.0
+    output: str = ""                 # what the file printed while loading (stdout and stderr)
     module: types.ModuleType | None = field(default=None, repr=False)
 
     @property
@@ -197,9 +198,16 @@ def exec_file(file: str, source: str | None = None, *, program_name: str | None 
     sys.modules[name] = module
     if folder not in sys.path:
         sys.path.insert(0, folder)
+    import contextlib
+    import io
+    printed = io.StringIO()
     try:
-        exec(code, module.__dict__)
+        # A module that prints at import must not write over a dashboard or an MCP stdio
+        # wire: keep what it printed as data instead.
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+            exec(code, module.__dict__)
     except BaseException as exc:  # noqa: BLE001 - user code may raise anything, even SystemExit
+        loaded.output = printed.getvalue()
         if previous is not None:
             sys.modules[name] = previous
         else:
@@ -208,6 +216,7 @@ def exec_file(file: str, source: str | None = None, *, program_name: str | None 
             raise
         loaded.error = _import_error(exc, file)
         return _done(loaded, started)
+    loaded.output = printed.getvalue()
     found = find_program(module.__dict__, program_name)
     if isinstance(found, LoadError):
         loaded.error = found
@@ -227,6 +236,10 @@ def _done(loaded: Loaded, started: float) -> Loaded:
 
 
 def _import_error(exc: BaseException, file: str) -> LoadError:
+    if isinstance(exc, SystemExit):
+        return LoadError("import", f"{os.path.basename(file)} called sys.exit({exc.code!r}) "
+                         f"while loading; keep run(program) under "
+                         f"`if __name__ == \"__main__\":`")
     frames = traceback.extract_tb(exc.__traceback__)
     line = None
     for frame in frames:

@@ -74,13 +74,10 @@ def serve_stdio_forever(file: str, *, program_name: str | None = None) -> int:
     bench.subscribe(show)
 
     async def main():
-        await bench.start(serve=False, watch=False)
         from workbench.dev.server import DevServer
         bench.server = DevServer(bench)
-        if bench.program is not None:
-            bench.server.set_program(bench.program)
         bench.server._loop = asyncio.get_running_loop()
-        await bench.start(serve=False, watch=True)
+        await bench.start(serve=False, watch=True)   # loads first; the server gets the program
         try:
             await bench.server.serve_stdio()
         finally:
