@@ -19,6 +19,7 @@ import sys
 import threading
 import time
 
+INTERNAL_CLIENT = "burgee-dev"
 HIDDEN = "\u2022\u2022\u2022\u2022"
 RESULT_PREVIEW = 2000
 
@@ -136,6 +137,8 @@ class DevServer:
     def _observe(self, record: dict) -> None:
         """Called by the MCP server once per answered request: keep it for the Traffic view."""
         from workbench.dev.engine import TrafficEntry
+        if record.get("client") == INTERNAL_CLIENT:
+            return   # the workbench's own calls (environments, diffs) are not traffic
         program = self.program
         tool = record.get("tool")
         command = program.tool(tool) if (program is not None and tool) else None
@@ -161,7 +164,7 @@ class DevServer:
             from mcp import Client
             with anyio.fail_after(timeout):
                 async with Client(self.server, cache=None,
-                                  client_info=_client_info("burgee-dev")) as client:
+                                  client_info=_client_info(INTERNAL_CLIENT)) as client:
                     result = await client.call_tool(name, arguments)
             text = "".join(getattr(part, "text", "") for part in result.content)
             return {"text": text, "is_error": bool(result.is_error),

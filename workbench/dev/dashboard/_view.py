@@ -80,4 +80,9 @@ def plain(renderable) -> str:
         return renderable.plain
     if isinstance(renderable, Syntax):
         return renderable.code
-    return str(renderable)
+    if isinstance(renderable, str):
+        return renderable
+    parts = getattr(renderable, "renderables", None)
+    if parts is not None:
+        return "\n".join(plain(part) for part in parts)
+    return ""

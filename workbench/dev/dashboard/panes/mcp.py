@@ -71,9 +71,7 @@ class McpPane(Pane):
         lines = [f"{t.get('name')}: {t.get('description', '')}"
                  for t in surface.data.get("tools", [])]
         self._plain_tools = "\n".join(lines)
-        return title, Group(served, Text(""), table, Text(""), Text(self._plain_tools,
-                                                                    style="dim"))[:0] or \
-            Group(served, Text(""), table)
+        return title, Group(served, Text(""), table)
 
     def show(self, view) -> None:
         super().show(view)

@@ -1,0 +1,41 @@
+"""The error panel: a broken save's traceback, and that the last good program is still served."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+
+class ErrorPanel(VerticalScroll):
+    DEFAULT_CSS = """
+    ErrorPanel { display: none; height: auto; max-height: 14; border: heavy $error;
+                 background: $error 10%; padding: 0 1; }
+    ErrorPanel.visible { display: block; }
+    """
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.text = ""
+
+    def compose(self):
+        yield Static(id="error-text")
+
+    def draw(self, state) -> None:
+        error = state.load_error
+        if error is None:
+            self.remove_class("visible")
+            self.text = ""
+            return
+        text = Text(f"\u2717 {error.message}\n", style="bold red")
+        if state.program is not None:
+            text.append(f"The last good program ({state.program.name}) is still being served; "
+                        "the next good save replaces it.\n", style="bold")
+        else:
+            text.append("No program has loaded yet; fix the file and save.\n", style="bold")
+        if getattr(error, "traceback", None):
+            text.append(error.traceback.rstrip(), style="")
+        self.text = text.plain
+        self.query_one("#error-text", Static).update(text)
+        self.border_title = "load failed"
+        self.add_class("visible")

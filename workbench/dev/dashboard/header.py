@@ -1,0 +1,54 @@
+"""The header: program, file, MCP URL (c copies a client config) and the reload status."""
+
+from __future__ import annotations
+
+import os
+
+from rich.text import Text
+from textual.widgets import Static
+
+MASKED_URL = "http://127.0.0.1:<port>/mcp"
+
+
+def shown_file(path: str, stable: bool) -> str:
+    if stable:
+        return os.path.basename(path)
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if relative.startswith("..") else relative
+
+
+class HeaderBar(Static):
+    DEFAULT_CSS = """
+    HeaderBar { height: 2; background: $primary 25%; padding: 0 1; }
+    """
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.text = ""
+
+    def draw(self, state, *, url: str | None, mcp_error: str | None, status: str,
+             status_style: str, stable: bool) -> None:
+        program = state.program
+        line1 = Text("burgee dev ", style="bold")
+        line1.append(program.name if program is not None else "(no program)", style="bold cyan")
+        if program is not None and getattr(program, "version", None):
+            line1.append(f" {program.version}", style="dim")
+        line1.append("  " + shown_file(state.file, stable), style="")
+        if program is not None:
+            line1.append(f"  {len(state.commands())} commands, {state.tokens.total} tokens",
+                         style="dim")
+        line2 = Text("MCP ", style="bold")
+        if url:
+            line2.append(MASKED_URL if stable else url, style="underline")
+            line2.append("  (c copies a client config)", style="dim")
+        elif mcp_error:
+            line2.append(f"not serving: {mcp_error}", style="yellow")
+        else:
+            line2.append("starting\u2026", style="dim")
+        line2.append("   ")
+        line2.append(status, style=status_style)
+        self.text = line1.plain + "\n" + line2.plain
+        self.update(line1 + Text("\n") + line2)

@@ -1,0 +1,45 @@
+"""The `?` screen: every key of the dashboard."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+KEYS = (
+    ("/", "filter the command tree (enter or esc goes back to the tree)"),
+    ("up / down, enter", "move in the tree; the panes follow the selection"),
+    ("1 \u2026 9", "Help, Card, Schema, MCP, Tokens, Environments, Diff, Traffic, Problems"),
+    ("tab / shift+tab", "move focus between the tree, the tabs and inputs"),
+    ("e", "run the Environments input in every environment"),
+    ("d", "run every example CLI --json vs MCP (Diff)"),
+    ("x", "cancel the runs in progress"),
+    ("c", "copy a client config for the live MCP server (Claude Code)"),
+    ("ctrl+r", "reload the file now (saves reload by themselves)"),
+    ("ctrl+p", "command palette: every action, every command, every client config"),
+    ("?", "this screen"),
+    ("q", "quit (stops the MCP server)"),
+)
+
+
+class KeysScreen(ModalScreen):
+    BINDINGS = [("escape", "dismiss", "Close"), ("question_mark", "dismiss", "Close"),
+                ("q", "dismiss", "Close")]
+    DEFAULT_CSS = """
+    KeysScreen { align: center middle; }
+    KeysScreen > Vertical { width: 84; height: auto; border: thick $primary; padding: 1 2;
+                            background: $surface; }
+    """
+
+    def compose(self):
+        table = Table(box=None, show_header=False, pad_edge=False)
+        table.add_column(style="bold cyan", no_wrap=True)
+        table.add_column()
+        for key, what in KEYS:
+            table.add_row(key, what)
+        with Vertical():
+            yield Static(Text("burgee dev keys", style="bold"))
+            yield Static(table)
+            yield Static(Text("esc closes", style="dim"))

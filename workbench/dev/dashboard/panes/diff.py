@@ -1,0 +1,64 @@
+"""Diff: every example run as CLI `--json` and as MCP tools/call: equal, or a unified diff."""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.syntax import Syntax
+from rich.text import Text
+
+from workbench.dev.dashboard._view import heading
+from workbench.dev.dashboard.panes._base import Pane
+
+
+def status_of(diff) -> tuple:
+    """(mark, word, style) for one Diff."""
+    if diff.skipped:
+        return "\u2013", "skipped", "dim"
+    if diff.error:
+        return "!", "error", "yellow"
+    if diff.equal:
+        return "\u2713", "equal", "green"
+    return "\u2717", "differs", "bold red"
+
+
+class DiffPane(Pane):
+    def render_view(self, view):
+        app = self.app
+        diffs = list(getattr(app, "diffs", ()) or ())
+        status = getattr(app, "diff_status", "not run")
+        if view.node is not None:
+            name = view.name
+            diffs = [d for d in diffs if d.command == name or d.command.startswith(name + " ")]
+            scope = name
+        else:
+            scope = "every command"
+        equal = sum(1 for d in diffs if d.equal)
+        differs = sum(1 for d in diffs if d.equal is False)
+        title = heading(f"CLI --json vs MCP ({scope})",
+                        f"{status}; {equal} equal, {differs} differ, {len(diffs)} examples "
+                        f"(d runs again, x cancels)")
+        if not diffs:
+            self._lines = ""
+            hint = ("running\u2026" if status.startswith("running")
+                    else "no examples here" if status.startswith("done")
+                    else "press d to run every example through both transports")
+            return title, Text(hint, style="dim")
+        parts, lines = [], []
+        for diff in diffs:
+            mark, word, style = status_of(diff)
+            line = Text(f"{mark} {word:<8}", style=style) + Text(f" {diff.example}")
+            parts.append(line)
+            detail = diff.skipped or diff.error
+            if detail:
+                parts.append(Text(f"           {detail}", style="dim"))
+            if diff.equal is False and diff.diff:
+                parts.append(Syntax(diff.diff, "diff", theme="ansi_dark", word_wrap=True,
+                                    background_color="default"))
+            lines.append(f"{word} {diff.example} {detail or ''}".rstrip()
+                         + ("\n" + diff.diff if diff.equal is False else ""))
+        self._lines = "\n".join(lines)
+        return title, Group(*parts)
+
+    def show(self, view) -> None:
+        super().show(view)
+        self.text += "\n" + self._lines

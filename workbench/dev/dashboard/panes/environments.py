@@ -1,0 +1,214 @@
+"""Environments: one input run under every simulated environment, results side by side.
+
+The input is argv after the program name (`deploy --target prod`) or, starting with `{`, the
+MCP arguments of the selected command as JSON. Each environment runs in a worker thread (the
+engine starts a subprocess with a time limit); results arrive one by one; `x` cancels.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from rich.text import Text
+from textual.containers import Grid
+from textual.widgets import Input, ProgressBar, Static
+
+from workbench.dev.dashboard._view import heading
+from workbench.dev.dashboard.panes._base import Pane
+from workbench.dev.environments import DEFAULT_TIMEOUT, ENVIRONMENTS
+
+HINT = ("enter (or e) runs it in every environment: argv after the program name, or JSON "
+        "arguments {...} for the selected command; x cancels")
+
+
+def cell_id(environment: str) -> str:
+    return "env-" + environment.replace(":", "-")
+
+
+def exit_style(code) -> str:
+    if code == 0:
+        return "green"
+    if code == 4:
+        return "yellow"
+    return "red" if code is not None else "magenta"
+
+
+def default_input(view) -> str:
+    """The selected command's first example (after the program name), or its path."""
+    if view.node is None or view.is_group:
+        return ""
+    from workbench.dev.diffs import example_argv
+    from workbench._text import join
+    for example in view.node.examples:
+        try:
+            return join(example_argv(view.program, example))
+        except ValueError:
+            continue
+    return " ".join(view.node.path)
+
+
+def parse_input(view, text: str) -> dict:
+    """kwargs for `Workbench.run_environments` from the input line; raises ValueError."""
+    text = text.strip()
+    if not text:
+        raise ValueError("type a command line (after the program name) or JSON arguments")
+    if text.startswith("{"):
+        if view.node is None or view.is_group:
+            raise ValueError("JSON arguments need a selected command")
+        try:
+            arguments = json.loads(text)
+        except ValueError as exc:
+            raise ValueError(f"not JSON: {exc}") from None
+        if not isinstance(arguments, dict):
+            raise ValueError("JSON arguments must be an object")
+        return {"argv": None, "arguments": arguments, "command": view.name}
+    from workbench._text import split
+    argv = split(text)
+    if argv and view.program is not None and argv[0] == view.program.name:
+        argv = argv[1:]
+    return {"argv": argv}
+
+
+def render_result(result, stable: bool = False) -> Text:
+    body = Text()
+    if result.arguments is not None:
+        body.append("arguments " + json.dumps(result.arguments, ensure_ascii=False) + "\n",
+                    style="dim")
+    if result.stdout.strip():
+        body.append_text(Text.from_ansi(result.stdout.rstrip()))
+    if result.stderr.strip():
+        if body.plain:
+            body.append("\n")
+        body.append("stderr: ", style="dim")
+        body.append_text(Text.from_ansi(result.stderr.rstrip(), style="red"))
+    if result.error:
+        if body.plain:
+            body.append("\n")
+        body.append(result.error, style="yellow")
+    if not body.plain:
+        body.append("(no output)", style="dim")
+    return body
+
+
+def subtitle(result, stable: bool = False) -> str:
+    exit_text = "timed out" if result.timed_out else (
+        "no exit" if result.exit is None else f"exit {result.exit}")
+    style = exit_style(None if result.timed_out else result.exit)
+    took = "" if stable else f" \u00b7 {result.seconds:.2f} s"
+    return f"[{style}]{exit_text}[/]{took}"
+
+
+class EnvironmentsPane(Pane):
+    DEFAULT_CSS = """
+    EnvironmentsPane #env-results { grid-size: 2; grid-gutter: 0 1; height: auto; }
+    EnvironmentsPane .env-cell { height: auto; min-height: 4; border: round $primary 60%;
+                                 padding: 0 1; }
+    EnvironmentsPane #env-progress { margin: 1 0 0 0; }
+    EnvironmentsPane .hint { color: $text-muted; }
+    """
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.results: dict = {}
+        self.status = "not run"
+        self.timeout = DEFAULT_TIMEOUT
+        self._for = object()
+        self._view = None
+
+    def compose(self):
+        yield Static(classes="pane-title")
+        yield Input(id="env-input", placeholder="deploy --target prod   or   {\"target\": \"prod\"}")
+        yield Static(HINT, classes="hint")
+        yield ProgressBar(id="env-progress", total=len(ENVIRONMENTS), show_eta=False)
+        yield Static(id="env-status")
+        with Grid(id="env-results"):
+            for name in ENVIRONMENTS:
+                cell = Static(Text("not run", style="dim"), id=cell_id(name), classes="env-cell")
+                cell.border_title = name
+                yield cell
+
+    def show(self, view) -> None:
+        self._view = view
+        if view.name != self._for:
+            self._for = view.name
+            self.query_one("#env-input", Input).value = default_input(view)
+        title = heading(f"environments for {view.name or view.program.name}",
+                        "terminal, pipe, agents, CI and MCP side by side")
+        self.query_one(".pane-title", Static).update(title)
+        self._show_status()
+        self.stale = False
+
+    def _show_status(self) -> None:
+        self.query_one("#env-status", Static).update(Text(self.status, style="dim"))
+        lines = [f"status {self.status}"]
+        for name, result in self.results.items():
+            lines.append(f"{name} exit {result.exit} {render_result(result).plain}")
+        self.text = "\n".join(lines)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "env-input":
+            event.stop()
+            self.run_input()
+
+    def run_input(self):
+        """Run what the input says under every environment; returns the worker (or None)."""
+        view = self._view or self.app.view()
+        try:
+            request = parse_input(view, self.query_one("#env-input", Input).value)
+        except ValueError as exc:
+            self.status = f"cannot run: {exc}"
+            self._show_status()
+            return None
+        return self.run_worker(self._run(view.bench, request), group="environments",
+                               exclusive=True, exit_on_error=False)
+
+    def cancel(self) -> bool:
+        """Cancel a run in progress; True if there was one."""
+        running = [w for w in self.workers if w.group == "environments" and w.is_running]
+        for worker in running:
+            worker.cancel()
+        return bool(running)
+
+    async def _run(self, bench, request) -> list:
+        stable = bool(getattr(self.app, "stable", False))
+        progress = self.query_one("#env-progress", ProgressBar)
+        progress.update(total=len(ENVIRONMENTS), progress=0)
+        self.results = {}
+        described = json.dumps(request["arguments"]) if request.get("arguments") is not None \
+            else " ".join(request["argv"])
+        for name in ENVIRONMENTS:
+            cell = self.query_one("#" + cell_id(name), Static)
+            cell.update(Text("running\u2026", style="dim"))
+            cell.border_subtitle = ""
+        self.status = f"running {described!s} in {len(ENVIRONMENTS)} environments\u2026"
+        self._show_status()
+
+        async def one(name):
+            found = await asyncio.to_thread(bench.run_environments, request.get("argv"),
+                                            arguments=request.get("arguments"),
+                                            command=request.get("command"),
+                                            environments=[name], timeout=self.timeout)
+            result = found[0]
+            self.results[name] = result
+            cell = self.query_one("#" + cell_id(name), Static)
+            cell.update(render_result(result, stable))
+            cell.border_subtitle = subtitle(result, stable)
+            progress.advance(1)
+            self._show_status()
+            return result
+
+        try:
+            results = await asyncio.gather(*(one(name) for name in ENVIRONMENTS))
+        except asyncio.CancelledError:
+            for name in ENVIRONMENTS:
+                if name not in self.results:
+                    self.query_one("#" + cell_id(name), Static).update(
+                        Text("cancelled (a call already started ends at its time limit)",
+                             style="yellow"))
+            self.status = f"cancelled after {len(self.results)} of {len(ENVIRONMENTS)}"
+            self._show_status()
+            raise
+        self.status = f"done: {described}"
+        self._show_status()
+        return results

@@ -1,0 +1,124 @@
+"""The command tree: groups and commands with their problem counts, filterable with `/`."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.containers import Vertical
+from textual.widgets import Input, Tree
+
+PROGRAM = ()
+"""The data of the root node: the program itself (an empty path)."""
+
+
+def problem_counts(problems) -> dict:
+    """path string ("" for the program) -> (errors, warnings), counted up the tree too."""
+    table: dict = {}
+    for problem in problems:
+        name = problem.command or ""
+        parts = name.split() if name else []
+        keys = {""} | {" ".join(parts[:i]) for i in range(1, len(parts) + 1)}
+        for key in keys:
+            errors, warnings = table.get(key, (0, 0))
+            if problem.severity == "error":
+                errors += 1
+            elif problem.severity == "warning":
+                warnings += 1
+            table[key] = (errors, warnings)
+    return table
+
+
+def label(name: str, counts, hidden: bool = False) -> Text:
+    text = Text(name, style="dim" if hidden else "")
+    errors, warnings = counts or (0, 0)
+    if errors:
+        text.append(f" \u2717{errors}", style="bold red")
+    if warnings:
+        text.append(f" \u26a0{warnings}", style="yellow")
+    return text
+
+
+def matches(node, words: str) -> bool:
+    if not words:
+        return True
+    haystack = (" ".join(node.path) + " " + (node.description or "")).lower()
+    return all(word in haystack for word in words.lower().split())
+
+
+class CommandTree(Vertical):
+    """A filter input over a Tree of the program; node data is the command path (a tuple)."""
+
+    DEFAULT_CSS = """
+    CommandTree { width: 34; border-right: vkey $primary 40%; }
+    CommandTree #filter { border: none; height: 1; padding: 0 1; margin: 0 0 1 0; }
+    CommandTree Tree { height: 1fr; }
+    """
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.filter_text = ""
+        self.shown: list = []      # paths shown after the filter, in order
+
+    def compose(self):
+        yield Input(placeholder="/ filter commands", id="filter")
+        tree = Tree("program", data=PROGRAM, id="tree")
+        tree.show_root = True
+        tree.guide_depth = 2
+        yield tree
+
+    @property
+    def tree_widget(self) -> Tree:
+        return self.query_one("#tree", Tree)
+
+    def rebuild(self, state, selected: tuple | None) -> None:
+        """Redraw from `state`'s program, keeping `selected` (a path; () for the program)."""
+        tree = self.tree_widget
+        program = state.program
+        counts = problem_counts(state.problems)
+        tree.clear()
+        if program is None:
+            tree.root.set_label(Text("(no program loaded)", style="dim"))
+            self.shown = []
+            return
+        tree.root.set_label(label(program.name, counts.get("")))
+        tree.root.data = PROGRAM
+        words = self.filter_text.strip()
+        found = {}
+        self.shown = []
+
+        def visit(parent, nodes):
+            for node in nodes:
+                path = tuple(node.path)
+                kids = list(node.commands) if node.is_group else []
+                wanted = matches(node, words)
+                if node.is_group:
+                    # a group is shown when it or any descendant matches
+                    if not wanted and not any(matches(n, words) for n in _walk(kids)):
+                        continue
+                    branch = parent.add(label(node.name, counts.get(" ".join(path))),
+                                        data=path, expand=True)
+                    found[path] = branch
+                    self.shown.append(path)
+                    visit(branch, kids)
+                elif wanted:
+                    leaf = parent.add_leaf(label(node.name, counts.get(" ".join(path)),
+                                                 getattr(node, "hidden", False)), data=path)
+                    found[path] = leaf
+                    self.shown.append(path)
+
+        visit(tree.root, program.commands)
+        tree.root.expand()
+        target = found.get(tuple(selected or ())) if selected else None
+        if target is None and words and self.shown:
+            target = found[self.shown[0]]
+        tree.move_cursor(target or tree.root)
+
+    def set_filter(self, text: str, state, selected) -> None:
+        self.filter_text = text
+        self.rebuild(state, selected)
+
+
+def _walk(nodes):
+    for node in nodes:
+        yield node
+        if node.is_group:
+            yield from _walk(node.commands)
