@@ -55,14 +55,19 @@ def main(file: str | None = None, *, headless: bool = False, update: bool = Fals
     overrun, an error-level problem or a CLI/MCP mismatch (codes in docs/ci.md).
     update: with headless, accept the current surfaces as the new snapshots.
     Without headless: serve MCP on 127.0.0.1:`port` (free port when None), reload on save,
-    and keep serving until Ctrl-C (the dashboard will sit here).
+    and keep serving: on a terminal in the dashboard (`q` quits), else logging to stderr
+    until Ctrl-C.
     """
     file = file or sample_file()
     if headless:
         from workbench.dev.headless import run_headless
         return run_headless(file, update=update, program_name=program_name,
                             run_writes=run_writes, snapshots=snapshots, out=out)
-    from workbench.dev.serve import serve_http_forever
+    import sys
+    if out is None and sys.stdin.isatty() and sys.stdout.isatty():
+        from workbench.dev.dashboard import run_dashboard   # a terminal: the dashboard
+        return run_dashboard(file, port=port, program_name=program_name, run_writes=run_writes)
+    from workbench.dev.serve import serve_http_forever      # piped: one log line per event
     return serve_http_forever(file, port=port, program_name=program_name,
                               run_writes=run_writes, out=out)
 
