@@ -41,13 +41,15 @@ def subprocess_call(bench, argv, *, timeout: float, environ: dict | None = None,
     (exit 7) envelope; a crash becomes an `internal` (exit 1) one. The server keeps going.
     """
     from workbench import envelope as _envelope
-    from workbench.dev.loader import child_environ
+    from workbench.dev.environments import environ_for
     request = {"file": bench.file, "source": bench.good_source_file,
                "program": bench.serving_name,
                "argv": list(argv), "environ": environ, "stdin": stdin}
-    env = child_environ()
+    # The same clean environment as the CLI side of a diff (no agent or CI markers from
+    # wherever `burgee dev` itself runs), so both transports see the same caller.
+    env = environ_for("piped")
     if environ is None:
-        request["environ"] = {k: v for k, v in env.items()}
+        request["environ"] = dict(env)
     try:
         done = subprocess.run([sys.executable, "-B", "-m", "workbench.dev._worker", "call"],
                               input=json.dumps(request), capture_output=True, text=True,
