@@ -244,8 +244,16 @@ def _run_mcp(bench, argv, arguments, command, timeout) -> RunResult:
         return RunResult("mcp", argv, None, "", "", time.perf_counter() - started,
                          error=f"{type(exc).__name__}: {exc}", arguments=arguments)
     text = result["text"]
-    return RunResult("mcp", argv, 1 if result["is_error"] else 0, text, "",
-                     time.perf_counter() - started, arguments=arguments)
+    code = 1 if result["is_error"] else 0
+    try:   # the envelope says which exit code the CLI would have given
+        import json
+
+        from workbench.envelope import exit_code
+        code = exit_code(json.loads(text))
+    except (ValueError, KeyError, TypeError):
+        pass
+    return RunResult("mcp", argv, code, text, "", time.perf_counter() - started,
+                     arguments=arguments)
 
 
 def run_all(bench, *, argv=None, arguments=None, command=None, environments=None, stdin=None,
