@@ -192,7 +192,22 @@ def run_headless(file: str, *, update: bool = False, program_name: str | None = 
     from workbench import envelope as _envelope
     doc = check_snapshots(file, update=update, program_name=program_name,
                           run_writes=run_writes, snapshots=snapshots)
+    _dashboard_svg(file, doc, program_name)
     out = out or sys.stdout
     out.write(_envelope.encode(doc) + "\n")
     out.flush()
     return _envelope.exit_code(doc)
+
+
+def _dashboard_svg(file: str, doc: dict, program_name: str | None) -> None:
+    """Write an SVG of the dashboard beside the snapshot folder; the path goes in the report."""
+    report = doc.get("data") if doc.get("ok") else doc.get("report")
+    if not isinstance(report, dict) or not report.get("snapshots"):
+        return
+    try:
+        from workbench.dev.dashboard import svg_path_for_snapshots, write_svg
+        report["dashboard_svg"] = write_svg(file, svg_path_for_snapshots(report["snapshots"]),
+                                            program_name=program_name)
+    except Exception as exc:  # noqa: BLE001 - the picture never fails the check
+        report["dashboard_svg"] = None
+        report["dashboard_svg_error"] = f"{type(exc).__name__}: {exc}"
