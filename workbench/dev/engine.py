@@ -180,6 +180,31 @@ def watch_filter(change, path: str) -> bool:
     return name.endswith(WATCHED_SUFFIXES) or name in WATCHED_NAMES
 
 
+class _Flag:
+    def __init__(self):
+        self._set = False
+
+    def is_set(self) -> bool:
+        return self._set
+
+    def set(self) -> None:
+        self._set = True
+
+
+class _Either:
+    """Set when any of its events is: stops a watch on shutdown or to watch other folders."""
+
+    def __init__(self, *events):
+        self.events = [event for event in events if event is not None]
+
+    def is_set(self) -> bool:
+        return any(event.is_set() for event in self.events)
+
+    def set(self) -> None:
+        for event in self.events:
+            event.set()
+
+
 class Workbench:
     """The live engine over one program file. See the module docstring."""
 
@@ -340,14 +365,33 @@ class Workbench:
 
     # --- watching -----------------------------------------------------------------------
 
-    async def watch(self, stop_event: asyncio.Event | None = None) -> None:
-        """Reload on each save in the file's folder (.py files and pyproject.toml)."""
-        import watchfiles
+    def watch_paths(self) -> list:
+        """Folders to watch (not recursively): FILE's, those of the modules it imported from
+        under it (a package beside it), and that of the pyproject.toml its budgets come from."""
+        from workbench.dev.tokens import find_pyproject
         folder = os.path.dirname(self.file)
-        async for _changes in watchfiles.awatch(
-                folder, watch_filter=watch_filter, debounce=self.debounce_ms, step=10,
-                stop_event=stop_event, recursive=False, ignore_permission_denied=True):
-            await self.areload()
+        paths = {folder}
+        for module_file in _loader.user_modules(os.path.realpath(folder)).values():
+            paths.add(os.path.dirname(module_file))
+        pyproject = find_pyproject(self.file)
+        if pyproject:
+            paths.add(os.path.dirname(pyproject))
+        return sorted(path for path in paths if os.path.isdir(path))
+
+    async def watch(self, stop_event: asyncio.Event | None = None) -> None:
+        """Reload on each save (.py files and pyproject.toml) in `watch_paths()`; when a reload
+        changes those folders (a new sibling package imported), watch the new set."""
+        import watchfiles
+        while not (stop_event is not None and stop_event.is_set()):
+            paths = self.watch_paths()
+            restart = _Flag()
+            async for _changes in watchfiles.awatch(
+                    *paths, watch_filter=watch_filter, debounce=self.debounce_ms, step=10,
+                    stop_event=_Either(stop_event, restart), recursive=False,
+                    ignore_permission_denied=True):
+                await self.areload()
+                if self.watch_paths() != paths:
+                    restart.set()
 
     # --- serving MCP --------------------------------------------------------------------
 

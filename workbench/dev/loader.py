@@ -82,7 +82,7 @@ class _SourceOnlyFinder(importlib.abc.MetaPathFinder):
         if spec is None or not spec.origin or not isinstance(
                 spec.loader, importlib.machinery.SourceFileLoader):
             return None
-        if not _under(spec.origin, self.roots):
+        if not _under(spec.origin, self.roots) or _installed(spec.origin):
             return None
         spec.loader = _SourceOnlyLoader(fullname, spec.origin)
         spec.cached = None
@@ -97,18 +97,44 @@ def _under(path: str, roots) -> bool:
     return any(path == root or path.startswith(root + os.sep) for root in roots)
 
 
-def _forget_siblings(folder: str) -> None:
-    """Drop modules imported from `folder` (but never the workbench itself) so they reload."""
-    here = os.path.realpath(os.path.dirname(os.path.dirname(__file__)))
+_INSTALLED: set | None = None
+
+
+def _installed(path: str) -> bool:
+    """True for files of the interpreter, installed packages, and the workbench itself: they
+    may sit under the watched folder (a project's .venv) but are never user code to reload."""
+    global _INSTALLED
+    if _INSTALLED is None:
+        import site
+        import sysconfig
+        roots = {sys.prefix, sys.base_prefix, sys.exec_prefix,
+                 os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}
+        roots.update(sysconfig.get_paths().values())
+        try:
+            roots.update(site.getsitepackages())
+            roots.add(site.getusersitepackages())
+        except AttributeError:
+            pass
+        _INSTALLED = {os.path.realpath(root) for root in roots if root}
+    return _under(path, _INSTALLED)
+
+
+def user_modules(folder: str) -> dict:
+    """name -> file of the modules imported from `folder` (not installed ones)."""
+    found = {}
     for name, module in list(sys.modules.items()):
         origin = getattr(module, "__file__", None)
         if not origin or name.startswith("workbench"):
             continue
-        real = os.path.realpath(origin)
-        if real.startswith(here + os.sep):
-            continue
-        if _under(real, {folder}):
-            del sys.modules[name]
+        if _under(origin, {folder}) and not _installed(origin):
+            found[name] = os.path.realpath(origin)
+    return found
+
+
+def _forget_siblings(folder: str) -> None:
+    """Drop modules imported from `folder` (never installed ones) so they load afresh."""
+    for name in user_modules(folder):
+        sys.modules.pop(name, None)
 
 
 # --- finding the program -----------------------------------------------------------------

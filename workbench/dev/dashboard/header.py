@@ -40,15 +40,16 @@ class HeaderBar(Static):
         if program is not None:
             line1.append(f"  {len(state.commands())} commands, {state.tokens.total} tokens",
                          style="dim")
+        line1.append("   ")
+        line1.append(status, style=status_style)
         line2 = Text("MCP ", style="bold")
         if url:
             line2.append(MASKED_URL if stable else url, style="underline")
-            line2.append("  (c copies a client config)", style="dim")
+            line2.append("  c copies a client config (ctrl+p: other clients)", style="dim")
         elif mcp_error:
-            line2.append(f"not serving: {mcp_error}", style="yellow")
+            short = mcp_error if len(mcp_error) <= 80 else mcp_error[:79] + "\u2026"
+            line2.append(f"not serving: {short}", style="yellow")
         else:
             line2.append("starting\u2026", style="dim")
-        line2.append("   ")
-        line2.append(status, style=status_style)
         self.text = line1.plain + "\n" + line2.plain
         self.update(line1 + Text("\n") + line2)

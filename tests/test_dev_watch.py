@@ -1,0 +1,62 @@
+"""The watcher: atomic saves, sibling packages and pyproject.toml reload; other files do not."""
+
+import asyncio
+import os
+import textwrap
+
+import pytest
+
+from workbench.dev.engine import Workbench
+
+pytestmark = pytest.mark.asyncio
+
+APP = textwrap.dedent('''
+    from helpers.words import DESCRIPTION
+    from workbench import Command, Program
+
+    def hello(ctx):
+        return {"hello": "world"}
+
+    program = Program(name="app", version="1.0.0", description="A test program", commands=[
+        Command(name="hello", description=DESCRIPTION, effects="read_only",
+                examples=["app hello"], run=hello),
+    ])
+''')
+
+
+def save(path, text):
+    temporary = str(path) + ".swp~"
+    with open(temporary, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(temporary, path)
+
+
+async def test_saves_of_the_file_its_packages_and_pyproject_reload(tmp_path):
+    (tmp_path / "helpers").mkdir()
+    (tmp_path / "helpers" / "__init__.py").write_text("", encoding="utf-8")
+    save(tmp_path / "helpers" / "words.py", 'DESCRIPTION = "Say hello"\n')
+    save(tmp_path / "app.py", APP)
+    bench = Workbench(str(tmp_path / "app.py"), load_timeout=5.0)
+    states: asyncio.Queue = asyncio.Queue()
+    bench.subscribe(lambda e: states.put_nowait(e.data) if e.kind == "state" else None)
+    await bench.start(serve=False)
+    try:
+        first = await asyncio.wait_for(states.get(), 20)
+        assert first.ok and str(tmp_path / "helpers") in bench.watch_paths()
+
+        save(tmp_path / "helpers" / "words.py", 'DESCRIPTION = "Say hello nicely"\n')
+        state = await asyncio.wait_for(states.get(), 20)
+        assert state.program.find(["hello"]).description == "Say hello nicely"
+        assert state.changes.changed == ("hello",)
+
+        (tmp_path / "notes.txt").write_text("not code", encoding="utf-8")
+        (tmp_path / ".app.py.swp").write_text("editor junk", encoding="utf-8")
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(states.get(), 0.6)
+
+        save(tmp_path / "pyproject.toml", "[tool.burgee.budgets]\ncard = 7\n")
+        state = await asyncio.wait_for(states.get(), 20)
+        assert state.tokens.get("cards/hello.json").budget == 7
+        assert any(p.code == "budget_exceeded" for p in state.problems)
+    finally:
+        await bench.stop()
