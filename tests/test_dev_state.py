@@ -129,3 +129,13 @@ def test_chunked_counting_is_exact():
         assert sum(len(encoding.encode_ordinary(p)) for p in pieces) == \
             len(encoding.encode_ordinary(text))
     assert len(tokens.chunks(texts[-1])) > 50 and len(tokens.chunks(texts[-2])) > 50
+
+
+def test_state_finds_a_surface_by_kind_and_command(tmp_path):
+    state = make(tmp_path, extra="\nprint('hello from import')\n").reload()
+    assert state.surface("help").id == "help.txt"
+    assert state.surface("help", "pr merge").id == "help/pr-merge.txt"
+    assert state.surface("card", "hello").id == "cards/hello.json"
+    assert state.surface("command_schema", "pr merge").id == "schemas/pr-merge.json"
+    assert state.surface("card", "nope") is None
+    assert state.load_output == "hello from import\n"

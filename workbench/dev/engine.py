@@ -1,24 +1,38 @@
 """The workbench engine: the loaded-program state, reloads, and results the dashboard draws.
 
-    bench = Workbench("app.py")
-    unsubscribe = bench.subscribe(lambda event: print(event.kind))
-    state = bench.reload()                 # load now (sync); also `await bench.areload()`
-    await bench.start(port=None)           # serve MCP over HTTP and watch the folder
+    bench = Workbench("app.py")                       # nothing runs yet
+    unsubscribe = bench.subscribe(on_event)           # on_event(Event) for every change
+    url = await bench.start(port=None)                # load, serve MCP over HTTP, watch
     results = await bench.arun_environments(["deploy", "--target", "prod"])
-    diffs = await bench.arun_diffs()
+    results = await bench.arun_environments(command="deploy", arguments={"target": "prod"})
+    diffs = await bench.arun_diffs()                  # run_writes=True for non-idempotent
+    await bench.reload()/areload()                    # force a reload
     await bench.stop()
 
-Every change arrives as an `Event` to each subscriber, on the thread or loop that caused
-it (the engine's asyncio loop for reloads, runs and traffic): `kind` is one of
+Events (`Event.kind`, `Event.data`), published on the loop that runs `start()` (Textual's,
+when the dashboard awaits it in an async worker), or on the calling thread for the sync
+methods `reload()` and `run_diffs()`:
 
-- "state": `event.data` is the new `State` (a reload, good or failed);
-- "run": `event.data` is a `RunResult` (one environment finished);
-- "diffs": `event.data` is a tuple of `Diff` (a diff run finished);
-- "traffic": `event.data` is a `TrafficEntry` (an MCP request was answered);
-- "serving": `event.data` is the MCP URL (the HTTP server is listening).
+- "state":   the new `State` (each reload, good or failed);
+- "run":     a `RunResult` (one environment finished; `arun_environments`);
+- "diffs":   a tuple of `Diff` (`arun_diffs` / `run_diffs` finished);
+- "traffic": a `TrafficEntry` (a connected MCP client's request was answered);
+- "serving": the MCP URL (the HTTP server is listening).
 
-The state is immutable; the engine replaces it. The last good program stays in the state
-(and served) when a load fails; `state.load_error` then holds the failure.
+`State` is immutable; the engine replaces it (`bench.state` is always the latest):
+`generation`, `file`, `program` (last good, or None), `load_error` (`LoadError`: kind,
+message, traceback, line; None when the latest load succeeded), `load_output`, `surfaces`
+(id -> `Surface`: id, kind, command, text, data, error, title), `surface(kind, command)`,
+`surfaces_for(command)`, `tokens` (`TokenTable` of `TokenRow`: surface, kind, command, tokens,
+chars, budget, unit, percent, delta, over; `.for_command(name)`, `.get(id)`, `.total`),
+`problems` (`Problem`: severity, code, message, fix, command, surface; `problems_for(cmd)`),
+`changes` (`Changes`: added, removed, changed, tokens_delta, `summary()` e.g. "+1 command,
+-40 tokens"), `budgets`, `url`. Commands are named by their path as a string ("pr merge").
+Also on the bench: `traffic` (a deque of `TrafficEntry`), `diffs`, `url`,
+`client_config(client)` (a config for the live HTTP server), `ENVIRONMENTS` in
+`workbench.dev.environments`.
+
+The last good program stays in the state (and served) when a load fails.
 """
 
 from __future__ import annotations
@@ -78,6 +92,7 @@ class State:
     loaded_at: float = 0.0
     load_seconds: float = 0.0
     url: str | None = None
+    load_output: str = ""      # what the file printed while loading (latest attempt)
 
     @property
     def ok(self) -> bool:
@@ -92,6 +107,16 @@ class State:
     def surfaces_for(self, command: str | None) -> list:
         """Surfaces of one command (`"pr merge"`), or of the program itself for None."""
         return [s for s in self.surfaces.values() if s.command_name == command]
+
+    def surface(self, kind: str, command: str | None = None):
+        """The one surface of `kind` for `command` (`"pr merge"`, or None for the program),
+        e.g. `surface("card", "deploy")`, `surface("help")`, `surface("tools_list")`."""
+        if command is not None and kind == "help":
+            kind = "command_help"
+        for candidate in self.surfaces.values():
+            if candidate.kind == kind and candidate.command_name == command:
+                return candidate
+        return None
 
 
 @dataclass(frozen=True)
@@ -319,10 +344,11 @@ class Workbench:
         if not loaded.ok:
             return replace(previous, generation=previous.generation + 1,
                            load_error=loaded.error, loaded_at=now,
-                           load_seconds=loaded.seconds,
+                           load_seconds=loaded.seconds, load_output=loaded.output,
                            changes=Changes(error=loaded.error.message))
-        return self.build_state(loaded.program, previous, loaded_at=now,
-                                load_seconds=loaded.seconds, program_name=loaded.name)
+        state = self.build_state(loaded.program, previous, loaded_at=now,
+                                 load_seconds=loaded.seconds, program_name=loaded.name)
+        return replace(state, load_output=loaded.output)
 
     def _remember_source(self, source: str) -> None:
         import tempfile

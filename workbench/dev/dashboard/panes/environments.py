@@ -136,12 +136,15 @@ class EnvironmentsPane(Pane):
         title = heading(f"environments for {view.name or view.program.name}",
                         "terminal, pipe, agents, CI and MCP side by side")
         self.query_one(".pane-title", Static).update(title)
+        self._title = title.plain
         self._show_status()
         self.stale = False
 
     def _show_status(self) -> None:
         self.query_one("#env-status", Static).update(Text(self.status, style="dim"))
-        lines = [f"status {self.status}"]
+        lines = [getattr(self, "_title", ""),
+                 "input " + self.query_one("#env-input", Input).value,
+                 f"status {self.status}"]
         for name, result in self.results.items():
             lines.append(f"{name} exit {result.exit} {render_result(result).plain}")
         self.text = "\n".join(lines)
