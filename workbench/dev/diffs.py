@@ -49,10 +49,10 @@ def unified(cli: str | None, mcp: str | None) -> str:
 def cli_json(bench, argv, timeout: float = DIFF_TIMEOUT):
     """(stdout, exit) of the real CLI with `--json` (piped, no agent), or raises."""
     from workbench.dev.environments import environ_for, worker_command
-    done = subprocess.run(worker_command(bench, list(argv) + ["--json"]), input="",
-                          capture_output=True, text=True, timeout=timeout,
-                          env=environ_for("piped"), cwd=os.path.dirname(bench.file),
-                          start_new_session=True)
+    from workbench.dev.loader import run_limited
+    done = run_limited(worker_command(bench, list(argv) + ["--json"]), input="",
+                       timeout=timeout, env=environ_for("piped"),
+                       cwd=os.path.dirname(bench.file))
     return done.stdout, done.returncode, done.stderr
 
 

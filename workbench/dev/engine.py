@@ -6,7 +6,7 @@
     results = await bench.arun_environments(["deploy", "--target", "prod"])
     results = await bench.arun_environments(command="deploy", arguments={"target": "prod"})
     diffs = await bench.arun_diffs()                  # run_writes=True for non-idempotent
-    await bench.reload()/areload()                    # force a reload
+    state = await bench.areload()                     # force a reload (bench.reload(): sync)
     await bench.stop()
 
 Events (`Event.kind`, `Event.data`), published on the loop that runs `start()` (Textual's,

@@ -127,11 +127,11 @@ def run_one(bench, environment: str, argv, *, arguments=None, command=None, stdi
     env = environ_for(environment)
     started = time.perf_counter()
     try:
-        done = subprocess.run(worker_command(bench, argv, close_stdin=close_stdin),
-                              input=None if close_stdin else (stdin or ""),
-                              stdin=subprocess.DEVNULL if close_stdin else None,
-                              capture_output=True, text=True, timeout=timeout, env=env,
-                              cwd=os.path.dirname(bench.file), start_new_session=True)
+        from workbench.dev.loader import run_limited
+        done = run_limited(worker_command(bench, argv, close_stdin=close_stdin),
+                           input=None if close_stdin else (stdin or ""),
+                           stdin=subprocess.DEVNULL if close_stdin else None,
+                           timeout=timeout, env=env, cwd=os.path.dirname(bench.file))
     except subprocess.TimeoutExpired as exc:
         return RunResult(environment, argv, None, _text(exc.stdout), _text(exc.stderr),
                          time.perf_counter() - started, timed_out=True,

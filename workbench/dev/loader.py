@@ -302,9 +302,9 @@ def check(file: str, source: str | None = None, *, program_name: str | None = No
                          "".join(traceback.format_exception_only(type(exc), exc)), exc.lineno)
     request = json.dumps({"file": file, "source": source, "program": program_name})
     try:
-        done = subprocess.run([sys.executable, "-B", "-m", "workbench.dev._check"],
-                              input=request, capture_output=True, text=True, timeout=timeout,
-                              cwd=os.path.dirname(file), env=child_environ())
+        done = run_limited([sys.executable, "-B", "-m", "workbench.dev._check"],
+                           input=request, timeout=timeout, cwd=os.path.dirname(file),
+                           env=child_environ())
     except subprocess.TimeoutExpired:
         return LoadError("timeout", f"loading {os.path.basename(file)} did not finish within "
                          f"{timeout:g} s (an import that never returns?); the last good "
@@ -318,6 +318,30 @@ def check(file: str, source: str | None = None, *, program_name: str | None = No
         return None
     return LoadError(result["kind"], result["message"], result.get("traceback", ""),
                      result.get("line"))
+
+
+def run_limited(args, *, input=None, timeout: float, stdin=None, **kwargs):
+    """`subprocess.run(..., capture_output=True, text=True)` in its own session; on timeout
+    the whole process group is killed (a handler's children too) and TimeoutExpired raised."""
+    import signal
+    kwargs.setdefault("start_new_session", True)
+    if input is not None:
+        stdin = subprocess.PIPE
+    with subprocess.Popen(args, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, **kwargs) as proc:
+        try:
+            out, err = proc.communicate(input, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                proc.kill()
+            try:
+                out, err = proc.communicate(timeout=2)
+            except subprocess.TimeoutExpired:
+                out, err = "", ""
+            raise subprocess.TimeoutExpired(args, timeout, out, err) from None
+        return subprocess.CompletedProcess(args, proc.returncode, out, err)
 
 
 def child_environ(extra: dict | None = None) -> dict:

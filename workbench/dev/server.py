@@ -42,6 +42,7 @@ def subprocess_call(bench, argv, *, timeout: float, environ: dict | None = None,
     """
     from workbench import envelope as _envelope
     from workbench.dev.environments import environ_for
+    from workbench.dev.loader import run_limited
     request = {"file": bench.file, "source": bench.good_source_file,
                "program": bench.serving_name,
                "argv": list(argv), "environ": environ, "stdin": stdin}
@@ -51,10 +52,9 @@ def subprocess_call(bench, argv, *, timeout: float, environ: dict | None = None,
     if environ is None:
         request["environ"] = dict(env)
     try:
-        done = subprocess.run([sys.executable, "-B", "-m", "workbench.dev._worker", "call"],
-                              input=json.dumps(request), capture_output=True, text=True,
-                              timeout=timeout, env=env, cwd=os.path.dirname(bench.file),
-                              start_new_session=True)
+        done = run_limited([sys.executable, "-B", "-m", "workbench.dev._worker", "call"],
+                           input=json.dumps(request), timeout=timeout, env=env,
+                           cwd=os.path.dirname(bench.file))
     except subprocess.TimeoutExpired:
         doc = _envelope.failure("timeout", f"the command did not finish within {timeout:g} s "
                                 "and was stopped", exit=_envelope.EXIT_UNAVAILABLE,

@@ -241,8 +241,9 @@ class DashboardApp(App):
 
     @on(Tree.NodeHighlighted)
     def _on_highlight(self, event: Tree.NodeHighlighted) -> None:
-        if event.node.data is not None:
-            self._select(tuple(event.node.data))
+        if event.node.data is None or self.sidebar.pending is not None:
+            return          # a rebuild in progress: the selection stays as it is
+        self._select(tuple(event.node.data))
 
     def _select(self, path: tuple) -> None:
         if path != self.selected:
@@ -256,9 +257,7 @@ class DashboardApp(App):
         if path and path not in sidebar.shown and sidebar.filter_text:
             self.query_one("#filter", Input).value = ""
             sidebar.set_filter("", self.state, path)
-        node = _find_node(sidebar.tree_widget.root, path)
-        if node is not None:
-            sidebar.tree_widget.move_cursor(node)
+        sidebar.move_to(path)
         self._select(path)
 
     @on(Input.Changed, "#filter")
@@ -360,12 +359,3 @@ class DashboardApp(App):
         for title, help_text, callback in actions(self):
             yield SystemCommand(title, help_text, callback)
 
-
-def _find_node(node, path: tuple):
-    if (node.data or ()) == path:
-        return node
-    for child in node.children:
-        found = _find_node(child, path)
-        if found is not None:
-            return found
-    return None

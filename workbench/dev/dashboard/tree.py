@@ -57,6 +57,7 @@ class CommandTree(Vertical):
         super().__init__(**kwargs)
         self.filter_text = ""
         self.shown: list = []      # paths shown after the filter, in order
+        self.pending: tuple | None = None
 
     def compose(self):
         yield Input(placeholder="/ filter commands", id="filter")
@@ -107,10 +108,22 @@ class CommandTree(Vertical):
 
         visit(tree.root, program.commands)
         tree.root.expand()
-        target = found.get(tuple(selected or ())) if selected else None
+        target = tuple(selected) if selected and tuple(selected) in found else None
         if target is None and words and self.shown:
-            target = found[self.shown[0]]
-        tree.move_cursor(target or tree.root)
+            target = self.shown[0]
+        self.move_to(target or PROGRAM)
+
+    def move_to(self, path: tuple) -> None:
+        """Put the cursor on `path` once the rebuilt tree has its lines; until then the
+        highlight messages of the rebuild are ignored (`pending`), so the selection holds."""
+        self.pending = tuple(path)
+        self.call_after_refresh(self._move, tuple(path))
+
+    def _move(self, path: tuple) -> None:
+        node = find_node(self.tree_widget.root, path)
+        self.pending = None
+        if node is not None:
+            self.tree_widget.move_cursor(node)
 
     def set_filter(self, text: str, state, selected) -> None:
         self.filter_text = text
@@ -122,3 +135,14 @@ def _walk(nodes):
         yield node
         if node.is_group:
             yield from _walk(node.commands)
+
+
+def find_node(node, path: tuple):
+    """The tree node whose data is `path`, or None."""
+    if tuple(node.data or ()) == tuple(path):
+        return node
+    for child in node.children:
+        found = find_node(child, path)
+        if found is not None:
+            return found
+    return None
