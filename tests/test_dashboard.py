@@ -1,0 +1,229 @@
+"""The `burgee dev` dashboard under Textual's headless pilot: panes, selection, reloads, runs."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("textual")
+
+from _dashboard_helpers import (SAMPLE_NAMES, SAMPLES, copy_sample, dashboard,  # noqa: E402
+                                generated_program, mcp_available, save, until)
+
+from workbench.dev.dashboard.panes import PANES  # noqa: E402
+
+PANE_IDS = [pane_id for pane_id, _title, _cls in PANES]
+
+MARKERS = {   # what each pane shows for the program itself
+    "help": "Usage:",
+    "card": "help --json",
+    "schema": "--schema (program schema)",
+    "mcp": "tools/list",
+    "tokens": "help.txt",
+    "environments": "environments for",
+    "diff": "CLI --json vs MCP",
+    "traffic": "MCP traffic",
+    "problems": "problems in",
+}
+
+
+def first_command(app):
+    return " ".join(app.state.commands()[0].path)
+
+
+@pytest.mark.parametrize("sample", SAMPLE_NAMES)
+async def test_each_tab_renders_for_each_sample(sample):
+    async with dashboard(SAMPLES / sample) as (app, pilot):
+        assert app.state.ok and app.state.program.name in app.header.text
+        for name in (None, first_command(app)):
+            app.select_command(name)
+            for number, pane_id in enumerate(PANE_IDS, 1):
+                await pilot.press(str(number))
+                assert app.active_tab == pane_id
+                pane = app.pane(pane_id)
+                assert not pane.stale and pane.text.strip(), (sample, name, pane_id)
+                if name is None:
+                    assert MARKERS[pane_id] in pane.text, (sample, pane_id, pane.text[:200])
+        svg = app.export_screenshot()
+        assert "Problems" in svg and "Environments" in svg
+
+
+async def test_selecting_a_command_changes_every_pane():
+    async with dashboard(SAMPLES / "deploy.py") as (app, pilot):
+        before = {}
+        for pane_id in PANE_IDS:
+            app.show_tab(pane_id)
+            before[pane_id] = app.pane(pane_id).text
+        app.show_tab("help")
+        app.sidebar.tree_widget.focus()
+        await pilot.press("down", "down")          # tool -> deploy -> status
+        assert app.selected == ("status",)
+        for pane_id in PANE_IDS:
+            app.show_tab(pane_id)
+            await pilot.pause()
+            text = app.pane(pane_id).text
+            assert text != before[pane_id], pane_id
+            assert "status" in text, (pane_id, text[:200])
+        assert app.query_one("#env-input").value == "status"
+        assert '"title": "status"' in app.pane("schema").text
+
+
+async def test_an_edit_on_disk_shows_up_in_place(tmp_path):
+    file = copy_sample(tmp_path, "deploy.py")
+    async with dashboard(file, watch=True) as (app, pilot):
+        app.select_command("status")
+        app.show_tab("schema")
+        source = file.read_text()
+        save(file, source.replace("    ],\n)", '        Command(name="ping", description="Check '
+                                  'that the service answers", effects="read_only",\n'
+                                  '                examples=["tool ping"], run=lambda ctx: '
+                                  '{"pong": True}),\n    ],\n)'))
+        await until(pilot, lambda: ("ping",) in app.sidebar.shown, what="ping in the tree")
+        assert app.notice.startswith("+1 command") and "tokens" in app.notice, app.notice
+        assert app.notice in app.header.text
+        assert app.selected == ("status",) and app.active_tab == "schema"
+        assert '"title": "status"' in app.pane("schema").text
+
+
+async def test_a_broken_save_shows_the_error_panel_until_a_good_save(tmp_path):
+    file = copy_sample(tmp_path, "deploy.py")
+    good = file.read_text()
+    async with dashboard(file, watch=True) as (app, pilot):
+        app.select_command("deploy")
+        save(file, good + "\ndef broken(:\n")
+        panel = app.error_panel
+        await until(pilot, lambda: panel.has_class("visible"), what="the error panel")
+        assert "SyntaxError" in panel.text or "syntax" in panel.text.lower(), panel.text
+        assert "still being served" in panel.text
+        assert "load failed" in app.header.text
+        assert ("deploy",) in app.sidebar.shown and app.selected == ("deploy",)
+        save(file, good.replace("Ship builds", "Ship builds safely"))
+        await until(pilot, lambda: not panel.has_class("visible"), what="the panel to clear")
+        assert app.state.ok and "generation" in app.header.text
+        assert "Ship builds safely" in app.state.program.description
+
+
+async def test_environments_agent_gets_next_and_terminal_with_yes_succeeds():
+    async with dashboard(SAMPLES / "deploy.py") as (app, pilot):
+        app.select_command("deploy")
+        pane = app.pane("environments")
+        app.show_tab("environments")
+        pane.timeout = 8
+        app.query_one("#env-input").value = "deploy --target staging"
+        worker = app.action_run_environments()
+        await worker.wait()
+        agent = pane.results["agent:claude-code"]
+        assert agent.exit == 4 and "next" in agent.stdout + agent.stderr, agent
+        assert "next" in pane.text and "agent:cursor exit 4" in pane.text
+        app.query_one("#env-input").value = "deploy --target staging --yes"
+        await pilot.press("e")
+        await until(pilot, lambda: pane.status.startswith("done"), what="the second run")
+        terminal = pane.results["terminal"]
+        assert terminal.exit == 0 and "deployed latest to staging" in terminal.stdout, terminal
+        assert str(app.query_one("#env-terminal").border_subtitle).find("exit 0") >= 0
+
+
+async def test_a_long_run_shows_progress_and_can_be_cancelled(tmp_path):
+    file = tmp_path / "slow.py"
+    file.write_text(
+        "import time\nfrom workbench import Command, Program\n\n"
+        "def wait(ctx):\n    time.sleep(3)\n    return {}\n\n"
+        'program = Program(name="slow", version="1", description="Slow", commands=[\n'
+        '    Command(name="wait", description="Wait a while", effects="read_only", run=wait,\n'
+        '            examples=["slow wait"])])\n')
+    async with dashboard(file) as (app, pilot):
+        app.select_command("wait")
+        pane = app.pane("environments")
+        pane.timeout = 5
+        worker = app.action_run_environments()
+        await until(pilot, lambda: pane.status.startswith("running"), what="the run to start")
+        assert "running" in str(app.query_one("#env-ci").content)
+        await pilot.press("x")
+        await until(pilot, lambda: pane.status.startswith("cancelled"), what="the cancel")
+        assert worker.is_cancelled
+        assert "cancelled" in str(app.query_one("#env-ci").content)
+
+
+@pytest.mark.skipif(not mcp_available(), reason="workbench.mcp.server is not there yet")
+@pytest.mark.parametrize("sample", SAMPLE_NAMES)
+async def test_the_diff_pane_shows_equality_for_the_samples(sample):
+    async with dashboard(SAMPLES / sample) as (app, pilot):
+        app.show_tab("diff")
+        worker = app.action_run_diffs()
+        await worker.wait()
+        await pilot.pause()
+        ran = [d for d in app.diffs if d.skipped is None]
+        assert ran and all(d.equal for d in ran), [d.to_dict() for d in ran if not d.equal]
+        text = app.pane("diff").text
+        assert "equal" in text and "differs" not in text.split("\n", 1)[1]
+
+
+@pytest.mark.skipif(not mcp_available(), reason="workbench.mcp.server is not there yet")
+async def test_the_diff_pane_shows_a_diff_when_cli_and_mcp_disagree(tmp_path, monkeypatch):
+    # The CLI side of a diff runs piped with COLUMNS=100 set; the MCP side inherits ours.
+    monkeypatch.delenv("COLUMNS", raising=False)
+    file = tmp_path / "odd.py"
+    file.write_text(
+        "import os\nfrom workbench import Command, Program\n\n"
+        'program = Program(name="odd", version="1", description="Disagrees", commands=[\n'
+        '    Command(name="width", description="Say the terminal width", effects="read_only",\n'
+        '            run=lambda ctx: {"columns": os.environ.get("COLUMNS")},\n'
+        '            examples=["odd width"])])\n')
+    async with dashboard(file) as (app, pilot):
+        app.show_tab("diff")
+        await (app.action_run_diffs()).wait()
+        await pilot.pause()
+        assert [d.equal for d in app.diffs] == [False]
+        text = app.pane("diff").text
+        assert "differs odd width" in text and "+++ mcp tools/call" in text
+        app.show_tab("problems")
+        assert "envelope_mismatch" in app.pane("problems").text
+
+
+async def test_keys_screen_palette_copy_and_quit():
+    from workbench.dev.dashboard.keys import KeysScreen
+    async with dashboard(SAMPLES / "deploy.py") as (app, pilot):
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, KeysScreen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, KeysScreen)
+        titles = [command.title for command in app.get_system_commands(app.screen)]
+        assert {"Run environments", "Run diffs", "Cancel runs", "Keys",
+                "Copy client config: cursor"} <= set(titles)
+        await pilot.press("ctrl+p")
+        await pilot.press(*"go to rollback")
+        await until(pilot, lambda: _palette_has(app, "Go to rollback"), what="the palette hit")
+        await pilot.press("enter")
+        await until(pilot, lambda: app.selected == ("rollback",), what="the palette jump")
+        await pilot.press("c")
+        assert app.last_copied.startswith("claude mcp add --transport http tool")
+        await pilot.press("q")
+        await until(pilot, lambda: not app.is_running, what="quit")
+    assert app.return_code == 0
+
+
+def _palette_has(app, text: str) -> bool:
+    from textual.command import CommandList
+    try:
+        options = app.screen.query_one(CommandList)
+    except Exception:  # noqa: BLE001
+        return False
+    return any(text in str(option.prompt) for option in options.options)
+
+
+async def test_a_200_command_program_filters_and_switches_panes(tmp_path):
+    file = tmp_path / "big.py"
+    file.write_text(generated_program(200))
+    async with dashboard(file) as (app, pilot):
+        assert len(app.state.commands()) == 200
+        assert len(app.sidebar.shown) == 220          # 20 groups + 200 commands
+        await pilot.press("slash", *"group-17 cmd-3")
+        assert app.sidebar.shown == [("group-17",), ("group-17", "cmd-3")]
+        await pilot.press("enter")                    # back to the tree, on the first hit
+        await pilot.press("down")
+        assert app.selected == ("group-17", "cmd-3")
+        for number in range(1, 10):
+            await pilot.press(str(number))
+            text = app.pane(PANE_IDS[number - 1]).text
+            assert "cmd-3" in text or "cmd_3" in text, (number, text[:200])
+        await pilot.press("escape")                   # clears the filter, keeps the selection
+        assert len(app.sidebar.shown) == 220 and app.selected == ("group-17", "cmd-3")
