@@ -43,6 +43,7 @@ async def dashboard(file, *, serve=False, watch=False, auto_diffs=False, stable=
     from workbench.dev.engine import Workbench
     bench = Workbench(str(file))
     app = DashboardApp(bench, serve=serve, watch=watch, auto_diffs=auto_diffs, stable=stable)
+    app.animation_level = "none"      # the pilot waits for animations; these tests need none
     async with app.run_test(size=size) as pilot:
         await app.ready()
         await pilot.pause()

@@ -33,19 +33,9 @@ async def render_svg(file: str, *, program_name: str | None = None, tab: str = "
                      command: str | None = None, size: tuple = (120, 36),
                      title: str | None = None) -> str:
     """The dashboard for FILE as SVG text, in the stable form (masked URL, no timings)."""
-    from workbench.dev.dashboard.app import DashboardApp
-    from workbench.dev.engine import Workbench
-    bench = Workbench(file, program_name=program_name)
-    app = DashboardApp(bench, serve=False, watch=False, auto_diffs=False, stable=True)
-    async with app.run_test(size=size) as pilot:
-        await app.ready()
-        if command:
-            app.select_command(command)
-        app.show_tab(tab)
-        await pilot.pause()
-        svg = app.export_screenshot(title=title or f"burgee dev {_name(file)}")
-        await app.action_quit()
-    return svg
+    from workbench.dev.dashboard.shots import Shot, capture
+    return await capture(file, Shot("view", tab, command), program_name=program_name,
+                         size=size, title=title)
 
 
 def write_svg(file: str, path: str, *, program_name: str | None = None, tab: str = "help",

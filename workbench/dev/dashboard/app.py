@@ -38,6 +38,7 @@ class DashboardApp(App):
     """`burgee dev FILE`. See the module docstring; keys are in `keys.KEYS`."""
 
     TITLE = "burgee dev"
+    AUTO_FOCUS = "#tree"
     COMMANDS = App.COMMANDS | {CommandsProvider}
     CSS = """
     #body { height: 1fr; }
@@ -164,8 +165,8 @@ class DashboardApp(App):
         self._applied = state.generation
         self.state = state
         if state.load_error is not None:
-            self._draw_header(f"\u2717 load failed (generation {state.generation}); "
-                              + ("still serving the last good program" if state.program
+            self._draw_header(f"\u2717 load failed (generation {state.generation}): "
+                              + ("last good program kept" if state.program
                                  else "nothing to serve yet"), "bold red")
             self.notify(state.load_error.message, title="load failed", severity="error")
         else:
@@ -174,7 +175,7 @@ class DashboardApp(App):
                 self.notice = summary
                 self.notify(summary, title="reloaded")
             self._draw_header(f"\u2713 generation {state.generation}: {summary}", "green")
-        self.error_panel.draw(state)
+        self.error_panel.draw(state, self.stable)
         if state.program is None:
             return
         if self.selected and state.program.find(list(self.selected)) is None:

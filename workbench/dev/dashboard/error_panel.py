@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
@@ -21,7 +23,7 @@ class ErrorPanel(VerticalScroll):
     def compose(self):
         yield Static(id="error-text")
 
-    def draw(self, state) -> None:
+    def draw(self, state, stable: bool = False) -> None:
         error = state.load_error
         if error is None:
             self.remove_class("visible")
@@ -34,7 +36,10 @@ class ErrorPanel(VerticalScroll):
         else:
             text.append("No program has loaded yet; fix the file and save.\n", style="bold")
         if getattr(error, "traceback", None):
-            text.append(error.traceback.rstrip(), style="")
+            trace = error.traceback.rstrip()
+            if stable:   # screenshots: no temporary folders in view
+                trace = trace.replace(os.path.dirname(state.file) + os.sep, "")
+            text.append(trace, style="")
         self.text = text.plain
         self.query_one("#error-text", Static).update(text)
         self.border_title = "load failed"

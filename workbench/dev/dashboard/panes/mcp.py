@@ -56,7 +56,7 @@ class McpPane(Pane):
         surface_id = "mcp/tools-list.json"
         surface = view.surface(surface_id)
         url = view.state.url or view.bench.url
-        if view.stable and url:
+        if view.stable:
             url = "http://127.0.0.1:<port>/mcp"
         served = Text("served at ", style="dim") + Text(url or "(not serving)", style="bold")
         title = heading("tools/list", token_note(view.state, surface_id))

@@ -32,7 +32,7 @@ class TrafficPane(Pane):
         else:
             scope = "all tools"
         url = view.state.url or view.bench.url
-        if view.stable and url:
+        if view.stable:
             url = "http://127.0.0.1:<port>/mcp"
         title = heading(f"MCP traffic ({scope})",
                         f"{len(entries)} requests; clients connect to {url or '(not serving)'}")

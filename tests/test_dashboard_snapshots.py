@@ -1,0 +1,48 @@
+"""Snapshots of the dashboard's main views: the same program gives the same SVG bytes."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("textual")
+
+from _dashboard_helpers import ROOT, SAMPLES, copy_sample  # noqa: E402
+
+from workbench.dev.dashboard.shots import VIEWS, capture  # noqa: E402
+
+STABLE_VIEWS = ("overview", "card", "tokens", "problems", "error", "keys")
+PORT = re.compile(r"127\.0\.0\.1:\d")
+
+
+@pytest.mark.parametrize("name", STABLE_VIEWS)
+async def test_a_main_view_renders_the_same_svg_twice(name):
+    shot = next(shot for shot in VIEWS if shot.name == name)
+    first = await capture(str(SAMPLES / "deploy.py"), shot)
+    second = await capture(str(SAMPLES / "deploy.py"), shot)
+    assert first == second
+    assert first.startswith("<svg") and "deploy.py" in first
+    assert not PORT.search(first) and "/tmp/" not in first and "burgee-shot" not in first
+    words = {"overview": "Usage:", "card": "--help&#160;--json", "tokens": "budget",
+             "problems": "problems&#160;in", "error": "still&#160;being&#160;served",
+             "keys": "burgee&#160;dev&#160;keys"}
+    assert words[name] in first, name
+
+
+def test_headless_writes_the_dashboard_svg_beside_the_snapshots(tmp_path):
+    file = copy_sample(tmp_path, "deploy.py")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONDONTWRITEBYTECODE="1")
+    done = subprocess.run([sys.executable, "-m", "workbench.cli", "dev", str(file), "--headless",
+                           "--update"], capture_output=True, text=True, env=env, timeout=120,
+                          cwd=tmp_path)
+    doc = json.loads(done.stdout)
+    report = doc.get("data") or doc.get("report")
+    svg = tmp_path / ".burgee" / "snapshots" / "tool.dashboard.svg"
+    assert report["dashboard_svg"] == str(svg), report.get("dashboard_svg_error")
+    assert svg.read_text().startswith("<svg") and "Usage:" in svg.read_text()
+    assert not (tmp_path / ".burgee" / "snapshots" / "tool" / "tool.dashboard.svg").exists()

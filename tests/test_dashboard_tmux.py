@@ -1,0 +1,57 @@
+"""`burgee dev FILE` as a real terminal program under tmux: it opens, reloads on an edit, and
+quits with `q` (exit 0). Skipped where tmux is not installed."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+
+import pytest
+
+from _dashboard_helpers import ROOT, copy_sample, save
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+
+def wait_for(check, limit: float = 30.0, what: str = ""):
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"gave up waiting for {what}")
+
+
+def test_the_dashboard_runs_in_a_real_terminal(tmp_path):
+    file = copy_sample(tmp_path, "deploy.py")
+    socket = f"burgee-test-{uuid.uuid4().hex[:8]}"
+    rc = tmp_path / "rc"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1",
+           "TERM": "xterm-256color"}
+    command = (f"{sys.executable} -m workbench.cli dev {file.name}; "
+               f"echo $? > {rc}; sleep 30")
+    tmux = ["tmux", "-L", socket]
+    subprocess.run(tmux + ["new-session", "-d", "-s", "dash", "-x", "120", "-y", "36",
+                           "-c", str(tmp_path), command], check=True, env=env)
+    screen = lambda: subprocess.run(tmux + ["capture-pane", "-p", "-t", "dash"],  # noqa: E731
+                                    capture_output=True, text=True).stdout
+    try:
+        wait_for(lambda: "rollback" in screen() and "generation 1" in screen(),
+                 what="the dashboard to open")
+        assert "burgee dev tool" in screen() and "Environments" in screen()
+        source = file.read_text()
+        save(file, source.replace("    ],\n)", '        Command(name="ping", description="Check'
+                                  '", effects="read_only", examples=["tool ping"],\n'
+                                  '                run=lambda ctx: {}),\n    ],\n)'))
+        wait_for(lambda: "ping" in screen() and "+1 command" in screen(),
+                 what="the reload to show")
+        subprocess.run(tmux + ["send-keys", "-t", "dash", "q"], check=True)
+        code = wait_for(lambda: rc.exists() and rc.read_text().strip(), what="the quit")
+        assert code == "0", screen()
+    finally:
+        subprocess.run(tmux + ["kill-server"], capture_output=True)

@@ -1,0 +1,130 @@
+"""Deterministic pictures of the dashboard: the main views, as SVG, for docs, tests and CI.
+
+Each view opens the app on a program in the stable form (no port, no timings, no clock, no
+server, no watcher), sets it up (a tab, a command, maybe a run or a broken save) and exports
+Textual's own SVG screenshot. The same input gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+
+SIZE = (120, 36)
+
+
+@dataclass(frozen=True)
+class Shot:
+    name: str                  # file stem: screenshots/<name>.svg
+    tab: str
+    command: str | None = None
+    setup: str | None = None   # "environments:<argv>", "diffs", "broken", "keys"
+    caption: str = ""
+
+
+VIEWS = (
+    Shot("overview", "help", None, None, "the program's --help, the command tree, the header"),
+    Shot("card", "card", "deploy", None, "deploy --help --json"),
+    Shot("schema", "schema", "deploy", None, "deploy's input schema"),
+    Shot("mcp", "mcp", None, None, "tools/list as a client sees it, annotations as badges"),
+    Shot("tokens", "tokens", None, None, "tokens, characters and budgets per surface"),
+    Shot("environments", "environments", "deploy", "environments:deploy --target staging",
+         "one call under a terminal, a pipe, four agents, CI and MCP"),
+    Shot("diff", "diff", None, "diffs", "every example: CLI --json vs MCP"),
+    Shot("problems", "problems", None, None, "the lint of the declaration, with fixes"),
+    Shot("error", "help", "deploy", "broken", "a broken save: the last good program stays"),
+    Shot("keys", "help", None, "keys", "the ? keys screen"),
+)
+
+
+async def capture(file: str, shot: Shot, *, program_name: str | None = None,
+                  size: tuple = SIZE, title: str | None = None) -> str:
+    """The SVG of one view of the dashboard on FILE (the file is copied, never edited)."""
+    from workbench.dev.dashboard.app import DashboardApp
+    from workbench.dev.engine import Workbench
+    folder = tempfile.mkdtemp(prefix="burgee-shot-")
+    copy = os.path.join(folder, os.path.basename(file))
+    shutil.copy(file, copy)
+    try:
+        bench = Workbench(copy, program_name=program_name)
+        app = DashboardApp(bench, serve=False, watch=False, auto_diffs=False, stable=True)
+        app.animation_level = "none"
+        async with app.run_test(size=size) as pilot:
+            await app.ready()
+            await pilot.pause()
+            app.select_command(shot.command)
+            await pilot.pause()
+            app.show_tab(shot.tab)
+            await pilot.pause()
+            await _setup(app, pilot, shot, copy)
+            await pilot.pause()
+            svg = app.export_screenshot(title=title or f"burgee dev {os.path.basename(file)}")
+            await app.shutdown()
+        return svg
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+async def _setup(app, pilot, shot: Shot, copy: str) -> None:
+    setup = shot.setup or ""
+    if setup.startswith("environments:"):
+        from textual.widgets import Input
+        app.query_one("#env-input", Input).value = setup.split(":", 1)[1]
+        worker = app.action_run_environments()
+        if worker is not None:
+            await worker.wait()
+    elif setup == "diffs":
+        worker = app.action_run_diffs()
+        if worker is not None:
+            await worker.wait()
+    elif setup == "broken":
+        with open(copy, "a", encoding="utf-8") as handle:
+            handle.write("\n\ndef broken(:\n    pass\n")
+        await app.bench.areload()
+        await pilot.pause()
+    elif setup == "keys":
+        await pilot.press("question_mark")
+    await pilot.pause()
+
+
+def write_views(file: str, folder: str, *, names=None, png: bool = True) -> list:
+    """Write `<folder>/<view>.svg` (and `.png` when a converter is there); returns paths."""
+    import asyncio
+    os.makedirs(folder, exist_ok=True)
+    written = []
+    for shot in VIEWS:
+        if names and shot.name not in names:
+            continue
+        svg = asyncio.run(capture(file, shot))
+        path = os.path.join(folder, shot.name + ".svg")
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(svg)
+        written.append(path)
+        if png:
+            made = svg_to_png(svg, os.path.join(folder, shot.name + ".png"))
+            if made:
+                written.append(made)
+    return written
+
+
+def svg_to_png(svg: str, path: str, width: int = 1600) -> str | None:
+    """PNG of a Textual SVG via cairosvg or rsvg-convert, with DejaVu Sans Mono for Fira Code
+    (the SVG asks for Fira Code from the web; offline the grid drifts without a substitute).
+    Returns the path, or None when neither converter is available."""
+    svg = svg.replace("Fira Code", "DejaVu Sans Mono")
+    try:
+        import cairosvg
+    except ImportError:
+        cairosvg = None
+    if cairosvg is not None:
+        cairosvg.svg2png(bytestring=svg.encode("utf-8"), write_to=path, output_width=width)
+        return path
+    converter = shutil.which("rsvg-convert")
+    if converter is None:
+        return None
+    import subprocess
+    subprocess.run([converter, "-w", str(width), "-o", path], input=svg.encode("utf-8"),
+                   check=True)
+    return path
