@@ -1,0 +1,325 @@
+"""MCP tool arguments <-> argv: check them as the parser checks argv, then map them to argv.
+
+    to_argv(command, {"target": "staging", "yes": True})
+    # ['deploy', '--target', 'staging', '--yes']
+
+`check_arguments` refuses what the parser would refuse, before anything runs, with the
+same usage envelope (exit 2) a command line gets — except that its `fix` is the arguments to
+send instead, as compact JSON. Sensitive values are never echoed: not in messages, not in
+fixes (a `$ENV` reference or the placeholder stands in).
+"""
+
+from __future__ import annotations
+
+from workbench import envelope as _envelope
+
+_KINDS = {"string": "a string", "integer": "an integer", "number": "a number",
+          "boolean": "a boolean", "enum": "one of the choices", "list": "a list"}
+
+
+def _inputs(command) -> dict:
+    """Property name -> Option or Argument, options first, in declaration order."""
+    found = {option.key: option for option in command.options.values()}
+    for argument in command.arguments:
+        found[argument.key] = argument
+    return found
+
+
+def _is_option(command, item) -> bool:
+    return command.options.get(getattr(item, "key", None)) is item
+
+
+def _looks_negative_number(token: str) -> bool:
+    body = token[1:]
+    return token.startswith("-") and bool(body) and body.replace(".", "", 1).isdigit()
+
+
+def _scalar_token(value) -> str:
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 53:
+        return str(int(value))
+    return str(value)
+
+
+def to_argv(command, arguments: dict | None) -> list[str]:
+    """argv (after the program name) that runs `command` with MCP `arguments`.
+
+    The command path first, then options in the order given (booleans as `--x` / `--no-x`,
+    lists as repeated flags, a value that starts with `-` as `--x=-v`), then positional
+    arguments in declaration order, after `--` when one of them starts with `-`. A `None`
+    value means not given. Raises ValueError for a property the command does not have.
+    """
+    inputs = _inputs(command)
+    argv = list(command.path)
+    positionals: list[str] = []
+    given = dict(arguments or {})
+    for key in given:
+        if key not in inputs:
+            raise ValueError(f"'{' '.join(command.path)}' has no property {key!r}")
+    for key, value in given.items():
+        item = inputs[key]
+        if value is None or not _is_option(command, item):
+            continue
+        flag = item.flag
+        if item.type == "boolean":
+            truthy = value if isinstance(value, bool) else \
+                str(value).lower() in ("true", "1", "yes", "on")
+            argv.append(flag if truthy else "--no-" + flag[2:])
+            continue
+        values = value if isinstance(value, (list, tuple)) else [value]
+        for one in values:
+            token = _scalar_token(one)
+            if token.startswith("-") and not _looks_negative_number(token):
+                argv.append(f"{flag}={token}")
+            else:
+                argv.extend((flag, token))
+    for argument in command.arguments:
+        value = given.get(argument.key)
+        if value is None:
+            continue
+        values = value if isinstance(value, (list, tuple)) else [value]
+        positionals.extend(_scalar_token(one) for one in values)
+    if any(token.startswith("-") and token != "-" for token in positionals):
+        argv.append("--")
+    argv.extend(positionals)
+    return argv
+
+
+def with_json(argv: list[str]) -> list[str]:
+    """argv plus `--json`, placed before any `--` so it still counts."""
+    argv = list(argv)
+    at = argv.index("--") if "--" in argv else len(argv)
+    return argv[:at] + ["--json"] + argv[at:]
+
+
+# --- checks ----------------------------------------------------------------------------
+
+
+def _kind_of(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def _shown(item, value) -> str:
+    """How a refused value appears in a message: its kind, plus the value unless sensitive."""
+    if getattr(item, "sensitive", False):
+        return f"{_kind_of(value)} (hidden)"
+    text = _envelope.encode(value)
+    if len(text) > 40:
+        text = text[:37] + "..."
+    return f"{_kind_of(value)} {text}"
+
+
+def _fits(kind: str, value, choices) -> bool:
+    if kind == "string":
+        return isinstance(value, str)
+    if kind == "integer":
+        return (isinstance(value, int) and not isinstance(value, bool)) or \
+            (isinstance(value, float) and value.is_integer())
+    if kind == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool) \
+            and value == value and value not in (float("inf"), float("-inf"))
+    if kind == "boolean":
+        return isinstance(value, bool)
+    if kind == "enum":
+        return not isinstance(value, bool) and value in (choices or ())
+    return isinstance(value, str)
+
+
+def _coerce(kind: str, value, choices):
+    """The value the caller most likely meant, in the right type, or None."""
+    if kind == "enum":
+        text = str(value)
+        for choice in choices or ():
+            if str(choice) == text:
+                return choice
+        from workbench._text import nearest
+        close = nearest(text, [str(c) for c in choices or ()], n=1)
+        if close:
+            for choice in choices:
+                if str(choice) == close[0]:
+                    return choice
+        return None
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            if kind == "integer":
+                return int(text)
+            if kind == "number":
+                number = float(text)
+                return int(number) if text.lstrip("-").isdigit() else number
+        except ValueError:
+            return None
+        if kind == "boolean":
+            low = text.lower()
+            if low in ("true", "1", "yes", "on"):
+                return True
+            if low in ("false", "0", "no", "off"):
+                return False
+        return None
+    if kind == "string" and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return _scalar_token(value)
+    if kind in ("integer", "number") and isinstance(value, bool):
+        return None
+    return None
+
+
+def _slot(item) -> str:
+    """What stands in for a value the caller must supply (never a real secret)."""
+    env = getattr(item, "env", None)
+    if getattr(item, "sensitive", False) and env:
+        return "$" + env
+    return item.metavar.replace("...", "")
+
+
+def _check_value(item, value):
+    """None if `value` fits `item`, else (code, what it expects, the corrected value or None)."""
+    many = item.type == "list" or getattr(item, "variadic", False)
+    kind = item.items if item.type == "list" else item.type
+    choices = item.choices
+    expects = ("one of: " + ", ".join(map(str, choices or ()))) if kind == "enum" \
+        else _KINDS.get(kind, kind)
+    if not many:
+        one = _check_value_one(kind, value, choices)
+        return None if one is None else (one[0], expects, one[1])
+    values = value if isinstance(value, list) else [value]
+    results = [_check_value_one(kind, v, choices) for v in values]
+    if isinstance(value, list) and not any(results):
+        return None
+    code = next((r[0] for r in results if r), "invalid_value")
+    corrected = [v if r is None else r[1] for v, r in zip(values, results)]
+    return code, "a list, each " + expects, corrected
+
+
+def _check_value_one(kind, value, choices):
+    if _fits(kind, value, choices):
+        return None
+    corrected = _coerce(kind, value, choices)
+    code = "invalid_choice" if kind == "enum" and not isinstance(value, (list, dict)) \
+        else "invalid_value"
+    return code, corrected
+
+
+def check_arguments(command, arguments) -> dict | None:
+    """None when `arguments` would parse; else the usage failure envelope (exit 2).
+
+    Every problem is named in the message (the first one's code is the envelope's code);
+    `fix` is the whole arguments object corrected as far as it can be, as compact JSON:
+    an unknown property renamed to the nearest one, a value converted to the right type or
+    replaced by its placeholder, a missing required property added with its placeholder.
+    """
+    label = " ".join(command.path)
+    inputs = _inputs(command)
+    problems: list[tuple[str, str, str | None]] = []
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        return _refusal(command, [("invalid_value",
+                                   f"arguments for '{label}' must be an object, got "
+                                   f"{_kind_of(arguments)}", "send an object of properties")],
+                        _placeholders(command, {}))
+    fixed: dict = {}
+    aliases = {}
+    for item in command.options.values():
+        for alias in getattr(item, "aliases", ()):
+            aliases[alias.replace("-", "_")] = item.key
+    for key, value in arguments.items():
+        item = inputs.get(key)
+        if item is None:
+            renamed = aliases.get(key)
+            if renamed is not None:
+                problems.append(("unknown_option", f"property {key!r} of '{label}' was renamed "
+                                 f"to {renamed!r}", f"send {renamed!r} instead"))
+                if renamed not in arguments:
+                    fixed[renamed] = value
+                continue
+            from workbench._text import nearest
+            close = [name for name in nearest(str(key), list(inputs)) if name not in arguments]
+            if close:
+                problems.append(("unknown_option", f"'{label}' has no property {key!r}",
+                                 "did you mean " + " or ".join(repr(c) for c in close) + "?"))
+                fixed[close[0]] = value
+            else:
+                problems.append(("unknown_option", f"'{label}' has no property {key!r}",
+                                 f"'{label}' takes: " + (", ".join(inputs) or "no properties")))
+            continue
+        if value is None:      # null means "not given", as an absent flag does
+            continue
+        bad = _check_value(item, value)
+        if bad is None:
+            fixed[key] = value
+            continue
+        code, expects, corrected = bad
+        problems.append((code, f"property {key!r} of '{label}' expects {expects}, got "
+                         f"{_shown(item, value)}",
+                         f"give {key!r} {expects}" if code == "invalid_value" else
+                         (f"did you mean {corrected!r}?" if corrected is not None
+                          and not getattr(item, "sensitive", False) else None)))
+        fixed[key] = corrected if corrected is not None and (
+            not isinstance(corrected, list) or None not in corrected) else _slot(item)
+    for key, item in inputs.items():
+        if key in fixed or (arguments.get(key) is not None):
+            continue
+        needed = item.required and not (_is_option(command, item) and item.env)
+        if not needed:
+            continue
+        kind = "missing_option" if _is_option(command, item) else "missing_argument"
+        what = _KINDS.get(item.type, item.type)
+        if item.type == "enum":
+            what = "one of: " + ", ".join(map(str, item.choices or ()))
+        problems.append((kind, f"'{label}' needs property {key!r} ({what}"
+                         + (f": {item.description}" if item.description else "") + ")",
+                         f"add {key!r}"))
+        fixed[key] = _slot(item)
+    if not problems:
+        return None
+    return _refusal(command, problems, _masked(command, fixed))
+
+
+def _placeholders(command, fixed: dict) -> dict:
+    out = dict(fixed)
+    for key, item in _inputs(command).items():
+        if key not in out and item.required and not (_is_option(command, item) and item.env):
+            out[key] = _slot(item)
+    return out
+
+
+def _masked(command, fixed: dict) -> dict:
+    """The fix with every sensitive value replaced by `$ENV` or its placeholder."""
+    inputs = _inputs(command)
+    out = {}
+    for key, value in fixed.items():
+        item = inputs.get(key)
+        if item is not None and getattr(item, "sensitive", False) and value != _slot(item):
+            value = _slot(item)
+        out[key] = value
+    return out
+
+
+def _refusal(command, problems, fixed) -> dict:
+    code = problems[0][0]
+    message = "; ".join(problem[1] for problem in problems)
+    hints = [problem[2] for problem in problems if problem[2]]
+    doc = _envelope.failure(code, message, exit=_envelope.EXIT_USAGE,
+                            hint="; ".join(dict.fromkeys(hints)) or None,
+                            fix=_envelope.encode(fixed))
+    program = getattr(command, "program", None)
+    if program is not None:
+        doc["meta"] = {"schema_version": program.schema_version}
+    return doc

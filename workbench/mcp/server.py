@@ -1,0 +1,348 @@
+"""The MCP server for a declared program, on the SDK's low-level `mcp.server.Server`.
+
+A `tools/call` runs the command exactly as a `--json` caller would: the arguments are
+checked (`workbench.arguments.check_arguments`), mapped to argv (`to_argv`), run through
+`workbench.runtime.call`, and the text result is the CLI's stdout without its final newline,
+byte for byte. `isError` when the envelope is not ok; `structuredContent` is the envelope's
+`data` on success when the tool declares an output schema. Nothing a caller sends becomes a
+protocol error: unknown tools, bad arguments and handler crashes are all tool results.
+
+`ProgramServer` can swap its program (`set_program`) and tell clients of both protocol eras
+that the tools changed (`notify_tools_changed`): handshake-era connections through the
+session handles it keeps, 2026-era clients through their `subscriptions/listen` streams.
+Importing this module imports the MCP SDK (about a second); the core never does.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+
+import anyio
+import anyio.to_thread
+import mcp_types
+from mcp.server import NotificationOptions, Server
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from workbench import envelope as _envelope
+from workbench.arguments import check_arguments, to_argv, with_json
+from workbench.surfaces import tools as _tools
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+logger = logging.getLogger("workbench.mcp")
+
+
+class _Server(Server):
+    """The SDK server, advertising `tools.listChanged` on every transport.
+
+    The streamable-HTTP session manager and the in-memory transport build their initialize
+    result from `create_initialization_options()` with no arguments, so the default is
+    changed here rather than passed in.
+    """
+
+    def create_initialization_options(self, notification_options=None,
+                                      experimental_capabilities=None, extensions=None):
+        return super().create_initialization_options(
+            notification_options or NotificationOptions(tools_changed=True),
+            experimental_capabilities, extensions)
+
+
+def default_caller(program, command, argv, *, environ=None, on_progress=None):
+    """Run argv in this process, as the CLI would (`workbench.runtime.call`)."""
+    from workbench.runtime import call
+    return call(program, argv, environ=environ, on_progress=on_progress)
+
+
+class ProgramServer:
+    """One declared program served over MCP. See the module docstring.
+
+    `caller(program, command, argv) -> Outcome` replaces the in-process run (the dev
+    workbench runs calls in a subprocess); it is called in a worker thread. `observer(record)`
+    hears every answered request: `{"at", "client", "session", "method", "tool",
+    "arguments", "result", "is_error", "seconds", "error"}`.
+    """
+
+    def __init__(self, program, *, caller=None, observer=None, environ=None):
+        self.program = program
+        self.caller = caller
+        self.observer = observer
+        self.environ = environ
+        self.bus = InMemorySubscriptionBus()
+        self.listen = ListenHandler(self.bus)
+        self._connections: dict[int, object] = {}
+        self._tools_for = None
+        self._tools: list[dict] = []
+        self._listing = None
+        self.server = _Server(
+            program.name, version=program.version,
+            instructions=program.description or None,
+            on_list_tools=self._on_list_tools,
+            on_call_tool=self._on_call_tool,
+            on_subscriptions_listen=self.listen,
+            get_tool_input_schema=self._input_schema,
+        )
+        self.server.middleware.append(self._middleware)
+
+    # --- the program -------------------------------------------------------------------
+
+    def set_program(self, program) -> None:
+        """Serve `program` from the next request on; call `notify_tools_changed` to tell clients."""
+        self.program = program
+
+    def tools(self) -> list[dict]:
+        """The current tools/list, computed once per program."""
+        program = self.program
+        if self._tools_for is not program:
+            self._tools = _tools.list_tools(program)
+            self._listing = mcp_types.ListToolsResult.model_validate({"tools": self._tools})
+            self._tools_for = program
+        return self._tools
+
+    async def notify_tools_changed(self) -> None:
+        """`notifications/tools/list_changed` to every connected client, both protocol eras."""
+        for key, connection in list(self._connections.items()):
+            try:
+                await connection.send_tool_list_changed()
+            except Exception:  # noqa: BLE001 - a dead connection must not stop the others
+                self._connections.pop(key, None)
+        await self.bus.publish(ToolsListChanged())
+
+    @property
+    def connected(self) -> int:
+        """How many handshake-era connections are being kept for notifications."""
+        return len(self._connections)
+
+    # --- handlers ----------------------------------------------------------------------
+
+    def _input_schema(self, name: str):
+        command = _tools.callable_tool(self.program, name)
+        if command is None:
+            return None
+        from workbench.surfaces.schema import input_schema
+        return input_schema(command)
+
+    async def _on_list_tools(self, ctx, params):
+        self.tools()
+        return self._listing
+
+    async def _call(self, ctx, params) -> dict:
+        program = self.program
+        name, arguments = params.name, params.arguments
+        try:
+            command = _tools.callable_tool(program, name)
+            if command is None:
+                return _result(unknown_tool(program, name), False)
+            refusal = check_arguments(command, arguments)
+            if refusal is not None:
+                return _result(refusal, False)
+            argv = with_json(to_argv(command, arguments or {}))
+            outcome = await anyio.to_thread.run_sync(self._run, ctx, program, command, argv)
+            return outcome_result(command, outcome)
+        except Exception as error:  # noqa: BLE001 - a bug here is still a tool result
+            logger.debug("tools/call %s failed", name, exc_info=True)
+            doc = _envelope.failure("internal", f"{type(error).__name__}: {error}", exit=1,
+                                    hint="the MCP server failed to run the command; "
+                                         "run it on the command line with --debug")
+            doc["meta"] = {"schema_version": program.schema_version}
+            return _result(doc, False)
+
+    async def _on_call_tool(self, ctx, params):
+        return mcp_types.CallToolResult.model_validate(await self._call(ctx, params))
+
+    def _run(self, ctx, program, command, argv):
+        if self.caller is not None:
+            return self.caller(program, command, argv)
+        on_progress = None
+        meta = ctx.meta
+        if meta is not None and getattr(meta, "progress_token", None) is not None:
+            def on_progress(done, total=None, message=None):
+                try:
+                    anyio.from_thread.run(ctx.session.report_progress, float(done),
+                                          None if total is None else float(total), message)
+                except Exception:  # noqa: BLE001 - progress is advisory
+                    pass
+        return default_caller(program, command, argv, environ=self.environ,
+                              on_progress=on_progress)
+
+    async def _middleware(self, ctx, call_next):
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            self._remember(ctx)
+        if self.observer is None or ctx.request_id is None:
+            return await call_next(ctx)
+        params = ctx.params or {}
+        record = {"at": time.time(), "client": _client_name(ctx), "session": _session_id(ctx),
+                  "method": ctx.method, "tool": None, "arguments": None, "result": None,
+                  "is_error": False, "seconds": 0.0, "error": None}
+        if ctx.method == "tools/call" and isinstance(params, dict):
+            record["tool"] = params.get("name")
+            record["arguments"] = params.get("arguments")
+        started = time.perf_counter()
+        try:
+            result = await call_next(ctx)
+        except BaseException as error:
+            record["error"] = str(error) or type(error).__name__
+            record["is_error"] = True
+            record["seconds"] = time.perf_counter() - started
+            self._observe(record)
+            raise
+        record["seconds"] = time.perf_counter() - started
+        if ctx.method == "tools/call" and isinstance(result, dict):
+            content = result.get("content") or [{}]
+            record["result"] = content[0].get("text")
+            record["is_error"] = bool(result.get("isError"))
+        self._observe(record)
+        return result
+
+    def _observe(self, record: dict) -> None:
+        try:
+            self.observer(record)
+        except Exception:  # noqa: BLE001 - an observer must never break a request
+            logger.debug("observer failed", exc_info=True)
+
+    def _remember(self, ctx) -> None:
+        """Keep a handshake-era connection's handle so list_changed can reach it later."""
+        session = ctx.session
+        connection = getattr(session, "_connection", None)
+        if connection is None or not hasattr(connection, "send_tool_list_changed"):
+            connection = session   # SDK without Connection: ServerSession has the same method
+        key = id(connection)
+        if key in self._connections:
+            return
+        self._connections[key] = connection
+        stack = getattr(connection, "exit_stack", None)
+        if stack is not None:
+            stack.callback(self._connections.pop, key, None)
+
+    # --- transports ----------------------------------------------------------------------
+
+    async def run_stdio(self) -> None:
+        """Serve over this process's stdin/stdout until the client closes stdin."""
+        from mcp.server.stdio import stdio_server
+        async with stdio_server() as (read_stream, write_stream):
+            await self.server.run(read_stream, write_stream,
+                                  self.server.create_initialization_options())
+
+    def http_app(self, host: str = "127.0.0.1", path: str = "/mcp"):
+        """The Starlette app for streamable HTTP at `path`, DNS-rebinding protection on."""
+        security = None
+        if host not in LOOPBACK:
+            from mcp.server.transport_security import TransportSecuritySettings
+            shown = f"[{host}]" if ":" in host else host
+            security = TransportSecuritySettings(
+                enable_dns_rebinding_protection=True, allowed_hosts=[f"{shown}:*"],
+                allowed_origins=[f"http://{shown}:*", f"https://{shown}:*"])
+        return self.server.streamable_http_app(streamable_http_path=path, host=host,
+                                               transport_security=security)
+
+    async def serve_http(self, host: str = "127.0.0.1", port: int = 0, *, announce=None) -> None:
+        """Serve streamable HTTP at http://host:port/mcp until cancelled or shut down.
+
+        `announce(url)` is called once the socket listens (port 0 picks a free port)."""
+        import socket
+
+        import uvicorn
+        for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
+            logging.getLogger(name).setLevel(logging.WARNING)
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+        port = sock.getsockname()[1]
+        config = uvicorn.Config(self.http_app(host=host), host=host, port=port, log_config=None,
+                                log_level="warning", lifespan="on", timeout_graceful_shutdown=2)
+        server = uvicorn.Server(config)
+        shown = f"[{host}]" if ":" in host else host
+        url = f"http://{shown}:{port}/mcp"
+
+        async def tell():
+            while not server.started:
+                await anyio.sleep(0.01)
+            if announce is not None:
+                announce(url)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(tell)
+            await server.serve(sockets=[sock])
+            group.cancel_scope.cancel()
+
+
+# --- results --------------------------------------------------------------------------
+
+
+def _result(doc: dict, ok: bool, text: str | None = None, structured=None) -> dict:
+    result = {"content": [{"type": "text",
+                           "text": _envelope.encode(doc) if text is None else text}],
+              "isError": not ok}
+    if structured is not None:
+        result["structuredContent"] = structured
+    return result
+
+
+def outcome_result(command, outcome) -> dict:
+    """The CallToolResult (wire dict) for what `runtime.call` gave."""
+    text = outcome.stdout[:-1] if outcome.stdout.endswith("\n") else outcome.stdout
+    doc = outcome.envelope
+    ok = doc.get("ok") is True if isinstance(doc, dict) else outcome.exit == 0
+    structured = None
+    if ok and isinstance(doc, dict) and _tools.output_schema(command) is not None \
+            and isinstance(doc.get("data"), dict):
+        structured = doc["data"]
+    return _result(doc or {}, ok, text=text, structured=structured)
+
+
+def unknown_tool(program, name) -> dict:
+    """The usage envelope for a call to a tool that is not offered, naming the closest ones."""
+    from workbench._text import nearest
+    names = [command.tool_name for command in _tools.listed(program)]
+    shown = name if isinstance(name, str) else str(name)
+    command = program.tool(shown) if isinstance(name, str) else None
+    close = nearest(shown, names)
+    listing = "did you mean: " + ", ".join(close) + "?" if close else \
+        "tools: " + (", ".join(names) or "none")
+    if command is not None:     # it exists, but is withheld
+        doc = _envelope.failure(
+            "tool_withheld",
+            f"'{' '.join(command.path)}' runs on the command line only; it is not an MCP tool",
+            exit=_envelope.EXIT_USAGE,
+            hint=f"a person can run '{program.name} {' '.join(command.path)}' in a terminal"
+                 + ("; " + listing if close or names else ""))
+    else:
+        doc = _envelope.failure("unknown_tool", f"no tool named {shown!r}",
+                                exit=_envelope.EXIT_USAGE, hint=listing)
+    doc["meta"] = {"schema_version": program.schema_version}
+    return doc
+
+
+def _client_name(ctx):
+    params = getattr(ctx.session, "client_params", None)
+    info = getattr(params, "client_info", None)
+    return getattr(info, "name", None)
+
+
+def _session_id(ctx):
+    request = ctx.request
+    headers = getattr(request, "headers", None)
+    if headers is not None:
+        found = headers.get("mcp-session-id")
+        if found:
+            return found
+    connection = getattr(ctx.session, "_connection", None)
+    return getattr(connection, "session_id", None) or ("stdio" if request is None else None)
+
+
+def build(program, **kwargs) -> ProgramServer:
+    """A ProgramServer for `program` (see the class)."""
+    return ProgramServer(program, **kwargs)
+
+
+def quiet_logging() -> None:
+    """Keep the SDK's and uvicorn's routine logging off stderr; errors still show."""
+    if not logging.getLogger().handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(name)s: %(levelname)s: %(message)s"))
+        logging.getLogger().addHandler(handler)
+    for name in ("mcp", "uvicorn", "uvicorn.error", "uvicorn.access", "httpx", "httpx2"):
+        logging.getLogger(name).setLevel(logging.ERROR)

@@ -1,0 +1,94 @@
+"""MCP client configuration for a program: `tool mcp config --client NAME`.
+
+Each client gets where its configuration lives (`path`), the snippet to put there (`snippet`,
+exactly as that file or shell wants it) and the same as data (`data`). The server is started
+with `command`: by default `[python, FILE, "mcp"]` for a program loaded from a file, else
+`[NAME, "mcp"]` (an installed console script).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+CLIENTS = ("claude-code", "claude-desktop", "cursor", "vscode", "codex", "gemini")
+
+
+def server_command(program, command=None) -> list[str]:
+    """The argv that starts this program's MCP server over stdio."""
+    if command is not None:
+        return list(command)
+    if program.source:
+        return [sys.executable, program.source, "mcp"]
+    return [program.name, "mcp"]
+
+
+def _desktop_path(platform: str) -> str:
+    if platform == "darwin":
+        return "~/Library/Application Support/Claude/claude_desktop_config.json"
+    if platform.startswith("win"):
+        return "%APPDATA%\\Claude\\claude_desktop_config.json"
+    return "~/.config/Claude/claude_desktop_config.json"
+
+
+def _toml_string(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)   # a TOML basic string reads the same escapes
+
+
+def _toml_key(name: str) -> str:
+    bare = name and all(c.isascii() and (c.isalnum() or c in "-_") for c in name)
+    return name if bare else _toml_string(name)
+
+
+def client_config(program, client: str, command=None) -> dict:
+    """`{"client", "name", "path", "format", "snippet", "data", "note"}` for one client.
+
+    Raises ValueError for a client not in CLIENTS.
+    """
+    argv = server_command(program, command)
+    name = program.name
+    stdio = {"command": argv[0], "args": argv[1:]}
+    if client == "claude-code":
+        from workbench._text import join
+        line = join(["claude", "mcp", "add", name, "--"] + argv)
+        return {"client": client, "name": name, "path": None, "format": "shell",
+                "snippet": line, "data": {"mcpServers": {name: stdio}},
+                "note": "run it in the project; add --scope project to write .mcp.json "
+                        "(the data) for everyone"}
+    if client in ("claude-desktop", "cursor", "gemini"):
+        data = {"mcpServers": {name: dict(stdio)}}
+        path = {"claude-desktop": _desktop_path(sys.platform),
+                "cursor": "~/.cursor/mcp.json",
+                "gemini": "~/.gemini/settings.json"}[client]
+        note = {"claude-desktop": "merge into mcpServers, then restart Claude Desktop",
+                "cursor": "or .cursor/mcp.json in the project; merge into mcpServers",
+                "gemini": "or .gemini/settings.json in the project; merge into mcpServers"}[client]
+        return {"client": client, "name": name, "path": path, "format": "json",
+                "snippet": json.dumps(data, indent=2, ensure_ascii=False), "data": data,
+                "note": note}
+    if client == "vscode":
+        data = {"servers": {name: {"type": "stdio", **stdio}}}
+        return {"client": client, "name": name, "path": ".vscode/mcp.json", "format": "json",
+                "snippet": json.dumps(data, indent=2, ensure_ascii=False), "data": data,
+                "note": "merge into servers (workspace file; the user-level file works too)"}
+    if client == "codex":
+        args = ", ".join(_toml_string(arg) for arg in stdio["args"])
+        snippet = (f"[mcp_servers.{_toml_key(name)}]\n"
+                   f"command = {_toml_string(stdio['command'])}\n"
+                   f"args = [{args}]\n")
+        return {"client": client, "name": name, "path": "~/.codex/config.toml",
+                "format": "toml", "snippet": snippet,
+                "data": {"mcp_servers": {name: stdio}},
+                "note": "append to the file"}
+    raise ValueError(f"unknown client {client!r}; one of: {', '.join(CLIENTS)}")
+
+
+def config_text(config: dict) -> str:
+    """What `tool mcp config --client NAME` prints for a person."""
+    lines = []
+    if config["path"]:
+        lines.append(f"# {config['path']} ({config['note']})")
+    elif config.get("note"):
+        lines.append(f"# {config['note']}")
+    lines.append(config["snippet"].rstrip("\n"))
+    return "\n".join(lines) + "\n"
