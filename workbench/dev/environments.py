@@ -89,9 +89,9 @@ def arguments_from_argv(program, argv) -> tuple:
 
 
 def argv_from_arguments(program, command, arguments: dict) -> list:
-    """argv after the program name for MCP `arguments` of `command`."""
+    """argv after the program name for MCP `arguments` of `command` (to_argv includes the path)."""
     from workbench.arguments import to_argv
-    return list(command.path) + list(to_argv(command, arguments))
+    return list(to_argv(command, arguments))
 
 
 def resolve_command(program, command: str):
