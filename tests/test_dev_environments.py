@@ -94,7 +94,6 @@ def test_a_hanging_handler_is_cut_off_with_its_children(bench, tmp_path, monkeyp
 
 
 def test_arguments_become_argv_for_the_command(bench):
-    pytest.importorskip("workbench.arguments")   # TEMP until it lands
     [result] = bench.run_environments(command="deploy", arguments={"yes": True},
                                       environments=["agent:codex"], timeout=20)
     assert result.argv == ("deploy", "--yes") and result.exit == 0
@@ -117,7 +116,6 @@ def test_runs_use_the_last_good_source_not_the_broken_file(bench, tmp_path):
 
 
 def test_the_mcp_environment_calls_the_tool_and_reports_the_envelope_exit(bench):
-    pytest.importorskip("workbench.mcp.server")   # TEMP until it lands
     results = bench.run_environments(["deploy"], environments=["mcp", "agent:claude-code"],
                                      timeout=20)
     mcp, agent = results

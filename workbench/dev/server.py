@@ -121,8 +121,8 @@ class DevServer:
         """The MCP server object (`workbench.mcp`), built on first use."""
         if self._core is None:
             from workbench.mcp import server as _mcp
-            self._core = _mcp.ProgramServer(self.program, caller=self._call,
-                                            observer=self._observe)
+            self._core = _mcp.ProgramServer(self.program or _placeholder(self.bench),
+                                            caller=self._call, observer=self._observe)
         return self._core
 
     @property
@@ -226,6 +226,14 @@ class DevServer:
             except (asyncio.TimeoutError, Exception):  # noqa: BLE001
                 self._serve_task.cancel()
             self._uvicorn = None
+
+
+def _placeholder(bench):
+    """An empty program to serve (no tools) until the file first loads."""
+    from workbench.model import Program
+    name = os.path.splitext(os.path.basename(bench.file))[0].replace("_", "-").lower() or "app"
+    return Program(name=name, version="0.0.0", description="not loaded yet", commands=[],
+                   check=False)
 
 
 def _bind(host: str, port: int):

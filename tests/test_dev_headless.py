@@ -1,0 +1,122 @@
+"""`burgee dev FILE --headless`: snapshots, one JSON envelope, documented exit codes; and the
+CLI-vs-MCP envelope diffs it is built on."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+from workbench.dev.engine import Workbench
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+APP = textwrap.dedent('''
+    import os
+    from workbench import Command, Option, Program
+
+    def status(ctx):
+        return {"target": ctx.options.target, "healthy": True}
+
+    def restart(ctx):
+        return {"restarted": ctx.options.target}
+
+    def pid(ctx):
+        return {"pid": os.getpid()}     # differs on every run: CLI and MCP disagree
+
+    program = Program(name="app", version="1.0.0", description="Runs services", commands=[
+        Command(name="status", description="Show a service's status", effects="read_only",
+                options={"target": Option(type="string", default="web",
+                                          description="which service")},
+                examples=["app status", "app status --target db"], run=status),
+        Command(name="restart", description="Restart a service", effects="non_idempotent",
+                options={"target": Option(type="string", required=True,
+                                          description="which service")},
+                examples=["app restart --target web"], run=restart),
+        PID
+    ])
+''')
+
+PID = ('Command(name="pid", description="Show the process id", effects="read_only", '
+       'examples=["app pid"], run=pid),')
+
+
+def headless(file, *extra):
+    done = subprocess.run([sys.executable, "-m", "workbench.cli", "dev", str(file), "--headless",
+                           *extra], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": ROOT}, cwd=os.path.dirname(file))
+    lines = done.stdout.splitlines()
+    assert len(lines) == 1, done.stdout + done.stderr
+    return done.returncode, json.loads(lines[0])
+
+
+def test_headless_is_clean_then_drifts_on_an_edit_then_accepts_it(tmp_path):
+    file = tmp_path / "app.py"
+    file.write_text(APP.replace("PID", ""), encoding="utf-8")
+    code, doc = headless(file)
+    assert code == 1 and doc["error"]["code"] == "snapshot_drift"   # nothing committed yet
+    code, doc = headless(file, "--update")
+    assert code == 0 and doc["ok"] and doc["data"]["updated"]
+    folder = tmp_path / ".burgee" / "snapshots" / "app"
+    assert "status" in (folder / "help.txt").read_text()
+    assert json.loads((folder / "cards" / "status.json").read_text())["command"] == "status"
+    assert (folder / "mcp" / "tools-list.json").exists()
+    diffs = json.loads((folder / "diffs.json").read_text())
+    assert {d["example"]: d["status"] for d in diffs} == {
+        "app status": "equal", "app status --target db": "equal",
+        "app restart --target web": "skipped: non_idempotent: runs only with --run-writes"}
+
+    code, doc = headless(file)
+    assert code == 0 and doc["data"]["drift"] == [] and doc["data"]["diffs"]["equal"] == 2
+
+    file.write_text(APP.replace("PID", "").replace("Show a service's status",
+                                                   "Show one service's status"), encoding="utf-8")
+    code, doc = headless(file)
+    assert code == 1 and doc["error"]["code"] == "snapshot_drift"
+    drifted = {d["file"] for d in doc["report"]["drift"]}
+    assert {"help.txt", "cards/status.json", "mcp/tools/status.json"} <= drifted
+    help_diff = next(d for d in doc["report"]["drift"] if d["file"] == "help.txt")["diff"]
+    assert "+  status" in help_diff and "one service" in help_diff
+
+    code, doc = headless(file, "--update")
+    assert code == 0 and "help.txt" in {d["file"] for d in doc["data"]["accepted"]}
+    code, doc = headless(file)
+    assert code == 0
+
+
+def test_headless_fails_on_a_cli_mcp_mismatch_and_a_broken_file(tmp_path):
+    file = tmp_path / "app.py"
+    file.write_text(APP.replace("PID", PID), encoding="utf-8")
+    headless(file, "--update")
+    code, doc = headless(file)
+    assert code == 1 and doc["error"]["code"] == "envelope_mismatch"
+    assert doc["error"]["failures"] == ["envelope_mismatch"]
+    [mismatch] = doc["report"]["diffs"]["mismatches"]
+    assert mismatch["example"] == "app pid" and '"pid":' in mismatch["diff"]
+
+    file.write_text("def broken(:\n", encoding="utf-8")
+    code, doc = headless(file)
+    assert code == 1 and doc["error"]["code"] == "load_failed"
+    assert "SyntaxError" in doc["error"]["message"]
+    code, doc = headless(tmp_path / "missing.py")
+    assert code == 3 and doc["error"]["code"] == "file_not_found"
+
+
+def test_diffs_show_equality_and_a_unified_diff(tmp_path):
+    file = tmp_path / "app.py"
+    file.write_text(APP.replace("PID", PID), encoding="utf-8")
+    bench = Workbench(str(file), load_timeout=None)
+    bench.reload()
+    events = []
+    bench.subscribe(events.append)
+    diffs = {d.example: d for d in bench.run_diffs()}
+    assert diffs["app status --target db"].equal is True
+    assert diffs["app status --target db"].cli == diffs["app status --target db"].mcp
+    assert diffs["app status --target db"].arguments == {"target": "db"}
+    assert diffs["app restart --target web"].skipped.startswith("non_idempotent")
+    pid = diffs["app pid"]
+    assert pid.equal is False and pid.diff.startswith("--- cli --json\n+++ mcp tools/call")
+    assert any(p.code == "envelope_mismatch" for p in bench.state.problems)
+    assert [e.kind for e in events] == ["diffs"]
+    writes = {d.example: d for d in bench.run_diffs(run_writes=True)}
+    assert writes["app restart --target web"].equal is True

@@ -1,0 +1,236 @@
+"""MCP while you edit: the SDK's own client over HTTP hears list_changed after an on-disk save,
+broken saves keep the last good program served, hanging handlers are cut off, traffic is kept."""
+
+import asyncio
+import os
+import textwrap
+
+import pytest
+
+from workbench.dev.engine import Workbench
+
+pytestmark = pytest.mark.asyncio
+
+APP = textwrap.dedent('''
+    import time
+    from workbench import Command, Option, Program
+
+    def hello(ctx):
+        return {"hello": ctx.options.name}
+
+    def hang(ctx):
+        time.sleep(120)
+
+    def login(ctx):
+        return {"user": ctx.options.user}
+
+    program = Program(name="app", version="1.0.0", description="A test program", commands=[
+        Command(name="hello", description="Say hello", effects="read_only",
+                options={"name": Option(type="string", default="world", description="who")},
+                examples=["app hello --name ada"], run=hello),
+        Command(name="hang", description="Never returns", effects="read_only",
+                examples=["app hang"], run=hang),
+        Command(name="login", description="Log in", effects="idempotent",
+                options={"user": Option(type="string", description="user name"),
+                         "password": Option(type="string", sensitive=True,
+                                            description="the password")},
+                examples=["app login --user ada"], run=login),
+        EXTRA
+    ])
+''')
+
+BYE = ('Command(name="bye", description="Say bye", effects="read_only", run=hello, '
+       'examples=["app bye"]),')
+
+
+def source(extra: str = "") -> str:
+    return APP.replace("EXTRA", extra)
+
+
+def save(path, text: str) -> None:
+    """Save as editors do: write a temporary file, rename it over the original."""
+    temporary = str(path) + ".swp~"
+    with open(temporary, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(temporary, path)
+
+
+class Listener:
+    """Collects list_changed notifications a client hears (handshake era)."""
+
+    def __init__(self):
+        self.heard = asyncio.Event()
+        self.count = 0
+
+    async def __call__(self, message):
+        name = type(message).__name__
+        method = getattr(message, "method", None)
+        if name == "ToolListChangedNotification" or method == "notifications/tools/list_changed":
+            self.count += 1
+            self.heard.set()
+
+
+def states(bench):
+    """An asyncio.Queue of states as the engine publishes them."""
+    queue: asyncio.Queue = asyncio.Queue()
+    bench.subscribe(lambda e: queue.put_nowait(e.data) if e.kind == "state" else None)
+    return queue
+
+
+async def next_state(queue, timeout=20):
+    return await asyncio.wait_for(queue.get(), timeout)
+
+
+async def tool_names(client):
+    return sorted(tool.name for tool in (await client.list_tools()).tools)
+
+
+@pytest.fixture
+async def served(tmp_path):
+    file = tmp_path / "app.py"
+    file.write_text(source(), encoding="utf-8")
+    bench = Workbench(str(file), load_timeout=2.0, call_timeout=2.0)
+    url = await bench.start()
+    try:
+        yield bench, url, file
+    finally:
+        await bench.stop()
+
+
+async def test_an_http_client_hears_list_changed_and_sees_the_new_tool(served):
+    from mcp import Client
+    bench, url, file = served
+    assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp")
+    listener = Listener()
+    async with Client(url, mode="legacy", message_handler=listener, cache=None) as client:
+        assert await tool_names(client) == ["hang", "hello", "login"]
+        save(file, source(BYE))
+        await asyncio.wait_for(listener.heard.wait(), 20)
+        assert await tool_names(client) == ["bye", "hang", "hello", "login"]
+
+
+async def test_a_2026_era_client_hears_it_on_its_listen_stream(served):
+    from mcp import Client
+    bench, url, file = served
+    async with Client(url, cache=None) as client:
+        assert client.protocol_version >= "2026"
+        async with client.listen(tools_list_changed=True) as subscription:
+            save(file, source(BYE))
+
+            async def first_event():
+                async for event in subscription:
+                    return event
+            event = await asyncio.wait_for(first_event(), 20)
+            assert "ToolsListChanged" in type(event).__name__ or "tools" in repr(event).lower()
+        assert "bye" in await tool_names(client)
+
+
+@pytest.mark.parametrize("broken, kind", [
+    ("def broken(:\n", "syntax"),
+    ("raise RuntimeError('boom at import')\n", "import"),
+    ("import time\nwhile True:\n    time.sleep(0.1)\n", "timeout"),
+])
+async def test_a_broken_save_keeps_the_last_good_program_served(served, broken, kind):
+    from mcp import Client
+    bench, url, file = served
+    queue = states(bench)
+    async with Client(url, mode="legacy", cache=None) as client:
+        save(file, source() + "\n" + broken)
+        state = await next_state(queue)
+        assert state.load_error.kind == kind and state.program is not None
+        assert await tool_names(client) == ["hang", "hello", "login"]
+        result = await client.call_tool("hello", {"name": "ada"})
+        assert not result.is_error
+        assert result.content[0].text == '{"ok":true,"data":{"hello":"ada"},"meta":' \
+            + result.content[0].text.split(',"meta":', 1)[1]
+        save(file, source(BYE))
+        state = await next_state(queue)
+        assert state.ok and state.changes.added == ("bye",)
+        assert "bye" in await tool_names(client)
+
+
+async def test_a_hanging_handler_is_cut_off_and_the_next_call_works(served):
+    from mcp import Client
+    bench, url, file = served
+    async with Client(url, mode="legacy", cache=None) as client:
+        result = await client.call_tool("hang", {})
+        assert result.is_error
+        assert '"exit":7' in result.content[0].text and "did not finish" in result.content[0].text
+        result = await client.call_tool("hello", {})
+        assert not result.is_error and '"hello":"world"' in result.content[0].text
+
+
+async def test_traffic_is_recorded_with_sensitive_values_hidden(served):
+    from mcp import Client
+    bench, url, file = served
+    async with Client(url, mode="legacy", cache=None) as client:
+        await client.list_tools()
+        await client.call_tool("login", {"user": "ada", "password": "hunter2"})
+    calls = [entry for entry in bench.traffic if entry.method == "tools/call"]
+    assert calls and calls[-1].tool == "login"
+    assert calls[-1].arguments == {"user": "ada", "password": "\u2022\u2022\u2022\u2022"}
+    assert "hunter2" not in repr(list(bench.traffic))
+    assert any(entry.method == "tools/list" for entry in bench.traffic)
+
+
+async def test_chaos_100_saves_while_a_client_keeps_calling(tmp_path):
+    """Alternate valid and broken saves while a client lists and calls; the list is never
+    empty or broken, and the server never dies."""
+    from mcp import Client
+    file = tmp_path / "app.py"
+    file.write_text(source(), encoding="utf-8")
+    bench = Workbench(str(file), load_timeout=2.0, call_timeout=5.0)
+    url = await bench.start()
+    valid = [source(), source(BYE)]
+    broken = [source() + "\ndef broken(:\n", source() + "\nraise ValueError('no')\n"]
+    seen_lists, failures = [], []
+    done = asyncio.Event()
+    try:
+        async with Client(url, mode="legacy", cache=None) as client:
+            async def keep_calling():
+                i = 0
+                while not done.is_set():
+                    names = await tool_names(client)
+                    seen_lists.append(names)
+                    if i % 5 == 0:
+                        result = await client.call_tool("hello", {"name": str(i)})
+                        if result.is_error:
+                            failures.append(result.content[0].text)
+                    i += 1
+            caller = asyncio.create_task(keep_calling())
+            for i in range(100):
+                save(file, valid[(i // 2) % 2] if i % 2 == 0 else broken[(i // 2) % 2])
+                await asyncio.sleep(0.03)
+            save(file, source(BYE))
+            deadline = asyncio.get_running_loop().time() + 20
+            while await tool_names(client) != ["bye", "hang", "hello", "login"]:
+                assert asyncio.get_running_loop().time() < deadline
+                await asyncio.sleep(0.05)
+            done.set()
+            await asyncio.wait_for(caller, 30)
+            assert (await client.call_tool("hello", {})).is_error is False
+    finally:
+        await bench.stop()
+    assert len(seen_lists) > 10
+    assert all(names in (["hang", "hello", "login"], ["bye", "hang", "hello", "login"])
+               for names in seen_lists), {tuple(n) for n in seen_lists}
+    assert failures == []
+
+
+async def test_a_file_broken_at_start_serves_no_tools_until_it_loads(tmp_path):
+    from mcp import Client
+    file = tmp_path / "app.py"
+    file.write_text("def broken(:\n", encoding="utf-8")
+    bench = Workbench(str(file), load_timeout=2.0)
+    queue = states(bench)
+    url = await bench.start()
+    try:
+        assert (await next_state(queue)).load_error.kind == "syntax"
+        listener = Listener()
+        async with Client(url, mode="legacy", message_handler=listener, cache=None) as client:
+            assert await tool_names(client) == []
+            save(file, source())
+            await asyncio.wait_for(listener.heard.wait(), 20)
+            assert await tool_names(client) == ["hang", "hello", "login"]
+    finally:
+        await bench.stop()

@@ -1,0 +1,63 @@
+"""`burgee mcp FILE --watch`: a stdio client hears list_changed after an on-disk save."""
+
+import asyncio
+import os
+import sys
+import textwrap
+
+import pytest
+
+pytestmark = pytest.mark.asyncio
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+APP = textwrap.dedent('''
+    from workbench import Command, Program
+
+    print("printed at import: must not reach the MCP wire")
+
+    def hello(ctx):
+        print("printed by a handler")
+        return {"hello": "world"}
+
+    program = Program(name="app", version="1.0.0", description="A test program", commands=[
+        Command(name="hello", description="Say hello", effects="read_only",
+                examples=["app hello"], run=hello),
+        EXTRA
+    ])
+''')
+
+
+def save(path, text):
+    temporary = str(path) + ".swp~"
+    with open(temporary, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(temporary, path)
+
+
+async def test_a_stdio_client_of_mcp_watch_hears_list_changed(tmp_path):
+    from mcp import Client, StdioServerParameters
+    file = tmp_path / "app.py"
+    file.write_text(APP.replace("EXTRA", ""), encoding="utf-8")
+    heard = asyncio.Event()
+
+    async def on_message(message):
+        if type(message).__name__ == "ToolListChangedNotification":
+            heard.set()
+
+    env = {"PYTHONPATH": os.pathsep.join([ROOT] + sys.path), "HOME": str(tmp_path),
+           "PATH": os.environ.get("PATH", "")}
+    params = StdioServerParameters(command=sys.executable,
+                                   args=["-m", "workbench.cli", "mcp", str(file), "--watch"],
+                                   env=env, cwd=str(tmp_path))
+    async with Client(params, mode="legacy", message_handler=on_message, cache=None) as client:
+        assert [t.name for t in (await client.list_tools()).tools] == ["hello"]
+        result = await client.call_tool("hello", {})
+        assert not result.is_error and '"hello":"world"' in result.content[0].text
+        save(file, APP.replace("EXTRA", 'Command(name="bye", description="Say bye", '
+                                        'effects="read_only", run=hello, examples=["app bye"]),'))
+        await asyncio.wait_for(heard.wait(), 20)
+        assert [t.name for t in (await client.list_tools()).tools] == ["hello", "bye"]
+        save(file, "def broken(:\n")
+        await asyncio.sleep(0.5)
+        assert [t.name for t in (await client.list_tools()).tools] == ["hello", "bye"]
