@@ -88,6 +88,36 @@ def to_argv(command, arguments: dict | None) -> list[str]:
     return argv
 
 
+def from_argv(program, argv) -> tuple:
+    """(command, MCP arguments) for a command line: the inverse of `to_argv`.
+
+    Only what the command line itself gives becomes an argument (flags and positionals, in
+    the order given); defaults and environment values are left to the server, as a client
+    would leave them. A leading program name and `--json` are ignored. Raises ValueError when
+    argv names no runnable command or does not parse (the parser's message).
+    """
+    from workbench.parser import Refusal, parse
+    tokens = list(argv)
+    if tokens[:1] == [program.name]:
+        tokens = tokens[1:]
+    head = tokens.index("--") if "--" in tokens else len(tokens)
+    tokens = [t for t in tokens[:head] if t != "--json"] + tokens[head:]
+    try:
+        request = parse(program, tokens, {})
+    except Refusal as refusal:
+        raise ValueError(refusal.message) from None
+    command = request.command
+    if command is None:
+        raise ValueError(f"{' '.join(tokens)!r} does not name a runnable command")
+    values = {**request.options, **request.args, **request.extras}
+    arguments = {}
+    for key, where in request.provenance.items():
+        if isinstance(where, dict) and where.get("source") in ("flag", "argument") \
+                and key in values:
+            arguments[key] = values[key]
+    return command, arguments
+
+
 def with_json(argv: list[str]) -> list[str]:
     """argv plus `--json`, placed before any `--` so it still counts."""
     argv = list(argv)

@@ -1,0 +1,111 @@
+"""Helpers for the MCP tests: the same environment for the CLI and the server, real processes."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_programs"
+
+
+def caller_env(state: Path) -> dict:
+    """Extra variables for both sides: state under `state`, no agent markers, no bytecode."""
+    return {"HOME": str(state / "home"), "XDG_STATE_HOME": str(state / "xdg"),
+            "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(ROOT)}
+
+
+def full_env(extra: dict) -> dict:
+    """Exactly what the SDK's stdio client gives a server process: its defaults plus `extra`."""
+    from mcp.client.stdio import get_default_environment
+    return get_default_environment() | extra
+
+
+def run_cli(file, argv, extra: dict, cwd) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(file), *argv], env=full_env(extra),
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+                          cwd=str(cwd))
+
+
+def stdio_params(file, extra: dict, cwd, *args):
+    from mcp import StdioServerParameters
+    return StdioServerParameters(command=sys.executable, args=[str(file), "mcp", *args],
+                                 env=dict(extra), cwd=str(cwd))
+
+
+@contextlib.contextmanager
+def http_server(file, extra: dict, cwd, *args):
+    """`python FILE mcp --http 127.0.0.1:0` in a subprocess; yields (url, process)."""
+    process = subprocess.Popen([sys.executable, str(file), "mcp", "--http", "127.0.0.1:0", *args],
+                               env=full_env(extra), stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               cwd=str(cwd))
+    try:
+        line = process.stderr.readline()
+        assert "serving MCP at " in line, line + process.stderr.read()
+        yield line.rsplit(" ", 1)[1].strip(), process
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+class State:
+    """A state folder both transports use at the same path; `reset` puts back a saved copy."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.live = root / "live"
+        self.saved = root / "saved"
+        self.live.mkdir(parents=True, exist_ok=True)
+
+    def save(self) -> None:
+        if self.saved.exists():
+            shutil.rmtree(self.saved)
+        shutil.copytree(self.live, self.saved)
+
+    def reset(self) -> None:
+        shutil.rmtree(self.live)
+        shutil.copytree(self.saved, self.live)
+
+
+def text_of(result) -> str:
+    return "".join(getattr(part, "text", "") for part in result.content)
+
+
+def wait_for(predicate, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def sample_files():
+    return sorted(path for path in SAMPLES.glob("*.py") if not path.name.startswith("_"))
+
+
+def examples(program):
+    """(command, example argv after the program name) for every example of every command."""
+    from workbench._text import split
+    for command in program.walk():
+        for example in command.examples:
+            tokens = split(example)
+            if tokens[:1] == [program.name]:
+                tokens = tokens[1:]
+            yield command, tokens
+
+
+def os_environ_without_agents() -> dict:
+    hidden = ("AI_AGENT", "CLAUDECODE", "CURSOR_AGENT", "CODEX_THREAD_ID", "GEMINI_CLI", "CI",
+              "FORCE_TTY")
+    return {k: v for k, v in os.environ.items() if k not in hidden}
