@@ -212,7 +212,8 @@ def _builtin(program, request, world):
         return _show(world, False, None, completion_script(program, rest[0]))
     if name == "mcp":
         from workbench.mcp import serve_cli
-        return serve_cli(program, rest + (["--json"] if as_json else [])), None
+        return serve_cli(program, rest + (["--json"] if as_json else [])
+                         + (["--help"] if request.flags["help"] else [])), None
     raise AssertionError(name)
 
 

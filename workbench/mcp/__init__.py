@@ -149,13 +149,24 @@ def _config(program, tokens, as_json) -> int:
                        f"did you mean {close[0]}?" if close else None,
                        ["mcp", "config", "--client", close[0] if close else "<client>"],
                        as_json)
-    config = client_config(program, client)
+    config = client_config(program, client, _script_command(program))
     if as_json:
         doc = envelope.success(config, {"schema_version": program.schema_version})
         _write(sys.stdout, envelope.encode(doc) + "\n")
     else:
         _write(sys.stdout, config_text(config))
     return 0
+
+
+def _script_command(program):
+    """`[python, SCRIPT, "mcp"]` when a program with no loader-set source runs as a .py script."""
+    if program.source:
+        return None
+    import os
+    main = getattr(sys.modules.get("__main__"), "__file__", None)
+    if main and main.endswith(".py") and os.path.isfile(main):
+        return [sys.executable, os.path.abspath(main), "mcp"]
+    return None
 
 
 def serve_file(path: str, argv) -> int:

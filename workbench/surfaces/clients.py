@@ -70,7 +70,7 @@ def client_config(program, client: str, command=None) -> dict:
         data = {"servers": {name: {"type": "stdio", **stdio}}}
         return {"client": client, "name": name, "path": ".vscode/mcp.json", "format": "json",
                 "snippet": json.dumps(data, indent=2, ensure_ascii=False), "data": data,
-                "note": "merge into servers (workspace file; the user-level file works too)"}
+                "note": "merge into servers (a workspace file; the user-level one works too)"}
     if client == "codex":
         args = ", ".join(_toml_string(arg) for arg in stdio["args"])
         snippet = (f"[mcp_servers.{_toml_key(name)}]\n"
@@ -87,7 +87,7 @@ def config_text(config: dict) -> str:
     """What `tool mcp config --client NAME` prints for a person."""
     lines = []
     if config["path"]:
-        lines.append(f"# {config['path']} ({config['note']})")
+        lines.append(f"# {config['path']}: {config['note']}")
     elif config.get("note"):
         lines.append(f"# {config['note']}")
     lines.append(config["snippet"].rstrip("\n"))
