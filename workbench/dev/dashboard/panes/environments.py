@@ -118,7 +118,8 @@ class EnvironmentsPane(Pane):
 
     def compose(self):
         yield Static(classes="pane-title")
-        yield Input(id="env-input", placeholder="deploy --target prod   or   {\"target\": \"prod\"}")
+        yield Input(id="env-input",
+                    placeholder='deploy --target prod   or   {"target": "prod"}')
         yield Static(HINT, classes="hint")
         yield ProgressBar(id="env-progress", total=len(ENVIRONMENTS), show_eta=False)
         yield Static(id="env-status")
