@@ -1,0 +1,152 @@
+"""Adapters: a Click command or group, a Typer app or an argparse parser as a Program.
+
+    from workbench import adapt
+    program = adapt(cli, effects={"notes list": "read_only", "notes add": "non_idempotent"})
+
+The adapted program has the original's commands, options, arguments, types, choices,
+defaults, help texts, nested groups and environment variables, so every surface (help, cards,
+schemas, MCP tools, the workbench) works on it. Running a command runs the original code
+in-process; what it prints becomes the envelope's `data`. Commands whose effects are not
+given in `effects` are `"undeclared"`: listed as such, and offered over MCP with no hints.
+
+Nothing here is imported on a declared program's path, and the libraries themselves are
+imported only when the object handed in comes from them (see `find_adaptable`).
+"""
+
+from __future__ import annotations
+
+import sys
+
+__all__ = ["adapt", "find_adaptable", "adaptable_kind"]
+
+
+def adaptable_kind(obj) -> str | None:
+    """"click", "typer", "argparse" or None, without importing a library that is not loaded."""
+    typer = sys.modules.get("typer")
+    if typer is not None and isinstance(obj, getattr(typer, "Typer", ())):
+        return "typer"
+    for module_name in ("typer._click.core", "typer.core"):
+        module = sys.modules.get(module_name)
+        if module is not None and isinstance(obj, getattr(module, "Command", ())):
+            return "typer"
+    click = sys.modules.get("click")
+    if click is not None and isinstance(obj, getattr(click, "Command", ())):
+        return "click"
+    argparse = sys.modules.get("argparse")
+    if argparse is not None and isinstance(obj, getattr(argparse, "ArgumentParser", ())):
+        return "argparse"
+    return None
+
+
+def adapt(obj, effects: dict | None = None, *, name: str | None = None,
+          version: str | None = None, description: str | None = None, main=None,
+          source: str | None = None):
+    """A checked `Program` for a Click command/group, a Typer app or an argparse parser.
+
+    `effects` maps command paths (space-joined, without the program name) to declared
+    effects, e.g. `{"notes list": "read_only"}`; the rest stay `"undeclared"`. `name`,
+    `version` and `description` override what the library object says. `main` (argparse
+    only) is the program's entry point: `main(argv)` or `main()` with `sys.argv` set; without
+    it, the parser's `set_defaults(func=...)` handler is called with the parsed namespace.
+    `source` is the file it came from (its stem names a program that has no name of its own).
+    """
+    kind = adaptable_kind(obj)
+    if kind is None:
+        raise TypeError(f"cannot adapt {type(obj).__name__}: pass a click.Command or "
+                        f"click.Group, a typer.Typer, or an argparse.ArgumentParser")
+    fallback = _stem(source) if source else None
+    if kind == "click":
+        from workbench.adapters import _click
+        spec = _click.describe(obj, fallback)
+    elif kind == "typer":
+        from workbench.adapters import _typer
+        spec = _typer.describe(obj, fallback)
+    else:
+        if main is not None and not callable(main):
+            raise TypeError("main= must be the program's entry function, e.g. main=main")
+        from workbench.adapters import _argparse
+        spec = _argparse.describe(obj, fallback, main)
+    from workbench.adapters import _build
+    program = _build.program(spec, effects, name=name, version=version,
+                             description=description)
+    if source:
+        import os
+        program.source = os.path.abspath(source)
+    return program
+
+
+def find_adaptable(namespace: dict, name: str | None = None):
+    """(variable name, object) of the one Click/Typer/argparse object in a module namespace.
+
+    With `name`, the variable called so. Returns None when there is none, and raises
+    LookupError naming the candidates when there are several. Subcommands of a group found
+    in the same namespace (Click's decorated functions) are not counted as candidates.
+    """
+    found = []
+    seen = set()
+    for key, value in namespace.items():
+        if key.startswith("__") or id(value) in seen:
+            continue
+        kind = adaptable_kind(value)
+        if kind is not None:
+            seen.add(id(value))
+            found.append((key, value, kind))
+    if name is not None:
+        for key, value, _ in found:
+            if key == name:
+                return key, value
+        return None
+    if len(found) > 1:
+        found = _roots(found)
+    if not found:
+        return None
+    if len(found) > 1:
+        raise LookupError(", ".join(key for key, _, _ in found))
+    return found[0][0], found[0][1]
+
+
+def _roots(found):
+    """Drop objects that are reachable from another candidate (a group's commands, a typer
+    app added to another, a subparser)."""
+    inner = set()
+    for _, value, kind in found:
+        for child in _children(value, kind):
+            inner.add(id(child))
+    roots = [entry for entry in found if id(entry[1]) not in inner]
+    # Typer apps: the click commands typer builds are never module-level, so nothing to drop.
+    return roots
+
+
+def _children(value, kind):
+    out = []
+    if kind == "click":
+        stack = [value]
+        while stack:
+            node = stack.pop()
+            for child in (getattr(node, "commands", None) or {}).values():
+                out.append(child)
+                stack.append(child)
+    elif kind == "typer":
+        stack = [value]
+        while stack:
+            node = stack.pop()
+            for info in getattr(node, "registered_groups", ()):
+                child = getattr(info, "typer_instance", None)
+                if child is not None:
+                    out.append(child)
+                    stack.append(child)
+    elif kind == "argparse":
+        stack = [value]
+        while stack:
+            node = stack.pop()
+            for action in node._actions:
+                for child in (getattr(action, "choices", None) or {}).values() \
+                        if action.__class__.__name__ == "_SubParsersAction" else ():
+                    out.append(child)
+                    stack.append(child)
+    return out
+
+
+def _stem(path: str) -> str:
+    import os
+    return os.path.splitext(os.path.basename(path))[0]

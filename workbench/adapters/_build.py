@@ -1,0 +1,348 @@
+"""Library-neutral part of the adapters: a described tree -> a checked Program.
+
+Each library module (`_click`, `_typer`, `_argparse`) describes its object as `Spec`,
+`GroupSpec`, `CommandSpec` and `Input` values; this module turns names into valid ones,
+resolves collisions, applies the `effects` mapping and builds the Program. The library's
+own runner is attached to every command as `command.adapter`.
+"""
+
+from __future__ import annotations
+
+from workbench.model import (
+    EFFECTS, RESERVED_COMMANDS, RESERVED_OPTIONS, RESERVED_SHORTS, Argument, Command,
+    DefinitionError, Group, Option, Program,
+)
+
+_LOWER = "abcdefghijklmnopqrstuvwxyz0123456789"
+_SHORTS = frozenset(_LOWER + "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_AVOID_KEYS = frozenset(RESERVED_OPTIONS) | {"idempotency_key", "no_json", "no_help"}
+
+
+class Input:
+    """One parameter of the original: what the model needs, and `ref` for the runner."""
+
+    def __init__(self, name: str, *, positional: bool = False, type: str = "string",
+                 items: str = "string", choices=None, default=None, required: bool = False,
+                 variadic: bool = False, env: str | None = None, short: str | None = None,
+                 sensitive: bool = False, description: str = "", level: int = 0, ref=None):
+        self.name = name
+        self.positional = positional
+        self.type = type
+        self.items = items
+        self.choices = choices
+        self.default = default
+        self.required = required
+        self.variadic = variadic
+        self.env = env
+        self.short = short
+        self.sensitive = sensitive
+        self.description = description
+        self.level = level
+        self.ref = ref
+        self.key = ""
+
+
+class CommandSpec:
+    """A runnable command: `runner(given, command, request, world)` returns data.
+
+    `given` is a list of (Input, value) for the inputs the caller gave (flags, arguments,
+    environment, stdin), never the defaults: the original applies its own defaults.
+    """
+
+    kind = "command"
+
+    def __init__(self, name: str, description: str = "", inputs=(), runner=None, *,
+                 hidden: bool = False, deprecated=None, aliases=()):
+        self.name = name
+        self.description = description
+        self.inputs = list(inputs)
+        self.runner = runner
+        self.hidden = hidden
+        self.deprecated = deprecated
+        self.aliases = list(aliases)
+
+
+class GroupSpec:
+    kind = "group"
+
+    def __init__(self, name: str, description: str = "", children=(), *,
+                 hidden: bool = False, aliases=()):
+        self.name = name
+        self.description = description
+        self.children = list(children)
+        self.hidden = hidden
+        self.aliases = list(aliases)
+
+
+class Spec:
+    def __init__(self, library: str, name: str, children, *, version: str | None = None,
+                 description: str = ""):
+        self.library = library
+        self.name = name
+        self.children = list(children)
+        self.version = version
+        self.description = description
+
+
+class Adapted:
+    """`command.adapter`: runs the original for one command (see runtime._invoke)."""
+
+    def __init__(self, library: str, spec: CommandSpec, inputs: dict):
+        self.library = library
+        self.spec = spec
+        self.inputs = inputs   # key -> Input
+
+    def invoke(self, command, request, world):
+        given = []
+        for key, item in self.inputs.items():
+            where = request.provenance.get(key)
+            if not isinstance(where, dict) or where.get("source") == "default":
+                continue
+            values = request.args if item.positional else request.options
+            if key in values:
+                given.append((item, values[key]))
+        return self.spec.runner(given, command, request, world)
+
+    def __repr__(self) -> str:
+        return f"Adapted({self.library}, {self.spec.name!r})"
+
+
+# -- names -----------------------------------------------------------------------------------
+
+def command_name(raw) -> str:
+    """A valid command name for a library's name: lowercase, inner hyphens."""
+    text = str(raw or "").strip().lower().replace("_", "-").replace(" ", "-")
+    text = "".join(c if c in _LOWER or c == "-" else "-" for c in text)
+    while "--" in text:
+        text = text.replace("--", "-")
+    return text.strip("-") or "command"
+
+
+def input_key(raw) -> str:
+    """A valid option key for a flag or a destination name: `--dry-run` -> `dry_run`."""
+    text = str(raw or "").lstrip("-").lower()
+    text = "".join(c if c in _LOWER else "_" for c in text)
+    while "__" in text:
+        text = text.replace("__", "_")
+    text = text.strip("_")
+    if not text or not text[0].isalpha():
+        text = ("opt_" + text).strip("_")
+    return text
+
+
+def _unique(name: str, taken: set, sep: str) -> str:
+    candidate, n = name, 2
+    while candidate in taken:
+        candidate = f"{name}{sep}{n}"
+        n += 1
+    return candidate
+
+
+def first_paragraph(text) -> str:
+    """The first paragraph of a help text on one line (Click's `\\b` markers dropped)."""
+    if not text:
+        return ""
+    lines = []
+    for line in str(text).strip().splitlines():
+        line = line.strip()
+        if line == "\b":
+            continue
+        if not line:
+            if lines:
+                break
+            continue
+        lines.append(line)
+    return " ".join(lines)
+
+
+# -- values ----------------------------------------------------------------------------------
+
+def _scalar(kind: str, value, choices):
+    if value is None or callable(value):
+        return None
+    if kind == "boolean":
+        return value if isinstance(value, bool) else None
+    if isinstance(value, bool):
+        return None
+    if kind == "integer":
+        return value if isinstance(value, int) else None
+    if kind == "number":
+        return value if isinstance(value, (int, float)) else None
+    if kind == "enum":
+        text = str(value)
+        return text if choices and text in choices else None
+    if isinstance(value, (str, int, float)):
+        return str(value)
+    if hasattr(value, "__fspath__"):
+        return str(value)
+    return None
+
+
+def clean_default(item: Input):
+    """The original's default when it is plain data of the input's type, else None."""
+    if item.type == "list" or item.variadic:
+        value = item.default
+        if not isinstance(value, (list, tuple)) or not value:
+            return None
+        kind = item.items if item.type == "list" else item.type
+        out = [_scalar(kind, v, item.choices) for v in value]
+        return None if any(v is None for v in out) else out
+    return _scalar(item.type, item.default, item.choices)
+
+
+# -- the program -----------------------------------------------------------------------------
+
+def program(spec: Spec, effects: dict | None, *, name=None, version=None, description=None):
+    """Build and check the Program for a described tree."""
+    effects = dict(effects or {})
+    for path, value in effects.items():
+        if value not in EFFECTS:
+            raise DefinitionError(
+                f"adapt(effects=...): {path!r} maps to {value!r}; use one of: "
+                f"{', '.join(EFFECTS)}")
+    used: set = set()
+    children = _nodes(spec, spec.children, (), effects, used, top=True)
+    unknown = [path for path in effects if path not in used]
+    if unknown:
+        raise DefinitionError(
+            f"adapt(effects=...): no command {', '.join(map(repr, unknown))}; the commands are: "
+            f"{', '.join(repr(p) for p in sorted(_paths(children)))} (paths without the "
+            f"program name, space-joined)")
+    program_name = name or command_name(spec.name)
+    if not children:
+        raise DefinitionError(f"{spec.library} program {program_name!r} has no commands to adapt")
+    return Program(name=program_name, version=version or spec.version or "0.0.0",
+                   description=description if description is not None else spec.description,
+                   commands=children)
+
+
+def _paths(nodes, prefix=()):
+    for node in nodes:
+        if node.is_group:
+            yield from _paths(node.commands, prefix + (node.name,))
+        else:
+            yield " ".join(prefix + (node.name,))
+
+
+def _nodes(spec, items, prefix, effects, used, top):
+    out = []
+    taken: set = set(RESERVED_COMMANDS) if top else set()
+    for item in items:
+        base = command_name(item.name)
+        if top and base in RESERVED_COMMANDS:
+            base = f"{base}-{item.kind}"
+        label = _unique(base, taken, "-")
+        taken.add(label)
+        aliases = []
+        for alias in item.aliases:
+            alias = command_name(alias)
+            if alias not in taken:
+                taken.add(alias)
+                aliases.append(alias)
+        path = prefix + (label,)
+        if item.kind == "group":
+            inner = _nodes(spec, item.children, path, effects, used, top=False)
+            if not inner:
+                continue
+            out.append(Group(label, first_paragraph(item.description), inner,
+                             aliases=aliases, hidden=item.hidden))
+            continue
+        joined = " ".join(path)
+        effect = None
+        if joined in effects:
+            used.add(joined)
+            effect = effects[joined]
+        out.append(_command(spec, item, label, aliases, effect or "undeclared"))
+    return out
+
+
+def _command(spec, item: CommandSpec, label, aliases, effect):
+    options: dict = {}
+    arguments: list = []
+    flags_taken: set = set()
+    keys: set = set(_AVOID_KEYS)
+    shorts: set = set(RESERVED_SHORTS)
+    by_key: dict = {}
+    deepest = max([i.level for i in item.inputs], default=0)
+    for inp in [i for i in item.inputs if not i.positional]:
+        key = input_key(inp.name)
+        if key in RESERVED_OPTIONS:
+            key = key + "_option"
+        if key in keys or _flags(key, inp.type) & flags_taken:
+            if inp.level < deepest:   # a group's option that a command also has
+                key = f"group{inp.level}_{key}" if inp.level else f"root_{key}"
+            key = _unique(key, keys, "_")
+            while _flags(key, inp.type) & flags_taken:
+                key = _unique(key + "_opt", keys, "_")
+        keys.add(key)
+        flags_taken |= _flags(key, inp.type)
+        short = inp.short if isinstance(inp.short, str) and len(inp.short) == 1 \
+            and inp.short in _SHORTS and inp.short not in shorts else None
+        if short:
+            shorts.add(short)
+        kind = inp.type
+        choices = [str(c) for c in inp.choices] if inp.choices else None
+        if kind == "enum" and not choices:
+            kind = "string"
+        items = inp.items
+        if kind == "list" and items == "enum" and not choices:
+            items = "string"
+        if kind not in ("enum",) and not (kind == "list" and items == "enum"):
+            choices = None
+        inp.choices = choices
+        inp.type = kind
+        inp.items = items
+        required = bool(inp.required) and kind != "boolean"
+        default = None if required else clean_default(inp)
+        env = inp.env if isinstance(inp.env, str) and inp.env and "=" not in inp.env \
+            and " " not in inp.env else None
+        option = Option(type=kind, description=first_paragraph(inp.description),
+                        required=required, default=default, choices=choices, env=env,
+                        short=short, sensitive=bool(inp.sensitive), items=items)
+        inp.key = key
+        options[key] = option
+        by_key[key] = inp
+    optional_seen = False
+    positionals = [i for i in item.inputs if i.positional]
+    for index, inp in enumerate(positionals):
+        name = command_name(inp.name)
+        if not name[0].isalpha():
+            name = "arg-" + name
+        key = name.replace("-", "_")
+        if key in keys:
+            name = _unique(name + "-arg", {k.replace("_", "-") for k in keys}, "-")
+            key = name.replace("-", "_")
+        keys.add(key)
+        variadic = bool(inp.variadic) and index == len(positionals) - 1
+        kind = inp.type if inp.type != "list" else inp.items
+        choices = [str(c) for c in inp.choices] if inp.choices and kind == "enum" else None
+        if kind == "enum" and not choices:
+            kind = "string"
+        inp.type, inp.choices = kind, choices
+        inp.variadic = variadic
+        required = bool(inp.required) and not optional_seen
+        if not required:
+            optional_seen = True
+        default = None if required else clean_default(inp)
+        if variadic and default is not None and not isinstance(default, list):
+            default = None
+        if not variadic and isinstance(default, list):
+            default = None
+        arguments.append(Argument(name, type=kind, description=first_paragraph(inp.description),
+                                  required=required, variadic=variadic, choices=choices,
+                                  default=None if variadic else default))
+        inp.key = key
+        by_key[key] = inp
+    command = Command(label, first_paragraph(item.description), effects=effect, options=options,
+                      arguments=arguments, aliases=aliases, hidden=bool(item.hidden),
+                      deprecated=item.deprecated or None)
+    adapter = Adapted(spec.library, item, by_key)
+    command.adapter = adapter
+    from workbench.adapters._capture import render_text
+    command.text = render_text
+    return command
+
+
+def _flags(key: str, kind: str) -> set:
+    flag = "--" + key.replace("_", "-")
+    return {flag, "--no-" + flag[2:]} if kind == "boolean" else {flag}

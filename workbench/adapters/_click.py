@@ -1,0 +1,259 @@
+"""Click commands and groups as a Program; also the walker Typer's bundled Click reuses.
+
+Both Click and Typer's copy of it (`typer._click`) build the same object graph: commands
+with `params`, groups with `commands`, options with `opts`/`secondary_opts`/`is_flag`/
+`multiple`/`count`/`envvar`. `walk()` reads that graph through a `Flavour`, which says how a
+library names its types and exceptions. A call rebuilds the original argv from what the
+caller gave and runs `make_context` + `invoke` on the root, as `main()` would, in-process.
+"""
+
+from __future__ import annotations
+
+from workbench.adapters._build import CommandSpec, GroupSpec, Input, Spec, first_paragraph
+
+
+class Flavour:
+    """How one Click-like library spells types and exceptions (overridden by Typer)."""
+
+    library = "click"
+
+    def __init__(self):
+        import click
+        from click import exceptions
+        self.click = click
+        self.UsageError = exceptions.UsageError
+        self.BadParameter = exceptions.BadParameter
+        self.MissingParameter = exceptions.MissingParameter
+        self.NoSuchOption = exceptions.NoSuchOption
+        self.ClickException = exceptions.ClickException
+        self.Exit = exceptions.Exit
+        self.Abort = exceptions.Abort
+
+    def is_group(self, node) -> bool:
+        return isinstance(getattr(node, "commands", None), dict)
+
+    def kind(self, param):
+        """(type, items, choices) of a parameter's values, before multiple/nargs."""
+        click = self.click
+        kind = param.type
+        if isinstance(kind, click.Choice):
+            return "enum", "string", [choice_text(c) for c in kind.choices]
+        if isinstance(kind, click.types.IntParamType):
+            return "integer", "string", None
+        if isinstance(kind, click.types.FloatParamType):
+            return "number", "string", None
+        if isinstance(kind, click.types.BoolParamType):
+            return "enum", "string", ["true", "false"]
+        return "string", "string", None
+
+    def default(self, param):
+        value = param.default
+        if isinstance(value, (list, tuple)):
+            return [choice_text(v) if _is_enum(v) else v for v in value]
+        return choice_text(value) if _is_enum(value) else value
+
+
+def _is_enum(value) -> bool:
+    import enum
+    return isinstance(value, enum.Enum)
+
+
+def choice_text(choice) -> str:
+    """What a caller types for a Click choice (an Enum member by its name)."""
+    return choice.name if _is_enum(choice) else str(choice)
+
+
+def describe(obj, fallback=None) -> Spec:
+    """The Spec of a click.Command or click.Group."""
+    return walk(obj, Flavour(), fallback)
+
+
+def walk(root, flavour, fallback=None, *, name=None, description=None) -> Spec:
+    name = name or root.name or fallback or flavour.library
+    description = description if description is not None else \
+        first_paragraph(getattr(root, "help", None) or getattr(root, "short_help", None))
+    prefix = (getattr(root, "context_settings", None) or {}).get("auto_envvar_prefix")
+    prefix = prefix.upper().replace("-", "_") if prefix else None
+    if flavour.is_group(root):
+        children = _children(root, flavour, [(root, name)], [prefix])
+    else:
+        children = [_command(root, root.name or name, flavour, [(root, name)], [prefix])]
+    return Spec(flavour.library, name, children, description=description)
+
+
+def _children(group, flavour, chain, prefixes):
+    out = []
+    for token, child in list(group.commands.items()):
+        sub_prefix = f"{prefixes[-1]}_{token.upper().replace('-', '_')}" if prefixes[-1] else None
+        sub_chain = chain + [(child, token)]
+        if flavour.is_group(child):
+            out.append(GroupSpec(token, _help(child), _children(child, flavour, sub_chain,
+                                                                prefixes + [sub_prefix]),
+                                 hidden=bool(getattr(child, "hidden", False))))
+        else:
+            out.append(_command(child, token, flavour, sub_chain, prefixes + [sub_prefix]))
+    return out
+
+
+def _help(node) -> str:
+    return getattr(node, "short_help", None) or getattr(node, "help", None) or ""
+
+
+def _command(node, token, flavour, chain, prefixes) -> CommandSpec:
+    inputs = []
+    last = len(chain) - 1
+    for level, (owner, _) in enumerate(chain):
+        for param in owner.params:
+            if not getattr(param, "expose_value", True) or getattr(param, "hidden", False):
+                continue   # --version, --install-completion, hidden options
+            positional = param.param_type_name == "argument"
+            if positional and level != last:
+                continue   # a group's own arguments cannot be given per command
+            inputs.append(_input(param, flavour, level, positional, prefixes[level]))
+    deprecated = getattr(node, "deprecated", None)
+    return CommandSpec(token, _help(node), inputs, _Runner(flavour, chain),
+                       hidden=bool(getattr(node, "hidden", False)),
+                       deprecated=deprecated if isinstance(deprecated, str) else bool(deprecated))
+
+
+def _input(param, flavour, level, positional, prefix) -> Input:
+    kind, items, choices = flavour.kind(param)
+    count = bool(getattr(param, "count", False))
+    flag = bool(getattr(param, "is_flag", False)) and not count
+    nargs = getattr(param, "nargs", 1)
+    multiple = bool(getattr(param, "multiple", False))
+    variadic = False
+    if count:
+        kind, choices = "integer", None
+    elif flag:
+        kind, choices = "boolean", None
+    elif positional and nargs != 1:
+        variadic = True
+    elif multiple or nargs != 1:
+        items, kind = kind, "list"
+    env = param.envvar
+    if isinstance(env, (list, tuple)):
+        env = env[0] if env else None
+    if env is None and prefix and not positional and getattr(param, "allow_from_autoenv", True) \
+            and param.name:
+        env = f"{prefix}_{param.name.upper()}"
+    if positional:
+        name = param.name or "arg"
+        short = None
+    else:
+        longs = [o for o in param.opts if o.startswith("--")]
+        name = longs[0] if longs else (param.name or param.opts[0])
+        shorts = [o[1] for o in param.opts if len(o) == 2 and o[0] == "-" and o[1] != "-"]
+        short = shorts[0] if shorts else None   # a short off switch (-S) is not modelled
+    required = bool(param.required)
+    return Input(name, positional=positional, type=kind, items=items, choices=choices,
+                 default=flavour.default(param), required=required, variadic=variadic,
+                 env=env, short=short, sensitive=bool(getattr(param, "hide_input", False)),
+                 description=getattr(param, "help", None) or "", level=level, ref=param)
+
+
+def option_tokens(param, item, value) -> list:
+    """argv for one option as the original spells it."""
+    longs = [o for o in param.opts if o.startswith("--")]
+    flag = longs[0] if longs else param.opts[0]
+    if getattr(param, "count", False):
+        return [flag] * max(int(value or 0), 0)
+    if item.type == "boolean":
+        if value:
+            return [flag]
+        off = list(getattr(param, "secondary_opts", ()))
+        return [off[0]] if off else []
+    if item.type == "list":
+        values = [_text(v) for v in value or ()]
+        nargs = max(getattr(param, "nargs", 1), 1)
+        out = []
+        for start in range(0, len(values), nargs):
+            out += [flag, *values[start:start + nargs]]
+            if not getattr(param, "multiple", False):
+                break
+        return out
+    text = _text(value)
+    return [f"{flag}={text}"] if flag.startswith("--") else [flag + text]
+
+
+def _text(value) -> str:
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    return str(value)
+
+
+class _Runner:
+    """Runs one command of a Click-like tree: rebuild argv, make_context, invoke."""
+
+    def __init__(self, flavour, chain):
+        self.flavour = flavour
+        self.chain = chain   # [(node, token)], the root first
+
+    def argv(self, given) -> list:
+        options = [[] for _ in self.chain]
+        positionals = []
+        for item, value in given:
+            if item.positional:
+                positionals += [_text(v) for v in value] if isinstance(value, list) \
+                    else [_text(value)]
+            else:
+                options[item.level] += option_tokens(item.ref, item, value)
+        argv = []
+        for level, (_, token) in enumerate(self.chain):
+            if level:
+                argv.append(token)
+            argv += options[level]
+        if any(p.startswith("-") and p != "-" for p in positionals):
+            argv.append("--")
+        return argv + positionals
+
+    def __call__(self, given, command, request, world):
+        from workbench.adapters import _capture
+        flavour = self.flavour
+        root = self.chain[0][0]
+        argv = self.argv(given)
+        by_param = {id(item.ref): item for item, _ in given}
+        by_param.update({id(item.ref): item for item in command.adapter.inputs.values()})
+
+        def call():
+            try:
+                with root.make_context(command.program.name, argv) as ctx:
+                    root.invoke(ctx)
+                return 0
+            except flavour.Exit as done:
+                return done.exit_code
+            except flavour.Abort:
+                import sys
+                sys.stderr.write("Aborted!\n")
+                return 1
+            except flavour.UsageError as error:
+                raise usage_refusal(error, flavour, by_param, command, request, given) from None
+            except flavour.ClickException as error:
+                import sys
+                sys.stderr.write(f"Error: {error.format_message()}\n")
+                return error.exit_code
+            except (EOFError, KeyboardInterrupt):
+                import sys
+                sys.stderr.write("Aborted!\n")
+                return 1
+
+        code, out, err = _capture.captured(call, world)
+        return _capture.finish(code, out, err, command, request, world)
+
+
+def usage_refusal(error, flavour, by_param, command, request, given):
+    """A Click usage error as the framework's refusal, with a fix where the input is known."""
+    from workbench.adapters._fix import refusal
+    param = getattr(error, "param", None)
+    item = by_param.get(id(param)) if param is not None else None
+    message = error.format_message()
+    if item is not None and isinstance(error, flavour.MissingParameter):
+        return refusal(command, request, given, "missing_argument" if item.positional else
+                       "missing_option", message, item, add=True)
+    if item is not None and isinstance(error, flavour.BadParameter):
+        return refusal(command, request, given, "invalid_value", message, item)
+    if isinstance(error, flavour.NoSuchOption):
+        return refusal(command, request, given, "unknown_option", message, None)
+    return refusal(command, request, given, "usage", message, None)
