@@ -234,3 +234,41 @@ async def test_a_file_broken_at_start_serves_no_tools_until_it_loads(tmp_path):
             assert await tool_names(client) == ["hang", "hello", "login"]
     finally:
         await bench.stop()
+
+
+@pytest.mark.parametrize("sample", ["deploy.py", "notes.py"])
+async def test_the_dev_server_gives_the_same_tools_and_bytes_as_tool_mcp(sample, tmp_path,
+                                                                          monkeypatch):
+    """The dev server (subprocess calls, swappable program) against `python FILE mcp --http`."""
+    from mcp import Client
+
+    from _mcp_helpers import SAMPLES, caller_env, http_server
+    from workbench.dev.diffs import SAFE_EFFECTS, example_argv
+    from workbench.dev.environments import arguments_from_argv
+    for key, value in caller_env(tmp_path / "dev").items():
+        monkeypatch.setenv(key, value)
+    bench = Workbench(str(SAMPLES / sample), load_timeout=10.0, call_timeout=20.0)
+    dev_url = await bench.start(watch=False)
+    try:
+        program = bench.program
+        calls = []
+        for command in program.walk():
+            if command.effects in SAFE_EFFECTS:
+                for example in command.examples:
+                    _, arguments = arguments_from_argv(program, example_argv(program, example))
+                    calls.append((command.tool_name, arguments))
+        assert calls
+        with http_server(SAMPLES / sample, caller_env(tmp_path / "plain"), tmp_path) as (url, _):
+            async with Client(dev_url, mode="legacy", cache=None) as dev, \
+                    Client(url, mode="legacy", cache=None) as plain:
+                dev_tools = (await dev.list_tools()).model_dump(by_alias=True, exclude_none=True)
+                plain_tools = (await plain.list_tools()).model_dump(by_alias=True,
+                                                                    exclude_none=True)
+                assert dev_tools == plain_tools
+                for name, arguments in calls:
+                    a = await dev.call_tool(name, arguments)
+                    b = await plain.call_tool(name, arguments)
+                    assert a.content[0].text == b.content[0].text, (name, arguments)
+                    assert a.is_error == b.is_error and a.structured_content == b.structured_content
+    finally:
+        await bench.stop()
