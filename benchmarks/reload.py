@@ -224,16 +224,29 @@ def render_section(reloads: list, counts: dict, saves: int, runs: int) -> str:
         lines.append(f"| {era} | {result['saves']} | {ms(result['to_notice'])} | "
                      f"{p90(result['to_notice'])} | {ms(result['to_list'])} | "
                      f"{p90(result['to_list'])} | {ms(result['load'])} |")
-    lines += ["", "Target (issue 4): under 300 ms median from save to the new `tools/list`. "
-              "The time includes the watcher's 50 ms debounce and the load check in a "
-              "subprocess (the time limit that keeps a hanging import from freezing the "
-              "workbench).", "",
+    best = max(statistics.median(r["to_list"]) for r in reloads) if reloads else None
+    verdict = ("**met**" if best is not None and best < 0.3 else "**not met**")
+    lines += ["", f"Target (issue 4): under 300 ms median from save to the new `tools/list`: "
+              f"{verdict}. A save goes: the watcher's 50 ms debounce; the load check, which "
+              "runs the file in a subprocess with a time limit (so an import that never "
+              "returns cannot freeze the workbench; most of the load column); the in-process "
+              "load; the program swap and `list_changed`. Surfaces, tokens and lint are "
+              "computed after the notification, so they do not delay it. The client runs in "
+              "the same process and event loop as the server; the machine was also running "
+              "other test suites, which shows in the p90.", "",
               f"### Tokens for a generated {counts['commands']}-command program", "",
               f"{counts['surfaces']} surfaces, {counts['chars']:,} characters, "
               f"{counts['tokens']:,} tokens (cl100k_base, offline). The incremental case edits "
               f"one command's description, which changes {counts['changed_surfaces']} surfaces "
-              f"(its help, card, schema and tool, plus the program-wide ones that include it).",
+              f"(its help, card, schema and tool, its group's help, and the program-wide ones "
+              f"that include it: every card, the summary, tools/list, completions).",
               "",
+              "Counts are cached by content, and large surfaces are counted in chunks cut "
+              "where cl100k_base's pre-tokenizer always splits (so the sum is exact; a test "
+              "checks it), so an edit re-encodes only the chunks it touched: the count drops "
+              "from the full figure to the incremental one below. What remains is rendering "
+              "the surfaces, which the engine does in a worker thread after `list_changed` "
+              "has gone out.", "",
               "| case | render + count median | count alone median |",
               "|---|---:|---:|",
               f"| full (empty cache) | {ms(counts['full'])} | {ms(counts['full_count'])} |",
