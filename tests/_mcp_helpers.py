@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shutil
 import subprocess
@@ -26,22 +27,47 @@ def full_env(extra: dict) -> dict:
     return get_default_environment() | extra
 
 
+@functools.lru_cache(maxsize=None)
+def _adapted(path: str) -> bool:
+    from workbench.loader import load_program
+    return any(c.adapter is not None for c in load_program(path).walk())
+
+
+def adapted(file) -> bool:
+    """Whether FILE is an undeclared (Click, Typer...) program that burgee adapts."""
+    return _adapted(str(file))
+
+
+def cli_argv(file, argv) -> list:
+    """How a person runs FILE's program: the file itself, or `burgee run FILE --` if adapted."""
+    if adapted(file):
+        return [sys.executable, "-m", "workbench.cli", "run", str(file), "--", *argv]
+    return [sys.executable, str(file), *argv]
+
+
+def server_argv(file, *args) -> list:
+    """`python FILE mcp ...`, or `burgee mcp FILE ...` for an adapted program."""
+    if adapted(file):
+        return ["-m", "workbench.cli", "mcp", str(file), *args]
+    return [str(file), "mcp", *args]
+
+
 def run_cli(file, argv, extra: dict, cwd) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(file), *argv], env=full_env(extra),
+    return subprocess.run(cli_argv(file, argv), env=full_env(extra),
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
                           cwd=str(cwd))
 
 
 def stdio_params(file, extra: dict, cwd, *args):
     from mcp import StdioServerParameters
-    return StdioServerParameters(command=sys.executable, args=[str(file), "mcp", *args],
+    return StdioServerParameters(command=sys.executable, args=server_argv(file, *args),
                                  env=dict(extra), cwd=str(cwd))
 
 
 @contextlib.contextmanager
 def http_server(file, extra: dict, cwd, *args):
     """`python FILE mcp --http 127.0.0.1:0` in a subprocess; yields (url, process)."""
-    process = subprocess.Popen([sys.executable, str(file), "mcp", "--http", "127.0.0.1:0", *args],
+    process = subprocess.Popen([sys.executable, *server_argv(file, "--http", "127.0.0.1:0", *args)],
                                env=full_env(extra), stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                cwd=str(cwd))

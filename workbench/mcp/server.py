@@ -20,10 +20,13 @@ import sys
 import time
 
 import anyio
+import anyio.from_thread
+import anyio.lowlevel
 import anyio.to_thread
 import mcp_types
 from mcp.server import NotificationOptions, Server
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp_types import JSONRPCRequest
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from workbench import envelope as _envelope
@@ -75,6 +78,8 @@ class ProgramServer:
         self._tools_for = None
         self._tools: list[dict] = []
         self._listing = None
+        self._unanswered: dict = {}    # request id -> count, read from stdio but not answered
+        self.drain_seconds = 10.0
         self.server = _Server(
             program.name, version=program.version,
             instructions=program.description or None,
@@ -154,23 +159,34 @@ class ProgramServer:
     def _run(self, ctx, program, command, argv):
         if self.caller is not None:
             return self.caller(program, command, argv)
-        on_progress = None
-        meta = ctx.meta
-        if meta is not None and getattr(meta, "progress_token", None) is not None:
-            def on_progress(done, total=None, message=None):
-                try:
-                    anyio.from_thread.run(ctx.session.report_progress, float(done),
-                                          None if total is None else float(total), message)
-                except Exception:  # noqa: BLE001 - progress is advisory
-                    pass
+        def on_progress(done, total=None, message=None):
+            # a no-op in the SDK unless the caller asked for progress (a progress token)
+            try:
+                anyio.from_thread.run(ctx.session.report_progress, float(done),
+                                      None if total is None else float(total), message)
+            except Exception:  # noqa: BLE001 - progress is advisory
+                pass
         return default_caller(program, command, argv, environ=self.environ,
                               on_progress=on_progress)
 
     async def _middleware(self, ctx, call_next):
         if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             self._remember(ctx)
-        if self.observer is None or ctx.request_id is None:
+        if ctx.request_id is None:
             return await call_next(ctx)
+        try:
+            if self.observer is None:
+                return await call_next(ctx)
+            return await self._observed(ctx, call_next)
+        finally:
+            left = self._unanswered.get(ctx.request_id)
+            if left is not None:
+                if left <= 1:
+                    del self._unanswered[ctx.request_id]
+                else:
+                    self._unanswered[ctx.request_id] = left - 1
+
+    async def _observed(self, ctx, call_next):
         params = ctx.params or {}
         record = {"at": time.time(), "client": _client_name(ctx), "session": _session_id(ctx),
                   "method": ctx.method, "tool": None, "arguments": None, "result": None,
@@ -221,8 +237,17 @@ class ProgramServer:
         """Serve over this process's stdin/stdout until the client closes stdin."""
         from mcp.server.stdio import stdio_server
         async with stdio_server() as (read_stream, write_stream):
-            await self.server.run(read_stream, write_stream,
+            await self.server.run(_Draining(read_stream, self), write_stream,
                                   self.server.create_initialization_options())
+
+    async def _drain(self) -> None:
+        """At end of input, let requests already read finish and answer (bounded)."""
+        for _ in range(10):
+            await anyio.lowlevel.checkpoint()
+        with anyio.move_on_after(self.drain_seconds):
+            while self._unanswered:
+                await anyio.sleep(0.005)
+        self._unanswered.clear()
 
     def http_app(self, host: str = "127.0.0.1", path: str = "/mcp"):
         """The Starlette app for streamable HTTP at `path`, DNS-rebinding protection on."""
@@ -267,6 +292,55 @@ class ProgramServer:
             group.start_soon(tell)
             await server.serve(sockets=[sock])
             group.cancel_scope.cancel()
+
+
+class _Draining:
+    """A stdio read stream whose end waits for the requests already read to be answered.
+
+    The SDK's dispatcher cancels requests still running when input ends; a client that
+    writes its requests and closes stdin (`printf ... | tool mcp`) still gets every answer.
+    """
+
+    def __init__(self, inner, served: ProgramServer):
+        self._inner = inner
+        self._served = served
+
+    @property
+    def last_context(self):
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self):
+        try:
+            item = await self._inner.receive()
+        except anyio.EndOfStream:
+            await self._served._drain()
+            raise
+        message = getattr(item, "message", None)
+        if isinstance(message, JSONRPCRequest):
+            pending = self._served._unanswered
+            pending[message.id] = pending.get(message.id, 0) + 1
+        return item
+
+    def close(self) -> None:
+        self._inner.close()
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self):
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc_info):
+        await self.aclose()
 
 
 # --- results --------------------------------------------------------------------------
