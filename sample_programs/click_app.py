@@ -29,7 +29,7 @@ def _save(path, data):
         json.dump(data, handle, indent=1)
 
 
-@click.group()
+@click.group(name="tasks")
 @click.option("--db", envvar="TASKS_DB", type=click.Path(dir_okay=False),
               default=os.path.join(tempfile.gettempdir(), "tasks.json"), show_default=True,
               help="The task file.")

@@ -150,3 +150,27 @@ def _children(value, kind):
 def _stem(path: str) -> str:
     import os
     return os.path.splitext(os.path.basename(path))[0]
+
+
+def adapt_namespace(namespace: dict, name: str | None = None, source: str | None = None):
+    """(variable name, Program) for the Click/Typer/argparse object of a loaded module, or None.
+
+    What the loaders call when a file declares no Program. For an argparse parser, a
+    module-level `main` function defined in that file is its entry point. Raises LookupError
+    (several candidates, listed) or ValueError (the object cannot be adapted; message says why).
+    """
+    hit = find_adaptable(namespace, name)
+    if hit is None:
+        return None
+    key, obj = hit
+    main = None
+    if adaptable_kind(obj) == "argparse":
+        candidate = namespace.get("main")
+        if callable(candidate) and getattr(candidate, "__module__", None) == \
+                namespace.get("__name__"):
+            main = candidate
+    from workbench.model import DefinitionError
+    try:
+        return key, adapt(obj, main=main, source=source)
+    except (DefinitionError, TypeError) as error:
+        raise ValueError(f"cannot adapt {key!r}: {error}") from None

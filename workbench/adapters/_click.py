@@ -248,6 +248,8 @@ def usage_refusal(error, flavour, by_param, command, request, given):
     from workbench.adapters._fix import refusal
     param = getattr(error, "param", None)
     item = by_param.get(id(param)) if param is not None else None
+    if item is None and getattr(error, "param_hint", None):   # BadParameter(param_hint="URL")
+        item = _by_hint(error.param_hint, by_param.values())
     message = error.format_message()
     if item is not None and isinstance(error, flavour.MissingParameter):
         return refusal(command, request, given, "missing_argument" if item.positional else
@@ -257,3 +259,16 @@ def usage_refusal(error, flavour, by_param, command, request, given):
     if isinstance(error, flavour.NoSuchOption):
         return refusal(command, request, given, "unknown_option", message, None)
     return refusal(command, request, given, "usage", message, None)
+
+
+def _by_hint(hint, items):
+    """The input a `param_hint` ("URL", "'--rating'", ["--a", "-a"]) names, or None."""
+    hints = hint if isinstance(hint, (list, tuple)) else [hint]
+    wanted = {str(h).strip("'\" ").lstrip("-").lower().replace("-", "_") for h in hints}
+    for item in items:
+        param = item.ref
+        names = {str(param.name or "").lower()} | {
+            o.lstrip("-").lower().replace("-", "_") for o in getattr(param, "opts", ())}
+        if names & wanted:
+            return item
+    return None

@@ -32,6 +32,8 @@ def refusal(command, request, given, code: str, message: str, item, add: bool = 
             label = spot.flag
         hint = (f"add {label}" if add else f"give {label} a value it accepts") + \
             f" (see '{where} --help')"
+    if item is None:   # nothing to correct that we can name: the hint says where to look
+        return Refusal(code, message, hint=hint, fix=None)
     try:
         fix = to_argv(command, args)
     except ValueError:

@@ -1,0 +1,295 @@
+"""argparse parsers (with nested subparsers) as a Program.
+
+A call rebuilds the argv the parser expects from what the caller gave, then runs the
+original: `main(argv)` (or `main()` with `sys.argv` set) when `adapt(..., main=main)` names
+the entry point, else `parse_args(argv)` and the handler the subparser set with
+`set_defaults(func=...)`. argparse has no environment variables, so none carry over.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from workbench.adapters._build import CommandSpec, GroupSpec, Input, Spec, first_paragraph
+
+HANDLER_KEYS = ("func", "handler", "callback", "run", "command")
+"""`set_defaults` names that hold a subcommand's handler, in the order they are looked for."""
+
+
+def describe(parser, fallback=None, main=None) -> Spec:
+    prog = parser.prog
+    if not prog or prog == os.path.basename(sys.argv[0]) and fallback:
+        prog = fallback or "prog"
+    version = None
+    for action in parser._actions:
+        if isinstance(action, argparse._VersionAction) and action.version:
+            version = str(action.version).replace("%(prog)s", "").strip().split()[-1]
+    chain = [(parser, prog)]
+    subparsers = _subparsers(parser)
+    if subparsers is None:
+        children = [_command(prog, parser.description or "", chain, main)]
+    else:
+        children = _children(subparsers, chain, main)
+    return Spec("argparse", prog, children, version=version,
+                description=first_paragraph(_expand(parser.description, parser)))
+
+
+def _subparsers(parser):
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return action
+    return None
+
+
+def _children(action, chain, main):
+    helps = {choice.dest: choice.help for choice in action._choices_actions}
+    out, seen = [], {}
+    for token, sub in action.choices.items():
+        if id(sub) in seen:
+            seen[id(sub)].aliases.append(token)
+            continue
+        description = helps.get(token) or sub.description or ""
+        if description == argparse.SUPPRESS:
+            description = ""
+        sub_chain = chain + [(sub, token)]
+        inner = _subparsers(sub)
+        if inner is not None:
+            node = GroupSpec(token, description, _children(inner, sub_chain, main))
+        else:
+            node = _command(token, description, sub_chain, main)
+        node.hidden = helps.get(token) == argparse.SUPPRESS and token in helps
+        seen[id(sub)] = node
+        out.append(node)
+    return out
+
+
+def _command(token, description, chain, main) -> CommandSpec:
+    inputs = []
+    last = len(chain) - 1
+    for level, (parser, _) in enumerate(chain):
+        for action in parser._actions:
+            item = _input(action, parser, level)
+            if item is None or (item.positional and level != last):
+                continue
+            inputs.append(item)
+    return CommandSpec(token, _expand(description, chain[-1][0]), inputs, _Runner(chain, main))
+
+
+_SKIP = (argparse._HelpAction, argparse._VersionAction, argparse._SubParsersAction)
+
+
+def _input(action, parser, level):
+    if isinstance(action, _SKIP):
+        return None
+    hidden = action.help == argparse.SUPPRESS
+    if hidden and not action.required:
+        return None
+    positional = not action.option_strings
+    kind, items, choices = _kind(action)
+    variadic = False
+    nargs = action.nargs
+    if isinstance(action, (argparse._StoreTrueAction, argparse._StoreFalseAction,
+                           argparse._StoreConstAction, argparse._AppendConstAction)):
+        kind, choices = "boolean", None
+        default = False
+    elif isinstance(action, argparse.BooleanOptionalAction):
+        kind, choices = "boolean", None
+        default = action.default if isinstance(action.default, bool) else None
+    elif isinstance(action, argparse._CountAction):
+        kind, choices, default = "integer", None, action.default
+    else:
+        default = action.default
+        many = nargs in ("*", "+", argparse.REMAINDER) or (isinstance(nargs, int) and nargs > 1)
+        if positional and many:
+            variadic = True
+        elif many or isinstance(action, (argparse._AppendAction, argparse._ExtendAction)):
+            kind, items = "list", kind
+    if default == argparse.SUPPRESS:
+        default = None
+    if positional:
+        required = nargs not in ("?", "*", argparse.REMAINDER)
+        name = action.metavar if isinstance(action.metavar, str) else action.dest
+        short = None
+    else:
+        required = bool(action.required)
+        longs = [o for o in action.option_strings if o.startswith("--")]
+        name = longs[0] if longs else action.dest
+        shorts = [o[1] for o in action.option_strings if len(o) == 2 and o[1] != "-"]
+        short = shorts[0] if shorts else None
+    return Input(name, positional=positional, type=kind, items=items, choices=choices,
+                 default=default, required=required, variadic=variadic, short=short,
+                 description="" if hidden else _expand(action.help, parser, action),
+                 level=level, ref=action)
+
+
+def _kind(action):
+    if action.choices is not None and not isinstance(action.choices, dict):
+        return "enum", "string", [str(c) for c in action.choices]
+    if action.type is int:
+        return "integer", "string", None
+    if action.type is float:
+        return "number", "string", None
+    return "string", "string", None
+
+
+def _expand(text, parser, action=None) -> str:
+    """A help text with argparse's %(default)s / %(prog)s / %(choices)s filled in."""
+    if not text or text == argparse.SUPPRESS:
+        return ""
+    if "%" not in text:
+        return text
+    values = {"prog": parser.prog}
+    if action is not None:
+        values.update(vars(action))
+        if action.choices is not None:
+            values["choices"] = ", ".join(map(str, action.choices))
+    try:
+        return text % values
+    except (KeyError, TypeError, ValueError):
+        return text
+
+
+def _text(value) -> str:
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    return str(value)
+
+
+def _tokens(action, item, value) -> list:
+    strings = action.option_strings
+    longs = [o for o in strings if o.startswith("--") and not o.startswith("--no-")]
+    flag = longs[0] if longs else strings[0]
+    if isinstance(action, argparse._CountAction):
+        return [flag] * max(int(value or 0), 0)
+    if item.type == "boolean":
+        if value:
+            return [flag]
+        if isinstance(action, argparse.BooleanOptionalAction):
+            off = [o for o in strings if o.startswith("--no-")]
+            return off[:1]
+        return []
+    if item.type == "list":
+        values = [_text(v) for v in value or ()]
+        if isinstance(action, (argparse._AppendAction, argparse._ExtendAction)) and \
+                action.nargs in (None, 1, "?"):
+            out = []
+            for one in values:
+                out += _one(flag, one)
+            return out
+        return [flag, *values] if values else []
+    return _one(flag, _text(value))
+
+
+def _one(flag, text) -> list:
+    if flag.startswith("--"):
+        return [f"{flag}={text}"]
+    if len(flag) == 2:
+        return [flag + text]
+    return [flag, text]
+
+
+class _Runner:
+    def __init__(self, chain, main):
+        self.chain = chain   # [(parser, token)], the root first
+        self.main = main
+
+    def argv(self, given) -> list:
+        options = [[] for _ in self.chain]
+        positionals = []
+        for item, value in given:
+            if item.positional:
+                positionals += [_text(v) for v in value] if isinstance(value, list) \
+                    else [_text(value)]
+            else:
+                options[item.level] += _tokens(item.ref, item, value)
+        argv = []
+        for level, (_, token) in enumerate(self.chain):
+            if level:
+                argv.append(token)
+            argv += options[level]
+        if any(p.startswith("-") and p != "-" for p in positionals):
+            argv.append("--")
+        return argv + positionals
+
+    def __call__(self, given, command, request, world):
+        from workbench.adapters import _capture
+        root = self.chain[0][0]
+        argv = self.argv(given)
+
+        def call():
+            try:
+                if self.main is not None:
+                    sys.argv = [root.prog] + argv
+                    result = self.main(argv) if _takes_argument(self.main) else self.main()
+                else:
+                    namespace = root.parse_args(argv)
+                    handler = _handler(namespace)
+                    if handler is None:
+                        sys.stderr.write(
+                            f"'{' '.join(command.path)}' has no handler: give its parser "
+                            f"set_defaults(func=...), or pass adapt(parser, main=main)\n")
+                        return 1
+                    result = handler(namespace)
+            except argparse.ArgumentError as error:   # parsers built with exit_on_error=False
+                sys.stderr.write(f"{root.prog}: error: {error}\n")
+                return 2
+            return result if isinstance(result, int) and not isinstance(result, bool) else 0
+
+        code, out, err = _capture.captured(call, world)
+        if code == 2 and ": error: " in err:
+            raise _usage(err, command, request, given)
+        return _capture.finish(code, out, err, command, request, world)
+
+
+def _takes_argument(fn) -> bool:
+    import inspect
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
+               for p in parameters)
+
+
+def _handler(namespace):
+    for key in HANDLER_KEYS:
+        value = getattr(namespace, key, None)
+        if callable(value):
+            return value
+    return None
+
+
+def _usage(err, command, request, given):
+    """argparse's `prog: error: ...` (exit 2) as a refusal naming the input at fault."""
+    from workbench.adapters._fix import refusal
+    message = err.rsplit(": error: ", 1)[1].strip()
+    inputs = command.adapter.inputs.values()
+    item, code, add = None, "usage", False
+    if message.startswith("argument "):
+        names = message[len("argument "):].split(":", 1)[0].split("/")
+        item = _named(names, inputs)
+        code = "invalid_value"
+    elif message.startswith("the following arguments are required: "):
+        names = message.split(": ", 1)[1].split(", ")
+        item = _named(names[:1], inputs)
+        add = True
+        code = "missing_argument" if item is not None and item.positional else "missing_option"
+    if item is None:
+        code = "usage"
+    return refusal(command, request, given, code, message, item, add=add)
+
+
+def _named(names, inputs):
+    wanted = {name.strip() for name in names}
+    for item in inputs:
+        action = item.ref
+        labels = set(action.option_strings) | {action.dest}
+        if isinstance(action.metavar, str):
+            labels.add(action.metavar)
+        if labels & wanted:
+            return item
+    return None

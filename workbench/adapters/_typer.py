@@ -1,0 +1,90 @@
+"""Typer apps as a Program.
+
+Current Typer ships its own trimmed copy of Click (`typer._click`, no `ParamType`s: each
+parameter carries a `type_descriptor` built from its annotation) and never imports the real
+`click`. So this module builds Typer's own command graph with `typer.main.get_command(app)`
+and walks it with the Click walker through a Typer flavour: types come from annotations
+(int, float, bool, Enum and Literal choices, lists), exceptions from `typer._click` and
+`typer.exceptions`. The real `click` is never imported here.
+"""
+
+from __future__ import annotations
+
+from workbench.adapters._build import first_paragraph
+from workbench.adapters._click import walk
+
+
+class TyperFlavour:
+    library = "typer"
+
+    def __init__(self):
+        from typer import exceptions as typer_exceptions
+        from typer._click import exceptions
+        self.UsageError = exceptions.UsageError
+        self.BadParameter = exceptions.BadParameter
+        self.MissingParameter = exceptions.MissingParameter
+        self.NoSuchOption = exceptions.NoSuchOption
+        self.ClickException = exceptions.ClickException
+        self.Exit = typer_exceptions.Exit
+        self.Abort = typer_exceptions.Abort
+
+    def is_group(self, node) -> bool:
+        return isinstance(getattr(node, "commands", None), dict)
+
+    def kind(self, param):
+        """(type, items, choices) from the parameter's annotation."""
+        from typing import get_args
+        from typer._param_types import choice_as_str
+        desc = getattr(param, "type_descriptor", None)
+        if desc is None:
+            return "string", "string", None
+        choices = desc.choices
+        choices = [choice_as_str(c) for c in choices] if choices else None
+        annotation = desc.annotation
+        if desc.is_list or desc.is_tuple:
+            args = get_args(annotation)
+            annotation = args[0] if args else str
+        if choices:
+            return "enum", "string", choices
+        if annotation is bool:
+            return "boolean", "string", None
+        if annotation is int:
+            return "integer", "string", None
+        if annotation is float:
+            return "number", "string", None
+        return "string", "string", None
+
+    def default(self, param):
+        import enum
+        value = param.default
+        if isinstance(value, enum.Enum):
+            return str(value.value)
+        if isinstance(value, (list, tuple)):
+            return [str(v.value) if isinstance(v, enum.Enum) else v for v in value]
+        return value
+
+
+def describe(app, fallback=None):
+    """The Spec of a typer.Typer app (or a command Typer built)."""
+    import typer
+    import typer.main
+    if isinstance(app, typer.Typer):
+        info = app.info
+        name = _given(getattr(info, "name", None))
+        help_text = _given(getattr(info, "help", None))
+        root = typer.main.get_command(app)
+        callback = _given(getattr(info, "callback", None)) or \
+            getattr(getattr(app, "registered_callback", None), "callback", None)
+        if not help_text and callback is not None and callback.__doc__:
+            help_text = callback.__doc__
+        return walk(root, TyperFlavour(), fallback,
+                    name=name or fallback or root.name,
+                    description=first_paragraph(help_text or getattr(root, "help", None)))
+    return walk(app, TyperFlavour(), fallback)
+
+
+def _given(value):
+    """Typer marks unset settings with a `DefaultPlaceholder`; treat those as None."""
+    if value is None or type(value).__name__ == "DefaultPlaceholder":
+        return None
+    return value
