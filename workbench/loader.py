@@ -57,6 +57,10 @@ def find_program(module, name: str | None = None, path: str = "the file"):
     """The module-level Program (or the one called `name`)."""
     from workbench.model import Program
     found = {key: value for key, value in vars(module).items() if isinstance(value, Program)}
+    if not found or (name is not None and name not in found):
+        adapted = _adapted(module, name, path)   # a Click/Typer/argparse program (issue 7)
+        if adapted is not None:
+            return adapted
     if name is not None:
         if name in found:
             return found[name]
@@ -70,6 +74,23 @@ def find_program(module, name: str | None = None, path: str = "the file"):
                         code="no_program")
     raise LoadError(f"{path} declares several Programs ({', '.join(found)}); pick one with "
                     f"--program NAME", code="several_programs")
+
+
+def _adapted(module, name, path):
+    """The module's Click/Typer/argparse object as a Program, or None. The adapters load only
+    when the module imported one of those libraries itself (so never on a declared path)."""
+    if not any(lib in sys.modules for lib in ("click", "typer", "argparse")):
+        return None
+    from workbench.adapters import adapt_namespace
+    try:
+        hit = adapt_namespace(vars(module), name,
+                              source=path if path != "the file" else None)
+    except LookupError as error:
+        raise LoadError(f"{path} has several command-line objects ({error}); pick one with "
+                        f"--program NAME", code="several_programs") from None
+    except ValueError as error:
+        raise LoadError(f"{path}: {error}", code="adapt_failed") from None
+    return hit[1] if hit is not None else None
 
 
 def load_program(path: str, name: str | None = None):
