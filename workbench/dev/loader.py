@@ -152,6 +152,11 @@ def find_program(namespace: dict, program_name: str | None = None):
         if id(value) not in seen:
             seen.add(id(value))
             unique.append((key, value))
+    if not unique or (program_name and all(program_name not in (key, value.name)
+                                           for key, value in unique)):
+        adapted = _adapted(namespace, program_name)   # Click/Typer/argparse (issue 7)
+        if adapted is not None:
+            return adapted
     if program_name:
         for key, value in unique:
             if key == program_name:
@@ -170,6 +175,21 @@ def find_program(namespace: dict, program_name: str | None = None):
         return LoadError("ambiguous", f"the file defines several programs ({names}); "
                          f"choose one with --program NAME")
     return unique[0]
+
+
+def _adapted(namespace: dict, program_name: str | None):
+    """(variable name, Program) for a Click/Typer/argparse object in the namespace, a
+    LoadError, or None. The adapters load only when the file imported those libraries."""
+    if not any(lib in sys.modules for lib in ("click", "typer", "argparse")):
+        return None
+    from workbench.adapters import adapt_namespace
+    try:
+        return adapt_namespace(namespace, program_name, source=namespace.get("__file__"))
+    except LookupError as error:
+        return LoadError("ambiguous", f"the file has several command-line objects ({error}); "
+                         f"choose one with --program NAME")
+    except ValueError as error:
+        return LoadError("no_program", str(error))
 
 
 # --- in-process load ---------------------------------------------------------------------

@@ -60,6 +60,13 @@ def _command_problems(program, command) -> list:
                            f"(over {MAX_DESCRIPTION}); every card and tool repeats it",
                            f"cut it to one line under {MAX_DESCRIPTION} characters; put the "
                            f"rest in option descriptions or examples", name))
+    if command.effects == "undeclared":   # an adapted Click/Typer/argparse command (issue 7)
+        out.append(Problem("warning", "effects_undeclared",
+                           f"'{name}' does not declare its effects: MCP clients get no hints "
+                           f"and must treat it as unsafe",
+                           f"declare them where the program is adapted: program = adapt(cli, "
+                           f"effects={{'{name}': 'read_only'}}) (or 'idempotent', "
+                           f"'non_idempotent', 'withheld')", name))
     for key, option in command.options.items():
         if not (option.description or "").strip():
             out.append(Problem("warning", "option_description_missing",
