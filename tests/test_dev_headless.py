@@ -8,6 +8,8 @@ import sys
 import textwrap
 
 from workbench.dev.engine import Workbench
+from workbench.dev.headless import check_snapshots
+from workbench.envelope import exit_code
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -66,22 +68,23 @@ def test_headless_is_clean_then_drifts_on_an_edit_then_accepts_it(tmp_path):
         "app status": "equal", "app status --target db": "equal",
         "app restart --target web": "skipped: non_idempotent: runs only with --run-writes"}
 
-    code, doc = headless(file)
-    assert code == 0 and doc["data"]["drift"] == [] and doc["data"]["diffs"]["equal"] == 2
+    # In-process from here on (the same check, without a new interpreter each time) ...
+    doc = check_snapshots(str(file))
+    assert doc["ok"] and doc["data"]["drift"] == [] and doc["data"]["diffs"]["equal"] == 2
 
     file.write_text(APP.replace("PID", "").replace("Show a service's status",
                                                    "Show one service's status"), encoding="utf-8")
-    code, doc = headless(file)
-    assert code == 1 and doc["error"]["code"] == "snapshot_drift"
+    doc = check_snapshots(str(file))
+    assert exit_code(doc) == 1 and doc["error"]["code"] == "snapshot_drift"
     drifted = {d["file"] for d in doc["report"]["drift"]}
     assert {"help.txt", "cards/status.json", "mcp/tools/status.json"} <= drifted
     help_diff = next(d for d in doc["report"]["drift"] if d["file"] == "help.txt")["diff"]
     assert "+  status" in help_diff and "one service" in help_diff
 
-    code, doc = headless(file, "--update")
-    assert code == 0 and "help.txt" in {d["file"] for d in doc["data"]["accepted"]}
-    code, doc = headless(file)
-    assert code == 0
+    doc = check_snapshots(str(file), update=True)
+    assert doc["ok"] and "help.txt" in {d["file"] for d in doc["data"]["accepted"]}
+    code, doc = headless(file)      # ... and the real command line for the last word
+    assert code == 0 and doc["data"]["drift"] == []
 
 
 def test_headless_fails_on_a_cli_mcp_mismatch_and_a_broken_file(tmp_path):
@@ -95,8 +98,8 @@ def test_headless_fails_on_a_cli_mcp_mismatch_and_a_broken_file(tmp_path):
     assert mismatch["example"] == "app pid" and '"pid":' in mismatch["diff"]
 
     file.write_text("def broken(:\n", encoding="utf-8")
-    code, doc = headless(file)
-    assert code == 1 and doc["error"]["code"] == "load_failed"
+    doc = check_snapshots(str(file))
+    assert exit_code(doc) == 1 and doc["error"]["code"] == "load_failed"
     assert "SyntaxError" in doc["error"]["message"]
     code, doc = headless(tmp_path / "missing.py")
     assert code == 3 and doc["error"]["code"] == "file_not_found"
@@ -120,3 +123,26 @@ def test_diffs_show_equality_and_a_unified_diff(tmp_path):
     assert [e.kind for e in events] == ["diffs"]
     writes = {d.example: d for d in bench.run_diffs(run_writes=True)}
     assert writes["app restart --target web"].equal is True
+
+
+def test_an_example_whose_data_breaks_the_output_schema_is_an_error(tmp_path):
+    file = tmp_path / "app.py"
+    file.write_text(textwrap.dedent('''
+        from workbench import Command, Program
+
+        def count(ctx):
+            return {"count": "three"}
+
+        program = Program(name="app", version="1.0.0", description="Counts", commands=[
+            Command(name="count", description="Count things", effects="read_only",
+                    output={"type": "object", "properties": {"count": {"type": "integer"}},
+                            "required": ["count"]},
+                    examples=["app count"], run=count),
+        ])
+    '''), encoding="utf-8")
+    bench = Workbench(str(file), load_timeout=None)
+    assert bench.reload().ok
+    bench.run_diffs()
+    [problem] = [p for p in bench.state.problems if p.code == "output_schema_mismatch"]
+    assert problem.severity == "error" and problem.command == "count"
+    assert "at count: 'three' is not of type 'integer'" in problem.message
