@@ -17,8 +17,10 @@ SAMPLES = ROOT / "sample_programs"
 
 def caller_env(state: Path) -> dict:
     """Extra variables for both sides: state under `state`, no agent markers, no bytecode."""
+    (state / "tmp").mkdir(parents=True, exist_ok=True)
     return {"HOME": str(state / "home"), "XDG_STATE_HOME": str(state / "xdg"),
-            "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(ROOT)}
+            "TMPDIR": str(state / "tmp"), "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONPATH": str(ROOT)}
 
 
 def full_env(extra: dict) -> dict:
@@ -120,10 +122,34 @@ def sample_files():
     return sorted(path for path in SAMPLES.glob("*.py") if not path.name.startswith("_"))
 
 
+SAMPLE_VALUES = {"string": "x", "integer": 2, "number": 1.5, "boolean": True}
+
+
+def made_up_call(command) -> list:
+    """argv for a command that declares no examples (adapted programs): its required inputs
+    with plain values of their types."""
+    from workbench.arguments import to_argv
+    arguments = {}
+    for item in command.inputs:
+        if not item.required:
+            continue
+        kind = item.items if item.type == "list" else item.type
+        value = (item.choices or ["x"])[0] if kind == "enum" else SAMPLE_VALUES.get(kind, "x")
+        many = item.type == "list" or getattr(item, "variadic", False)
+        arguments[item.key] = [value] if many else value
+    return to_argv(command, arguments)
+
+
 def examples(program):
-    """(command, example argv after the program name) for every example of every command."""
+    """(command, example argv after the program name) for every example of every command;
+    a made-up call for each command of a program that declares no examples at all."""
     from workbench._text import split
-    for command in program.walk():
+    commands = list(program.walk())
+    if not any(command.examples for command in commands):
+        for command in commands:
+            yield command, made_up_call(command)
+        return
+    for command in commands:
         for example in command.examples:
             tokens = split(example)
             if tokens[:1] == [program.name]:
