@@ -1,8 +1,10 @@
 """Envelope diffs: every example run as a CLI `--json` subprocess and as an MCP tools/call.
 
 The two must be the same bytes (the CLI prints the document and one newline; the MCP text
-result is the document). Examples of read_only and idempotent commands run automatically;
-others only with `run_writes` (`--run-writes`), since running them changes something.
+result is the document). Examples of read_only and idempotent commands run automatically
+(an idempotent one runs once more first, so both sides start from the settled state and
+agree on `meta.changed`); others only with `run_writes` (`--run-writes`), since running
+them changes something, and each side then sees the other's change.
 """
 
 from __future__ import annotations
@@ -73,6 +75,10 @@ def diff_example(bench, command, example: str, run_writes: bool = False) -> Diff
         return Diff(name, example, tuple(argv), None, None, None,
                     error=f"cannot express the example as MCP arguments: {exc}")
     try:
+        if command.effects == "idempotent":
+            # Settle first: the first run may change something (meta.changed true) and the
+            # next ones not; compare two runs that both start from the settled state.
+            cli_json(bench, argv)
         stdout, code, stderr = cli_json(bench, argv)
     except subprocess.TimeoutExpired:
         return Diff(name, example, tuple(argv), arguments, None, None,

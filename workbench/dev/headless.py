@@ -25,9 +25,13 @@ _META_FILES = ("tokens.json", "problems.json", "diffs.json")
 
 def snapshot_folder(file: str, program_name: str, snapshots: str | None) -> str:
     """`snapshots` (relative to FILE's folder) / the program's name."""
+    from workbench.dev.loader import _installed
     base = snapshots or DEFAULT_FOLDER
     if not os.path.isabs(base):
-        base = os.path.join(os.path.dirname(os.path.abspath(file)), base)
+        # Beside FILE; but never inside an installed package (the bundled sample): there,
+        # relative to the current folder.
+        where = os.getcwd() if _installed(file) else os.path.dirname(os.path.abspath(file))
+        base = os.path.join(where, base)
     return os.path.join(base, program_name)
 
 
