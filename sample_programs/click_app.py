@@ -4,12 +4,12 @@
     burgee run sample_programs/click_app.py list --json
     burgee dev sample_programs/click_app.py
 
-Tasks live in a JSON file: --db, or $TASKS_DB, or tasks.json in the temp folder.
+Tasks live in a JSON file: --db, or $TASKS_DB, or burgee-samples/tasks.json under
+$XDG_STATE_HOME (~/.local/state).
 """
 
 import json
 import os
-import tempfile
 
 import click
 
@@ -25,18 +25,19 @@ def _load(path):
 
 
 def _save(path, data):
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     with open(path, "w", encoding="utf-8") as handle:
         json.dump(data, handle, indent=1)
 
 
 @click.group(name="tasks")
 @click.option("--db", envvar="TASKS_DB", type=click.Path(dir_okay=False),
-              default=os.path.join(tempfile.gettempdir(), "tasks.json"), show_default=True,
-              help="The task file.")
+              help="The task file (default: tasks.json in the state folder).")
 @click.pass_context
 def cli(ctx, db):
     """Keep a small list of tasks."""
-    ctx.obj = db
+    state = os.environ.get("XDG_STATE_HOME") or os.path.expanduser("~/.local/state")
+    ctx.obj = db or os.path.join(state, "burgee-samples", "tasks.json")
 
 
 @cli.command()

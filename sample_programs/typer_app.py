@@ -4,12 +4,12 @@
     burgee run sample_programs/typer_app.py list --json
     burgee dev sample_programs/typer_app.py
 
-Bookmarks live in a JSON file: --store, or $BOOKMARKS_FILE, or bookmarks.json in the temp folder.
+Bookmarks live in a JSON file: --store, or $BOOKMARKS_FILE, or burgee-samples/bookmarks.json
+under $XDG_STATE_HOME (~/.local/state).
 """
 
 import json
 import os
-import tempfile
 from enum import Enum
 from typing import Annotated, Optional
 
@@ -20,23 +20,21 @@ app = typer.Typer(name="marks", help="Keep bookmarks with tags and ratings.",
 tags_app = typer.Typer(help="Look at tags.")
 app.add_typer(tags_app, name="tags")
 
-STORE = os.path.join(tempfile.gettempdir(), "bookmarks.json")
-
-
 class Sort(str, Enum):
     added = "added"
     title = "title"
     rating = "rating"
 
 
-state = {"store": STORE}
+state = {"store": None}
 
 
 @app.callback()
-def main(store: Annotated[str, typer.Option(envvar="BOOKMARKS_FILE",
-                                            help="The bookmark file.")] = STORE):
+def main(store: Annotated[Optional[str], typer.Option(
+        envvar="BOOKMARKS_FILE", help="The bookmark file (default: in the state folder).")] = None):
     """Keep bookmarks with tags and ratings."""
-    state["store"] = store
+    base = os.environ.get("XDG_STATE_HOME") or os.path.expanduser("~/.local/state")
+    state["store"] = store or os.path.join(base, "burgee-samples", "bookmarks.json")
 
 
 def _load():
@@ -48,6 +46,7 @@ def _load():
 
 
 def _save(marks):
+    os.makedirs(os.path.dirname(state["store"]) or ".", exist_ok=True)
     with open(state["store"], "w", encoding="utf-8") as handle:
         json.dump(marks, handle, indent=1)
 

@@ -38,13 +38,14 @@ def adaptable_kind(obj) -> str | None:
     return None
 
 
-def adapt(obj, effects: dict | None = None, *, name: str | None = None,
-          version: str | None = None, description: str | None = None, main=None,
-          source: str | None = None):
+def adapt(obj, effects: dict | None = None, *, examples: dict | None = None,
+          name: str | None = None, version: str | None = None, description: str | None = None,
+          main=None, source: str | None = None):
     """A checked `Program` for a Click command/group, a Typer app or an argparse parser.
 
     `effects` maps command paths (space-joined, without the program name) to declared
-    effects, e.g. `{"notes list": "read_only"}`; the rest stay `"undeclared"`. `name`,
+    effects, e.g. `{"notes list": "read_only"}`; the rest stay `"undeclared"`. `examples`
+    maps the same paths to example command lines (checked like declared ones). `name`,
     `version` and `description` override what the library object says. `main` (argparse
     only) is the program's entry point: `main(argv)` or `main()` with `sys.argv` set; without
     it, the parser's `set_defaults(func=...)` handler is called with the parsed namespace.
@@ -68,7 +69,7 @@ def adapt(obj, effects: dict | None = None, *, name: str | None = None,
         spec = _argparse.describe(obj, fallback, main)
     from workbench.adapters import _build
     program = _build.program(spec, effects, name=name, version=version,
-                             description=description)
+                             description=description, examples=examples)
     if source:
         import os
         program.source = os.path.abspath(source)

@@ -192,16 +192,25 @@ def clean_default(item: Input):
 
 # -- the program -----------------------------------------------------------------------------
 
-def program(spec: Spec, effects: dict | None, *, name=None, version=None, description=None):
+def program(spec: Spec, effects: dict | None, *, name=None, version=None, description=None,
+            examples: dict | None = None):
     """Build and check the Program for a described tree."""
     effects = dict(effects or {})
+    examples = {path: [value] if isinstance(value, str) else list(value)
+                for path, value in (examples or {}).items()}
     for path, value in effects.items():
         if value not in EFFECTS:
             raise DefinitionError(
                 f"adapt(effects=...): {path!r} maps to {value!r}; use one of: "
                 f"{', '.join(EFFECTS)}")
     used: set = set()
-    children = _nodes(spec, spec.children, (), effects, used, top=True)
+    children = _nodes(spec, spec.children, (), effects, used, top=True, examples=examples)
+    paths = set(_paths(children))
+    for path, lines in examples.items():
+        if path not in paths:
+            raise DefinitionError(
+                f"adapt(examples=...): no command {path!r}; the commands are: "
+                f"{', '.join(repr(p) for p in sorted(paths))}")
     unknown = [path for path in effects if path not in used]
     if unknown:
         raise DefinitionError(
@@ -224,7 +233,7 @@ def _paths(nodes, prefix=()):
             yield " ".join(prefix + (node.name,))
 
 
-def _nodes(spec, items, prefix, effects, used, top):
+def _nodes(spec, items, prefix, effects, used, top, examples):
     out = []
     taken: set = set(RESERVED_COMMANDS) if top else set()
     for item in items:
@@ -241,7 +250,8 @@ def _nodes(spec, items, prefix, effects, used, top):
                 aliases.append(alias)
         path = prefix + (label,)
         if item.kind == "group":
-            inner = _nodes(spec, item.children, path, effects, used, top=False)
+            inner = _nodes(spec, item.children, path, effects, used, top=False,
+                           examples=examples)
             if not inner:
                 continue
             out.append(Group(label, first_paragraph(item.description), inner,
@@ -252,7 +262,9 @@ def _nodes(spec, items, prefix, effects, used, top):
         if joined in effects:
             used.add(joined)
             effect = effects[joined]
-        out.append(_command(spec, item, label, aliases, effect or "undeclared"))
+        command = _command(spec, item, label, aliases, effect or "undeclared")
+        command.examples = list(examples.get(joined, ()))
+        out.append(command)
     return out
 
 

@@ -48,6 +48,8 @@ class Flavour:
 
     def default(self, param):
         value = param.default
+        if value is getattr(self.click.core, "UNSET", None) or callable(value):
+            return None   # Click 8.2+ marks "no default" with a sentinel
         if isinstance(value, (list, tuple)):
             return [choice_text(v) if _is_enum(v) else v for v in value]
         return choice_text(value) if _is_enum(value) else value
