@@ -27,7 +27,7 @@ async def test_a_main_view_renders_the_same_svg_twice(name):
     second = await capture(str(SAMPLES / "deploy.py"), shot)
     assert first == second
     assert first.startswith("<svg") and "deploy.py" in first
-    assert not PORT.search(first) and "/tmp/" not in first and "burgee-shot" not in first
+    assert not PORT.search(first) and "burgee-dashboard-shot" not in first
     words = {"overview": "Usage:", "card": "--help&#160;--json", "tokens": "budget",
              "problems": "problems&#160;in", "error": "still&#160;being&#160;served",
              "keys": "burgee&#160;dev&#160;keys"}

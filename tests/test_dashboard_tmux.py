@@ -17,14 +17,14 @@ from _dashboard_helpers import ROOT, copy_sample, save
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
 
-def wait_for(check, limit: float = 30.0, what: str = ""):
+def wait_for(check, limit: float = 30.0, what: str = "", show=lambda: ""):
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
         value = check()
         if value:
             return value
         time.sleep(0.1)
-    raise AssertionError(f"gave up waiting for {what}")
+    raise AssertionError(f"gave up waiting for {what}; the screen:\n{show()}")
 
 
 def test_the_dashboard_runs_in_a_real_terminal(tmp_path):
@@ -42,16 +42,16 @@ def test_the_dashboard_runs_in_a_real_terminal(tmp_path):
                                     capture_output=True, text=True).stdout
     try:
         wait_for(lambda: "rollback" in screen() and "generation 1" in screen(),
-                 what="the dashboard to open")
+                 what="the dashboard to open", show=screen)
         assert "burgee dev tool" in screen() and "Environments" in screen()
         source = file.read_text()
         save(file, source.replace("    ],\n)", '        Command(name="ping", description="Check'
                                   '", effects="read_only", examples=["tool ping"],\n'
                                   '                run=lambda ctx: {}),\n    ],\n)'))
         wait_for(lambda: "ping" in screen() and "+1 command" in screen(),
-                 what="the reload to show")
+                 what="the reload to show", show=screen)
         subprocess.run(tmux + ["send-keys", "-t", "dash", "q"], check=True)
-        code = wait_for(lambda: rc.exists() and rc.read_text().strip(), what="the quit")
+        code = wait_for(lambda: rc.exists() and rc.read_text().strip(), what="the quit", show=screen)
         assert code == "0", screen()
     finally:
         subprocess.run(tmux + ["kill-server"], capture_output=True)

@@ -41,12 +41,19 @@ VIEWS = (
 
 async def capture(file: str, shot: Shot, *, program_name: str | None = None,
                   size: tuple = SIZE, title: str | None = None) -> str:
-    """The SVG of one view of the dashboard on FILE (the file is copied, never edited)."""
+    """The SVG of one view of the dashboard on FILE (never edited: "broken" edits a copy)."""
     from workbench.dev.dashboard.app import DashboardApp
     from workbench.dev.engine import Workbench
-    folder = tempfile.mkdtemp(prefix="burgee-shot-")
-    copy = os.path.join(folder, os.path.basename(file))
-    shutil.copy(file, copy)
+    # Only the broken-save view edits the file, so only it works on a copy, in a fixed folder:
+    # surfaces such as client configs hold the file's path, and their token counts (in the
+    # header) would change with a random folder name.
+    folder = None
+    copy = os.path.abspath(file)
+    if shot.setup == "broken":
+        folder = os.path.join(tempfile.gettempdir(), "burgee-dashboard-shot")
+        os.makedirs(folder, exist_ok=True)
+        copy = os.path.join(folder, os.path.basename(file))
+        shutil.copy(file, copy)
     try:
         bench = Workbench(copy, program_name=program_name)
         app = DashboardApp(bench, serve=False, watch=False, auto_diffs=False, stable=True)
@@ -64,7 +71,8 @@ async def capture(file: str, shot: Shot, *, program_name: str | None = None,
             await app.shutdown()
         return svg
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 async def _setup(app, pilot, shot: Shot, copy: str) -> None:
