@@ -1,0 +1,211 @@
+"""MCP over stdio: burgee's server vs the same tool on the SDK's own high-level `MCPServer`.
+
+Two measurements, both servers in one run, interleaved so machine noise falls on both alike:
+
+1. tools/call round trip: the SDK's own client (handshake era, `mode="legacy"`; and the
+   2026 era with `--modern`) calls a trivial tool N times over stdio; per-call wall time.
+2. start-up: spawn `python SERVER`, write initialize + initialized + tools/list as raw
+   JSON-RPC lines, time until the tools/list answer arrives (no client library in the way).
+
+    .venv/bin/python benchmarks/mcp_call.py [--calls 300] [--starts 15] [--write]
+
+`--write` appends the results under the "MCP" heading of docs/performance.md (replacing
+that section if it is there).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+BURGEE = textwrap.dedent('''
+    from workbench import Command, Program, run
+
+    program = Program(name="bench", version="1.0.0", description="benchmark", commands=[
+        Command(name="ping", description="Answer pong", effects="read_only",
+                run=lambda ctx: {"pong": True}),
+    ])
+
+    if __name__ == "__main__":
+        run(program)
+''')
+
+SDK = textwrap.dedent('''
+    from mcp.server import MCPServer
+
+    server = MCPServer("bench")
+
+    @server.tool(description="Answer pong")
+    def ping() -> str:
+        return '{"pong":true}'
+
+    if __name__ == "__main__":
+        server.run("stdio")
+''')
+
+
+def _percentile(values, q):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * (len(values) - 1) + 0.5))]
+
+
+def _env():
+    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDECODE", "AI_AGENT", "CI")}
+    env["PYTHONPATH"] = str(ROOT)
+    return env
+
+
+async def _round_trips(argv, calls, mode):
+    from mcp import Client, StdioServerParameters
+    params = StdioServerParameters(command=sys.executable, args=argv, env=_env(), cwd=str(ROOT))
+    times = []
+    async with Client(params, mode=mode, cache=None) as client:
+        await client.list_tools()
+        for _ in range(20):                       # warm-up
+            await client.call_tool("ping", {})
+        for _ in range(calls):
+            started = time.perf_counter()
+            result = await client.call_tool("ping", {})
+            times.append(time.perf_counter() - started)
+            assert not result.is_error
+    return times
+
+
+def round_trips(cases, calls, mode, rounds=3):
+    """Per-call seconds for each case, `rounds` alternating sessions of `calls // rounds`."""
+    import anyio
+    found = {name: [] for name in cases}
+    for index in range(rounds):
+        order = list(cases.items())
+        if index % 2:
+            order.reverse()
+        for name, argv in order:
+            found[name] += anyio.run(_round_trips, argv, calls // rounds, mode)
+    return found
+
+
+INIT = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                    "clientInfo": {"name": "bench", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+
+
+def first_list(argv) -> float:
+    """Seconds from spawn to the tools/list answer."""
+    payload = "".join(json.dumps(m) + "\n" for m in INIT).encode()
+    started = time.perf_counter()
+    process = subprocess.Popen([sys.executable, *argv], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=_env(),
+                               cwd=str(ROOT))
+    process.stdin.write(payload)
+    process.stdin.flush()
+    while True:
+        line = process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"{argv} ended before answering tools/list")
+        if json.loads(line).get("id") == 2:
+            elapsed = time.perf_counter() - started
+            break
+    process.stdin.close()
+    process.wait(10)
+    return elapsed
+
+
+def starts(cases, count):
+    found = {name: [] for name in cases}
+    for index in range(count + 2):
+        order = list(cases.items())
+        if index % 2:
+            order.reverse()
+        for name, argv in order:
+            value = first_list(argv)
+            if index >= 2:                            # two warm-up rounds (bytecode, caches)
+                found[name].append(value)
+    return found
+
+
+def _row(name, values, base):
+    median = statistics.median(values)
+    return (f"| {name} | {median * 1000:.2f} ms | {_percentile(values, .25) * 1000:.2f}–"
+            f"{_percentile(values, .75) * 1000:.2f} | {median / base:.2f}× |")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=300)
+    parser.add_argument("--starts", type=int, default=15)
+    parser.add_argument("--write", action="store_true")
+    options = parser.parse_args(argv)
+    folder = Path(tempfile.mkdtemp(prefix="burgee-mcp-bench-"))
+    (folder / "burgee_server.py").write_text(BURGEE, encoding="utf-8")
+    (folder / "sdk_server.py").write_text(SDK, encoding="utf-8")
+    cases = {"burgee (`python app.py mcp`)": [str(folder / "burgee_server.py"), "mcp"],
+             "SDK `MCPServer`": [str(folder / "sdk_server.py")]}
+    base_name = "SDK `MCPServer`"
+    lines = ["## MCP", "",
+             "A trivial tool (`ping`, no arguments) served over stdio by burgee (`python app.py "
+             "mcp`, the low-level SDK server) and by the same tool on the SDK's high-level "
+             "`MCPServer`; both in one run, sessions interleaved. Ratio: × the SDK's "
+             "`MCPServer` (lower is faster).", "",
+             f"- Command: `.venv/bin/python benchmarks/mcp_call.py --calls {options.calls} "
+             f"--starts {options.starts}{' --write' if options.write else ''}`",
+             f"- Machine: {os.cpu_count()} CPUs, {platform.machine()}, Linux "
+             f"{platform.release()}, CPython {platform.python_version()}",
+             f"- mcp {_version('mcp')}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
+             ""]
+    for mode, title in (("legacy", "handshake era (2025-11-25)"),
+                        ("2026-07-28", "2026 era (2026-07-28)")):
+        found = round_trips(cases, options.calls, mode)
+        base = statistics.median(found[base_name])
+        lines += [f"tools/call round trip, SDK client, {title}, {options.calls} calls each:", "",
+                  "| server | median | p25–p75 | × MCPServer |", "|---|---:|---:|---:|"]
+        lines += [_row(name, values, base) for name, values in found.items()]
+        lines.append("")
+    found = starts(cases, options.starts)
+    base = statistics.median(found[base_name])
+    lines += [f"Process start to the first tools/list answer (raw JSON-RPC over stdio, "
+              f"{options.starts} starts each after 2 warm-up rounds):", "",
+              "| server | median | p25–p75 | × MCPServer |", "|---|---:|---:|---:|"]
+    lines += [_row(name, values, base) for name, values in found.items()]
+    lines.append("")
+    text = "\n".join(lines)
+    print(text)
+    if options.write:
+        _write(text)
+    return 0
+
+
+def _version(name):
+    try:
+        from importlib.metadata import version
+        return version(name)
+    except Exception:  # noqa: BLE001
+        return "?"
+
+
+def _write(section: str) -> None:
+    path = ROOT / "docs" / "performance.md"
+    current = path.read_text(encoding="utf-8") if path.exists() else "# Performance\n"
+    start = current.find("\n## MCP\n")
+    if start >= 0:
+        end = current.find("\n## ", start + 1)
+        current = current[:start + 1] + section + ("\n" + current[end + 1:] if end >= 0 else "")
+    else:
+        current = current.rstrip("\n") + "\n\n" + section
+    path.write_text(current.rstrip("\n") + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
