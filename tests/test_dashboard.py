@@ -260,3 +260,17 @@ async def test_environments_take_json_arguments_for_the_selected_command():
         await (pane.run_input()).wait()
         assert pane.results["terminal"].exit == 0, pane.results["terminal"]
         assert pane.results["agent:codex"].argv == ("deploy", "--target", "staging", "--yes")
+
+
+async def test_a_file_that_never_loaded_shows_the_error_then_the_program(tmp_path):
+    file = tmp_path / "deploy.py"
+    file.write_text("def broken(:\n")
+    async with dashboard(file, watch=True) as (app, pilot):
+        assert app.error_panel.has_class("visible")
+        assert "No program has loaded yet" in app.error_panel.text
+        assert app.sidebar.shown == []
+        save(file, (SAMPLES / "deploy.py").read_text())
+        await until(pilot, lambda: app.state.ok, what="the first good load")
+        await pilot.pause()
+        assert not app.error_panel.has_class("visible")
+        assert ("deploy",) in app.sidebar.shown and "Usage:" in app.pane("help").text

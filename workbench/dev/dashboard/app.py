@@ -177,6 +177,7 @@ class DashboardApp(App):
             self._draw_header(f"\u2713 generation {state.generation}: {summary}", "green")
         self.error_panel.draw(state, self.stable)
         if state.program is None:
+            self.sidebar.rebuild(state, ())
             return
         if self.selected and state.program.find(list(self.selected)) is None:
             self.selected = ()

@@ -6,6 +6,8 @@ from rich.console import Group
 from rich.syntax import Syntax
 from rich.text import Text
 
+from textual.widgets import ProgressBar, Static
+
 from workbench.dev.dashboard._view import heading
 from workbench.dev.dashboard.panes._base import Pane
 
@@ -22,6 +24,17 @@ def status_of(diff) -> tuple:
 
 
 class DiffPane(Pane):
+    DEFAULT_CSS = """
+    DiffPane #diff-progress { display: none; margin-bottom: 1; }
+    DiffPane #diff-progress.running { display: block; }
+    """
+
+    def compose(self):
+        yield Static(classes="pane-title")
+        yield ProgressBar(id="diff-progress", total=None, show_eta=False,
+                          show_percentage=False)
+        yield Static(classes="pane-body")
+
     def render_view(self, view):
         app = self.app
         diffs = list(getattr(app, "diffs", ()) or ())
@@ -61,4 +74,6 @@ class DiffPane(Pane):
 
     def show(self, view) -> None:
         super().show(view)
+        running = str(getattr(self.app, "diff_status", "")).startswith("running")
+        self.query_one("#diff-progress", ProgressBar).set_class(running, "running")
         self.text += "\n" + self._lines
