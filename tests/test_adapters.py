@@ -1,0 +1,343 @@
+"""Adapters: Click, Typer and argparse programs as Programs, run through every transport.
+
+Real parts: the sample programs run as their own CLI and through `burgee run` in
+subprocesses, over MCP through the SDK's client against a real `burgee mcp FILE` process,
+and under `burgee dev FILE --headless`.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, SAMPLES, clean_env
+from workbench import DefinitionError, adapt
+from workbench.loader import LoadError, load_program
+from workbench.runtime import call
+from workbench.surfaces.tools import list_tools
+
+CLICK, TYPER, ARGPARSE = (SAMPLES / "click_app.py", SAMPLES / "typer_app.py",
+                          SAMPLES / "argparse_app.py")
+
+# (file, a call that writes or computes, its original stdout, a call that prints JSON, its data)
+CASES = {
+    "click": (CLICK, ["add", "write docs", "-p", "high", "-t", "docs"], "added task 1: write docs",
+              ["list", "--output", "json"],
+              [{"id": 1, "title": "write docs", "priority": "high", "tags": ["docs"],
+                "due_days": None, "done": False}]),
+    "typer": (TYPER, ["add", "https://example.org", "--title", "Example", "--rating", "4"],
+              "saved https://example.org", ["list", "--sort", "title"],
+              [{"url": "https://example.org", "title": "Example", "tags": [], "rating": 4}]),
+    "argparse": (ARGPARSE, ["temp", "100", "--to", "k"], "100 c = 373.15 k",
+                 ["--precision", "1", "table", "temp", "--steps", "2", "--json"], None),
+}
+# The argparse sample's own --json (a reserved flag here) is adapted as --json-option.
+CASES["argparse"] = CASES["argparse"][:3] + (
+    ["table", "temp", "--steps", "2", "--precision", "1", "--json-option"],
+    [{"value": 0.0, "from": "c", "to": "f", "result": 32.0},
+     {"value": 10.0, "from": "c", "to": "f", "result": 50.0}])
+
+# A value the framework's parser accepts but the original refuses: (argv, flag in the fix).
+USAGE = {
+    "click": (["done", "0"], "tasks done <task-id> --json"),
+    "typer": (["add", "https://x.org", "--rating", "9"],
+              "marks add --rating <rating> https://x.org --json"),
+    "argparse": (["temp", "1", "--precision", "20"],
+                 "units temp --precision <precision> 1 --json"),
+}
+
+
+def env(tmp_path, **extra):
+    return clean_env(XDG_STATE_HOME=tmp_path / "state", HOME=tmp_path / "home",
+                     PYTHONPATH=ROOT, **extra)
+
+
+def burgee(*args, tmp_path, timeout=120):
+    return subprocess.run([sys.executable, "-m", "workbench.cli", *map(str, args)],
+                          env=env(tmp_path), capture_output=True, text=True, timeout=timeout,
+                          stdin=subprocess.DEVNULL, cwd=tmp_path)
+
+
+def original(file, *args, tmp_path):
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    return subprocess.run([sys.executable, str(file), *args], env=env(tmp_path),
+                          capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL, cwd=tmp_path)
+
+
+def envelope(done):
+    assert done.stdout.endswith("\n") and done.stdout.count("\n") == 1, done
+    assert done.stderr == "", done.stderr
+    return json.loads(done.stdout)
+
+
+# --- through the framework's CLI: the original's output, as data -----------------------------
+
+@pytest.mark.parametrize("library", list(CASES))
+def test_burgee_run_gives_an_envelope_with_the_original_output(library, tmp_path):
+    file, write, text, read, data = CASES[library]
+    plain = original(file, *write, tmp_path=tmp_path / "plain")
+    assert plain.returncode == 0, plain
+    assert plain.stdout == text + "\n"
+    done = burgee("run", file, *write, "--json", tmp_path=tmp_path)
+    doc = envelope(done)
+    assert done.returncode == 0 and doc["ok"] is True, doc
+    assert doc["data"] == text
+    doc = envelope(burgee("run", file, *read, "--json", tmp_path=tmp_path))
+    assert doc["ok"] is True and doc["data"] == data   # printed JSON arrives parsed
+
+
+@pytest.mark.parametrize("library", list(CASES))
+def test_text_mode_prints_exactly_what_the_original_printed(library, tmp_path):
+    file, write, text, _, _ = CASES[library]
+    done = burgee("run", file, *write, tmp_path=tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (0, text + "\n", "")
+
+
+@pytest.mark.parametrize("library", list(USAGE))
+def test_a_usage_error_of_the_original_becomes_a_refusal_with_a_fix(library, tmp_path):
+    file = CASES[library][0]
+    argv, fix = USAGE[library]
+    assert original(file, *argv, tmp_path=tmp_path / "plain").returncode == 2
+    done = burgee("run", file, *argv, "--json", tmp_path=tmp_path)
+    doc = envelope(done)
+    assert done.returncode == 2
+    assert doc["error"]["code"] == "invalid_value" and doc["error"]["exit"] == 2, doc
+    assert doc["error"]["fix"] == fix
+    assert "--help" in doc["error"]["hint"]
+
+
+def test_the_framework_parser_refuses_first_since_the_model_carries_the_options(tmp_path):
+    done = burgee("run", ARGPARSE, "length", "3", "--from", "km", "--to", "parsec", "--json",
+                  tmp_path=tmp_path)
+    doc = envelope(done)
+    assert done.returncode == 2 and doc["error"]["code"] == "invalid_choice"
+    assert doc["error"]["fix"] == "units length 3 --from km --to <to> --json"
+
+
+def test_the_original_exit_code_is_kept_in_a_failure_envelope(tmp_path):
+    done = burgee("run", CLICK, "done", "9", "--json", tmp_path=tmp_path)
+    doc = envelope(done)
+    assert done.returncode == 3
+    assert doc["error"] == {"code": "failed", "exit": 3, "message": "no task 9"}
+    done = burgee("run", TYPER, "remove", "https://nowhere.org", "--json", tmp_path=tmp_path)
+    assert done.returncode == 3 and envelope(done)["error"]["message"] == \
+        "no bookmark https://nowhere.org"
+
+
+def test_env_vars_carry_over_and_reach_the_original(tmp_path):
+    store = tmp_path / "elsewhere.json"
+    done = subprocess.run([sys.executable, "-m", "workbench.cli", "run", str(CLICK), "add", "x",
+                           "--json"], env=env(tmp_path, TASKS_DB=store), capture_output=True,
+                          text=True, timeout=60)
+    doc = envelope(done)
+    assert doc["meta"]["provenance"]["db"] == {"source": "env", "location": "TASKS_DB"}
+    assert json.loads(store.read_text())["tasks"][0]["title"] == "x"
+
+
+# --- the model: what carries over -------------------------------------------------------------
+
+def _options(program, path):
+    command = program.find(path)
+    return {key: (o.type, o.items if o.type == "list" else None, o.choices, o.default, o.env,
+                  o.short, o.required) for key, o in command.options.items()}
+
+
+def test_click_options_arguments_types_choices_defaults_env_groups_carry_over():
+    program = load_program(str(CLICK))
+    assert program.name == "tasks" and program.description == "Keep a small list of tasks."
+    assert [" ".join(c.path) for c in program.walk()] == \
+        ["add", "list", "done", "tags list", "tags rename"]
+    assert _options(program, ["add"]) == {
+        "db": ("string", None, None, None, "TASKS_DB", None, False),
+        "priority": ("enum", None, ["low", "normal", "high"], "normal", None, "p", False),
+        "tag": ("list", "string", None, None, None, "t", False),
+        "due_days": ("integer", None, None, None, None, None, False)}
+    add = program.find(["add"])
+    assert [(a.name, a.type, a.required) for a in add.arguments] == [("title", "string", True)]
+    assert add.options["priority"].description == "How urgent it is."
+    assert add.description == "Add a task."
+    assert program.find(["tags", "list"]).options["counts"].default is True
+    assert program.find(["list"]).options["limit"].default == 20
+    assert all(c.effects == "undeclared" and c.examples == [] for c in program.walk())
+
+
+def test_typer_annotations_give_the_types_and_choices():
+    program = load_program(str(TYPER))
+    assert program.name == "marks"
+    assert _options(program, ["list"]) == {
+        "store": ("string", None, None, None, "BOOKMARKS_FILE", None, False),
+        "sort": ("enum", None, ["added", "title", "rating"], "added", None, None, False),
+        "min_rating": ("integer", None, None, 1, None, None, False),
+        "reverse": ("boolean", None, None, False, None, None, False)}
+    assert _options(program, ["add"])["tag"] == ("list", "string", None, None, None, "t", False)
+    assert program.find(["add"]).arguments[0].description == "The address to keep."
+    assert program.find(["tags"]).is_group
+
+
+def test_argparse_subparsers_aliases_version_and_choices_carry_over():
+    program = load_program(str(ARGPARSE))
+    assert (program.name, program.version) == ("units", "1.2.0")
+    assert [" ".join(c.path) for c in program.walk()] == \
+        ["temp", "length", "table temp", "table length"]
+    assert program.find(["len"]) is program.find(["length"])
+    assert _options(program, ["length"])["from"] == \
+        ("enum", None, ["m", "km", "ft", "mi"], None, None, None, True)
+    temp = program.find(["temp"])
+    assert temp.options["precision"].description == "decimal places, 0 to 10 (default: 2)"
+    assert temp.options["json_option"].type == "boolean"   # its own --json, renamed
+    assert [(a.name, a.type) for a in temp.arguments] == [("value", "number")]
+
+
+# --- effects, MCP tools -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("file", [CLICK, TYPER, ARGPARSE], ids=lambda p: p.stem)
+def test_listed_tools_have_input_schemas_and_no_hints(file):
+    tools = list_tools(load_program(str(file)))
+    assert len(tools) >= 4
+    for tool in tools:
+        assert tool["inputSchema"]["type"] == "object", tool
+        assert tool["inputSchema"]["additionalProperties"] is False
+        assert "annotations" not in tool, tool
+
+
+def test_an_effects_mapping_declares_them_and_gives_hints():
+    import click
+    from click.testing import CliRunner  # noqa: F401  (click is really there)
+    sys.path.insert(0, str(SAMPLES))
+    try:
+        import click_app
+    finally:
+        sys.path.remove(str(SAMPLES))
+    program = adapt(click_app.cli, effects={"list": "read_only", "tags rename": "idempotent"},
+                    examples={"list": ["tasks list --status all"]})
+    tools = {tool["name"]: tool for tool in list_tools(program)}
+    assert tools["list"]["annotations"] == {"readOnlyHint": True, "idempotentHint": True,
+                                            "destructiveHint": False}
+    assert tools["tags_rename"]["annotations"]["idempotentHint"] is True
+    assert "annotations" not in tools["add"]
+    assert program.find(["list"]).examples == ["tasks list --status all"]
+    with pytest.raises(DefinitionError, match="no command 'lst'.*'list'"):
+        adapt(click_app.cli, effects={"lst": "read_only"})
+    with pytest.raises(DefinitionError, match="use one of"):
+        adapt(click_app.cli, effects={"list": "readonly"})
+    with pytest.raises(DefinitionError, match="did you mean --status"):
+        adapt(click_app.cli, examples={"list": ["tasks list --stat all"]})
+    with pytest.raises(TypeError, match="click.Command"):
+        adapt(object())
+    assert isinstance(click.Group, type)
+
+
+def test_stderr_of_a_successful_call_is_a_warning_under_json(tmp_path):
+    import argparse
+
+    def shout(args):
+        print('{"said": "%s"}' % args.word)
+        sys.stderr.write("careful\n")
+    parser = argparse.ArgumentParser(prog="say")
+    sub = parser.add_subparsers()
+    one = sub.add_parser("shout", help="say it loud")
+    one.add_argument("word")
+    one.set_defaults(func=shout)
+    two = sub.add_parser("quiet", help="say nothing")
+    two.set_defaults(func=lambda args: 5)
+    program = adapt(parser)
+    outcome = call(program, ["shout", "hi", "--json"])
+    assert outcome.envelope["data"] == {"said": "hi"}
+    assert outcome.envelope["meta"]["warnings"] == ["careful"]
+    assert outcome.stderr == ""
+    outcome = call(program, ["shout", "hi"])
+    assert (outcome.stdout, outcome.stderr) == ('{"said": "hi"}\n', "careful\n")
+    outcome = call(program, ["quiet", "--json"])
+    assert outcome.exit == 5 and outcome.envelope["error"]["code"] == "failed"
+
+
+def test_the_loader_finds_objects_by_name_and_refuses_several(tmp_path):
+    app = tmp_path / "two.py"
+    app.write_text("import click\n\n@click.command()\ndef one():\n    click.echo('1')\n\n"
+                   "@click.command()\ndef two():\n    click.echo('2')\n")
+    with pytest.raises(LoadError, match="several command-line objects.*one, two"):
+        load_program(str(app))
+    program = load_program(str(app), "two")
+    assert call(program, ["two", "--json"]).envelope["data"] == "2"   # text; only {..} [..] parse
+    nothing = tmp_path / "none.py"
+    nothing.write_text("import argparse\nX = 1\n")
+    with pytest.raises(LoadError, match="declares no Program"):
+        load_program(str(nothing))
+
+
+def test_a_typer_app_is_adapted_without_importing_click(tmp_path):
+    code = ("import sys; from workbench.loader import load_program; "
+            f"p = load_program({str(TYPER)!r}); "
+            "from workbench.runtime import call; o = call(p, ['tags', 'show', '--json']); "
+            "print(o.exit, 'click' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], env=env(tmp_path), capture_output=True,
+                          text=True, timeout=60)
+    assert done.stdout.split() == ["0", "False"], done
+
+
+def test_a_declared_programs_plain_cli_path_imports_neither_click_nor_typer(tmp_path):
+    probe = ("import atexit, runpy, sys\n"
+             "def report():\n"
+             "    found = sorted(m for m in sys.modules if m.split('.')[0] in ('click', 'typer')\n"
+             "                   or m.startswith('workbench.adapters'))\n"
+             "    sys.stderr.write('MODULES=' + ','.join(found) + '\\n')\n"
+             "atexit.register(report)\n"
+             "sys.argv = [sys.argv[1]] + sys.argv[2:]\n"
+             "if sys.argv[0] == 'burgee':\n"
+             "    from workbench.cli import main; main(sys.argv[1:])\n"
+             "runpy.run_path(sys.argv[0], run_name='__main__')\n")
+    for argv in ([str(SAMPLES / "deploy.py"), "status", "--target", "staging", "--json"],
+                 ["burgee", "run", str(SAMPLES / "deploy.py"), "status", "--target", "staging",
+                  "--json"]):
+        done = subprocess.run([sys.executable, "-c", probe, *argv], env=env(tmp_path),
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done
+        assert done.stderr.strip().splitlines()[-1] == "MODULES=", done.stderr
+
+
+# --- MCP and the workbench ----------------------------------------------------------------------
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("library", list(CASES))
+async def test_an_adapted_call_gives_the_same_bytes_over_mcp_and_the_cli(library, tmp_path):
+    from mcp import Client, StdioServerParameters
+    file, write, _, read, _ = CASES[library]
+    program = load_program(str(file))
+    from workbench.arguments import from_argv
+    command, arguments = from_argv(program, read)
+    extra = {k: str(v) for k, v in env(tmp_path).items()
+             if k in ("XDG_STATE_HOME", "HOME", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
+    assert burgee("run", file, *write, tmp_path=tmp_path).returncode == 0
+    cli = burgee("run", file, *read, "--json", tmp_path=tmp_path)
+    server = StdioServerParameters(command=sys.executable,
+                                   args=["-m", "workbench.cli", "mcp", str(file)],
+                                   env=extra, cwd=str(tmp_path))
+    async with Client(server, mode="legacy", cache=None) as client:
+        listed = (await client.list_tools()).tools
+        assert all(tool.annotations is None for tool in listed)
+        assert all(tool.input_schema["type"] == "object" for tool in listed)
+        result = await client.call_tool(command.tool_name, arguments)
+    text = "".join(getattr(part, "text", "") for part in result.content)
+    assert text == cli.stdout[:-1]
+    assert not result.is_error
+
+
+@pytest.mark.parametrize("file", [CLICK, TYPER, ARGPARSE], ids=lambda p: p.stem)
+def test_burgee_dev_headless_works_on_each(file, tmp_path):
+    snapshots = tmp_path / "snapshots"
+    first = burgee("dev", file, "--headless", "--update", "--snapshots", snapshots,
+                   tmp_path=tmp_path)
+    assert first.returncode == 0, first.stdout[-2000:] + first.stderr[-2000:]
+    again = burgee("dev", file, "--headless", "--snapshots", snapshots, tmp_path=tmp_path)
+    assert again.returncode == 0, again.stdout[-2000:] + again.stderr[-2000:]
+    report = json.loads(again.stdout.strip().splitlines()[-1])
+    assert report["ok"] is True
+    body = report.get("report") or report.get("data")
+    codes = {item["code"] for item in body["problems"]["items"]}
+    assert "effects_undeclared" in codes
+    tools = json.loads(next(snapshots.rglob("tools-list.json")).read_text())
+    assert tools and all("annotations" not in tool for tool in tools)
