@@ -180,6 +180,8 @@ async def test_chaos_100_saves_while_a_client_keeps_calling(tmp_path):
     file = tmp_path / "app.py"
     file.write_text(source(), encoding="utf-8")
     bench = Workbench(str(file), load_timeout=2.0, call_timeout=5.0)
+    loads = []
+    bench.subscribe(lambda e: loads.append(e.data.ok) if e.kind == "state" else None)
     url = await bench.start()
     valid = [source(), source(BYE)]
     broken = [source() + "\ndef broken(:\n", source() + "\nraise ValueError('no')\n"]
@@ -212,6 +214,7 @@ async def test_chaos_100_saves_while_a_client_keeps_calling(tmp_path):
     finally:
         await bench.stop()
     assert len(seen_lists) > 10
+    assert loads.count(False) >= 1 and loads.count(True) >= 3   # both kinds were loaded
     assert all(names in (["hang", "hello", "login"], ["bye", "hang", "hello", "login"])
                for names in seen_lists), {tuple(n) for n in seen_lists}
     assert failures == []
