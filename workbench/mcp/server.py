@@ -26,7 +26,7 @@ import anyio.to_thread
 import mcp_types
 from mcp.server import NotificationOptions, Server
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
-from mcp_types import JSONRPCRequest
+from mcp_types import JSONRPCError, JSONRPCRequest, JSONRPCResponse
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from workbench import envelope as _envelope
@@ -172,19 +172,9 @@ class ProgramServer:
     async def _middleware(self, ctx, call_next):
         if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             self._remember(ctx)
-        if ctx.request_id is None:
+        if self.observer is None or ctx.request_id is None:
             return await call_next(ctx)
-        try:
-            if self.observer is None:
-                return await call_next(ctx)
-            return await self._observed(ctx, call_next)
-        finally:
-            left = self._unanswered.get(ctx.request_id)
-            if left is not None:
-                if left <= 1:
-                    del self._unanswered[ctx.request_id]
-                else:
-                    self._unanswered[ctx.request_id] = left - 1
+        return await self._observed(ctx, call_next)
 
     async def _observed(self, ctx, call_next):
         params = ctx.params or {}
@@ -237,11 +227,11 @@ class ProgramServer:
         """Serve over this process's stdin/stdout until the client closes stdin."""
         from mcp.server.stdio import stdio_server
         async with stdio_server() as (read_stream, write_stream):
-            await self.server.run(_Draining(read_stream, self), write_stream,
+            await self.server.run(_Draining(read_stream, self), _Answering(write_stream, self),
                                   self.server.create_initialization_options())
 
     async def _drain(self) -> None:
-        """At end of input, let requests already read finish and answer (bounded)."""
+        """At end of input, let requests already read be answered (bounded by drain_seconds)."""
         for _ in range(10):
             await anyio.lowlevel.checkpoint()
         with anyio.move_on_after(self.drain_seconds):
@@ -321,6 +311,9 @@ class _Draining:
             pending[message.id] = pending.get(message.id, 0) + 1
         return item
 
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
     def close(self) -> None:
         self._inner.close()
 
@@ -335,6 +328,41 @@ class _Draining:
             return await self.receive()
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc_info):
+        await self.aclose()
+
+
+class _Answering:
+    """A stdio write stream that marks a request answered once its response is handed over."""
+
+    def __init__(self, inner, served: ProgramServer):
+        self._inner = inner
+        self._served = served
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+    async def send(self, item) -> None:
+        await self._inner.send(item)
+        message = getattr(item, "message", None)
+        if isinstance(message, (JSONRPCResponse, JSONRPCError)):
+            pending = self._served._unanswered
+            left = pending.get(message.id)
+            if left is not None:
+                if left <= 1:
+                    del pending[message.id]
+                else:
+                    pending[message.id] = left - 1
+
+    def close(self) -> None:
+        self._inner.close()
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
 
     async def __aenter__(self):
         return self
