@@ -254,7 +254,6 @@ class Workbench:
         self._good_source_file: str | None = None
         self._tasks: list = []
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._stopping = False
         self._areload_lock: asyncio.Lock | None = None
         self._serving_name: str | None = None
 

@@ -9,7 +9,7 @@ calls the surface functions; it never computes a surface itself.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 HELP_LEVELS = ("names", "summary", "card")
 SHELLS = ("bash", "zsh", "fish")
