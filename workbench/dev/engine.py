@@ -256,6 +256,9 @@ class Workbench:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._areload_lock: asyncio.Lock | None = None
         self._serving_name: str | None = None
+        self._source_dir: str | None = None
+        self._source_count = 0
+        self._old_sources: list = []
 
     # --- subscriptions ------------------------------------------------------------------
 
@@ -350,19 +353,23 @@ class Workbench:
         return replace(state, load_output=loaded.output)
 
     def _remember_source(self, source: str) -> None:
-        import tempfile
+        """Keep the good source in a file of this bench's own temporary folder (removed when
+        the bench goes away); calls already running keep the few previous ones."""
         if self._good_source == source and self._good_source_file:
             return
-        folder = os.path.join(tempfile.gettempdir(), "burgee-dev-%d" % os.getpid())
-        os.makedirs(folder, exist_ok=True)
-        path = os.path.join(folder, "good-%d.py" % (self.state.generation + 1))
+        if self._source_dir is None:
+            import shutil
+            import tempfile
+            import weakref
+            self._source_dir = tempfile.mkdtemp(prefix="burgee-dev-")
+            weakref.finalize(self, shutil.rmtree, self._source_dir, True)
+        self._source_count += 1
+        path = os.path.join(self._source_dir, f"good-{self._source_count}.py")
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(source)
         old = self._good_source_file
         self._good_source, self._good_source_file = source, path
-        if old and old != path:
-            # Calls already running keep their open copy; keep one old file for them.
-            self._old_sources = getattr(self, "_old_sources", [])
+        if old:
             self._old_sources.append(old)
             while len(self._old_sources) > 4:
                 try:
