@@ -2,7 +2,8 @@
 
 Each client gets where its configuration lives (`path`), the snippet to put there (`snippet`,
 exactly as that file or shell wants it) and the same as data (`data`). The server is started
-with `command`: by default `[python, FILE, "mcp"]` for a program loaded from a file, else
+with `command`: by default `[python, FILE, "mcp"]` for a program loaded from a file
+(`[python, -m, workbench.cli, mcp, FILE]` for an adapted Click/Typer/argparse file), else
 `[NAME, "mcp"]` (an installed console script).
 """
 
@@ -19,6 +20,9 @@ def server_command(program, command=None) -> list[str]:
     if command is not None:
         return list(command)
     if program.source:
+        if any(getattr(c, "adapter", None) is not None for c in program.walk()):
+            # a Click/Typer/argparse file has no `mcp` command of its own: burgee serves it
+            return [sys.executable, "-m", "workbench.cli", "mcp", program.source]
         return [sys.executable, program.source, "mcp"]
     return [program.name, "mcp"]
 
