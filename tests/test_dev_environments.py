@@ -123,3 +123,13 @@ def test_the_mcp_environment_calls_the_tool_and_reports_the_envelope_exit(bench)
     assert '"status":"action_required"' in mcp.stdout and '"next":' in mcp.stdout
     [done] = bench.run_environments(["deploy", "--yes"], environments=["mcp"], timeout=20)
     assert done.exit == 0 and done.arguments == {"yes": True}
+
+
+def test_argv_becomes_the_arguments_a_client_would_send():
+    from workbench.dev.environments import arguments_from_argv
+    from workbench.dev.loader import exec_file
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    notes = exec_file(os.path.join(root, "sample_programs", "notes.py")).program
+    command, arguments = arguments_from_argv(notes, ["add", "buy milk", "--tag", "home", "--json"])
+    assert command.name == "add" and arguments == {"text": "buy milk", "tag": ["home"]}
+    assert arguments_from_argv(notes, ["list"])[1] == {}     # defaults and env are not sent

@@ -79,11 +79,9 @@ def arguments_from_argv(program, argv) -> tuple:
     if command is None:
         raise ValueError(f"{' '.join(argv)!r} does not name a runnable command")
     arguments = {}
-    given = ("flag", "stdin", "argument", "positional", "arg")
     for key, value in list(request.options.items()) + list(request.args.items()):
-        source = request.provenance.get(key, {}).get("source") \
-            if isinstance(request.provenance.get(key), dict) else None
-        if source is None or source in given:
+        where = request.provenance.get(key)
+        if isinstance(where, dict) and where.get("source") in ("flag", "argument", "stdin"):
             arguments[key] = value
     return command, arguments
 
