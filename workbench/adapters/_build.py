@@ -276,7 +276,10 @@ def _command(spec, item: CommandSpec, label, aliases, effect):
     shorts: set = set(RESERVED_SHORTS)
     by_key: dict = {}
     deepest = max([i.level for i in item.inputs], default=0)
-    for inp in [i for i in item.inputs if not i.positional]:
+    # The command's own options first (they keep their names), then its groups', innermost
+    # first: a group option that collides gets the group's prefix.
+    own_first = sorted((i for i in item.inputs if not i.positional), key=lambda i: -i.level)
+    for inp in own_first:
         key = input_key(inp.name)
         if key in RESERVED_OPTIONS:
             key = key + "_option"
