@@ -190,12 +190,21 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
     return doc
 
 
+def _stamp(doc: dict) -> dict:
+    """Like every envelope the `burgee` program prints: meta ends with its schema_version."""
+    from workbench.cli import program
+    meta = doc.setdefault("meta", {})
+    meta.pop("schema_version", None)
+    meta["schema_version"] = program.schema_version
+    return doc
+
+
 def run_headless(file: str, *, update: bool = False, program_name: str | None = None,
                  run_writes: bool = False, snapshots: str | None = None, out=None) -> int:
     """Print the report envelope (one line of JSON) and return its exit code."""
     from workbench import envelope as _envelope
-    doc = check_snapshots(file, update=update, program_name=program_name,
-                          run_writes=run_writes, snapshots=snapshots)
+    doc = _stamp(check_snapshots(file, update=update, program_name=program_name,
+                                 run_writes=run_writes, snapshots=snapshots))
     _dashboard_svg(file, doc, program_name)
     out = out or sys.stdout
     out.write(_envelope.encode(doc) + "\n")
