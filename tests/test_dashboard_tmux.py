@@ -41,7 +41,7 @@ def test_the_dashboard_runs_in_a_real_terminal(tmp_path):
     screen = lambda: subprocess.run(tmux + ["capture-pane", "-p", "-t", "dash"],  # noqa: E731
                                     capture_output=True, text=True).stdout
     try:
-        wait_for(lambda: "rollback" in screen() and "generation 1" in screen(),
+        wait_for(lambda: "rollback" in screen() and "watching for saves" in screen(),
                  what="the dashboard to open", show=screen)
         assert "burgee dev tool" in screen() and "Environments" in screen()
         source = file.read_text()

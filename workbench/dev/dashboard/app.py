@@ -71,6 +71,7 @@ class DashboardApp(App):
         self.diffs: tuple = tuple(bench.diffs)
         self.diff_status = "not run"
         self.mcp_error: str | None = None
+        self.watching = False               # the folder watcher is running
         self.notice = ""                    # the last reload's summary
         self.last_copied: str | None = None
         self._applied = 0
@@ -137,7 +138,9 @@ class DashboardApp(App):
                 await self.bench.start(watch=self.watch_files, serve=False)
             except Exception as again:  # noqa: BLE001
                 self.mcp_error += f"; {type(again).__name__}: {again}"
+        self.watching = self.watch_files
         self._apply_state(self.bench.state)
+        self._draw_header()
         self._loaded.set()
         if self.auto_diffs and self.state.ok:
             self.action_run_diffs()
@@ -183,13 +186,14 @@ class DashboardApp(App):
             self.selected = ()
         self.sidebar.rebuild(state, self.selected)
         self.refresh_panes()
-        if state.ok and not first and self.auto_diffs:
-            self.action_run_diffs()
+        if state.ok and self.auto_diffs and self._loaded.is_set():
+            self.action_run_diffs()     # (the first load's run starts in _start_engine)
 
     def _apply_diffs(self, diffs) -> None:
         self.diffs = tuple(diffs)
         if self.bench.state.generation == self.state.generation:
             self.state = self.bench.state        # problems now include the diff findings
+            self.sidebar.rebuild(self.state, self.selected)   # and so do the tree's counts
         self._refresh("diff", "problems")
 
     def _draw_header(self, status: str | None = None, style: str | None = None) -> None:
@@ -198,7 +202,7 @@ class DashboardApp(App):
         status, style = getattr(self, "_status", ("", ""))
         url = self.bench.url or (MASKED_URL if self.stable else None)
         self.header.draw(self.state, url=url, mcp_error=self.mcp_error, status=status,
-                         status_style=style, stable=self.stable)
+                         status_style=style, stable=self.stable, watching=self.watching)
 
     # --- drawing ----------------------------------------------------------------------------
 

@@ -30,7 +30,7 @@ class HeaderBar(Static):
         self.text = ""
 
     def draw(self, state, *, url: str | None, mcp_error: str | None, status: str,
-             status_style: str, stable: bool) -> None:
+             status_style: str, stable: bool, watching: bool = False) -> None:
         program = state.program
         line1 = Text("burgee dev ", style="bold")
         line1.append(program.name if program is not None else "(no program)", style="bold cyan")
@@ -51,5 +51,7 @@ class HeaderBar(Static):
             line2.append(f"not serving: {short}", style="yellow")
         else:
             line2.append("starting\u2026", style="dim")
+        if watching:
+            line2.append("   watching for saves", style="dim")
         self.text = line1.plain + "\n" + line2.plain
         self.update(line1 + Text("\n") + line2)
