@@ -341,3 +341,41 @@ def test_burgee_dev_headless_works_on_each(file, tmp_path):
     assert "effects_undeclared" in codes
     tools = json.loads(next(snapshots.rglob("tools-list.json")).read_text())
     assert tools and all("annotations" not in tool for tool in tools)
+
+
+def test_single_commands_without_groups_are_one_command_programs():
+    import argparse
+
+    import click
+    import typer
+
+    app = typer.Typer()
+
+    @app.command()
+    def greet(name: str, times: int = 1, loud: bool = False):
+        """Greet someone."""
+        for _ in range(times):
+            print(("HI " if loud else "hi ") + name)
+
+    program = adapt(app, name="greeter")
+    assert [c.path for c in program.walk()] == [("greeter",)]
+    outcome = call(program, ["greeter", "bob", "--times", "2", "--loud", "--json"])
+    assert outcome.envelope["data"] == "HI bob\nHI bob"
+
+    @click.command()
+    @click.option("--n", type=int, default=1, help="how many")
+    def count(n):
+        click.echo(json.dumps({"n": n}))
+
+    assert call(adapt(count), ["count", "--n", "3", "--json"]).envelope["data"] == {"n": 3}
+
+    parser = argparse.ArgumentParser(description="Sum numbers.")
+    parser.add_argument("nums", type=int, nargs="+")
+
+    def main(argv=None):
+        print(sum(parser.parse_args(argv).nums))
+
+    program = adapt(parser, main=main, source="/somewhere/sum_up.py")
+    assert program.name == "sum-up" and [c.path for c in program.walk()] == [("sum-up",)]
+    assert program.find(["sum-up"]).arguments[0].variadic
+    assert call(program, ["sum-up", "1", "2", "-3", "--json"]).envelope["data"] == "0"

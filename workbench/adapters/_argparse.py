@@ -20,8 +20,9 @@ HANDLER_KEYS = ("func", "handler", "callback", "run", "command")
 
 def describe(parser, fallback=None, main=None) -> Spec:
     prog = parser.prog
-    if not prog or prog == os.path.basename(sys.argv[0]) and fallback:
-        prog = fallback or "prog"
+    if not prog or prog == os.path.basename(sys.argv[0]):   # argparse's default: the script
+        stem = os.path.splitext(prog or "")[0].lstrip("-")
+        prog = fallback or (stem if stem and stem != "c" else "prog")
     version = None
     for action in parser._actions:
         if isinstance(action, argparse._VersionAction) and action.version:
@@ -32,8 +33,10 @@ def describe(parser, fallback=None, main=None) -> Spec:
         children = [_command(prog, parser.description or "", chain, main)]
     else:
         children = _children(subparsers, chain, main)
-    return Spec("argparse", prog, children, version=version,
+    spec = Spec("argparse", prog, children, version=version,
                 description=first_paragraph(_expand(parser.description, parser)))
+    spec.single = subparsers is None
+    return spec
 
 
 def _subparsers(parser):

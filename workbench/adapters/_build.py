@@ -82,6 +82,7 @@ class Spec:
         self.children = list(children)
         self.version = version
         self.description = description
+        self.single = False   # one command, no groups: it takes the program's name
 
 
 class Adapted:
@@ -203,6 +204,8 @@ def program(spec: Spec, effects: dict | None, *, name=None, version=None, descri
             raise DefinitionError(
                 f"adapt(effects=...): {path!r} maps to {value!r}; use one of: "
                 f"{', '.join(EFFECTS)}")
+    if spec.single and name and spec.children:
+        spec.children[0].name = name
     used: set = set()
     children = _nodes(spec, spec.children, (), effects, used, top=True, examples=examples)
     paths = set(_paths(children))

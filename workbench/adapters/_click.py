@@ -80,7 +80,9 @@ def walk(root, flavour, fallback=None, *, name=None, description=None) -> Spec:
         children = _children(root, flavour, [(root, name)], [prefix])
     else:
         children = [_command(root, root.name or name, flavour, [(root, name)], [prefix])]
-    return Spec(flavour.library, name, children, description=description)
+    spec = Spec(flavour.library, name, children, description=description)
+    spec.single = not flavour.is_group(root)
+    return spec
 
 
 def _children(group, flavour, chain, prefixes):
