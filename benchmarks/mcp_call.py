@@ -149,6 +149,14 @@ def main(argv=None) -> int:
     parser.add_argument("--write", action="store_true")
     options = parser.parse_args(argv)
     folder = Path(tempfile.mkdtemp(prefix="burgee-mcp-bench-"))
+    try:
+        return _measure(options, folder)
+    finally:
+        import shutil
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _measure(options, folder: Path) -> int:
     (folder / "burgee_server.py").write_text(BURGEE, encoding="utf-8")
     (folder / "sdk_server.py").write_text(SDK, encoding="utf-8")
     cases = {"burgee (`python app.py mcp`)": [str(folder / "burgee_server.py"), "mcp"],
