@@ -144,13 +144,7 @@ async def test_a_long_run_shows_progress_and_can_be_cancelled(tmp_path):
 
 
 @pytest.mark.skipif(not mcp_available(), reason="workbench.mcp.server is not there yet")
-@pytest.mark.parametrize("sample", [
-    "deploy.py", "notes.py",
-    pytest.param("warehouse.py", marks=pytest.mark.xfail(
-        reason="a real mismatch the Diff pane finds: 'items list --fields sku,count' keeps "
-               "--fields on the CLI, but the MCP arguments drop it (engine/MCP issue)",
-        strict=False)),
-])
+@pytest.mark.parametrize("sample", ["deploy.py", "notes.py", "warehouse.py"])
 async def test_the_diff_pane_shows_equality_for_the_samples(sample):
     async with dashboard(SAMPLES / sample) as (app, pilot):
         app.show_tab("diff")

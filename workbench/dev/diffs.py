@@ -21,12 +21,26 @@ DIFF_TIMEOUT = 20.0
 
 
 def example_argv(program, example: str) -> list:
-    """argv after the program name for an example line (`tool deploy --yes` -> [deploy, --yes])."""
+    """argv after the program name for an example line (`tool deploy --yes` -> [deploy, --yes]).
+
+    Presentation flags (`--format ndjson`, `--progress`) are dropped: an MCP result is always
+    one envelope, so the CLI side compared with it is the example's `--json` envelope.
+    """
     from workbench._text import split
     tokens = split(example)
     if tokens and tokens[0] == program.name:
         tokens = tokens[1:]
-    return tokens
+    kept, skip = [], False
+    for index, token in enumerate(tokens):
+        if token == "--":
+            return kept + tokens[index:]
+        if skip:
+            skip = False
+        elif token == "--format":
+            skip = True
+        elif not token.startswith("--format=") and token != "--progress":
+            kept.append(token)
+    return kept
 
 
 def unified(cli: str | None, mcp: str | None) -> str:

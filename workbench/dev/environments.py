@@ -79,7 +79,8 @@ def arguments_from_argv(program, argv) -> tuple:
     if command is None:
         raise ValueError(f"{' '.join(argv)!r} does not name a runnable command")
     arguments = {}
-    for key, value in list(request.options.items()) + list(request.args.items()):
+    inputs = list(request.options.items()) + list(request.extras.items()) + list(request.args.items())
+    for key, value in inputs:
         where = request.provenance.get(key)
         if isinstance(where, dict) and where.get("source") in ("flag", "argument", "stdin"):
             arguments[key] = value
