@@ -67,20 +67,29 @@ def _command_problems(program, command) -> list:
                            f"declare them where the program is adapted: program = adapt(cli, "
                            f"effects={{'{name}': 'read_only'}}) (or 'idempotent', "
                            f"'non_idempotent', 'withheld')", name))
+    adapted = command.adapter is not None   # fixes go where the original program is written
     for key, option in command.options.items():
         if not (option.description or "").strip():
             out.append(Problem("warning", "option_description_missing",
                                f"'{name}' option {option.flag} has no description",
+                               f"give {option.flag} a help text in the original program "
+                               f"(help=...)" if adapted else
                                f"add Option(..., description=...) for '{key}'", name))
     for argument in command.arguments:
         if not (argument.description or "").strip():
             out.append(Problem("warning", "argument_description_missing",
                                f"'{name}' argument <{argument.name}> has no description",
+                               f"describe <{argument.name}> in the original program: help=... "
+                               f"in argparse or Typer; Click arguments take no help, so say it "
+                               f"in the command's docstring" if adapted else
                                f"add Argument('{argument.name}', description=...)", name))
     if command.effects != "withheld" and not command.hidden and not command.examples:
         out.append(Problem("warning", "examples_missing", f"'{name}' has no examples",
-                           f"add examples=['{program.name} {name} ...']: agents copy them, "
-                           f"and the workbench diffs each one CLI vs MCP", name))
+                           (f"pass them where the program is adapted: program = adapt(cli, "
+                            f"examples={{'{name}': ['{program.name} {name} ...']}})" if adapted
+                            else f"add examples=['{program.name} {name} ...']")
+                           + ": agents copy them, and the workbench diffs each one CLI vs MCP",
+                           name))
     sensitive = [option for option in command.options.values() if option.sensitive]
     for example in command.examples:
         tokens = _example_tokens(example)
