@@ -379,3 +379,13 @@ def test_single_commands_without_groups_are_one_command_programs():
     assert program.name == "sum-up" and [c.path for c in program.walk()] == [("sum-up",)]
     assert program.find(["sum-up"]).arguments[0].variadic
     assert call(program, ["sum-up", "1", "2", "-3", "--json"]).envelope["data"] == "0"
+
+
+def test_problems_for_adapted_commands_point_at_adapt_not_at_command():
+    from workbench.dev.problems import lint
+    from workbench.loader import load_program
+    problems = lint(load_program(str(SAMPLES / "click_app.py")))
+    fixes = {p.code: p.fix for p in problems}
+    assert "adapt(cli, examples=" in fixes["examples_missing"]
+    assert "adapt(cli, effects=" in fixes["effects_undeclared"]
+    assert "Command(" not in " ".join(p.fix for p in problems)
