@@ -275,3 +275,36 @@ async def test_the_dev_server_gives_the_same_tools_and_bytes_as_tool_mcp(sample,
                     assert a.is_error == b.is_error and a.structured_content == b.structured_content
     finally:
         await bench.stop()
+
+
+async def test_progress_from_a_subprocess_call_reaches_the_client(tmp_path):
+    """ctx.progress in the handler's subprocess goes out as progress notifications, live."""
+    from mcp import Client
+    file = tmp_path / "app.py"
+    file.write_text(textwrap.dedent('''
+        from workbench import Command, Program
+
+        def count(ctx):
+            for n in range(1, 4):
+                ctx.progress(n, 3, f"step {n}")
+                yield n
+
+        program = Program(name="app", version="1.0.0", description="Progress", commands=[
+            Command(name="count", description="Count to three", effects="read_only",
+                    examples=["app count"], run=count)])
+    '''), encoding="utf-8")
+    bench = Workbench(str(file), load_timeout=5.0, call_timeout=20.0)
+    heard = []
+
+    async def on_progress(progress, total, message):
+        heard.append((progress, total, message))
+
+    url = await bench.start(watch=False)
+    try:
+        async with Client(url, mode="legacy", cache=None) as client:
+            result = await client.call_tool("count", {}, progress_callback=on_progress)
+            await asyncio.sleep(0.2)   # notifications and the result race on the wire
+    finally:
+        await bench.stop()
+    assert result.is_error is False
+    assert heard[0] == (1.0, 3.0, "step 1") and heard[-1] == (3.0, 3.0, "step 3")

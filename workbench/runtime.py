@@ -57,17 +57,20 @@ class World:
             pass
 
     def progress(self, ctx, done, total, message) -> None:
-        if self.on_progress is not None:
-            self.on_progress(done, total, message)
-            return
-        if not self.progress_lines:
+        """Throttled: the first and the final report always go out; between them, one every
+        0.2 s to an MCP client (`on_progress`), one every 2 s as a JSON line on stderr."""
+        if self.on_progress is None and not self.progress_lines:
             return
         import time
         now = time.monotonic()
         final = total is not None and done >= total
-        if self._last_progress is not None and now - self._last_progress < 2.0 and not final:
+        interval = 0.2 if self.on_progress is not None else 2.0
+        if self._last_progress is not None and now - self._last_progress < interval and not final:
             return
         self._last_progress = now
+        if self.on_progress is not None:
+            self.on_progress(done, total, message)
+            return
         record = {"progress": {"command": " ".join(ctx.command.path), "done": done}}
         if total is not None:
             record["progress"]["total"] = total

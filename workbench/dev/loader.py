@@ -340,11 +340,14 @@ def check(file: str, source: str | None = None, *, program_name: str | None = No
                      result.get("line"))
 
 
-def run_limited(args, *, input=None, timeout: float, stdin=None, **kwargs):
+def run_limited(args, *, input=None, timeout: float, stdin=None, on_line=None, **kwargs):
     """`subprocess.run(..., capture_output=True, text=True)` in its own session; on timeout
-    the whole process group is killed (a handler's children too) and TimeoutExpired raised."""
+    the whole process group is killed (a handler's children too) and TimeoutExpired raised.
+    `on_line(line)` hears each stdout line as it arrives (the output is still returned)."""
     import signal
     kwargs.setdefault("start_new_session", True)
+    if on_line is not None:
+        return _run_streaming(args, input=input, timeout=timeout, on_line=on_line, **kwargs)
     if input is not None:
         stdin = subprocess.PIPE
     with subprocess.Popen(args, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -362,6 +365,68 @@ def run_limited(args, *, input=None, timeout: float, stdin=None, **kwargs):
                 out, err = "", ""
             raise subprocess.TimeoutExpired(args, timeout, out, err) from None
         return subprocess.CompletedProcess(args, proc.returncode, out, err)
+
+
+def _run_streaming(args, *, input, timeout: float, on_line, **kwargs):
+    """run_limited, handing each stdout line to `on_line` as it arrives, on the calling thread
+    (the MCP server calls from an anyio worker thread, which progress notifications need)."""
+    import queue
+    import signal
+    import threading
+    import time
+    proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **kwargs)
+    lines: queue.Queue = queue.Queue()
+    out_lines: list[str] = []
+    err_parts: list[str] = []
+
+    def read_out():
+        for line in proc.stdout:
+            lines.put(line)
+        lines.put(None)
+
+    readers = [threading.Thread(target=read_out, daemon=True),
+               threading.Thread(target=lambda: err_parts.append(proc.stderr.read()), daemon=True)]
+    for reader in readers:
+        reader.start()
+    try:
+        if input:
+            proc.stdin.write(input)
+        proc.stdin.close()
+    except (BrokenPipeError, OSError):
+        pass
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise subprocess.TimeoutExpired(args, timeout)
+            try:
+                line = lines.get(timeout=remaining)
+            except queue.Empty:
+                raise subprocess.TimeoutExpired(args, timeout) from None
+            if line is None:
+                break
+            out_lines.append(line)
+            try:
+                on_line(line.rstrip("\n"))
+            except Exception:  # noqa: BLE001 - a listener must not stop the reading
+                pass
+        proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            proc.kill()
+        proc.wait()
+        for reader in readers:
+            reader.join(timeout=2)
+        raise subprocess.TimeoutExpired(args, timeout, "".join(out_lines),
+                                        "".join(err_parts)) from None
+    for reader in readers:
+        reader.join(timeout=5)
+    return subprocess.CompletedProcess(args, proc.returncode, "".join(out_lines),
+                                       "".join(err_parts))
 
 
 def child_environ(extra: dict | None = None) -> dict:

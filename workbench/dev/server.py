@@ -34,7 +34,7 @@ class Outcome:
 
 
 def subprocess_call(bench, argv, *, timeout: float, environ: dict | None = None,
-                    stdin: str | None = None):
+                    stdin: str | None = None, on_progress=None):
     """`runtime.call(program, argv)` in a fresh subprocess running the last good source.
 
     A call that does not finish in `timeout` seconds is killed and becomes an `unavailable`
@@ -45,7 +45,8 @@ def subprocess_call(bench, argv, *, timeout: float, environ: dict | None = None,
     from workbench.dev.loader import run_limited
     request = {"file": bench.file, "source": bench.good_source_file,
                "program": bench.serving_name,
-               "argv": list(argv), "environ": environ, "stdin": stdin}
+               "argv": list(argv), "environ": environ, "stdin": stdin,
+               "progress": on_progress is not None}
     # The same clean environment as the CLI side of a diff (no agent or CI markers from
     # wherever `burgee dev` itself runs), so both transports see the same caller.
     env = environ_for("piped")
@@ -54,7 +55,8 @@ def subprocess_call(bench, argv, *, timeout: float, environ: dict | None = None,
     try:
         done = run_limited([sys.executable, "-B", "-m", "workbench.dev._worker", "call"],
                            input=json.dumps(request), timeout=timeout, env=env,
-                           cwd=os.path.dirname(bench.file))
+                           cwd=os.path.dirname(bench.file),
+                           on_line=_progress_reader(on_progress) if on_progress else None)
     except subprocess.TimeoutExpired:
         doc = _envelope.failure("timeout", f"the command did not finish within {timeout:g} s "
                                 "and was stopped", exit=_envelope.EXIT_UNAVAILABLE,
@@ -69,6 +71,18 @@ def subprocess_call(bench, argv, *, timeout: float, environ: dict | None = None,
     doc = _envelope.failure("internal", f"the command's process ended with exit "
                             f"{done.returncode} before answering: {tail[0]}", exit=1)
     return Outcome(1, _envelope.encode(doc) + "\n", done.stderr, doc)
+
+
+def _progress_reader(on_progress):
+    """A stdout line handler: `{"burgee_progress": ...}` lines from the worker go to `on_progress`."""
+    def on_line(line: str) -> None:
+        if line.startswith('{"burgee_progress"'):
+            try:
+                report = json.loads(line)["burgee_progress"]
+                on_progress(report["done"], report.get("total"), report.get("message"))
+            except (ValueError, KeyError, TypeError):
+                pass
+    return on_line
 
 
 def redact(command, arguments):
@@ -132,9 +146,11 @@ class DevServer:
 
     # --- calls --------------------------------------------------------------------------
 
-    def _call(self, program, command, argv):
-        """The caller hook: run argv in a subprocess (blocking; the server runs it in a thread)."""
-        return subprocess_call(self.bench, argv, timeout=self.call_timeout)
+    def _call(self, program, command, argv, *, on_progress=None):
+        """The caller hook: run argv in a subprocess (blocking; the server runs it in a thread);
+        the handler's `ctx.progress` reaches `on_progress` as it happens."""
+        return subprocess_call(self.bench, argv, timeout=self.call_timeout,
+                               on_progress=on_progress)
 
     def _observe(self, record: dict) -> None:
         """Called by the MCP server once per answered request: keep it for the Traffic view."""

@@ -62,7 +62,8 @@ class ProgramServer:
     """One declared program served over MCP. See the module docstring.
 
     `caller(program, command, argv) -> Outcome` replaces the in-process run (the dev
-    workbench runs calls in a subprocess); it is called in a worker thread. `observer(record)`
+    workbench runs calls in a subprocess); it is called in a worker thread, with
+    `on_progress=` as well when its signature has that parameter. `observer(record)`
     hears every answered request: `{"at", "client", "session", "method", "tool",
     "arguments", "result", "is_error", "seconds", "error"}`.
     """
@@ -157,8 +158,6 @@ class ProgramServer:
         return mcp_types.CallToolResult.model_validate(await self._call(ctx, params))
 
     def _run(self, ctx, program, command, argv):
-        if self.caller is not None:
-            return self.caller(program, command, argv)
         def on_progress(done, total=None, message=None):
             # a no-op in the SDK unless the caller asked for progress (a progress token)
             try:
@@ -166,6 +165,12 @@ class ProgramServer:
                                       None if total is None else float(total), message)
             except Exception:  # noqa: BLE001 - progress is advisory
                 pass
+        if self.caller is not None:
+            code = getattr(self.caller, "__code__", None)
+            if code is not None and "on_progress" in code.co_varnames[:code.co_argcount
+                                                                     + code.co_kwonlyargcount]:
+                return self.caller(program, command, argv, on_progress=on_progress)
+            return self.caller(program, command, argv)
         return default_caller(program, command, argv, environ=self.environ,
                               on_progress=on_progress)
 
