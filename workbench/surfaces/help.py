@@ -158,8 +158,8 @@ def _option_row(option) -> tuple[str, str]:
     if option.env:
         facts.append("env: $" + option.env)
     if option.aliases:
-        facts.append("also: " + ", ".join("--" + a.lstrip("-").replace("_", "-")
-                                          for a in option.aliases))
+        facts.append("deprecated old name: " + ", ".join("--" + a.lstrip("-").replace("_", "-")
+                                                         for a in option.aliases))
     if option.since:
         facts.append("since " + option.since)
     note = _facts.deprecation(option)
