@@ -58,6 +58,14 @@ def default_caller(program, command, argv, *, environ=None, on_progress=None):
     return call(program, argv, environ=environ, on_progress=on_progress)
 
 
+def _progress_token(ctx):
+    """The progress token the client sent with this request, or None."""
+    meta = getattr(ctx, "meta", None)
+    if isinstance(meta, dict):
+        return meta.get("progress_token", meta.get("progressToken"))
+    return getattr(meta, "progress_token", None)
+
+
 class ProgramServer:
     """One declared program served over MCP. See the module docstring.
 
@@ -167,8 +175,8 @@ class ProgramServer:
                 pass
         if self.caller is not None:
             code = getattr(self.caller, "__code__", None)
-            if code is not None and "on_progress" in code.co_varnames[:code.co_argcount
-                                                                     + code.co_kwonlyargcount]:
+            if _progress_token(ctx) is not None and code is not None and "on_progress" in \
+                    code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]:
                 return self.caller(program, command, argv, on_progress=on_progress)
             return self.caller(program, command, argv)
         return default_caller(program, command, argv, environ=self.environ,
