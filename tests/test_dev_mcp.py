@@ -203,6 +203,14 @@ async def test_chaos_100_saves_while_a_client_keeps_calling(tmp_path):
             for i in range(100):
                 save(file, valid[(i // 2) % 2] if i % 2 == 0 else broken[(i // 2) % 2])
                 await asyncio.sleep(0.03)
+            # Saves 30 ms apart coalesce under the debounce, so which of them got loaded
+            # depends on the machine's load; end on a broken one that surely loads, while the
+            # client keeps calling, then on a good one.
+            save(file, broken[0])
+            deadline = asyncio.get_running_loop().time() + 20
+            while loads.count(False) < 1:
+                assert asyncio.get_running_loop().time() < deadline, "no broken save was loaded"
+                await asyncio.sleep(0.05)
             save(file, source(BYE))
             deadline = asyncio.get_running_loop().time() + 20
             while await tool_names(client) != ["bye", "hang", "hello", "login"]:
