@@ -12,7 +12,8 @@ import argparse
 import os
 import sys
 
-from workbench.adapters._build import CommandSpec, GroupSpec, Input, Spec, first_paragraph
+from workbench.adapters._build import (CommandSpec, GroupSpec, Input, Spec, first_paragraph,
+                                       rebuild_argv, text_value)
 
 HANDLER_KEYS = ("func", "handler", "callback", "run", "command")
 """`set_defaults` names that hold a subcommand's handler, in the order they are looked for."""
@@ -154,12 +155,6 @@ def _expand(text, parser, action=None) -> str:
         return text
 
 
-def _text(value) -> str:
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    return str(value)
 
 
 def _tokens(action, item, value) -> list:
@@ -176,7 +171,7 @@ def _tokens(action, item, value) -> list:
             return off[:1]
         return []
     if item.type == "list":
-        values = [_text(v) for v in value or ()]
+        values = [text_value(v) for v in value or ()]
         if isinstance(action, (argparse._AppendAction, argparse._ExtendAction)) and \
                 action.nargs in (None, 1, "?"):
             out = []
@@ -184,7 +179,7 @@ def _tokens(action, item, value) -> list:
                 out += _one(flag, one)
             return out
         return [flag, *values] if values else []
-    return _one(flag, _text(value))
+    return _one(flag, text_value(value))
 
 
 def _one(flag, text) -> list:
@@ -201,22 +196,7 @@ class _Runner:
         self.main = main
 
     def argv(self, given) -> list:
-        options = [[] for _ in self.chain]
-        positionals = []
-        for item, value in given:
-            if item.positional:
-                positionals += [_text(v) for v in value] if isinstance(value, list) \
-                    else [_text(value)]
-            else:
-                options[item.level] += _tokens(item.ref, item, value)
-        argv = []
-        for level, (_, token) in enumerate(self.chain):
-            if level:
-                argv.append(token)
-            argv += options[level]
-        if any(p.startswith("-") and p != "-" for p in positionals):
-            argv.append("--")
-        return argv + positionals
+        return rebuild_argv(self.chain, given, _tokens)
 
     def __call__(self, given, command, request, world):
         from workbench.adapters import _capture

@@ -364,3 +364,37 @@ def _command(spec, item: CommandSpec, label, aliases, effect):
 def _flags(key: str, kind: str) -> set:
     flag = "--" + key.replace("_", "-")
     return {flag, "--no-" + flag[2:]} if kind == "boolean" else {flag}
+
+
+def text_value(value) -> str:
+    """A value as the original program's parser reads it (`true`/`false` for booleans)."""
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    return str(value)
+
+
+def rebuild_argv(chain, given, option_tokens) -> list:
+    """The original program's own argv: each level's subcommand token then its options,
+    positionals last (after `--` when one looks like a flag).
+
+    `chain` is `[(node, token)]` from the root; `given` is `[(Input, value)]` the caller gave;
+    `option_tokens(ref, item, value)` spells one option in the library's syntax.
+    """
+    options = [[] for _ in chain]
+    positionals = []
+    for item, value in given:
+        if item.positional:
+            positionals += [text_value(v) for v in value] if isinstance(value, list) \
+                else [text_value(value)]
+        else:
+            options[item.level] += option_tokens(item.ref, item, value)
+    argv = []
+    for level, (_, token) in enumerate(chain):
+        if level:
+            argv.append(token)
+        argv += options[level]
+    if any(p.startswith("-") and p != "-" for p in positionals):
+        argv.append("--")
+    return argv + positionals

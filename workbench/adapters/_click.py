@@ -9,7 +9,8 @@ caller gave and runs `make_context` + `invoke` on the root, as `main()` would, i
 
 from __future__ import annotations
 
-from workbench.adapters._build import CommandSpec, GroupSpec, Input, Spec, first_paragraph
+from workbench.adapters._build import (CommandSpec, GroupSpec, Input, Spec, first_paragraph,
+                                       rebuild_argv, text_value)
 
 
 class Flavour:
@@ -168,7 +169,7 @@ def option_tokens(param, item, value) -> list:
         off = list(getattr(param, "secondary_opts", ()))
         return [off[0]] if off else []
     if item.type == "list":
-        values = [_text(v) for v in value or ()]
+        values = [text_value(v) for v in value or ()]
         nargs = max(getattr(param, "nargs", 1), 1)
         out = []
         for start in range(0, len(values), nargs):
@@ -176,16 +177,10 @@ def option_tokens(param, item, value) -> list:
             if not getattr(param, "multiple", False):
                 break
         return out
-    text = _text(value)
+    text = text_value(value)
     return [f"{flag}={text}"] if flag.startswith("--") else [flag + text]
 
 
-def _text(value) -> str:
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    return str(value)
 
 
 class _Runner:
@@ -196,22 +191,7 @@ class _Runner:
         self.chain = chain   # [(node, token)], the root first
 
     def argv(self, given) -> list:
-        options = [[] for _ in self.chain]
-        positionals = []
-        for item, value in given:
-            if item.positional:
-                positionals += [_text(v) for v in value] if isinstance(value, list) \
-                    else [_text(value)]
-            else:
-                options[item.level] += option_tokens(item.ref, item, value)
-        argv = []
-        for level, (_, token) in enumerate(self.chain):
-            if level:
-                argv.append(token)
-            argv += options[level]
-        if any(p.startswith("-") and p != "-" for p in positionals):
-            argv.append("--")
-        return argv + positionals
+        return rebuild_argv(self.chain, given, option_tokens)
 
     def __call__(self, given, command, request, world):
         from workbench.adapters import _capture
