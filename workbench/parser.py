@@ -351,11 +351,9 @@ def _refuse_unknown_option(command, tokens, i, flag):
     label = " ".join(command.path)
     token = tokens[i]
     if close:
-        entry = table[close[0]]
         fixed = close[0] + token[len(flag):]
         hint = "did you mean " + " or ".join(close) + "?"
         fix = _replace(tokens, i, [fixed])
-        del entry
     else:
         hint = f"'{label}' takes: " + (", ".join(sorted(known)) or "no options")
         fix = tokens[:i] + tokens[i + 1:]

@@ -59,14 +59,15 @@ def _call() -> None:
     from workbench.runtime import call
     real_stdout = os.dup(1)
     os.dup2(2, 1)   # a handler's stray print() must not corrupt the result line
-    on_progress = None
-    if request.get("progress"):
-        def on_progress(done, total=None, message=None):
-            report = {"done": done, "total": total, "message": message}
-            os.write(real_stdout, (json.dumps({"burgee_progress": report}) + "\n").encode())
+
+    def report_progress(done, total=None, message=None):
+        report = {"done": done, "total": total, "message": message}
+        os.write(real_stdout, (json.dumps({"burgee_progress": report}) + "\n").encode())
+
     try:
         outcome = call(program, request["argv"], environ=request.get("environ"),
-                       stdin=request.get("stdin"), on_progress=on_progress)
+                       stdin=request.get("stdin"),
+                       on_progress=report_progress if request.get("progress") else None)
     finally:
         sys.stdout.flush()
         os.dup2(real_stdout, 1)
