@@ -118,33 +118,27 @@ def _roots(found):
     return roots
 
 
-def _children(value, kind):
-    out = []
+def _direct_children(node, kind) -> list:
+    """The sub-commands or sub-apps right under one node of a Click/Typer/argparse tree."""
     if kind == "click":
-        stack = [value]
-        while stack:
-            node = stack.pop()
-            for child in (getattr(node, "commands", None) or {}).values():
-                out.append(child)
-                stack.append(child)
-    elif kind == "typer":
-        stack = [value]
-        while stack:
-            node = stack.pop()
-            for info in getattr(node, "registered_groups", ()):
-                child = getattr(info, "typer_instance", None)
-                if child is not None:
-                    out.append(child)
-                    stack.append(child)
-    elif kind == "argparse":
-        stack = [value]
-        while stack:
-            node = stack.pop()
-            for action in node._actions:
-                for child in (getattr(action, "choices", None) or {}).values() \
-                        if action.__class__.__name__ == "_SubParsersAction" else ():
-                    out.append(child)
-                    stack.append(child)
+        return list((getattr(node, "commands", None) or {}).values())
+    if kind == "typer":
+        return [info.typer_instance for info in getattr(node, "registered_groups", ())
+                if getattr(info, "typer_instance", None) is not None]
+    if kind == "argparse":
+        return [child for action in node._actions
+                if action.__class__.__name__ == "_SubParsersAction"
+                for child in (getattr(action, "choices", None) or {}).values()]
+    return []
+
+
+def _children(value, kind):
+    """Every node below `value`, depth first."""
+    out, stack = [], [value]
+    while stack:
+        for child in _direct_children(stack.pop(), kind):
+            out.append(child)
+            stack.append(child)
     return out
 
 

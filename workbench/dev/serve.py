@@ -50,11 +50,7 @@ def serve_http_forever(file: str, *, port: int | None = None, program_name: str 
         finally:
             await bench.stop()
 
-    try:
-        asyncio.run(main())
-    except KeyboardInterrupt:
-        return 130
-    return 0
+    return _run_until_interrupted(main)
 
 
 def serve_stdio_forever(file: str, *, program_name: str | None = None) -> int:
@@ -83,6 +79,11 @@ def serve_stdio_forever(file: str, *, program_name: str | None = None) -> int:
         finally:
             await bench.stop()
 
+    return _run_until_interrupted(main)
+
+
+def _run_until_interrupted(main) -> int:
+    """Run the coroutine function `main` until it ends (0) or Ctrl-C (130)."""
     try:
         asyncio.run(main())
     except KeyboardInterrupt:
