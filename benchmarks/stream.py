@@ -86,7 +86,7 @@ def measure(items: int, runs: int):
     sys.path.insert(0, folder)
     import importlib
     module = importlib.import_module("prog")
-    from workbench.runtime import World, execute
+    from workbench.runtime.pipeline import World, execute
     import json
     inproc = {"burgee --format ndjson": [], "bare json.dumps loop": []}
     with open(os.devnull, "w") as sink:

@@ -128,7 +128,7 @@ SAMPLE_VALUES = {"string": "x", "integer": 2, "number": 1.5, "boolean": True}
 def made_up_call(command) -> list:
     """argv for a command that declares no examples (adapted programs): its required inputs
     with plain values of their types."""
-    from workbench.arguments import to_argv
+    from workbench.runtime.arguments import to_argv
     arguments = {}
     for item in command.inputs:
         if not item.required:

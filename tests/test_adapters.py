@@ -16,7 +16,7 @@ import pytest
 from conftest import ROOT, SAMPLES, clean_env
 from workbench import DefinitionError, adapt
 from workbench.loader import LoadError, load_program
-from workbench.runtime import call
+from workbench.runtime.pipeline import call
 from workbench.surfaces.tools import list_tools
 
 CLICK, TYPER, ARGPARSE = (SAMPLES / "click_app.py", SAMPLES / "typer_app.py",
@@ -272,7 +272,7 @@ def test_the_loader_finds_objects_by_name_and_refuses_several(tmp_path):
 def test_a_typer_app_is_adapted_without_importing_click(tmp_path):
     code = ("import sys; from workbench.loader import load_program; "
             f"p = load_program({str(TYPER)!r}); "
-            "from workbench.runtime import call; o = call(p, ['tags', 'show', '--json']); "
+            "from workbench.runtime.pipeline import call; o = call(p, ['tags', 'show', '--json']); "
             "print(o.exit, 'click' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], env=env(tmp_path), capture_output=True,
                           text=True, timeout=60)
@@ -307,7 +307,7 @@ async def test_an_adapted_call_gives_the_same_bytes_over_mcp_and_the_cli(library
     from mcp import Client, StdioServerParameters
     file, write, _, read, _ = CASES[library]
     program = load_program(str(file))
-    from workbench.arguments import from_argv
+    from workbench.runtime.arguments import from_argv
     command, arguments = from_argv(program, read)
     extra = {k: str(v) for k, v in env(tmp_path).items()
              if k in ("XDG_STATE_HOME", "HOME", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}

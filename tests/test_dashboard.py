@@ -245,7 +245,7 @@ async def test_a_connected_client_shows_up_in_traffic_and_the_header_has_the_url
 
 
 async def test_environments_take_json_arguments_for_the_selected_command():
-    pytest.importorskip("workbench.arguments")
+    pytest.importorskip("workbench.runtime.arguments")
     async with dashboard(SAMPLES / "deploy.py") as (app, pilot):
         app.select_command("deploy")
         pane = app.pane("environments")

@@ -2,8 +2,8 @@
 
 import pytest
 
-from workbench._checks import check_json_schema, split_example
-from workbench.model import (
+from workbench.declaration._checks import check_json_schema, split_example
+from workbench.declaration.model import (
     MAX_TOOL_NAME, Argument, Command, DefinitionError, Group, Option, Program,
 )
 

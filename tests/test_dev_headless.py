@@ -9,7 +9,7 @@ import textwrap
 
 from workbench.dev.engine import Workbench
 from workbench.dev.headless import check_snapshots
-from workbench.envelope import exit_code
+from workbench.runtime.envelope import exit_code
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

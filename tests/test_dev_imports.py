@@ -16,7 +16,7 @@ def modules_after(code: str) -> set:
 
 def test_the_plain_cli_path_never_imports_the_workbench():
     loaded = modules_after("import io, contextlib; from workbench.cli import program; "
-                           "from workbench.runtime import call; call(program, ['--help']); "
+                           "from workbench.runtime.pipeline import call; call(program, ['--help']); "
                            "call(program, ['dev', '--help', '--json'])")
     assert not {name for name in loaded if name.startswith("workbench.dev")}
     assert not {name.split(".")[0] for name in loaded} & HEAVY

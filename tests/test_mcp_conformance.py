@@ -14,7 +14,7 @@ import pytest
 
 from _mcp_helpers import (SAMPLES, State, caller_env, examples, http_server, run_cli,
                           sample_files, stdio_params, text_of)
-from workbench.arguments import from_argv
+from workbench.runtime.arguments import from_argv
 from workbench.loader import LoadError, load_program
 from workbench.surfaces.tools import output_schema
 

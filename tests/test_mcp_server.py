@@ -192,7 +192,7 @@ async def test_a_custom_caller_runs_the_call_and_observers_hear_it():
     from mcp import Client
     from workbench import Command, Option, Program
     from workbench.mcp.server import ProgramServer
-    from workbench.runtime import Outcome
+    from workbench.runtime.pipeline import Outcome
     program = Program(name="p", commands=[
         Command(name="go", description="go", effects="idempotent",
                 options={"fast": Option(type="boolean", description="hurry")},

@@ -9,7 +9,7 @@ import tomllib
 import pytest
 
 from workbench import Argument, Command, DefinitionError, Group, Option, Program
-from workbench.arguments import check_arguments, from_argv, to_argv, with_json
+from workbench.runtime.arguments import check_arguments, from_argv, to_argv, with_json
 from workbench.surfaces.clients import CLIENTS, client_config, config_text
 from workbench.surfaces.schema import input_schema
 from workbench.surfaces.tools import callable_tool, list_tools, output_schema, tool_definition

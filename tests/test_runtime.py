@@ -135,7 +135,7 @@ def test_closed_stdout_pipe_ends_quietly():
 
 
 def test_a_broken_pipe_on_write_is_exit_141_without_noise():
-    from workbench.runtime import World, execute
+    from workbench.runtime.pipeline import World, execute
     from workbench.loader import load_program
 
     class Closed:
@@ -465,7 +465,7 @@ def test_nearest_names_use_edit_distance_with_transpositions():
 
 def test_encode_matches_json_dumps_byte_for_byte():
     import json as _json_module
-    from workbench.envelope import encode
+    from workbench.runtime.envelope import encode
     for doc in [{"a": [1, 2.5, -0.0, None, True, 'é"\n\u2028'], "b": {"c": 1e100}},
                 [1, {"x": "\t"}], {1: 2}, "plain", 3]:
         assert encode(doc) == _json_module.dumps(doc, ensure_ascii=False, separators=(",", ":"))

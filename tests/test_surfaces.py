@@ -9,7 +9,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from workbench.model import Argument, Command, Group, Option, Program
+from workbench.declaration.model import Argument, Command, Group, Option, Program
 from workbench.surfaces.cards import LEVELS, card, group_document, help_document
 from workbench.surfaces.completion import completion_script
 from workbench.surfaces.help import render_help
@@ -490,7 +490,7 @@ def test_unknown_shell_is_refused(program):
 def test_surfaces_import_nothing_heavy():
     code = ("import sys; base = set(sys.modules); "
             "import workbench.surfaces.help, workbench.surfaces.cards, "
-            "workbench.surfaces.schema, workbench.surfaces.completion, workbench._checks; "
+            "workbench.surfaces.schema, workbench.surfaces.completion, workbench.declaration._checks; "
             "print(' '.join(sorted(set(sys.modules) - base)))")
     done = subprocess.run([shutil.which("python3") if False else __import__("sys").executable,
                            "-c", code], text=True, capture_output=True, timeout=60, cwd=ROOT)

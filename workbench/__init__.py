@@ -3,15 +3,15 @@
     from workbench import Program, Group, Command, Option, Argument, Fail, run
 """
 
-from workbench.model import Argument, Command, DefinitionError, Fail, Group, Option, Program
-from workbench.runtime import call, run
+from workbench.declaration.model import Argument, Command, DefinitionError, Fail, Group, Option, Program
+from workbench.runtime.pipeline import call, run
 
 __all__ = ["Program", "Group", "Command", "Option", "Argument", "Fail", "DefinitionError",
            "run", "call", "to_argv", "adapt", "__version__"]
 
 __version__ = "0.1.0"
 
-_LAZY = {"to_argv": "workbench.arguments", "adapt": "workbench.adapters"}
+_LAZY = {"to_argv": "workbench.runtime.arguments", "adapt": "workbench.adapters"}
 
 
 def __getattr__(name):

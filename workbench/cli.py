@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import sys
 
-from workbench.model import Argument, Command, Fail, Option, Program
-from workbench.runtime import run
+from workbench.declaration.model import Argument, Command, Fail, Option, Program
+from workbench.runtime.pipeline import run
 
 FILE = Argument("file", description="a Python file that declares a Program")
 PROGRAM = Option(type="string", description="which Program when FILE declares several",

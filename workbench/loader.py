@@ -55,7 +55,7 @@ def exec_file(path: str, module_name: str = "__burgee_user__"):
 
 def find_program(module, name: str | None = None, path: str = "the file"):
     """The module-level Program (or the one called `name`)."""
-    from workbench.model import Program
+    from workbench.declaration.model import Program
     found = {key: value for key, value in vars(module).items() if isinstance(value, Program)}
     if not found or (name is not None and name not in found):
         adapted = _adapted(module, name, path)   # a Click/Typer/argparse program (issue 7)

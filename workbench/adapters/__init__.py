@@ -164,7 +164,7 @@ def adapt_namespace(namespace: dict, name: str | None = None, source: str | None
         if callable(candidate) and getattr(candidate, "__module__", None) == \
                 namespace.get("__name__"):
             main = candidate
-    from workbench.model import DefinitionError
+    from workbench.declaration.model import DefinitionError
     try:
         return key, adapt(obj, main=main, source=source)
     except (DefinitionError, TypeError) as error:

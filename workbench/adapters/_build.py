@@ -8,7 +8,7 @@ own runner is attached to every command as `command.adapter`.
 
 from __future__ import annotations
 
-from workbench.model import (
+from workbench.declaration.model import (
     EFFECTS, RESERVED_COMMANDS, RESERVED_OPTIONS, RESERVED_SHORTS, Argument, Command,
     DefinitionError, Group, Option, Program,
 )

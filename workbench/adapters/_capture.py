@@ -67,7 +67,7 @@ def output_data(text: str):
 
 def finish(code: int, out: str, err: str, command, request, world):
     """Data for a finished run, or Fail with the original's exit code."""
-    from workbench.model import Fail
+    from workbench.declaration.model import Fail
     data = output_data(out)
     if code == 0:
         if err.strip():

@@ -7,8 +7,8 @@ def refusal(command, request, given, code: str, message: str, item, add: bool = 
     """A Refusal (exit 2) whose fix is the caller's command line with the input at fault
     replaced (or, with `add`, supplied) by its placeholder. Values that came from the
     environment stay out of the fix, as they were never typed."""
-    from workbench.arguments import to_argv
-    from workbench.parser import Refusal
+    from workbench.runtime.arguments import to_argv
+    from workbench.runtime.parser import Refusal
     args = {}
     for inp, value in given:
         where = request.provenance.get(inp.key) or {}

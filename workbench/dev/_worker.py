@@ -49,14 +49,14 @@ def _run(args) -> None:
             pass
         sys.stdin = None
     program = _load(opts["file"], opts.get("source"), opts.get("program"))
-    from workbench.runtime import run
+    from workbench.runtime.pipeline import run
     run(program, argv)
 
 
 def _call() -> None:
     request = json.loads(sys.stdin.read())
     program = _load(request["file"], request.get("source"), request.get("program"))
-    from workbench.runtime import call
+    from workbench.runtime.pipeline import call
     real_stdout = os.dup(1)
     os.dup2(2, 1)   # a handler's stray print() must not corrupt the result line
 

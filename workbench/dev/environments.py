@@ -73,7 +73,7 @@ def arguments_from_argv(program, argv) -> tuple:
     Only inputs given on the command line become arguments; defaults and environment values
     are left for the server to fill, as they would be.
     """
-    from workbench.parser import parse
+    from workbench.runtime.parser import parse
     request = parse(program, [token for token in argv if token != "--json"], {})
     command = request.command
     if command is None:
@@ -89,7 +89,7 @@ def arguments_from_argv(program, argv) -> tuple:
 
 def argv_from_arguments(program, command, arguments: dict) -> list:
     """argv after the program name for MCP `arguments` of `command` (to_argv includes the path)."""
-    from workbench.arguments import to_argv
+    from workbench.runtime.arguments import to_argv
     return list(to_argv(command, arguments))
 
 
@@ -247,7 +247,7 @@ def _run_mcp(bench, argv, arguments, command, timeout) -> RunResult:
     try:   # the envelope says which exit code the CLI would have given
         import json
 
-        from workbench.envelope import exit_code
+        from workbench.runtime.envelope import exit_code
         code = exit_code(json.loads(text))
     except (ValueError, KeyError, TypeError):
         pass

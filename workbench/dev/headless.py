@@ -103,7 +103,7 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
                     run_writes: bool = False, snapshots: str | None = None,
                     load_timeout: float | None = None) -> dict:
     """Run the whole headless check; returns the envelope (not printed)."""
-    from workbench import envelope as _envelope
+    from workbench.runtime import envelope as _envelope
     from workbench.dev.engine import Workbench
     file = os.path.abspath(file)
     if not os.path.isfile(file):
@@ -202,7 +202,7 @@ def _stamp(doc: dict) -> dict:
 def run_headless(file: str, *, update: bool = False, program_name: str | None = None,
                  run_writes: bool = False, snapshots: str | None = None, out=None) -> int:
     """Print the report envelope (one line of JSON) and return its exit code."""
-    from workbench import envelope as _envelope
+    from workbench.runtime import envelope as _envelope
     doc = _stamp(check_snapshots(file, update=update, program_name=program_name,
                                  run_writes=run_writes, snapshots=snapshots))
     _dashboard_svg(file, doc, program_name)

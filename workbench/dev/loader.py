@@ -144,7 +144,7 @@ def find_program(namespace: dict, program_name: str | None = None):
 
     `program_name` matches a variable name first, then a Program's own `name`.
     """
-    from workbench.model import Program
+    from workbench.declaration.model import Program
     found = [(key, value) for key, value in namespace.items()
              if isinstance(value, Program) and not key.startswith("__")]
     seen, unique = set(), []

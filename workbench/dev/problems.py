@@ -117,7 +117,7 @@ def _command_problems(program, command) -> list:
 
 def _max_tool_name() -> int:
     try:
-        from workbench.model import MAX_TOOL_NAME
+        from workbench.declaration.model import MAX_TOOL_NAME
         return MAX_TOOL_NAME
     except ImportError:
         return 40

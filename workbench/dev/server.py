@@ -40,7 +40,7 @@ def subprocess_call(bench, argv, *, timeout: float, environ: dict | None = None,
     A call that does not finish in `timeout` seconds is killed and becomes an `unavailable`
     (exit 7) envelope; a crash becomes an `internal` (exit 1) one. The server keeps going.
     """
-    from workbench import envelope as _envelope
+    from workbench.runtime import envelope as _envelope
     from workbench.dev.environments import environ_for
     from workbench.dev.loader import run_limited
     request = {"file": bench.file, "source": bench.good_source_file,
@@ -246,7 +246,7 @@ class DevServer:
 
 def _placeholder(bench):
     """An empty program to serve (no tools) until the file first loads."""
-    from workbench.model import Program
+    from workbench.declaration.model import Program
     name = os.path.splitext(os.path.basename(bench.file))[0].replace("_", "-").lower() or "app"
     return Program(name=name, version="0.0.0", description="not loaded yet", commands=[],
                    check=False)

@@ -53,7 +53,7 @@ Surfaces = dict  # id -> Surface, in a stable order
 
 
 def _compact(doc) -> str:
-    from workbench.envelope import encode
+    from workbench.runtime.envelope import encode
     return encode(doc)
 
 

@@ -34,8 +34,8 @@ def _write(stream, text: str) -> None:
 
 
 def _refuse(program, code, message, hint, fix_tokens, as_json) -> int:
-    from workbench import envelope
-    from workbench.runtime import runnable
+    from workbench.runtime import envelope
+    from workbench.runtime.pipeline import runnable
     fix = runnable(program, fix_tokens, as_json) if fix_tokens is not None else None
     doc = envelope.failure(code, message, exit=envelope.EXIT_USAGE, hint=hint, fix=fix)
     doc["meta"] = {"schema_version": program.schema_version}
@@ -127,7 +127,7 @@ def serve_cli(program, argv) -> int:
 
 
 def _config(program, tokens, as_json) -> int:
-    from workbench import envelope
+    from workbench.runtime import envelope
     from workbench.surfaces.clients import CLIENTS, client_config, config_text
     client = None
     i = 0

@@ -1,7 +1,7 @@
 """The MCP server for a declared program, on the SDK's low-level `mcp.server.Server`.
 
 A `tools/call` runs the command exactly as a `--json` caller would: the arguments are
-checked (`workbench.arguments.check_arguments`), mapped to argv (`to_argv`), run through
+checked (`workbench.runtime.arguments.check_arguments`), mapped to argv (`to_argv`), run through
 `workbench.runtime.call`, and the text result is the CLI's stdout without its final newline,
 byte for byte. `isError` when the envelope is not ok; `structuredContent` is the envelope's
 `data` on success when the tool declares an output schema. Nothing a caller sends becomes a
@@ -29,8 +29,8 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, Too
 from mcp_types import JSONRPCError, JSONRPCRequest, JSONRPCResponse
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from workbench import envelope as _envelope
-from workbench.arguments import check_arguments, to_argv, with_json
+from workbench.runtime import envelope as _envelope
+from workbench.runtime.arguments import check_arguments, to_argv, with_json
 from workbench.surfaces import tools as _tools
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -54,7 +54,7 @@ class _Server(Server):
 
 def default_caller(program, command, argv, *, environ=None, on_progress=None):
     """Run argv in this process, as the CLI would (`workbench.runtime.call`)."""
-    from workbench.runtime import call
+    from workbench.runtime.pipeline import call
     return call(program, argv, environ=environ, on_progress=on_progress)
 
 

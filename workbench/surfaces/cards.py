@@ -98,7 +98,7 @@ def _summary(command) -> dict:
 
 def card(command) -> dict:
     """One command as data: what it does, effects and hints, inputs, examples, errors, tool name."""
-    from workbench.model import EFFECT_MEANINGS
+    from workbench.declaration.model import EFFECT_MEANINGS
     program = command.program
     out: dict = {"command": " ".join(command.path)}
     if program is not None:

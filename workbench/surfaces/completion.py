@@ -53,7 +53,7 @@ def _first_line(text: str, limit: int = 70) -> str:
 
 
 def _builtin_flags(top: bool) -> list:
-    from workbench.model import RESERVED_OPTIONS
+    from workbench.declaration.model import RESERVED_OPTIONS
     known = {
         "json": _Flag("--json", None, "one JSON document on stdout"),
         "help": _Flag("--help", "-h", "show help"),

@@ -194,7 +194,7 @@ def _show(value) -> str:
 
 
 def _command_help(program, command) -> list[str]:
-    from workbench.model import EFFECT_MEANINGS
+    from workbench.declaration.model import EFFECT_MEANINGS
     name = program.name
     path = " ".join(command.path)
     lines = _wrap(_facts.usage(program, command), WIDTH, "         ", "Usage: ")
@@ -218,7 +218,7 @@ def _command_help(program, command) -> list[str]:
     if command.examples:
         lines += ["", "Examples:"]
         lines += ["  " + example for example in command.examples]
-    from workbench.envelope import EXIT_CODES
+    from workbench.runtime.envelope import EXIT_CODES
     lines += [""]
     lines += _wrap(", ".join(f"{code} {EXIT_CODES[code][0]}" if code in EXIT_CODES else str(code)
                              for code in _facts.exit_codes(command)),

@@ -94,7 +94,7 @@ def search(program, sentence: str, limit: int = 5) -> list[dict]:
 
 def run_search(program, words, as_json: bool, world):
     """The `help search` builtin: prints results; exit 0 with matches, 3 with none."""
-    from workbench import envelope
+    from workbench.runtime import envelope
     sentence = " ".join(words).strip()
     if not sentence:
         doc = envelope.failure("missing_argument", "help search needs words to look for",
@@ -116,7 +116,7 @@ def run_search(program, words, as_json: bool, world):
 
 
 def _print(world, doc, as_json):
-    from workbench import envelope
+    from workbench.runtime import envelope
     if as_json:
         world.out(envelope.encode(doc) + "\n")
         return

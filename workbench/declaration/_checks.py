@@ -7,7 +7,7 @@ fix. Runs on every CLI start, so it imports nothing at module top beyond the mod
 
 from __future__ import annotations
 
-from workbench.model import (
+from workbench.declaration.model import (
     EFFECT_MEANINGS, EFFECTS, MAX_TOOL_NAME, RESERVED_COMMANDS, RESERVED_OPTIONS,
     RESERVED_SHORTS, TYPES, Argument, Command, DefinitionError, Group, Option, child_named,
 )
@@ -24,7 +24,7 @@ def _global_flags() -> dict:
     plus whatever global flags the parser adds (e.g. `--format ndjson`, `--progress`)."""
     flags = {"--" + name: False for name in RESERVED_OPTIONS}
     try:
-        from workbench import parser
+        from workbench.runtime import parser
     except ImportError:  # the parser is optional for checking
         return flags
     for flag in getattr(parser, "GLOBAL_FLAGS", {}):
@@ -353,7 +353,7 @@ def _check_arguments(where: str, command) -> None:
 
 
 def _check_errors(where: str, command) -> None:
-    from workbench.envelope import EXIT_CODES
+    from workbench.runtime.envelope import EXIT_CODES
     for entry in command.errors:
         if isinstance(entry, str) and entry:
             continue

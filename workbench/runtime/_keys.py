@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import time
 
-from workbench.model import Fail
+from workbench.declaration.model import Fail
 
 DEFAULT_TTL = 24 * 3600
 """Seconds a key is remembered."""
@@ -49,7 +49,7 @@ def _connect(path):
 def input_digest(request) -> str:
     """A digest of the call's inputs, without the key itself."""
     import hashlib
-    from workbench.envelope import encode
+    from workbench.runtime.envelope import encode
     inputs = {"options": dict(request.options), "args": dict(request.args),
               "extras": {k: v for k, v in request.extras.items() if k != "idempotency_key"}}
     return hashlib.sha256(encode(inputs).encode()).hexdigest()
@@ -67,7 +67,7 @@ class Claim:
 
     def finish(self, doc, exit_code: int, ttl: float = DEFAULT_TTL) -> None:
         """Store a successful result; forget the key after a failure so a retry runs again."""
-        from workbench.envelope import encode
+        from workbench.runtime.envelope import encode
         if exit_code == 0:
             now = time.time()
             self.connection.execute(

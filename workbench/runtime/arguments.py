@@ -11,7 +11,7 @@ fixes (a `$ENV` reference or the placeholder stands in).
 
 from __future__ import annotations
 
-from workbench import envelope as _envelope
+from workbench.runtime import envelope as _envelope
 
 _KINDS = {"string": "a string", "integer": "an integer", "number": "a number",
           "boolean": "a boolean", "enum": "one of the choices", "list": "a list"}
@@ -96,7 +96,7 @@ def from_argv(program, argv) -> tuple:
     would leave them. A leading program name and `--json` are ignored. Raises ValueError when
     argv names no runnable command or does not parse (the parser's message).
     """
-    from workbench.parser import Refusal, parse
+    from workbench.runtime.parser import Refusal, parse
     tokens = list(argv)
     if tokens[:1] == [program.name]:
         tokens = tokens[1:]

@@ -225,7 +225,7 @@ class Program:
         self._index: dict[tuple[str, ...], Command | Group] = {}
         self._bind(self, ())
         if check:
-            from workbench._checks import check_program
+            from workbench.declaration._checks import check_program
             check_program(self)
 
     def _bind(self, node, path) -> None:
@@ -233,7 +233,7 @@ class Program:
             child.path = path + (child.name,)
             if not child.is_group:
                 child.program = self
-                from workbench._extras import attach
+                from workbench.declaration._extras import attach
                 attach(child)
             self._index[child.path] = child
             if child.is_group:

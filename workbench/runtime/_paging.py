@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from workbench.parser import Refusal
+from workbench.runtime.parser import Refusal
 
 DEFAULT_OUTPUT_BUDGET = 16000
 """Characters of `data` an agent gets by default before items are held back for the next call."""
 
 
 def page_size(command) -> int:
-    from workbench._extras import DEFAULT_PAGE_SIZE
+    from workbench.declaration._extras import DEFAULT_PAGE_SIZE
     return command.paginated if type(command.paginated) is int else DEFAULT_PAGE_SIZE
 
 
@@ -58,7 +58,7 @@ def select_fields(command, items, fields: str, invocation):
 
 def paginate(program, command, request, data, agent, invocation):
     """Slice `data` into a page. Returns (items, page dict, next tokens or None, truncated note)."""
-    from workbench import envelope
+    from workbench.runtime import envelope
     if data is None:
         data = []
     if not isinstance(data, list):

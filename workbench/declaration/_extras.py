@@ -7,7 +7,7 @@ them from `request.extras` and the handler never sees them in `ctx.options`.
 
 from __future__ import annotations
 
-from workbench.model import Option
+from workbench.declaration.model import Option
 
 DEFAULT_PAGE_SIZE = 50
 
@@ -43,7 +43,7 @@ def attach(command) -> None:
     extras = options_for(command)
     for key in extras:
         if key in command.options:
-            from workbench.model import DefinitionError
+            from workbench.declaration.model import DefinitionError
             raise DefinitionError(
                 f"command '{' '.join(command.path)}' declares option {key!r}, which the framework "
                 f"adds itself ({'paginated=True' if key in ('limit', 'cursor', 'all', 'fields') else 'plan=' if key in ('dry_run', 'expect_plan') else 'effects=non_idempotent'}); "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.model import RESERVED_COMMANDS, child_named
+from workbench.declaration.model import RESERVED_COMMANDS, child_named
 
 GLOBAL_FLAGS = {"--json": "json", "--debug": "debug", "--help": "help", "-h": "help",
                 "--schema": "schema", "--version": "version", "--progress": "progress"}

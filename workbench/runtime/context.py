@@ -75,7 +75,7 @@ class Context:
             argv = self.invocation() + [option.flag]
             raise ActionRequired("confirm", message + f" (nobody can confirm here; pass {option.flag})",
                                  [{"command": argv, "when": "once the change is what you want"}])
-        from workbench.parser import Refusal
+        from workbench.runtime.parser import Refusal
         raise Refusal("confirmation_unavailable",
                       f"{message}: nobody can confirm here and '{' '.join(self.command.path)}' "
                       f"has no --{flag.replace('_', '-')} flag",
@@ -93,7 +93,7 @@ class Context:
         declared = self.command.options.get(option) if option else None
         flag = declared.flag if declared else "--" + (option or "value").replace("_", "-")
         metavar = declared.metavar if declared else "<value>"
-        from workbench.parser import Refusal
+        from workbench.runtime.parser import Refusal
         raise Refusal("input_required", f"{message}: nobody can answer a prompt here; pass {flag}",
                       hint=f"add {flag} {metavar}", fix=self.invocation() + [flag, metavar])
 
@@ -116,7 +116,7 @@ class Context:
     def partial(self, succeeded, failed):
         """Return this from a batch handler: `failed` items are dicts with `item`, `code`,
         `message` and `retryable`. Some of each gives `"ok":"partial"` and exit 8."""
-        from workbench.runtime import Partial
+        from workbench.runtime.pipeline import Partial
         return Partial(succeeded, failed)
 
     def changed(self, value: bool = True) -> None:
@@ -130,7 +130,7 @@ class Context:
             if stream is None:
                 self._stdin_text = ""
             elif self._world.stdin_tty and not self.can_prompt:
-                from workbench.parser import Refusal
+                from workbench.runtime.parser import Refusal
                 raise Refusal("stdin_required", "this command reads standard input, and "
                               "nothing was piped in", hint="pipe the input: ... | "
                               + " ".join(self.invocation()), fix=self.invocation())

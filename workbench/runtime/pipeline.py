@@ -9,10 +9,10 @@ from __future__ import annotations
 import os
 import sys
 
-from workbench import envelope as _envelope
-from workbench.context import ActionRequired, Context
-from workbench.model import Fail
-from workbench.parser import Refusal, parse
+from workbench.runtime import envelope as _envelope
+from workbench.runtime.context import ActionRequired, Context
+from workbench.declaration.model import Fail
+from workbench.runtime.parser import Refusal, parse
 
 _DEBUG_HINT = "run again with --debug to see the traceback"
 
@@ -347,7 +347,7 @@ def _refuse(program, refusal, as_json, world, command):
 
 def _command_of(program, tokens):
     node = program
-    from workbench.model import child_named
+    from workbench.declaration.model import child_named
     for token in tokens:
         child = child_named(node, token) if node.is_group else None
         if child is None:
@@ -397,7 +397,7 @@ def _invoke(program, command, request, world, debug):
     claim = None
     try:
         if request.extras.get("idempotency_key"):
-            from workbench import _keys
+            from workbench.runtime import _keys
             claim = _keys.claim(program, command, request, world.environ)
             if claim.replay is not None:
                 doc = claim.replay
@@ -429,7 +429,7 @@ def _invoke(program, command, request, world, debug):
         if isinstance(data, Partial):
             return _partial(program, command, request, world, ctx, data, meta)
         if command.paginated:
-            from workbench._paging import paginate
+            from workbench.runtime._paging import paginate
             items, page, next_tokens, truncated = paginate(program, command, request, data,
                                                            ctx.agent, ctx.invocation())
             doc = _success(program, command, ctx, items, meta)

@@ -1,0 +1,1 @@
+"""The declaration layer: what a program is, checked once, with no knowledge of any surface."""

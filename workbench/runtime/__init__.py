@@ -1,0 +1,1 @@
+"""The runtime layer: argv or MCP arguments -> parsed request -> handler -> envelope."""
