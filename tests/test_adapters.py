@@ -115,7 +115,7 @@ def test_the_framework_parser_refuses_first_since_the_model_carries_the_options(
                   tmp_path=tmp_path)
     doc = envelope(done)
     assert done.returncode == 2 and doc["error"]["code"] == "invalid_choice"
-    assert doc["error"]["fix"] == "units length 3 --from km --to <to> --json"
+    assert doc["error"]["fix"] == "units length 3 --from km --to m --json"   # runnable
 
 
 def test_the_original_exit_code_is_kept_in_a_failure_envelope(tmp_path):

@@ -2,7 +2,9 @@
 
 import pytest
 
-from workbench.declaration._checks import check_json_schema, split_example
+from workbench.declaration._checks import check_json_schema
+from workbench._text import split as split_example
+from workbench.runtime.checks import ensure_checked
 from workbench.declaration.model import (
     MAX_TOOL_NAME, Argument, Command, DefinitionError, Group, Option, Program,
 )
@@ -17,7 +19,10 @@ def cmd(name="deploy", effects="non_idempotent", **kw):
 
 
 def program(*commands, name="tool"):
-    return Program(name=name, version="1.0.0", description="test", commands=list(commands))
+    """A Program, checked as `run` and the workbench check it (examples parsed too)."""
+    built = Program(name=name, version="1.0.0", description="test", commands=list(commands))
+    ensure_checked(built)
+    return built
 
 
 def refused(*commands, name="tool") -> str:
@@ -250,48 +255,51 @@ def test_a_rich_output_schema_passes():
 
 def test_example_with_a_typo_names_the_nearest_flag():
     message = refused(cmd(options={"target": Option()}, examples=["tool deploy --targt x"]))
-    assert message == ("command 'deploy': example 'tool deploy --targt x' uses --targt, which "
-                       "deploy does not have; did you mean --target?")
+    assert message == ("command 'deploy': example 'tool deploy --targt x' is refused: 'deploy' "
+                       "has no option --targt (did you mean --target?); write it as "
+                       "'tool deploy --target x'")
 
 
 def test_example_must_start_with_the_program_and_command():
     assert "must start with the program name" in refused(cmd(examples=["deploy"]))
-    assert "does not name the command" in refused(cmd(examples=["tool ship"]))
+    assert "unknown command 'ship'" in refused(cmd(examples=["tool ship"]))
 
 
 def test_example_may_use_an_alias_and_builtins():
     program(cmd(aliases=["d"], examples=["tool d --json", "tool deploy --help",
                                          "tool deploy --format ndjson", "tool deploy --format=json"]))
-    assert "gives --format no value" in refused(cmd(examples=["tool deploy --format"]))
+    assert "--format needs a value" in refused(cmd(examples=["tool deploy --format"]))
 
 
 def test_example_flag_missing_its_value():
     message = refused(cmd(options={"target": Option()}, examples=["tool deploy --target"]))
-    assert "gives --target no value; write --target <target>" in message
+    assert "--target needs a value" in message
+    assert message.endswith("write it as 'tool deploy --target <target>'")
 
 
 def test_example_value_must_fit_the_type():
-    assert "not an integer" in refused(
+    assert "--n expects an integer, got 'many'" in refused(
         cmd(options={"n": Option(type="integer")}, examples=["tool deploy --n many"]))
-    assert "not one of its choices (a, b)" in refused(
+    assert "--l must be one of: a, b; got 'c'" in refused(
         cmd(options={"l": Option(type="enum", choices=["a", "b"])}, examples=["tool deploy --l c"]))
 
 
 def test_example_boolean_negation_and_unknown_negation():
     program(cmd(options={"yes": Option(type="boolean")}, examples=["tool deploy --no-yes"]))
     message = refused(cmd(options={"target": Option()}, examples=["tool deploy --no-target x"]))
-    assert "uses --no-target" in message
+    assert "has no option --no-target (did you mean --target?)" in message
 
 
 def test_example_with_too_many_positionals():
     message = refused(cmd(arguments=[Argument("file")], examples=["tool deploy a b"]))
-    assert "passes 2 positional argument(s) but deploy takes 1: <file>" in message
+    assert "'deploy' got unexpected argument: b ('deploy' takes <file>" in message
+    assert message.endswith("write it as 'tool deploy a'")
 
 
 def test_example_leaving_out_a_required_option_or_argument():
-    assert "leaves out the required --target" in refused(
+    assert "'deploy' needs --target" in refused(
         cmd(options={"target": Option(required=True)}, examples=["tool deploy"]))
-    assert "leaves out the required argument <file>" in refused(
+    assert "'deploy' needs <file>" in refused(
         cmd(arguments=[Argument("file")], examples=["tool deploy"]))
 
 
@@ -312,7 +320,7 @@ def test_example_short_flags():
     program(cmd(options={"target": Option(short="t"), "yes": Option(type="boolean", short="y"),
                          "v": Option(type="boolean", short="v")},
                 examples=["tool deploy -t x -yv", "tool deploy -tx", "tool deploy -yt x"]))
-    assert "uses -q" in refused(cmd(options={"target": Option(short="t")},
+    assert "has no option -q" in refused(cmd(options={"target": Option(short="t")},
                                     examples=["tool deploy -q"]))
 
 

@@ -4,7 +4,8 @@
 """
 
 from workbench.declaration.model import Argument, Command, DefinitionError, Fail, Group, Option, Program
-from workbench.runtime.pipeline import call, run
+from workbench.entry import run
+from workbench.runtime.pipeline import call
 
 __all__ = ["Program", "Group", "Command", "Option", "Argument", "Fail", "DefinitionError",
            "run", "call", "to_argv", "adapt", "__version__"]

@@ -22,11 +22,47 @@ def join(argv) -> str:
 
 
 def split(line: str) -> list[str]:
-    """Split a command line like a POSIX shell (quotes and backslashes), without `shlex`."""
-    if "'" not in line and '"' not in line and "\\" not in line:
-        return line.split()
-    import shlex
-    return shlex.split(line)
+    """Split a command line like a POSIX shell (quotes and backslashes, no expansion), without
+    `shlex`; ValueError on an unclosed quote."""
+    tokens: list[str] = []
+    current: list[str] = []
+    in_token = False
+    quote = ""
+    i, n = 0, len(line)
+    while i < n:
+        c = line[i]
+        if quote == "'":
+            if c == "'":
+                quote = ""
+            else:
+                current.append(c)
+        elif quote == '"':
+            if c == '"':
+                quote = ""
+            elif c == "\\" and i + 1 < n and line[i + 1] in '"\\$`':
+                i += 1
+                current.append(line[i])
+            else:
+                current.append(c)
+        elif c in " \t\n":
+            if in_token:
+                tokens.append("".join(current))
+                current, in_token = [], False
+        elif c in "'\"":
+            quote, in_token = c, True
+        elif c == "\\" and i + 1 < n:
+            i += 1
+            current.append(line[i])
+            in_token = True
+        else:
+            current.append(c)
+            in_token = True
+        i += 1
+    if quote:
+        raise ValueError(f"unclosed {quote} quote")
+    if in_token:
+        tokens.append("".join(current))
+    return tokens
 
 
 def distance(a: str, b: str) -> int:

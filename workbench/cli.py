@@ -6,7 +6,7 @@ import os
 import sys
 
 from workbench.declaration.model import Argument, Command, Fail, Option, Program
-from workbench.runtime.pipeline import run
+from workbench.entry import run
 
 FILE = Argument("file", description="a Python file that declares a Program")
 PROGRAM = Option(type="string", description="which Program when FILE declares several",

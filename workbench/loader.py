@@ -97,5 +97,7 @@ def load_program(path: str, name: str | None = None):
     """Load FILE and return its Program, with `program.source` set to the absolute path."""
     module = exec_file(path)
     program = find_program(module, name, path)
+    from workbench.runtime.checks import ensure_checked
+    ensure_checked(program)
     program.source = os.path.abspath(path)
     return program

@@ -70,6 +70,8 @@ def adapt(obj, effects: dict | None = None, *, examples: dict | None = None,
     from workbench.adapters import _build
     program = _build.program(spec, effects, name=name, version=version,
                              description=description, examples=examples)
+    from workbench.runtime.checks import ensure_checked
+    ensure_checked(program)
     if source:
         import os
         program.source = os.path.abspath(source)

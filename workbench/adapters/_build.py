@@ -8,9 +8,9 @@ own runner is attached to every command as `command.adapter`.
 
 from __future__ import annotations
 
+from workbench.declaration.builtins import RESERVED_COMMANDS, RESERVED_OPTIONS, RESERVED_SHORTS
 from workbench.declaration.model import (
-    EFFECTS, RESERVED_COMMANDS, RESERVED_OPTIONS, RESERVED_SHORTS, Argument, Command,
-    DefinitionError, Group, Option, Program,
+    EFFECTS, Argument, Command, DefinitionError, Group, Option, Program,
 )
 
 _LOWER = "abcdefghijklmnopqrstuvwxyz0123456789"
@@ -362,8 +362,10 @@ def _command(spec, item: CommandSpec, label, aliases, effect):
 
 
 def _flags(key: str, kind: str) -> set:
-    flag = "--" + key.replace("_", "-")
-    return {flag, "--no-" + flag[2:]} if kind == "boolean" else {flag}
+    """The spellings an option with this key and type would take (the parameter model's)."""
+    probe = Option(type=kind)
+    probe.key = key
+    return set(probe.spellings)
 
 
 def text_value(value) -> str:

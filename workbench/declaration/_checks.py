@@ -1,37 +1,23 @@
 """Definition-time checks: a Program that cannot work is refused when it is constructed.
 
 Every refusal is a DefinitionError whose message names the thing at fault and the exact
-fix. Runs on every CLI start, so it imports nothing at module top beyond the model; the
-"did you mean" machinery (difflib) loads only on an error path.
+fix. These checks read only the declaration; examples are checked by parsing them with the
+one parser, a layer up (`workbench.runtime.checks`).
 """
 
 from __future__ import annotations
 
+from workbench.declaration.builtins import GLOBAL_SPELLINGS, RESERVED_COMMANDS, RESERVED_SHORTS
 from workbench.declaration.model import (
-    EFFECT_MEANINGS, EFFECTS, MAX_TOOL_NAME, RESERVED_COMMANDS, RESERVED_OPTIONS,
-    RESERVED_SHORTS, TYPES, Argument, Command, DefinitionError, Group, Option, child_named,
+    EFFECT_MEANINGS, EFFECTS, EXIT_CODES, MAX_TOOL_NAME, Argument, Command, DefinitionError,
+    Group, Option,
 )
+from workbench.declaration.params import ITEM_TYPES, TYPES
 
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 _ARG_CHARS = _NAME_CHARS | _KEY_CHARS
 _SHORT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-_ITEM_TYPES = ("string", "integer", "number", "enum")
-
-
-def _global_flags() -> dict:
-    """Flags every command accepts -> whether they take a value: the model's reserved options
-    plus whatever global flags the parser adds (e.g. `--format ndjson`, `--progress`)."""
-    flags = {"--" + name: False for name in RESERVED_OPTIONS}
-    try:
-        from workbench.runtime import parser
-    except ImportError:  # the parser is optional for checking
-        return flags
-    for flag in getattr(parser, "GLOBAL_FLAGS", {}):
-        flags[flag] = False
-    for flag in getattr(parser, "GLOBAL_VALUE_FLAGS", {}):
-        flags[flag] = True
-    return flags
 
 
 def check_program(program) -> None:
@@ -47,9 +33,8 @@ def check_program(program) -> None:
             f"program '{name}' has no commands; pass commands=[Command(...), ...]")
     _check_children(program, program, top=True)
     tools: dict[str, object] = {}
-    builtins = _global_flags()
     for command in program.walk():
-        _check_command(program, command, builtins)
+        _check_command(program, command)
         if command.effects == "withheld":
             continue
         tool = command.tool_name
@@ -130,7 +115,7 @@ def _effects_help() -> str:
     return "; ".join(f"'{e}' ({EFFECT_MEANINGS[e]})" for e in EFFECTS)
 
 
-def _check_command(program, command, builtins: dict) -> None:
+def _check_command(program, command) -> None:
     where = _where(command)
     effects = command.effects
     if effects is None:
@@ -154,7 +139,7 @@ def _check_command(program, command, builtins: dict) -> None:
             raise DefinitionError(f"{where}: {attr}= must be a function, got "
                                   f"{type(value).__name__}")
     _check_meta(where, command)
-    flags = _check_options(where, command, builtins)
+    _check_options(where, command)
     _check_arguments(where, command)
     _check_errors(where, command)
     if command.output is not None:
@@ -162,8 +147,6 @@ def _check_command(program, command, builtins: dict) -> None:
     if not isinstance(command.examples, list) or not all(isinstance(e, str) for e in command.examples):
         raise DefinitionError(f"{where}: examples must be a list of command-line strings, "
                               f"e.g. examples=['{program.name} {' '.join(command.path)}']")
-    for example in command.examples:
-        _check_example(program, command, example, flags, builtins)
 
 
 def _check_meta(where: str, item) -> None:
@@ -177,10 +160,9 @@ def _check_meta(where: str, item) -> None:
 
 # -- options -------------------------------------------------------------------------------
 
-def _check_options(where: str, command, builtins: dict) -> dict:
-    """Check options; return {flag: option} of every flag the command accepts (incl. --no-x)."""
+def _check_options(where: str, command) -> None:
+    """Check options and that no two share a spelling (long, short, --no-, old names)."""
     flags: dict[str, Option] = {}
-    shorts: dict[str, Option] = {}
     for key, option in command.options.items():
         if not isinstance(option, Option):
             raise DefinitionError(
@@ -193,8 +175,8 @@ def _check_options(where: str, command, builtins: dict) -> dict:
                 f"(the key skip_build is the flag --skip-build)"
                 + (f", e.g. '{fixed}'" if fixed else ""))
         at = f"{where}: option '{key}' ({option.flag})"
-        if option.flag in builtins:
-            reserved = ", ".join(f for f in builtins if f.startswith("--"))
+        if option.flag in GLOBAL_SPELLINGS:
+            reserved = ", ".join(f for f in GLOBAL_SPELLINGS if f.startswith("--"))
             raise DefinitionError(
                 f"{at} collides with the built-in {option.flag} ({reserved} are reserved); "
                 f"rename the option, e.g. '{key}_mode'")
@@ -214,22 +196,10 @@ def _check_options(where: str, command, builtins: dict) -> dict:
                                   f"e.g. env='{key.upper()}'")
         if option.placeholder is not None and not isinstance(option.placeholder, str):
             raise DefinitionError(f"{at}: placeholder= must be a string, e.g. '<{key}>'")
-        names = [option.flag]
-        if option.type == "boolean":
-            names.append("--no-" + option.flag[2:])
-        for alias in option.aliases:
-            if not isinstance(alias, str) or not alias.lstrip("-"):
-                raise DefinitionError(f"{at}: aliases must be flag names, e.g. aliases=['dest']")
-            names.append("--" + alias.lstrip("-").replace("_", "-"))
-        for name in names:
-            if name in builtins:
-                raise DefinitionError(f"{at}: {name} is a built-in flag; pick another name")
-            if name in flags:
-                raise DefinitionError(
-                    f"{at}: the flag {name} is also {flags[name].flag}'s; rename one of them")
-            flags[name] = option
+        if len(option.alias_flags) != len(option.aliases):
+            raise DefinitionError(f"{at}: aliases must be flag names, e.g. aliases=['dest']")
         if option.short is not None:
-            short = option.short.lstrip("-") if isinstance(option.short, str) else option.short
+            short = option.short
             if not isinstance(short, str) or len(short) != 1 or short not in _SHORT_CHARS:
                 raise DefinitionError(
                     f"{at}: short={option.short!r} must be one letter or digit, e.g. "
@@ -239,13 +209,18 @@ def _check_options(where: str, command, builtins: dict) -> dict:
                     f"{at}: short '-{short}' is reserved ("
                     f"{', '.join('-' + s for s in RESERVED_SHORTS)} is built in); pick another "
                     f"letter")
-            if short in shorts:
+        for name in option.spellings:
+            if name in GLOBAL_SPELLINGS:
+                raise DefinitionError(f"{at}: {name} is a built-in flag; pick another name")
+            if name in flags:
+                other = flags[name]
+                if name.startswith("--"):
+                    raise DefinitionError(
+                        f"{at}: the flag {name} is also {other.flag}'s; rename one of them")
                 raise DefinitionError(
-                    f"{at}: short '-{short}' is also used by {shorts[short].flag}; give one "
+                    f"{at}: short '{name}' is also used by {other.flag}; give one "
                     f"of them another letter")
-            shorts[short] = option
-            flags["-" + short] = option
-    return flags
+            flags[name] = option
 
 
 def _check_type(at: str, item, kind: str) -> None:
@@ -253,10 +228,10 @@ def _check_type(at: str, item, kind: str) -> None:
         raise DefinitionError(
             f"{at}: type={item.type!r} is not a known type; use one of: {', '.join(TYPES)}")
     choices = item.choices
-    if item.type == "list" and item.items not in _ITEM_TYPES:
+    if item.type == "list" and item.items not in ITEM_TYPES:
         raise DefinitionError(
             f"{at}: items={item.items!r} is not a list item type; use one of: "
-            f"{', '.join(_ITEM_TYPES)}")
+            f"{', '.join(ITEM_TYPES)}")
     wants_choices = item.type == "enum" or (item.type == "list" and item.items == "enum")
     if wants_choices and not choices:
         raise DefinitionError(
@@ -269,37 +244,9 @@ def _check_type(at: str, item, kind: str) -> None:
             raise DefinitionError(f"{at}: choices repeat a value; list each value once")
         if not all(isinstance(c, (str, int)) and not isinstance(c, bool) for c in choices):
             raise DefinitionError(f"{at}: choices must be strings (or integers)")
-    if item.default is not None:
-        problem = _default_problem(item)
-        if problem:
-            raise DefinitionError(f"{at}: default {item.default!r} {problem}")
-
-
-def _default_problem(item) -> str:
-    value = item.default
-    if item.type == "list":
-        if not isinstance(value, (list, tuple)):
-            return "is not a list; use a list, e.g. default=[]"
-        for element in value:
-            problem = _scalar_problem(item.items, element, item.choices)
-            if problem:
-                return f"has an element {element!r} that {problem}"
-        return ""
-    return _scalar_problem(item.type, value, item.choices)
-
-
-def _scalar_problem(type_: str, value, choices) -> str:
-    if type_ == "string" and not isinstance(value, str):
-        return f"is not a string; use e.g. default='{value}'"
-    if type_ == "integer" and (not isinstance(value, int) or isinstance(value, bool)):
-        return "is not an integer; use e.g. default=1"
-    if type_ == "number" and (not isinstance(value, (int, float)) or isinstance(value, bool)):
-        return "is not a number; use e.g. default=1.5"
-    if type_ == "boolean" and not isinstance(value, bool):
-        return "is not a boolean; use default=True or default=False"
-    if type_ == "enum" and value not in (choices or ()):
-        return f"is not one of the choices ({', '.join(map(str, choices or ()))}); pick one"
-    return ""
+    problem = item.default_problem()
+    if problem:
+        raise DefinitionError(f"{at}: default {item.default!r} {problem}")
 
 
 # -- arguments -----------------------------------------------------------------------------
@@ -353,7 +300,6 @@ def _check_arguments(where: str, command) -> None:
 
 
 def _check_errors(where: str, command) -> None:
-    from workbench.runtime.envelope import EXIT_CODES
     for entry in command.errors:
         if isinstance(entry, str) and entry:
             continue
@@ -456,211 +402,3 @@ def check_json_schema(schema, what: str = "schema", at: str = "") -> None:
         if not isinstance(value, dict) or not all(
                 isinstance(v, list) and all(isinstance(s, str) for s in v) for v in value.values()):
             raise DefinitionError(f"{here}: dependentRequired must map names to lists of names")
-
-
-# -- examples ------------------------------------------------------------------------------
-
-def split_example(line: str) -> list[str]:
-    """Split a command line the way a POSIX shell would (quotes and backslashes; no expansion)."""
-    tokens: list[str] = []
-    current: list[str] = []
-    in_token = False
-    quote = ""
-    i, n = 0, len(line)
-    while i < n:
-        c = line[i]
-        if quote == "'":
-            if c == "'":
-                quote = ""
-            else:
-                current.append(c)
-        elif quote == '"':
-            if c == '"':
-                quote = ""
-            elif c == "\\" and i + 1 < n and line[i + 1] in '"\\$`':
-                i += 1
-                current.append(line[i])
-            else:
-                current.append(c)
-        elif c in " \t\n":
-            if in_token:
-                tokens.append("".join(current))
-                current, in_token = [], False
-        elif c in "'\"":
-            quote, in_token = c, True
-        elif c == "\\" and i + 1 < n:
-            i += 1
-            current.append(line[i])
-            in_token = True
-        else:
-            current.append(c)
-            in_token = True
-        i += 1
-    if quote:
-        raise ValueError(f"unclosed {quote} quote")
-    if in_token:
-        tokens.append("".join(current))
-    return tokens
-
-
-def _nearest(word: str, candidates) -> list[str]:
-    try:
-        from workbench._text import nearest
-    except ImportError:  # the shared helper is not there yet
-        nearest = None
-    if nearest is not None:
-        return list(nearest(word, candidates))
-    import difflib
-    return difflib.get_close_matches(word, list(candidates), n=3, cutoff=0.6)
-
-
-def _check_example(program, command, example: str, flags: dict, builtins: dict) -> None:
-    where = _where(command)
-    path = " ".join(command.path)
-    head = f"{where}: example '{example}'"
-    try:
-        tokens = split_example(example)
-    except ValueError as error:
-        raise DefinitionError(f"{head} does not parse: {error}; close the quote") from None
-    expected = f"{program.name} {path}"
-    if not tokens or tokens[0] != program.name:
-        raise DefinitionError(f"{head} must start with the program name; write it as "
-                              f"'{expected} ...'")
-    node = program
-    index = 1
-    for part in command.path:
-        token = tokens[index] if index < len(tokens) else None
-        child = child_named(node, token) if token is not None else None
-        if child is None or child.path != node.path + (part,):
-            raise DefinitionError(f"{head} does not name the command; write it as "
-                                  f"'{expected} ...'")
-        node = child
-        index += 1
-    positionals = 0
-    given: set[str] = set()
-    rest = tokens[index:]
-    i = 0
-    only_positionals = False
-    while i < len(rest):
-        token = rest[i]
-        i += 1
-        if only_positionals or token == "-" or not token.startswith("-") or _is_number(token):
-            positionals += 1
-            continue
-        if token == "--":
-            only_positionals = True
-            continue
-        if token.startswith("--"):
-            flag, eq, value = token.partition("=")
-            if flag in builtins:
-                if builtins[flag] and not eq:  # a global flag that takes a value (--format)
-                    if i >= len(rest):
-                        raise DefinitionError(f"{head} gives {flag} no value; add one")
-                    i += 1
-                continue
-            option = flags.get(flag)
-            if option is None:
-                _unknown_flag(head, command, flag, flags, builtins)
-            given.add(option.key)
-            if option.type == "boolean":
-                if eq and value.lower() not in ("true", "false", "1", "0", "yes", "no"):
-                    raise DefinitionError(f"{head} gives {flag} the value {value!r}; it is a "
-                                          f"boolean flag — write {flag} or --no-{flag[2:]}")
-                continue
-            if not eq:
-                if i >= len(rest) or rest[i] in flags or rest[i] in builtins:
-                    raise DefinitionError(
-                        f"{head} gives {flag} no value; write {flag} {option.metavar}")
-                value = rest[i]
-                i += 1
-            _check_value(head, option, flag, value)
-            continue
-        # short flags: -t value, -tvalue, -abc (booleans)
-        chars = token[1:]
-        j = 0
-        while j < len(chars):
-            flag = "-" + chars[j]
-            if chars[j] in RESERVED_SHORTS:
-                j += 1
-                continue
-            option = flags.get(flag)
-            if option is None:
-                _unknown_flag(head, command, flag, flags, builtins)
-            given.add(option.key)
-            j += 1
-            if option.type == "boolean":
-                continue
-            value = chars[j:]
-            if not value:
-                if i >= len(rest) or rest[i] in flags or rest[i] in builtins:
-                    raise DefinitionError(
-                        f"{head} gives {flag} no value; write {flag} {option.metavar}")
-                value = rest[i]
-                i += 1
-            _check_value(head, option, flag, value)
-            break
-    variadic = any(a.variadic for a in command.arguments)
-    if positionals > len(command.arguments) and not variadic:
-        takes = len(command.arguments)
-        raise DefinitionError(
-            f"{head} passes {positionals} positional argument(s) but {path} takes {takes}"
-            + (": " + " ".join(a.metavar for a in command.arguments) if takes else "")
-            + "; remove the extra ones or quote a value that has spaces")
-    required_args = [a for a in command.arguments if a.required]
-    if positionals < len(required_args):
-        missing = required_args[positionals]
-        raise DefinitionError(f"{head} leaves out the required argument {missing.metavar}; "
-                              f"add it: '{example} {missing.metavar}'")
-    for option in command.options.values():
-        if option.required and option.key not in given and not option.env:
-            raise DefinitionError(
-                f"{head} leaves out the required {option.flag}; add "
-                f"'{option.flag} {option.metavar}' to the example")
-
-
-def _is_number(token: str) -> bool:
-    body = token[1:]
-    return bool(body) and body.replace(".", "", 1).isdigit()
-
-
-def _unknown_flag(head: str, command, flag: str, flags: dict, builtins: dict) -> None:
-    path = " ".join(command.path)
-    candidates = [f for f in flags if f.startswith("--")] + sorted(f for f in builtins if f.startswith("--"))
-    near = _nearest(flag, candidates) if flag.startswith("--") else []
-    if near:
-        fix = f"did you mean {near[0]}?"
-    elif command.options:
-        fix = "its flags are " + ", ".join(o.flag for o in command.options.values())
-    else:
-        fix = f"{path} takes no options"
-    raise DefinitionError(f"{head} uses {flag}, which {path} does not have; {fix}")
-
-
-def _check_value(head: str, option, flag: str, value: str) -> None:
-    if option.sensitive:
-        if not (value.startswith("$") or (value.startswith("<") and value.endswith(">"))):
-            env = f"${option.env}" if option.env else option.metavar
-            raise DefinitionError(
-                f"{head} writes a literal value for the sensitive {flag}; examples are shown "
-                f"to everyone — write '{flag} {env}' instead")
-        return
-    type_ = option.items if option.type == "list" else option.type
-    if value.startswith("<") and value.endswith(">"):
-        return  # a placeholder
-    if type_ == "integer":
-        try:
-            int(value)
-        except ValueError:
-            raise DefinitionError(f"{head} gives {flag} {value!r}, which is not an integer; "
-                                  f"write a whole number, e.g. {flag} 3") from None
-    elif type_ == "number":
-        try:
-            float(value)
-        except ValueError:
-            raise DefinitionError(f"{head} gives {flag} {value!r}, which is not a number; "
-                                  f"write e.g. {flag} 1.5") from None
-    elif type_ == "enum":
-        if value not in [str(c) for c in option.choices or ()]:
-            raise DefinitionError(
-                f"{head} gives {flag} {value!r}, which is not one of its choices "
-                f"({', '.join(map(str, option.choices or ()))}); use one of those")

@@ -8,6 +8,8 @@ the standard library's cheapest parts: it is on every CLI start-up path.
 
 from __future__ import annotations
 
+from workbench.declaration.params import TYPES, Argument, Option  # noqa: F401 (re-exported)
+
 EFFECTS = ("read_only", "idempotent", "non_idempotent", "withheld")
 """Declared effects a command may have; adapters also use "undeclared"."""
 
@@ -19,16 +21,23 @@ EFFECT_MEANINGS = {
     "undeclared": "effects not declared (adapted program); treat as unsafe",
 }
 
-TYPES = ("string", "integer", "number", "boolean", "enum", "list")
-
-RESERVED_COMMANDS = ("help", "completion", "mcp")
-RESERVED_OPTIONS = ("json", "help", "schema", "version", "debug", "format", "progress")
-RESERVED_SHORTS = ("h",)
+EXIT_CODES = {
+    0: ("ok", "the command did what was asked"),
+    1: ("failure", "the command ran and failed; see error.code"),
+    2: ("usage", "refused before running: fix the command line (see error.fix)"),
+    3: ("not_found", "what was asked for does not exist"),
+    4: ("action_required", "needs a decision: run one of `next` once it is made"),
+    5: ("conflict", "a precondition or conflict stopped it; re-read state, then retry"),
+    6: ("retry_later", "temporarily refused; retry later"),
+    7: ("unavailable", "a dependency was unavailable or timed out"),
+    8: ("partial", "some items succeeded and some failed; see succeeded/failed"),
+    130: ("interrupted", "interrupted (Ctrl-C)"),
+    141: ("output_closed", "the reader closed standard output; nothing more was written"),
+}
+"""Exit code -> (name, meaning): the contract's table. It only grows."""
 
 MAX_TOOL_NAME = 40
 
-_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
-_KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 
 
 class DefinitionError(ValueError):
@@ -48,88 +57,6 @@ class Fail(Exception):
         self.exit = exit
         self.fix = fix
         self.retryable = retryable
-
-
-def _check_name(kind: str, name, where: str) -> None:
-    if not isinstance(name, str) or not name or not set(name) <= _NAME_CHARS \
-            or name[0] == "-" or name[-1] == "-":
-        raise DefinitionError(
-            f"{where}: {kind} name {name!r} is not valid; use lowercase letters, digits "
-            f"and inner hyphens, e.g. 'deploy' or 'list-all'")
-
-
-class Option:
-    """A named input: the key `skip_build` is the flag `--skip-build` and the MCP property `skip_build`."""
-
-    __slots__ = ("key", "type", "description", "required", "default", "choices", "env",
-                 "short", "sensitive", "placeholder", "since", "deprecated", "replaced_by",
-                 "aliases", "items")
-
-    def __init__(self, type: str = "string", description: str = "", required: bool = False,
-                 default=None, choices=None, env: str | None = None, short: str | None = None,
-                 sensitive: bool = False, placeholder: str | None = None, *,
-                 since: str | None = None, deprecated: str | bool | None = None,
-                 replaced_by: str | None = None, aliases=(), items: str = "string"):
-        self.key = ""
-        self.type = type
-        self.description = description
-        self.required = required
-        self.default = default
-        self.choices = list(choices) if choices is not None else None
-        self.env = env
-        self.short = short
-        self.sensitive = sensitive
-        self.placeholder = placeholder
-        self.since = since
-        self.deprecated = deprecated
-        self.replaced_by = replaced_by
-        self.aliases = tuple(aliases)
-        self.items = items
-
-    @property
-    def flag(self) -> str:
-        """The long flag, e.g. `--skip-build`."""
-        return "--" + self.key.replace("_", "-")
-
-    @property
-    def metavar(self) -> str:
-        """What stands for the value in help and fixes, e.g. `<target>`."""
-        return self.placeholder or "<" + self.key.replace("_", "-") + ">"
-
-    def __repr__(self) -> str:
-        return f"Option({self.flag}, type={self.type!r})"
-
-
-class Argument:
-    """A positional input. `variadic` takes the rest; `stdin` accepts `-` to read standard input."""
-
-    __slots__ = ("name", "type", "description", "required", "variadic", "stdin", "items",
-                 "sensitive", "choices", "default")
-
-    def __init__(self, name: str, type: str = "string", description: str = "",
-                 required: bool = True, variadic: bool = False, stdin: bool = False, *,
-                 choices=None, default=None, items: str = "string"):
-        self.name = name
-        self.type = type
-        self.description = description
-        self.required = required
-        self.variadic = variadic
-        self.stdin = stdin
-        self.choices = list(choices) if choices is not None else None
-        self.default = default
-        self.items = items
-        self.sensitive = False
-
-    @property
-    def key(self) -> str:
-        return self.name.replace("-", "_")
-
-    @property
-    def metavar(self) -> str:
-        return "<" + self.name + ">" + ("..." if self.variadic else "")
-
-    def __repr__(self) -> str:
-        return f"Argument({self.name!r}, type={self.type!r})"
 
 
 class Command:
@@ -260,10 +187,10 @@ class Program:
 
     def tool(self, tool_name: str) -> Command | None:
         """The command whose MCP tool name is `tool_name`, or None."""
-        for command in self.walk():
-            if command.tool_name == tool_name:
-                return command
-        return None
+        tools = self.__dict__.get("_tools")
+        if tools is None:
+            tools = self._tools = {command.tool_name: command for command in self.walk()}
+        return tools.get(tool_name)
 
     def __repr__(self) -> str:
         return f"Program({self.name!r}, {len(list(self.walk()))} commands)"

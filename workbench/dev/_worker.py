@@ -49,7 +49,7 @@ def _run(args) -> None:
             pass
         sys.stdin = None
     program = _load(opts["file"], opts.get("source"), opts.get("program"))
-    from workbench.runtime.pipeline import run
+    from workbench.entry import run
     run(program, argv)
 
 

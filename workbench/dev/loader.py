@@ -267,6 +267,14 @@ def exec_file(file: str, source: str | None = None, *, program_name: str | None 
     if isinstance(found, LoadError):
         loaded.error = found
     else:
+        from workbench.declaration.model import DefinitionError
+        from workbench.runtime.checks import ensure_checked
+        try:
+            ensure_checked(found[1])   # examples, parsed by the one parser
+        except DefinitionError as exc:
+            loaded.error = LoadError("definition", f"DefinitionError: {exc}",
+                                     f"DefinitionError: {exc}\n", None)
+            return _done(loaded, started)
         loaded.name, loaded.program = found
         try:
             loaded.program.source = file

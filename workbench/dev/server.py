@@ -20,7 +20,6 @@ import threading
 import time
 
 INTERNAL_CLIENT = "burgee-dev"
-HIDDEN = "\u2022\u2022\u2022\u2022"
 RESULT_PREVIEW = 2000
 
 
@@ -85,15 +84,11 @@ def _progress_reader(on_progress):
     return on_line
 
 
-def redact(command, arguments):
-    """A copy of tool arguments with sensitive values hidden."""
-    if not isinstance(arguments, dict):
-        return arguments
-    sensitive = set()
-    if command is not None:
-        sensitive = {key for key, option in command.options.items() if option.sensitive}
-        sensitive |= {a.key for a in command.arguments if getattr(a, "sensitive", False)}
-    return {key: (HIDDEN if key in sensitive else value) for key, value in arguments.items()}
+def redact(program, command, arguments):
+    """A copy of tool arguments with every sensitive value masked (the one policy,
+    `workbench.runtime.redact`), also under a misspelt key or tool name."""
+    from workbench.runtime.redact import Redactor, secrets_in_arguments
+    return Redactor(secrets_in_arguments(program, command, arguments)).value(arguments)
 
 
 class DevServer:
@@ -166,7 +161,7 @@ class DevServer:
         entry = TrafficEntry(at=record.get("at", time.time()),
                              client=record.get("client") or "unknown",
                              session=record.get("session"), method=record.get("method", "?"),
-                             tool=tool, arguments=redact(command, record.get("arguments")),
+                             tool=tool, arguments=redact(program, command, record.get("arguments")),
                              result=result, is_error=bool(record.get("is_error")),
                              seconds=record.get("seconds", 0.0), error=record.get("error"))
         self.bench.record_traffic(entry)

@@ -159,8 +159,7 @@ class ProgramServer:
             doc = _envelope.failure("internal", f"{type(error).__name__}: {error}", exit=1,
                                     hint="the MCP server failed to run the command; "
                                          "run it on the command line with --debug")
-            doc["meta"] = {"schema_version": program.schema_version}
-            return _result(doc, False)
+            return _result(_envelope.stamp(doc, program.schema_version), False)
 
     async def _on_call_tool(self, ctx, params):
         return mcp_types.CallToolResult.model_validate(await self._call(ctx, params))
@@ -427,8 +426,7 @@ def unknown_tool(program, name) -> dict:
     else:
         doc = _envelope.failure("unknown_tool", f"no tool named {shown!r}",
                                 exit=_envelope.EXIT_USAGE, hint=listing)
-    doc["meta"] = {"schema_version": program.schema_version}
-    return doc
+    return _envelope.stamp(doc, program.schema_version)
 
 
 def _client_name(ctx):

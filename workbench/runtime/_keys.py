@@ -30,8 +30,13 @@ def store_path(environ) -> str:
 
 
 def _connect(path):
+    """The store, created private: the folder 0700, the file 0600 (it holds results)."""
     import sqlite3
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    folder = os.path.dirname(path)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    if os.stat(path).st_mode & 0o077:
+        os.chmod(path, 0o600)
     connection = sqlite3.connect(path, timeout=30, isolation_level=None)
     for attempt in range(200):   # creating the table can race another process's first use
         try:

@@ -11,11 +11,8 @@ fixes (a `$ENV` reference or the placeholder stands in).
 
 from __future__ import annotations
 
+from workbench.declaration.params import TRUE_WORDS, number_token
 from workbench.runtime import envelope as _envelope
-
-_KINDS = {"string": "a string", "integer": "an integer", "number": "a number",
-          "boolean": "a boolean", "enum": "one of the choices", "list": "a list"}
-
 
 def _inputs(command) -> dict:
     """Property name -> Option or Argument, options first, in declaration order."""
@@ -39,9 +36,7 @@ def _scalar_token(value) -> str:
         return "true"
     if value is False:
         return "false"
-    if isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 53:
-        return str(int(value))
-    return str(value)
+    return number_token(value)
 
 
 def to_argv(command, arguments: dict | None) -> list[str]:
@@ -65,9 +60,8 @@ def to_argv(command, arguments: dict | None) -> list[str]:
             continue
         flag = item.flag
         if item.type == "boolean":
-            truthy = value if isinstance(value, bool) else \
-                str(value).lower() in ("true", "1", "yes", "on")
-            argv.append(flag if truthy else "--no-" + flag[2:])
+            truthy = value if isinstance(value, bool) else str(value).lower() in TRUE_WORDS
+            argv.append(flag if truthy else item.negation or f"{flag}=false")
             continue
         values = value if isinstance(value, (list, tuple)) else [value]
         for one in values:
@@ -156,60 +150,6 @@ def _shown(item, value) -> str:
     return f"{_kind_of(value)} {text}"
 
 
-def _fits(kind: str, value, choices) -> bool:
-    if kind == "string":
-        return isinstance(value, str)
-    if kind == "integer":
-        return (isinstance(value, int) and not isinstance(value, bool)) or \
-            (isinstance(value, float) and value.is_integer())
-    if kind == "number":
-        return isinstance(value, (int, float)) and not isinstance(value, bool) \
-            and value == value and value not in (float("inf"), float("-inf"))
-    if kind == "boolean":
-        return isinstance(value, bool)
-    if kind == "enum":
-        return not isinstance(value, bool) and value in (choices or ())
-    return isinstance(value, str)
-
-
-def _coerce(kind: str, value, choices):
-    """The value the caller most likely meant, in the right type, or None."""
-    if kind == "enum":
-        text = str(value)
-        for choice in choices or ():
-            if str(choice) == text:
-                return choice
-        from workbench._text import nearest
-        close = nearest(text, [str(c) for c in choices or ()], n=1)
-        if close:
-            for choice in choices:
-                if str(choice) == close[0]:
-                    return choice
-        return None
-    if isinstance(value, str):
-        text = value.strip()
-        try:
-            if kind == "integer":
-                return int(text)
-            if kind == "number":
-                number = float(text)
-                return int(number) if text.lstrip("-").isdigit() else number
-        except ValueError:
-            return None
-        if kind == "boolean":
-            low = text.lower()
-            if low in ("true", "1", "yes", "on"):
-                return True
-            if low in ("false", "0", "no", "off"):
-                return False
-        return None
-    if kind == "string" and isinstance(value, (int, float)) and not isinstance(value, bool):
-        return _scalar_token(value)
-    if kind in ("integer", "number") and isinstance(value, bool):
-        return None
-    return None
-
-
 def _slot(item) -> str:
     """What stands in for a value the caller must supply (never a real secret)."""
     env = getattr(item, "env", None)
@@ -220,28 +160,25 @@ def _slot(item) -> str:
 
 def _check_value(item, value):
     """None if `value` fits `item`, else (code, what it expects, the corrected value or None)."""
-    many = item.type == "list" or getattr(item, "variadic", False)
-    kind = item.items if item.type == "list" else item.type
-    choices = item.choices
-    expects = ("one of: " + ", ".join(map(str, choices or ()))) if kind == "enum" \
-        else _KINDS.get(kind, kind)
-    if not many:
-        one = _check_value_one(kind, value, choices)
+    kind = item.value_type
+    expects = item.describe()
+    if not item.many:
+        one = _check_value_one(kind, value)
         return None if one is None else (one[0], expects, one[1])
     values = value if isinstance(value, list) else [value]
-    results = [_check_value_one(kind, v, choices) for v in values]
+    results = [_check_value_one(kind, v) for v in values]
     if isinstance(value, list) and not any(results):
         return None
     code = next((r[0] for r in results if r), "invalid_value")
     corrected = [v if r is None else r[1] for v, r in zip(values, results)]
-    return code, "a list, each " + expects, corrected
+    return code, expects, corrected
 
 
-def _check_value_one(kind, value, choices):
-    if _fits(kind, value, choices):
+def _check_value_one(kind, value):
+    if kind.fits(value):
         return None
-    corrected = _coerce(kind, value, choices)
-    code = "invalid_choice" if kind == "enum" and not isinstance(value, (list, dict)) \
+    corrected = kind.coerce(value)
+    code = "invalid_choice" if kind.name == "enum" and not isinstance(value, (list, dict)) \
         else "invalid_value"
     return code, corrected
 
@@ -265,10 +202,8 @@ def check_arguments(command, arguments) -> dict | None:
                                    f"{_kind_of(arguments)}", "send an object of properties")],
                         _placeholders(command, {}))
     fixed: dict = {}
-    aliases = {}
-    for item in command.options.values():
-        for alias in getattr(item, "aliases", ()):
-            aliases[alias.replace("-", "_")] = item.key
+    aliases = {alias[2:].replace("-", "_"): item.key for item in command.options.values()
+               for alias in item.alias_flags}
     for key, value in arguments.items():
         item = inputs.get(key)
         if item is None:
@@ -310,9 +245,7 @@ def check_arguments(command, arguments) -> dict | None:
         if not needed:
             continue
         kind = "missing_option" if _is_option(command, item) else "missing_argument"
-        what = _KINDS.get(item.type, item.type)
-        if item.type == "enum":
-            what = "one of: " + ", ".join(map(str, item.choices or ()))
+        what = item.describe()
         problems.append((kind, f"'{label}' needs property {key!r} ({what}"
                          + (f": {item.description}" if item.description else "") + ")",
                          f"add {key!r}"))
@@ -350,6 +283,4 @@ def _refusal(command, problems, fixed) -> dict:
                             hint="; ".join(dict.fromkeys(hints)) or None,
                             fix=_envelope.encode(fixed))
     program = getattr(command, "program", None)
-    if program is not None:
-        doc["meta"] = {"schema_version": program.schema_version}
-    return doc
+    return _envelope.stamp(doc, program.schema_version) if program is not None else doc

@@ -1,25 +1,18 @@
-"""The one place that builds envelopes and encodes them; every transport prints these bytes."""
+"""The one place that builds envelopes, stamps their meta, encodes them and renders them as text.
+
+Every transport prints these bytes: a result, a `Fail`, a refusal, an action required or an
+exception becomes an envelope here and nowhere else.
+"""
 
 from __future__ import annotations
 
-EXIT_CODES = {
-    0: ("ok", "the command did what was asked"),
-    1: ("failure", "the command ran and failed; see error.code"),
-    2: ("usage", "refused before running: fix the command line (see error.fix)"),
-    3: ("not_found", "what was asked for does not exist"),
-    4: ("action_required", "needs a decision: run one of `next` once it is made"),
-    5: ("conflict", "a precondition or conflict stopped it; re-read state, then retry"),
-    6: ("retry_later", "temporarily refused; retry later"),
-    7: ("unavailable", "a dependency was unavailable or timed out"),
-    8: ("partial", "some items succeeded and some failed; see succeeded/failed"),
-    130: ("interrupted", "interrupted (Ctrl-C)"),
-    141: ("output_closed", "the reader closed standard output; nothing more was written"),
-}
-"""Exit code -> (name, meaning). This table only grows."""
+from workbench.declaration.model import EXIT_CODES  # noqa: F401 (the contract's table)
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_ACTION = 0, 1, 2, 3, 4
 EXIT_CONFLICT, EXIT_RETRY, EXIT_UNAVAILABLE, EXIT_PARTIAL = 5, 6, 7, 8
 EXIT_INTERRUPTED, EXIT_PIPE = 130, 141
+
+DEBUG_HINT = "run again with --debug to see the traceback"
 
 
 def success(data, meta: dict | None = None) -> dict:
@@ -50,6 +43,28 @@ def failure(code: str, message: str, exit: int = 1, hint: str | None = None,
     return doc
 
 
+def from_fail(fail, fix: str | None) -> dict:
+    """A handler's `Fail` as an envelope: code, message, exit, hint, fix, retryable, details."""
+    return failure(fail.code, fail.message, exit=fail.exit, hint=fail.hint, fix=fix,
+                   retryable=fail.retryable, **fail.details)
+
+
+def from_refusal(refusal, fix: str | None) -> dict:
+    """A usage refusal (exit 2) as an envelope; `fix` is the runnable command line."""
+    return failure(refusal.code, refusal.message, exit=refusal.exit, hint=refusal.hint, fix=fix)
+
+
+def internal(error: BaseException, debug: bool) -> dict:
+    """An unexpected exception as an `internal` failure (exit 1); no traceback in it."""
+    return failure("internal", f"{type(error).__name__}: {error}", exit=EXIT_FAILURE,
+                   hint=None if debug else DEBUG_HINT)
+
+
+def interrupted() -> dict:
+    """Ctrl-C (exit 130)."""
+    return failure("interrupted", "interrupted", exit=EXIT_INTERRUPTED)
+
+
 def action_required(reason: str, message: str, next: list, meta: dict | None = None) -> dict:
     """`{"ok":false,"status":"action_required",...}`; exit 4."""
     doc = {"ok": False, "status": "action_required", "reason": reason, "message": message,
@@ -57,6 +72,14 @@ def action_required(reason: str, message: str, next: list, meta: dict | None = N
                                    "message": message}}
     if meta:
         doc["meta"] = meta
+    return doc
+
+
+def stamp(doc: dict, schema_version: str) -> dict:
+    """Put the program's `schema_version` last in `meta` (it reads as a footer)."""
+    meta = doc.setdefault("meta", {})
+    meta.pop("schema_version", None)
+    meta["schema_version"] = schema_version
     return doc
 
 
@@ -68,6 +91,106 @@ def exit_code(doc: dict) -> int:
         return EXIT_PARTIAL
     return doc["error"]["exit"]
 
+
+def stream_end(doc: dict, count: int) -> dict:
+    """The `@end` record closing an NDJSON stream, from the envelope the stream ended with."""
+    code = exit_code(doc)
+    end: dict = {"ok": doc["ok"] is True, "count": count, "exit": code}
+    if doc["ok"] is not True:
+        end["error"] = doc["error"]
+        if doc.get("next"):
+            end["next"] = doc["next"]
+    return end
+
+
+# -- text for a person ---------------------------------------------------------------------
+
+def render_problem(doc: dict) -> str:
+    """An error or action-required envelope as the lines a person reads on stderr."""
+    if doc.get("status") == "action_required":
+        lines = [f"action required: {doc['message']}"]
+        for step in doc["next"]:
+            lines.append(f"next: {step['command']}" + (f"   # {step['when']}"
+                                                      if step.get("when") else ""))
+        return "\n".join(lines) + "\n"
+    error = doc["error"]
+    lines = [f"error: {error['message']}"]
+    if error.get("hint"):
+        lines.append(f"hint: {error['hint']}")
+    if error.get("fix"):
+        lines.append(f"next: {error['fix']}")
+    return "\n".join(lines) + "\n"
+
+
+def render(doc: dict, text=None) -> tuple[str, str]:
+    """(stdout, stderr) a person reads for a finished envelope; `text(data)` where declared."""
+    if doc["ok"] is not True and doc["ok"] != "partial" and "data" not in doc:
+        return "", render_problem(doc)
+    meta = doc.get("meta", {})
+    err = "".join(f"warning: {warning}\n" for warning in meta.get("warnings", ()))
+    data = doc.get("data")
+    out = text(data) if text is not None else default_text(data)
+    if out and not out.endswith("\n"):
+        out += "\n"
+    if doc.get("ok") is not True:
+        failed = len(doc["data"].get("failed", ()))
+        err += f"{len(doc['data'].get('succeeded', ()))} succeeded, {failed} failed\n"
+    for step in doc.get("next", ()):
+        err += f"next: {step['command']}   # {step['when']}\n"
+    truncated = meta.get("truncated")
+    if truncated:
+        err += (f"{truncated['omitted']} more not shown ({truncated['reason']}); "
+                f"next: {truncated['next']}\n")
+    return out or "", err
+
+
+def default_text(data) -> str:
+    """A tidy human rendering of returned data: scalars as is, dicts as aligned lines, lists as rows."""
+    if data is None:
+        return ""
+    if isinstance(data, str):
+        return data
+    if isinstance(data, dict):
+        if not data:
+            return ""
+        width = max(len(str(key)) for key in data)
+        return "\n".join(f"{str(key).ljust(width)}  {cell(value)}" for key, value in data.items())
+    if isinstance(data, list):
+        if not data:
+            return "(none)"
+        if all(isinstance(item, dict) for item in data):
+            columns = list(dict.fromkeys(key for item in data for key in item))
+            rows = [[cell(item.get(c, "")) for c in columns] for item in data]
+            widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(columns)]
+            lines = ["  ".join(c.upper().ljust(w) for c, w in zip(columns, widths)).rstrip()]
+            lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in rows]
+            return "\n".join(lines)
+        return "\n".join(cell(item) for item in data)
+    if data is True or data is False:
+        return "true" if data else "false"
+    return str(data)
+
+
+def one_line(item) -> str:
+    """One streamed item as a line of text."""
+    if isinstance(item, dict):
+        return "  ".join(cell(v) for v in item.values())
+    return cell(item)
+
+
+def cell(value) -> str:
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dict, list)):
+        return encode(value)
+    return str(value)
+
+
+# -- bytes ---------------------------------------------------------------------------------
 
 _encoder = None
 

@@ -1,19 +1,15 @@
-"""argv -> Request, or a Refusal that names the fix. Pure: reads the model and the environment."""
+"""argv -> Request, or a Refusal that names the fix. Pure: reads the model and the environment.
+
+One parser for everything: a program's own commands, the built-in commands and the global
+flags (both declared as data in `workbench.declaration.builtins`), and the examples the
+definition checks parse (`placeholders=True` lets `<slot>` and `$ENV` stand for values).
+"""
 
 from __future__ import annotations
 
-from workbench.declaration.model import RESERVED_COMMANDS, child_named
-
-GLOBAL_FLAGS = {"--json": "json", "--debug": "debug", "--help": "help", "-h": "help",
-                "--schema": "schema", "--version": "version", "--progress": "progress"}
-"""Flags every command accepts, anywhere before `--`."""
-
-GLOBAL_VALUE_FLAGS = {"--format": "format"}
-"""Global flags that take a value (`--format ndjson`)."""
-
-_TRUE = ("true", "1", "yes", "on")
-_FALSE = ("false", "0", "no", "off")
-
+from workbench.declaration.builtins import GLOBAL_OPTIONS, GLOBAL_SPELLINGS, find_builtin
+from workbench.declaration.model import child_named
+from workbench.declaration.params import FALSE_WORDS, TRUE_WORDS
 
 class Refusal(Exception):
     """A usage refusal (exit 2): `fix` is the corrected argv after the program name."""
@@ -39,17 +35,21 @@ class Values(dict):
                 from None
 
 
+def _default_flags() -> dict:
+    return {key: (False if option.type == "boolean" else None)
+            for key, option in GLOBAL_OPTIONS.items()}
+
+
 class Request:
-    """What argv asked for: a node (program, group or command), global flags, parsed inputs."""
+    """What argv asked for: a node (program, group or command) or a built-in, global flags,
+    parsed inputs."""
 
     def __init__(self):
-        self.flags = {"json": False, "debug": False, "help": False, "schema": False,
-                      "version": False, "progress": False, "format": None}
+        self.flags = _default_flags()
         self.node = None
         self.command = None
         self.path: list[str] = []
-        self.builtin: str | None = None
-        self.rest: list[str] = []
+        self.builtin = None           # a Builtin (workbench.declaration.builtins) or None
         self.options = Values()
         self.args = Values()
         self.provenance: dict = {}
@@ -63,53 +63,79 @@ class Request:
         return self.flags["json"]
 
 
-def split_globals(argv):
-    """Remove global flags before `--`; returns (flags, remaining argv, error or None)."""
-    flags = Request().flags
-    rest = []
+def split_globals(argv) -> tuple:
+    """Take the global flags out of argv (before `--`): (flags, remaining argv).
+
+    Refuses a global flag's bad value (`--format bogus`) as any option's would be refused."""
+    flags = _default_flags()
+    rest: list[str] = []
     i = 0
     while i < len(argv):
         token = argv[i]
         if token == "--":
             rest.extend(argv[i:])
             break
-        name = GLOBAL_FLAGS.get(token)
-        if name is not None:
-            flags[name] = True
-        elif token.split("=", 1)[0] in GLOBAL_VALUE_FLAGS:
-            flag, eq, value = token.partition("=")
-            if not eq:
-                if i + 1 >= len(argv) or argv[i + 1].startswith("-"):
-                    return flags, rest, (flag, None)
-                i += 1
-                value = argv[i]
-            flags[GLOBAL_VALUE_FLAGS[flag]] = value
-        else:
+        flag, eq, inline = token.partition("=")
+        option = GLOBAL_SPELLINGS.get(flag if token.startswith("--") else token)
+        if option is None:
             rest.append(token)
-        i += 1
-    return flags, rest, None
+            i += 1
+            continue
+        if option.type == "boolean":
+            if eq:
+                rest.append(token)   # `--json=x`: not a global spelling; the command refuses it
+            else:
+                flags[option.key] = True
+            i += 1
+            continue
+        if eq:
+            raw, width = inline, 1
+        elif i + 1 < len(argv) and not argv[i + 1].startswith("-"):
+            raw, width = argv[i + 1], 2
+        else:
+            fix = rest + [option.flag, str(option.choices[0])] + argv[i + 1:]
+            raise Refusal("missing_value", f"{option.flag} needs a value ({option.describe()})",
+                          hint=f"e.g. {option.flag} {option.choices[-1]}", fix=fix)
+        try:
+            flags[option.key] = option.convert(raw)
+        except ValueError:
+            from workbench._text import nearest
+            close = nearest(raw, [str(c) for c in option.choices], n=1)
+            fixed = close[0] if close else str(option.choices[0])
+            raise Refusal("invalid_choice", f"{option.flag} must be {option.describe()}; "
+                          f"got {_shown_raw(raw)}",
+                          hint=f"did you mean {fixed}?" if close else None,
+                          fix=rest + [option.flag, fixed] + argv[i + width:]) from None
+        i += width
+    return flags, rest
 
 
-def parse(program, argv, environ) -> Request:
-    """Resolve argv against the program. Raises Refusal with a fix on bad input."""
+def _clip(text: str) -> str:
+    """A caller's token, cut short when long (a 1 MB token never lands in a message whole)."""
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _shown_raw(raw: str) -> str:
+    return repr(_clip(raw))
+
+
+def parse(program, argv, environ, *, placeholders: bool = False) -> Request:
+    """Resolve argv against the program. Raises Refusal with a fix on bad input.
+
+    `placeholders=True` (examples) accepts `<slot>` and `$ENV` for any value."""
     request = Request()
-    flags, argv, bad = split_globals(list(argv))
-    request.flags = flags
-    if bad:
-        fix = argv + [bad[0], "json"]
-        raise Refusal("missing_value", f"{bad[0]} needs a value: json or ndjson",
-                      hint="e.g. --format ndjson", fix=fix)
+    request.flags, argv = split_globals(list(argv))
+    flags = request.flags
     node = program
     i = 0
     while node.is_group and i < len(argv) and argv[i] != "--" and not argv[i].startswith("-"):
         name = argv[i]
         child = child_named(node, name)
         if child is None:
-            if node is program and name in RESERVED_COMMANDS:
-                request.builtin = name
-                request.rest = argv[i + 1:]
-                request.node = program
-                return request
+            if node is program:
+                builtin, used = find_builtin(argv)
+                if builtin is not None:
+                    return _parse_builtin(request, builtin, argv, used, environ)
             _refuse_unknown_command(program, node, name, argv, i)
         node = child
         request.path.append(child.name)
@@ -117,28 +143,52 @@ def parse(program, argv, environ) -> Request:
     request.node = node
     if node.is_group:
         if i < len(argv) and argv[i] != "--" and not (flags["help"] or flags["schema"]):
-            rest = argv[i:]
-            named = [t for t in rest if child_named(node, t) is not None]
-            if named:   # `tool -t x deploy`: the command came after its options
-                rest.remove(named[0])
-                fix = request.path + [named[0]] + rest
-            else:
-                fix = request.path + ["<command>"] + rest
-            raise Refusal("unknown_option",
-                          f"{argv[i]} is not an option of '{_where(program, node)}'; "
-                          f"options go after a command",
-                          hint="commands: " + ", ".join(_visible_names(node)), fix=fix)
+            _refuse_options_before_command(program, node, request.path, argv[i:])
         return request
     request.command = node
     if flags["help"] or flags["schema"] or node.run is None and node.adapter is None:
         return request
     try:
-        _parse_command(request, node, argv[i:], environ)
+        _parse_command(request, node, argv[i:], environ, placeholders)
     except Refusal as refusal:
         if refusal.fix is not None:
             refusal.fix = argv[:i] + list(refusal.fix)
         raise
     return request
+
+
+def _parse_builtin(request, builtin, argv, used, environ):
+    request.builtin = builtin
+    request.node = builtin
+    request.path = list(builtin.path)
+    if request.flags["help"]:
+        return request
+    try:
+        _parse_command(request, builtin, argv[used:], environ, False)
+    except Refusal as refusal:
+        if refusal.fix is not None:
+            refusal.fix = list(builtin.path) + list(refusal.fix)
+        raise
+    return request
+
+
+def _refuse_options_before_command(program, node, path, rest):
+    """`tool -t x deploy`: the command came after its options; move it in front of them."""
+    named: list[str] = []
+    at = node
+    for token in rest:
+        child = child_named(at, token) if at.is_group and not token.startswith("-") else None
+        if child is not None:
+            named.append(token)
+            at = child
+    remaining = list(rest)
+    for token in named:
+        remaining.remove(token)
+    fix = path + (named if named else ["<command>"]) + remaining
+    raise Refusal("unknown_option",
+                  f"{_clip(rest[0])} is not an option of '{_where(program, node)}'; "
+                  f"options go after a command",
+                  hint="commands: " + ", ".join(_visible_names(node)), fix=fix)
 
 
 def _where(program, node) -> str:
@@ -154,7 +204,8 @@ def _refuse_unknown_command(program, node, name, argv, i):
     names = _visible_names(node)
     aliases = [a for child in node.commands if not child.hidden for a in child.aliases]
     close = nearest(name, names + aliases)
-    message = f"unknown command '{name}' in '{' '.join([program.name] + list(argv[:i]))}'"
+    message = f"unknown command '{_clip(name)}' in " \
+              f"'{' '.join([program.name] + list(argv[:i]))}'"
     if close:
         hint = "did you mean: " + ", ".join(close) + "? (not run: check, then run it yourself)"
         fix = argv[:i] + [close[0]] + argv[i + 1:]
@@ -165,19 +216,17 @@ def _refuse_unknown_command(program, node, name, argv, i):
 
 
 def flag_table(command) -> dict:
-    """`--flag`/`-s`/`--no-flag`/old aliases -> (option, negated, alias_used)."""
-    table = command.__dict__.get("_flag_table")
+    """Every spelling the command accepts -> (option, negated, old name used or None)."""
+    table = command.__dict__.get("_flag_table") if hasattr(command, "__dict__") else None
     if table is None:
         table = {}
         for option in command.options.values():
-            table[option.flag] = (option, False, None)
-            if option.short:
-                table["-" + option.short] = (option, False, None)
-            for alias in option.aliases:
-                table["--" + alias.replace("_", "-")] = (option, False, alias)
-            if option.type == "boolean":
-                table["--no-" + option.flag[2:]] = (option, True, None)
-        command._flag_table = table
+            for spelling, (negated, alias) in option.spellings.items():
+                table.setdefault(spelling, (option, negated, alias))
+        try:
+            command._flag_table = table
+        except AttributeError:   # a Builtin (slots): small enough to rebuild
+            pass
     return table
 
 
@@ -186,7 +235,12 @@ def _looks_negative_number(token: str) -> bool:
     return bool(body) and body.replace(".", "", 1).isdigit()
 
 
-def _parse_command(request, command, tokens, environ):
+def _is_slot(raw: str) -> bool:
+    return (raw.startswith("<") and raw.endswith(">") and len(raw) > 2) or \
+        (raw.startswith("$") and len(raw) > 1)
+
+
+def _parse_command(request, command, tokens, environ, placeholders=False):
     table = flag_table(command)
     values: dict = {}
     where: dict = {}
@@ -214,9 +268,9 @@ def _parse_command(request, command, tokens, environ):
             entry = table.get(token[:2])
             if entry is not None:
                 flag, eq, inline = token[:2], "=", token[2:]
-                if entry[0].type == "boolean":   # -yv: a cluster of boolean shorts
-                    cluster = ["-" + c for c in token[1:]]
-                    if all(c in table and table[c][0].type == "boolean" for c in cluster):
+                if entry[0].type == "boolean":   # -yv, -yt x, -ytx: a cluster of shorts
+                    cluster = _cluster(table, token)
+                    if cluster is not None:
                         tokens = tokens[:i] + cluster + tokens[i + 1:]
                         continue
                     entry = None
@@ -227,18 +281,22 @@ def _parse_command(request, command, tokens, environ):
             request.warnings.append(
                 f"{flag} is deprecated; use {option.flag}" +
                 (f" ({option.deprecated})" if isinstance(option.deprecated, str) else ""))
+        elif option.deprecated or option.replaced_by:
+            request.warnings.append(_deprecated_option(option))
         if option.type == "boolean":
             if eq:
                 low = inline.lower()
-                if low not in _TRUE + _FALSE:
+                if low not in TRUE_WORDS + FALSE_WORDS:
                     raise Refusal("invalid_value",
-                                  f"{flag} is a boolean flag; it takes no value (got {inline!r})",
-                                  hint=f"write {option.flag} or --no-{option.flag[2:]}",
-                                  fix=_replace(tokens, i, [option.flag if low else flag]))
-                value = (low in _TRUE) != negated
+                                  f"{flag} is a boolean flag; it takes no value "
+                                  f"(got {_shown(option, inline)})",
+                                  hint=f"write {option.flag}" +
+                                       (f" or {option.negation}" if option.negation else ""),
+                                  fix=_replace(tokens, i, [flag]))
+                value = (low in TRUE_WORDS) != negated
             else:
                 value = not negated
-            _store(option, values, where, value, option.flag if not negated else flag,
+            _store(option, values, where, value, flag if negated else option.flag,
                    tokens, i, 1)
             i += 1
             continue
@@ -248,16 +306,16 @@ def _parse_command(request, command, tokens, environ):
                                       or _looks_negative_number(tokens[i + 1])):
             raw, width = tokens[i + 1], 2
         else:
-            raise Refusal("missing_value",
-                          f"{flag} needs a value ({_describe(option)})",
-                          hint=f"write {option.flag} {option.metavar}",
-                          fix=_replace(tokens, i, [flag, option.metavar]))
-        value = convert(option, raw, flag, lambda: _replace(tokens, i, [flag, option.metavar],
-                                                            width))
+            _refuse_missing_value(table, option, flag, tokens, i)
+        if placeholders and _is_slot(raw):
+            value = [raw] if option.type == "list" else raw
+        else:
+            value = convert(option, raw, flag,
+                            lambda: _replace(tokens, i, [flag, option.metavar], width))
         _store(option, values, where, value, option.flag, tokens, i, width)
         i += width
-    _assign_positionals(request, command, positionals, values, where, tokens)
-    _fill_missing(request, command, values, where, environ, tokens)
+    _assign_positionals(request, command, positionals, values, where, tokens, placeholders)
+    _fill_missing(request, command, values, where, environ, tokens, placeholders)
     extra_keys = command.framework_keys
     for key, value in values.items():
         if key[0] == "#":
@@ -268,11 +326,47 @@ def _parse_command(request, command, tokens, environ):
             request.options[key] = value
     request.provenance = {key.lstrip("#"): where[key] for key in where
                           if not (key in extra_keys and where[key]["source"] == "default")}
-    if command.deprecated:
+    if command.deprecated or command.replaced_by:
         request.warnings.append(
             f"'{' '.join(command.path)}' is deprecated" +
             (f"; use '{command.replaced_by}'" if command.replaced_by else "") +
             (f" ({command.deprecated})" if isinstance(command.deprecated, str) else ""))
+
+
+def _cluster(table, token):
+    """`-yvt x` as `-y -v -t`: boolean shorts, the last may take a value (`-ytx`); or None."""
+    cluster = []
+    chars = token[1:]
+    for at, char in enumerate(chars):
+        entry = table.get("-" + char)
+        if entry is None:
+            return None
+        if entry[0].type != "boolean":
+            cluster.append("-" + chars[at:])
+            return cluster
+        cluster.append("-" + char)
+    return cluster
+
+
+def _refuse_missing_value(table, option, flag, tokens, i):
+    following = tokens[i + 1] if i + 1 < len(tokens) else None
+    if following is not None and following != "--" and following not in table \
+            and following.partition("=")[0] not in table \
+            and following not in GLOBAL_SPELLINGS:   # `--token -x`: a value that starts with -
+        raise Refusal("missing_value",
+                      f"{flag} needs a value ({_describe(option)}); "
+                      f"{_shown(option, following)} looks like a flag",
+                      hint=f"a value that starts with '-' is written {option.flag}=VALUE",
+                      fix=_replace(tokens, i, [f"{option.flag}={option.metavar}"], 2))
+    raise Refusal("missing_value", f"{flag} needs a value ({_describe(option)})",
+                  hint=f"write {option.flag} {option.metavar}",
+                  fix=_replace(tokens, i, [flag, option.metavar]))
+
+
+def _deprecated_option(option) -> str:
+    return f"{option.flag} is deprecated" + \
+        (f"; use {option.replaced_by}" if option.replaced_by else "") + \
+        (f" ({option.deprecated})" if isinstance(option.deprecated, str) else "")
 
 
 def _store(option, values, where, value, location, tokens, i, width):
@@ -291,52 +385,38 @@ def _store(option, values, where, value, location, tokens, i, width):
 
 
 def _describe(option) -> str:
-    if option.type == "enum":
-        return "one of: " + ", ".join(map(str, option.choices or ()))
-    kind = option.type if option.type != "list" else f"list of {option.items}"
-    return kind + (": " + option.description if option.description else "")
+    return option.describe() + (": " + option.description if option.description else "")
 
 
-def convert(option, raw: str, label: str, fix_tokens):
-    """Convert one raw string to the option's type, or refuse naming the type."""
-    kind = option.items if option.type == "list" else option.type
-    shown = "a hidden value" if option.sensitive else repr(raw)
+def _shown(param, raw: str) -> str:
+    return "a hidden value" if param.sensitive else _shown_raw(raw)
+
+
+def convert(param, raw: str, label: str, fix_tokens):
+    """Convert one raw string to the parameter's (item) type, or refuse naming the type."""
     try:
-        if kind == "integer":
-            return int(raw)
-        if kind == "number":
-            value = float(raw)
-            if value != value or value in (float("inf"), float("-inf")):
-                raise ValueError
-            return int(value) if raw.lstrip("-").isdigit() else value
-        if kind == "boolean":
-            low = raw.lower()
-            if low in _TRUE or low in _FALSE:
-                return low in _TRUE
-            raise ValueError
+        return param.convert(raw)
     except ValueError:
-        raise Refusal("invalid_value", f"{label} expects {_article(kind)} {kind}, got {shown}",
-                      hint=f"give {label} {_article(kind)} {kind}",
-                      fix=fix_tokens()) from None
-    choices = option.choices
-    if choices and raw not in [str(c) for c in choices]:
-        from workbench._text import nearest
-        close = nearest(raw, [str(c) for c in choices], n=1)
-        raise Refusal("invalid_choice",
-                      f"{label} must be one of: {', '.join(map(str, choices))}; got {shown}",
-                      hint=f"did you mean {close[0]}?" if close else None,
-                      fix=_fix_value(fix_tokens(), option.metavar, close[0] if close else None))
-    return raw
+        pass
+    choices = param.enum_values
+    if choices is None:
+        words = param.value_type.words
+        raise Refusal("invalid_value", f"{label} expects {words}, got {_shown(param, raw)}",
+                      hint=f"give {label} {words}", fix=fix_tokens())
+    from workbench._text import nearest
+    close = [] if param.sensitive else nearest(raw, [str(c) for c in choices], n=1)
+    raise Refusal("invalid_choice",
+                  f"{label} must be one of: {', '.join(map(str, choices))}; "
+                  f"got {_shown(param, raw)}",
+                  hint=f"did you mean {close[0]}?" if close else None,
+                  fix=_fix_value(fix_tokens(), param.metavar,
+                                 param.fill_value(close[0] if close else None)))
 
 
 def _fix_value(tokens, metavar, value):
     if value is None:
         return tokens
     return [value if token == metavar else token for token in tokens]
-
-
-def _article(kind: str) -> str:
-    return "an" if kind[0] in "aeiou" else "a"
 
 
 def _replace(tokens, i, new, width=1):
@@ -346,8 +426,10 @@ def _replace(tokens, i, new, width=1):
 def _refuse_unknown_option(command, tokens, i, flag):
     from workbench._text import nearest
     table = flag_table(command)
-    known = [f for f in table if f.startswith("--") and not f.startswith("--no-")]
-    close = nearest(flag, known + [f for f in table if f.startswith("--no-")])
+    known = [f for f in table if f.startswith("--") and table[f][2] is None
+             and not table[f][1]]
+    spellings = [f for f in table if f.startswith("--")]
+    close = list(dict.fromkeys(_canonical(table, f) for f in nearest(flag, spellings)))
     label = " ".join(command.path)
     token = tokens[i]
     if close:
@@ -356,11 +438,38 @@ def _refuse_unknown_option(command, tokens, i, flag):
         fix = _replace(tokens, i, [fixed])
     else:
         hint = f"'{label}' takes: " + (", ".join(sorted(known)) or "no options")
-        fix = tokens[:i] + tokens[i + 1:]
-    raise Refusal("unknown_option", f"'{label}' has no option {flag}", hint=hint, fix=fix)
+        elsewhere = _option_elsewhere(command, flag)
+        width = 1
+        if elsewhere is not None:
+            owner, option = elsewhere
+            hint = f"{flag} is an option of '{' '.join(owner.path)}', not of '{label}'"
+            if option.type != "boolean" and "=" not in token and i + 1 < len(tokens):
+                width = 2     # drop its value too: it may be a secret, and it is not ours
+        fix = tokens[:i] + tokens[i + width:]
+    raise Refusal("unknown_option", f"'{label}' has no option {_clip(flag)}", hint=hint,
+                  fix=fix)
 
 
-def _assign_positionals(request, command, positionals, values, where, tokens):
+def _canonical(table, spelling: str) -> str:
+    """The spelling to suggest for a near miss: an old name gives way to the current flag."""
+    option, negated, alias = table[spelling]
+    return option.flag if alias else spelling
+
+
+def _option_elsewhere(command, flag):
+    """(command, option) of another command of the program that has this spelling, or None."""
+    program = getattr(command, "program", None)
+    if program is None:
+        return None
+    for other in program.walk():
+        option = flag_table(other).get(flag) if other is not command else None
+        if option is not None:
+            return other, option[0]
+    return None
+
+
+def _assign_positionals(request, command, positionals, values, where, tokens,
+                        placeholders=False):
     arguments = command.arguments
     position = 0
     for index, argument in enumerate(arguments):
@@ -382,6 +491,9 @@ def _assign_positionals(request, command, positionals, values, where, tokens):
                 request.stdin_inputs.append(argument.key)
                 converted.append(raw)
                 continue
+            if placeholders and _is_slot(raw):
+                converted.append(raw)
+                continue
             converted.append(convert(argument, raw, "argument " + argument.metavar,
                                      lambda: [argument.metavar if t == raw else t
                                               for t in tokens]))
@@ -398,15 +510,19 @@ def _assign_positionals(request, command, positionals, values, where, tokens):
                 fixed.remove(token)
         raise Refusal("unexpected_argument",
                       f"'{label}' got unexpected argument{'s' if len(extra) > 1 else ''}: "
-                      f"{' '.join(extra)}",
+                      f"{' '.join(_shown_raw(t) if len(t) > 60 else t for t in extra)}",
                       hint=f"'{label}' takes {takes}; values of options go after their flag",
                       fix=fixed)
 
 
-def _fill_missing(request, command, values, where, environ, tokens):
+def _fill_missing(request, command, values, where, environ, tokens, placeholders=False):
     for option in command.options.values():
         key = option.key
         if key in values:
+            continue
+        if option.env and placeholders:
+            values[key] = "$" + option.env
+            where[key] = {"source": "env", "location": option.env}
             continue
         if option.env and environ.get(option.env) not in (None, ""):
             raw = environ[option.env]
@@ -424,7 +540,8 @@ def _fill_missing(request, command, values, where, environ, tokens):
                           f"'{' '.join(command.path)}' needs {option.flag} ({_describe(option)})",
                           hint=f"add {option.flag} {option.metavar}" +
                                (f" or set {option.env}" if option.env else ""),
-                          fix=tokens[:insert] + [option.flag, option.metavar] + tokens[insert:])
+                          fix=tokens[:insert] + [option.flag, option.fill_value() or option.metavar]
+                          + tokens[insert:])
         if option.default is not None:
             values[key] = list(option.default) if option.type == "list" else option.default
             where[key] = {"source": "default"}
@@ -441,7 +558,7 @@ def _fill_missing(request, command, values, where, environ, tokens):
             continue
         if argument.required:
             insert = _insert_at(tokens)
-            missing = [a.metavar for a in command.arguments
+            missing = [a.fill_value() or a.metavar for a in command.arguments
                        if a.required and "#" + a.key not in values]
             raise Refusal("missing_argument",
                           f"'{' '.join(command.path)}' needs {argument.metavar}" +

@@ -1,28 +1,32 @@
 """argv -> envelope -> exit code: the one pipeline every transport runs.
 
-`run(program)` is the process entry point; `call(program, argv)` runs the same pipeline
-in-process with captured streams (the MCP server and tests use it).
+`execute(program, argv, world)` runs it against a `World` (environment and streams);
+`call(program, argv)` runs it in-process with captured streams (the MCP server, tests).
+The process entry point `run(program)` lives a layer up (`workbench.entry`), because it can
+hand `tool mcp` to the MCP transport.
+
+Everything printed goes through `_deliver` (one envelope path: stamp, redact, print) or
+`World.out`/`World.err` (which redact), so the one redaction policy covers every byte.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 
-from workbench.runtime import envelope as _envelope
-from workbench.runtime.context import ActionRequired, Context
 from workbench.declaration.model import Fail
+from workbench.runtime import envelope as _envelope
+from workbench.runtime.context import ActionRequired, Context, Partial
 from workbench.runtime.parser import Refusal, parse
+from workbench.runtime.redact import Redactor, mask_argv, secrets_in_argv
 
-_DEBUG_HINT = "run again with --debug to see the traceback"
 
-
-class _PipeClosed(Exception):
+class PipeClosed(Exception):
     """The reader closed stdout."""
 
 
 class World:
-    """Where a call runs: environment, streams, and whether each stream is a terminal."""
+    """Where a call runs: environment, streams, whether each stream is a terminal, and the
+    secrets this call must never print."""
 
     def __init__(self, environ, stdin, stdout, stderr, stdin_tty=False, stdout_tty=False):
         self.environ = environ
@@ -31,23 +35,21 @@ class World:
         self.stderr = stderr
         self.stdin_tty = stdin_tty
         self.stdout_tty = stdout_tty
-        self.secrets: list[str] = []
+        self.redactor = Redactor()
+        self.ndjson = False       # `--format ndjson`: every envelope goes out as a stream
         self.progress_lines = False
         self.on_progress = None   # the MCP server forwards progress as notifications
         self._last_progress = None
 
     def redact(self, text: str) -> str:
-        for secret in self.secrets:
-            if secret in text:
-                text = text.replace(secret, "***")
-        return text
+        return self.redactor.text(text)
 
     def out(self, text: str) -> None:
         try:
             self.stdout.write(self.redact(text))
             self.stdout.flush()
         except BrokenPipeError:
-            raise _PipeClosed from None
+            raise PipeClosed from None
 
     def err(self, text: str) -> None:
         try:
@@ -68,6 +70,8 @@ class World:
         if self._last_progress is not None and now - self._last_progress < interval and not final:
             return
         self._last_progress = now
+        if message is not None:
+            message = self.redact(str(message))
         if self.on_progress is not None:
             self.on_progress(done, total, message)
             return
@@ -94,27 +98,11 @@ class Outcome:
         return f"Outcome(exit={self.exit}, stdout={self.stdout[:60]!r}, stderr={self.stderr[:60]!r})"
 
 
-def run(program, argv=None):
-    """Parse `argv` (default `sys.argv[1:]`), run, print, and exit with the contract's code."""
-    if argv is None:
-        argv = sys.argv[1:]
-    world = World(os.environ, sys.stdin, sys.stdout, sys.stderr,
-                  stdin_tty=_isatty(sys.stdin), stdout_tty=_isatty(sys.stdout))
-    code = execute(program, argv, world)[0]
-    if code == _envelope.EXIT_PIPE:
-        try:   # Python would complain flushing a closed pipe at exit
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except (OSError, ValueError):
-            pass
-    sys.exit(code)
-
-
 def call(program, argv, *, environ=None, stdin=None, on_progress=None) -> Outcome:
     """Run argv in-process with captured streams, exactly as the CLI would (no terminal).
 
     `on_progress(done, total, message)` receives `ctx.progress` calls (the MCP server sends
-    them as progress notifications)."""
+    them as progress notifications); messages arrive masked."""
     import io
     out, err = io.StringIO(), io.StringIO()
     world = World(dict(os.environ if environ is None else environ),
@@ -124,27 +112,22 @@ def call(program, argv, *, environ=None, stdin=None, on_progress=None) -> Outcom
     return Outcome(code, out.getvalue(), err.getvalue(), doc)
 
 
-def _isatty(stream) -> bool:
-    try:
-        return stream is not None and stream.isatty()
-    except (ValueError, OSError):
-        return False
+def execute(program, argv, world, *, serve=None):
+    """The pipeline: returns (exit code, envelope or None). Never raises for bad input.
 
-
-def execute(program, argv, world):
-    """The pipeline: returns (exit code, envelope or None). Never raises for bad input."""
-    head = argv[:argv.index("--")] if "--" in argv else argv
-    as_json = "--json" in head
-    debug = "--debug" in head
-    world.progress_lines = "--progress" in head or (not as_json and world.stdout_tty)
+    `serve(program, address)` runs `tool mcp` (handed in by the process entry point)."""
+    from workbench.runtime.checks import ensure_checked
+    ensure_checked(program)
+    as_json, world.ndjson, debug, progress = _modes(argv)
+    world.progress_lines = progress or (not as_json and world.stdout_tty)
+    world.redactor.add(secrets_in_argv(program, argv, world.environ))
     try:
         try:
             request = parse(program, argv, world.environ)
         except Refusal as refusal:
-            return _refuse(program, refusal, as_json, world, None)
-        world.secrets = _secrets(request)
-        if request.builtin:
-            return _builtin(program, request, world)
+            return _refuse(program, refusal, as_json, world)
+        if request.builtin is not None:
+            return _builtin(program, request, world, serve)
         if request.flags["version"] and request.command is None:
             return _show(world, as_json, {"name": program.name, "version": program.version},
                          f"{program.name} {program.version}")
@@ -160,16 +143,25 @@ def execute(program, argv, world):
             from workbench.surfaces.schema import input_schema
             return _show(world, True, input_schema(command), None)
         return _invoke(program, command, request, world, debug)
-    except _PipeClosed:
+    except PipeClosed:
         return _envelope.EXIT_PIPE, None
     except KeyboardInterrupt:
-        doc = _with_version(program, _envelope.failure("interrupted", "interrupted",
-                                                       exit=_envelope.EXIT_INTERRUPTED))
         try:
-            _emit(world, doc, as_json)
-        except _PipeClosed:
-            pass
-        return _envelope.EXIT_INTERRUPTED, doc
+            return _deliver(program, world, _envelope.interrupted(), as_json)
+        except PipeClosed:
+            return _envelope.EXIT_INTERRUPTED, None
+
+
+def _modes(argv) -> tuple:
+    """(--json, --format ndjson, --debug, --progress), read as the parser reads global flags,
+    so that even a refusal is printed the way the caller asked."""
+    from workbench.runtime.parser import split_globals
+    try:
+        flags = split_globals(argv)[0]
+    except Refusal:
+        head = argv[:argv.index("--")] if "--" in argv else argv
+        return "--json" in head, False, "--debug" in head, "--progress" in head
+    return flags["json"], flags["format"] == "ndjson", flags["debug"], flags["progress"]
 
 
 def _show(world, as_json, data, text):
@@ -195,186 +187,84 @@ def _describe_node(program, request, world):
     return _show(world, False, None, help.render_help(program, None if node is program else node))
 
 
-def _builtin(program, request, world):
-    name, rest, as_json = request.builtin, request.rest, request.json
-    if name == "help":
-        return _help_builtin(program, request, world)
-    if name == "completion":
-        shells = ("bash", "zsh", "fish")
-        if len(rest) != 1 or rest[0] not in shells:
-            from workbench._text import nearest
-            given = rest[0] if rest else None
-            close = nearest(given, shells, n=1) if given else []
-            return _refuse(program, Refusal(
-                "invalid_choice" if given else "missing_argument",
-                f"completion needs a shell: {', '.join(shells)}" +
-                (f"; got {given!r}" if given else ""),
-                hint=f"e.g. eval \"$({program.name} completion bash)\"",
-                fix=["completion", close[0] if close else "bash"]), as_json, world, None)
-        from workbench.surfaces.completion import completion_script
-        return _show(world, False, None, completion_script(program, rest[0]))
-    if name == "mcp":
-        from workbench.mcp import serve_cli
-        return serve_cli(program, rest + (["--json"] if as_json else [])
-                         + (["--help"] if request.flags["help"] else [])), None
-    raise AssertionError(name)
-
-
-def _help_builtin(program, request, world):
-    rest, as_json = list(request.rest), request.json
-    level = "summary"
-    path = []
-    i = 0
-    while i < len(rest):
-        token = rest[i]
-        if token == "--level" or token.startswith("--level="):
-            if "=" in token:
-                level = token.split("=", 1)[1]
-            elif i + 1 < len(rest):
-                level = rest[i + 1]
-                i += 1
-            else:
-                level = ""
-        elif token.startswith("-"):
-            return _refuse(program, Refusal("unknown_option", f"'help' has no option {token}",
-                                            hint="help takes --level names|summary|card",
-                                            fix=["help"] + path), as_json, world, None)
-        else:
-            path.append(token)
-        i += 1
-    if path[:1] == ["search"]:
-        from workbench.surfaces import search
-        return search.run_search(program, path[1:], as_json, world)
-    levels = ("names", "summary", "card")
-    if level not in levels:
-        from workbench._text import nearest
-        close = nearest(level, levels, n=1)
-        return _refuse(program, Refusal(
-            "invalid_choice", f"--level must be one of: {', '.join(levels)}; got {level!r}",
-            fix=["help", *path, "--level", close[0] if close else "summary"]), as_json, world, None)
-    node = program.find(path) if path else program
-    if node is None:
-        try:
-            parse(program, path, world.environ)
-        except Refusal as refusal:
-            refusal.fix = ["help"] + list(refusal.fix or [])
-            return _refuse(program, refusal, as_json, world, None)
-    from workbench.surfaces import cards, help
-    if as_json:
-        if node is program:
-            doc = cards.help_document(program, level)
-        elif node.is_group:
-            doc = cards.group_document(program, node, level)
-        else:
-            doc = cards.card(node)
-        return _show(world, True, doc, None)
-    return _show(world, False, None, help.render_help(program, None if node is program else node))
-
-
-def _secrets(request) -> list[str]:
-    command = request.command
-    if command is None:
-        return []
-    found = []
-    for key, option in command.options.items():
-        value = request.options.get(key)
-        if option.sensitive and value not in (None, "", False, True):
-            for item in value if isinstance(value, list) else [value]:
-                text = str(item)
-                if len(text) >= 3:
-                    found.append(text)
-    return sorted(set(found), key=len, reverse=True)
-
-
-def mask(command, tokens) -> list:
-    """Replace the values of sensitive options in argv tokens by `$ENV` or the placeholder."""
-    if command is None or not any(o.sensitive for o in command.options.values()):
-        return list(tokens)
-    sensitive = {}
-    for option in command.options.values():
-        if option.sensitive:
-            shown = "$" + option.env if option.env else option.metavar
-            sensitive[option.flag] = shown
-            if option.short:
-                sensitive["-" + option.short] = shown
-    masked = []
-    hide_next = None
-    for token in tokens:
-        if hide_next is not None:
-            masked.append(hide_next if token != "--" and not token.startswith("<") else token)
-            hide_next = None
-            continue
-        flag, eq, _ = token.partition("=")
-        if flag in sensitive:
-            if eq:
-                masked.append(flag + "=" + sensitive[flag])
-            else:
-                masked.append(token)
-                hide_next = sensitive[flag]
-            continue
-        masked.append(token)
-    return masked
+def _builtin(program, request, world, serve):
+    from workbench.runtime import builtins
+    as_json = request.json
+    try:
+        result = builtins.run_builtin(program, request, world, serve)
+    except Refusal as refusal:
+        return _refuse(program, refusal, as_json, world)
+    if isinstance(result, builtins.Served):
+        return result.exit, None
+    if isinstance(result, builtins.Envelope):
+        return _deliver(program, world, result.doc, as_json, text=result.text)
+    return _show(world, as_json and result.data is not None, result.data, result.text)
 
 
 def runnable(program, tokens, as_json: bool, command=None) -> str:
-    """A command line to run as is: program name in front, `--json` carried (before any `--`)."""
+    """A command line to run as is: program name in front, `--json` carried (before any `--`),
+    sensitive values replaced by their slot (`$ENV` or the metavar)."""
+    from workbench._text import join, split
     if isinstance(tokens, str):
-        from workbench._text import split
         tokens = split(tokens)
     tokens = [t for t in tokens if t != "--json"]
     if tokens[:1] == [program.name]:
         tokens = tokens[1:]
-    tokens = mask(command, tokens)
+    tokens = mask_argv(program, tokens)
     if as_json:
         at = tokens.index("--") if "--" in tokens else len(tokens)
         tokens = tokens[:at] + ["--json"] + tokens[at:]
-    from workbench._text import join
     return join([program.name] + tokens)
 
 
-def _refuse(program, refusal, as_json, world, command):
-    if command is None and refusal.fix is not None:
-        try:
-            command = _command_of(program, refusal.fix)
-        except Exception:
-            command = None
-    fix = runnable(program, refusal.fix, as_json, command) if refusal.fix is not None else None
-    doc = _envelope.failure(refusal.code, refusal.message, exit=refusal.exit, hint=refusal.hint,
-                            fix=fix)
-    _emit(world, _with_version(program, doc), as_json)
-    return refusal.exit, doc
+def _refuse(program, refusal, as_json, world):
+    fix = runnable(program, refusal.fix, as_json) if refusal.fix is not None else None
+    return _deliver(program, world, _envelope.from_refusal(refusal, fix), as_json)
 
 
-def _command_of(program, tokens):
-    node = program
-    from workbench.declaration.model import child_named
-    for token in tokens:
-        child = child_named(node, token) if node.is_group else None
-        if child is None:
-            break
-        node = child
-    return None if node.is_group else node
+def _seal(program, world, doc) -> dict:
+    """Stamp `meta.schema_version` and mask every secret: what is printed, stored or returned."""
+    doc = _envelope.stamp(doc, program.schema_version)
+    return world.redactor.value(doc) if world.redactor else doc
 
 
-def _emit(world, doc, as_json) -> None:
-    """Print an envelope: the document under --json, else text (errors on stderr)."""
+def _deliver(program, world, doc, as_json, text=None, sealed=False):
+    """Print a finished envelope (the document, or text for a person); (exit, envelope)."""
+    if not sealed:
+        doc = _seal(program, world, doc)
+    code = _envelope.exit_code(doc)
+    if world.ndjson:
+        return _deliver_stream(program, world, doc), doc
     if as_json:
         world.out(_envelope.encode(doc) + "\n")
-        return
-    if doc.get("status") == "action_required":
-        lines = [f"action required: {doc['message']}"]
-        for step in doc["next"]:
-            lines.append(f"next: {step['command']}" + (f"   # {step['when']}"
-                                                      if step.get("when") else ""))
-        world.err("\n".join(lines) + "\n")
-        return
-    error = doc["error"]
-    lines = [f"error: {error['message']}"]
-    if error.get("hint"):
-        lines.append(f"hint: {error['hint']}")
-    if error.get("fix"):
-        lines.append(f"next: {error['fix']}")
-    world.err("\n".join(lines) + "\n")
+        return code, doc
+    out, err = _envelope.render(doc, text)
+    if out:
+        world.out(out)
+    if err:
+        world.err(err)
+    return code, doc
+
+
+def _deliver_stream(program, world, doc, command=None) -> int:
+    """An envelope under `--format ndjson`: the @meta line, its data as items, the @end line."""
+    encode = _envelope.encode
+    world.out(encode({"@meta": _stream_head(program, command)}) + "\n")
+    count = 0
+    if doc.get("ok") is True:
+        data = doc.get("data")
+        for item in data if isinstance(data, list) else [data]:
+            world.out(encode(item) + "\n")
+            count += 1
+    end = _envelope.stream_end(doc, count)
+    world.out(encode({"@end": end}) + "\n")
+    return end["exit"]
+
+
+def _stream_head(program, command) -> dict:
+    return {"command": " ".join(command.path) if command is not None else None,
+            "schema_version": program.schema_version,
+            "format": "ndjson", "items": "one JSON value per line until the @end line"}
 
 
 def _invoke(program, command, request, world, debug):
@@ -389,12 +279,13 @@ def _invoke(program, command, request, world, debug):
                     text = ctx.stdin()
                     text = text[:-1] if text.endswith("\n") else text
                 except Refusal as refusal:
-                    return _refuse(program, refusal, as_json, world, command)
+                    return _refuse(program, refusal, as_json, world)
             value = request.args[key]
             request.args[key] = [text if v == "-" else v for v in value] \
                 if isinstance(value, list) else text
     meta = {"provenance": request.provenance}
     claim = None
+    text = command.text
     try:
         if request.extras.get("idempotency_key"):
             from workbench.runtime import _keys
@@ -402,15 +293,15 @@ def _invoke(program, command, request, world, debug):
             if claim.replay is not None:
                 doc = claim.replay
                 claim = None
-                return _finish(program, command, request, world, doc, as_json)
+                return _deliver(program, world, doc, as_json, text=text)
         dry_run = bool(request.extras.get("dry_run"))
         if command.plan is not None and (dry_run or request.extras.get("expect_plan")):
             ctx.plan, digest = _plan(command, ctx)
             if dry_run:
                 meta["dry_run"] = True
                 data = {"plan": ctx.plan, "digest": digest}
-                return _finish(program, command, request, world,
-                               _success(program, command, ctx, data, meta), as_json)
+                return _deliver(program, world, _success(command, ctx, data, meta), as_json,
+                                text=text)
             if digest != request.extras["expect_plan"]:
                 raise Fail("plan_changed", "the plan changed since it was reviewed; nothing was "
                            "applied", hint="review the new plan, then apply it with its digest",
@@ -424,32 +315,20 @@ def _invoke(program, command, request, world, debug):
             if ndjson:
                 return _stream(program, command, request, world, ctx, data, debug)
             if not as_json and not command.paginated:
-                return _print_stream(program, command, request, world, ctx, data)
+                return _print_stream(program, command, request, world, data)
             data = list(data)
         if isinstance(data, Partial):
-            return _partial(program, command, request, world, ctx, data, meta)
-        if command.paginated:
-            from workbench.runtime._paging import paginate
-            items, page, next_tokens, truncated = paginate(program, command, request, data,
-                                                           ctx.agent, ctx.invocation())
-            doc = _success(program, command, ctx, items, meta)
-            extra = {"page": page}
-            if next_tokens:
-                extra["next"] = [{"command": runnable(program, next_tokens, as_json, command),
-                                  "when": "for the next page"}]
-            if truncated:
-                truncated["next"] = extra["next"][0]["command"]
-                doc["meta"]["truncated"] = truncated
-            doc = {"ok": True, "data": items, **extra, "meta": doc["meta"]}
+            doc = _partial(command, ctx, data, meta)
+        elif command.paginated:
+            doc, page = _page(program, command, request, ctx, data, meta)
             if ndjson:
-                return _stream(program, command, request, world, ctx, iter(items), debug,
-                               page=extra)
+                return _stream(program, command, request, world, ctx, iter(doc["data"]), debug,
+                               page=page)
         else:
-            doc = _success(program, command, ctx, data, meta)
+            doc = _success(command, ctx, data, meta)
+        _envelope.encode(doc)   # a value that is not JSON fails here, inside the handler's try
     except Fail as fail:
-        fix = runnable(program, fail.fix, as_json, command) if fail.fix else None
-        doc = _envelope.failure(fail.code, fail.message, exit=fail.exit, hint=fail.hint,
-                                fix=fix, retryable=fail.retryable, **fail.details)
+        doc = _from_fail(program, command, fail, as_json)
         if request.warnings:
             doc["meta"] = {"warnings": list(request.warnings)}
     except ActionRequired as action:
@@ -458,8 +337,8 @@ def _invoke(program, command, request, world, debug):
     except Refusal as refusal:
         if claim is not None:
             claim.finish(None, 2)
-        return _refuse(program, refusal, as_json, world, command)
-    except (KeyboardInterrupt, _PipeClosed):
+        return _refuse(program, refusal, as_json, world)
+    except (KeyboardInterrupt, PipeClosed):
         if claim is not None:
             claim.finish(None, 130)
         raise
@@ -469,34 +348,30 @@ def _invoke(program, command, request, world, debug):
                                 hint="pass the answer as a flag instead")
     except Exception as error:   # a handler bug: exit 1, no traceback unless --debug
         doc = _internal(error, debug, world)
+    doc = _seal(program, world, doc)
     if claim is not None:
         claim.finish(doc, _envelope.exit_code(doc))
-    return _finish(program, command, request, world, doc, as_json)
+    return _deliver(program, world, doc, as_json, text=text, sealed=True)
+
+
+def _from_fail(program, command, fail, as_json) -> dict:
+    fix = runnable(program, fail.fix, as_json, command) if fail.fix else None
+    return _envelope.from_fail(fail, fix)
 
 
 def _internal(error, debug, world):
     if debug:
         import traceback
         world.err(traceback.format_exc())
-    return _envelope.failure("internal", f"{type(error).__name__}: {error}", exit=1,
-                             hint=_DEBUG_HINT if not debug else None)
+    return _envelope.internal(error, debug)
 
 
-class Partial:
-    """What `ctx.partial(succeeded, failed)` returns: a batch where some items failed."""
-
-    def __init__(self, succeeded, failed):
-        self.succeeded = list(succeeded)
-        self.failed = [dict(item) for item in failed]
-
-
-def _partial(program, command, request, world, ctx, result, meta):
-    as_json = request.json
+def _partial(command, ctx, result, meta) -> dict:
     for item in result.failed:
         item.setdefault("code", "failed")
         item.setdefault("retryable", False)
     data = {"succeeded": result.succeeded, "failed": result.failed}
-    doc = _success(program, command, ctx, data, meta)
+    doc = _success(command, ctx, data, meta)
     if result.failed and result.succeeded:
         doc = {"ok": "partial", "data": data, "meta": doc["meta"]}
     elif result.failed:
@@ -504,52 +379,32 @@ def _partial(program, command, request, world, ctx, result, meta):
                "error": _envelope.error_body("all_failed", f"all {len(result.failed)} items "
                                              "failed", 1, hint="see data.failed for each error"),
                "meta": doc["meta"]}
-    return _finish(program, command, request, world, doc, as_json)
+    return doc
 
 
-def _success(program, command, ctx, data, meta) -> dict:
+def _page(program, command, request, ctx, data, meta):
+    from workbench.runtime._paging import paginate
+    as_json = request.json
+    items, page, next_tokens, truncated = paginate(program, command, request, data,
+                                                   ctx.agent, ctx.invocation())
+    doc = _success(command, ctx, items, meta)
+    extra = {"page": page}
+    if next_tokens:
+        extra["next"] = [{"command": runnable(program, next_tokens, as_json, command),
+                          "when": "for the next page"}]
+    if truncated:
+        truncated["next"] = extra["next"][0]["command"]
+        doc["meta"]["truncated"] = truncated
+    return {"ok": True, "data": items, **extra, "meta": doc["meta"]}, extra
+
+
+def _success(command, ctx, data, meta) -> dict:
     meta = dict(meta)
     if command.effects == "idempotent" and not meta.get("dry_run"):
         meta["changed"] = True if ctx._changed is None else ctx._changed
     if ctx._request.warnings:
         meta["warnings"] = list(ctx._request.warnings)
     return _envelope.success(data, meta)
-
-
-def _with_version(program, doc) -> dict:
-    """Every envelope's meta carries the program's schema_version (last, so it reads as a footer)."""
-    meta = doc.setdefault("meta", {})
-    meta.pop("schema_version", None)
-    meta["schema_version"] = program.schema_version
-    return doc
-
-
-def _finish(program, command, request, world, doc, as_json):
-    """Print a finished envelope (document or text) and return (exit, envelope)."""
-    doc = _with_version(program, doc)
-    code = _envelope.exit_code(doc)
-    if as_json:
-        world.out(_envelope.encode(doc) + "\n")
-        return code, doc
-    if doc["ok"] is not True and doc["ok"] != "partial" and "data" not in doc:
-        _emit(world, doc, False)
-        return code, doc
-    for warning in doc["meta"].get("warnings", ()):
-        world.err(f"warning: {warning}\n")
-    data = doc.get("data")
-    text = command.text(data) if command.text is not None else default_text(data)
-    if text:
-        world.out(text if text.endswith("\n") else text + "\n")
-    if doc.get("ok") is not True:
-        failed = len(doc["data"].get("failed", ()))
-        world.err(f"{len(doc['data'].get('succeeded', ()))} succeeded, {failed} failed\n")
-    for step in doc.get("next", ()):
-        world.err(f"next: {step['command']}   # {step['when']}\n")
-    truncated = doc["meta"].get("truncated")
-    if truncated:
-        world.err(f"{truncated['omitted']} more not shown ({truncated['reason']}); "
-                  f"next: {truncated['next']}\n")
-    return code, doc
 
 
 def _steps(program, command, steps, as_json):
@@ -583,33 +438,25 @@ def _without_flag(tokens, flag):
 def _stream(program, command, request, world, ctx, items, debug, page=None):
     """`--format ndjson`: an @meta line, one line per item, an @end line (count, exit, next)."""
     encode = _envelope.encode
-    head = {"command": " ".join(command.path), "schema_version": program.schema_version,
-            "format": "ndjson", "items": "one JSON value per line until the @end line"}
-    world.out(encode({"@meta": head}) + "\n")
+    world.out(encode({"@meta": _stream_head(program, command)}) + "\n")
     count = 0
-    end = {"ok": True, "count": 0, "exit": 0}
+    doc = None
     if not hasattr(items, "__next__") and not isinstance(items, list):
         items = [items]
     try:
         for item in items:
-            world.out(encode(item) + "\n")
+            world.out(encode(world.redactor.value(item)) + "\n")
             count += 1
-    except (KeyboardInterrupt, _PipeClosed):
+    except (KeyboardInterrupt, PipeClosed):
         raise
     except Fail as fail:
-        end = {"ok": False, "count": count, "exit": fail.exit,
-               "error": _envelope.error_body(fail.code, fail.message, fail.exit, fail.hint,
-                                             runnable(program, fail.fix, True, command)
-                                             if fail.fix else None, retryable=fail.retryable)}
+        doc = _from_fail(program, command, fail, True)
     except ActionRequired as action:
-        end = {"ok": False, "count": count, "exit": _envelope.EXIT_ACTION,
-               "error": {"code": "action_required", "exit": _envelope.EXIT_ACTION,
-                         "message": action.message},
-               "next": _steps(program, command, action.next, True)}
+        doc = _envelope.action_required(action.reason, action.message,
+                                        _steps(program, command, action.next, True))
     except Exception as error:
-        body = _internal(error, debug, world)["error"]
-        end = {"ok": False, "count": count, "exit": 1, "error": body}
-    end["count"] = count
+        doc = _internal(error, debug, world)
+    end = _envelope.stream_end(world.redactor.value(doc) if doc else {"ok": True}, count)
     if page:
         end["page"] = page["page"]
         if page.get("next"):
@@ -620,62 +467,16 @@ def _stream(program, command, request, world, ctx, items, debug, page=None):
     return end["exit"], None
 
 
-def _print_stream(program, command, request, world, ctx, items):
+def _print_stream(program, command, request, world, items):
     """A person reading a stream: each item as it arrives."""
     count = 0
     try:
         for item in items:
-            text = command.text(item) if command.text is not None else _one_line(item)
+            text = command.text(item) if command.text is not None else \
+                _envelope.one_line(item)
             world.out(text + "\n")
             count += 1
     except Fail as fail:
-        doc = _envelope.failure(fail.code, fail.message, exit=fail.exit, hint=fail.hint)
         world.err(f"stopped after {count} items\n")
-        _emit(world, doc, False)
-        return fail.exit, doc
+        return _deliver(program, world, _from_fail(program, command, fail, False), False)
     return 0, None
-
-
-def _one_line(item) -> str:
-    if isinstance(item, dict):
-        return "  ".join(_cell(v) for v in item.values())
-    return _cell(item)
-
-
-def default_text(data) -> str:
-    """A tidy human rendering of returned data: scalars as is, dicts as aligned lines, lists as rows."""
-    if data is None:
-        return ""
-    if isinstance(data, str):
-        return data
-    if isinstance(data, dict):
-        if not data:
-            return ""
-        width = max(len(str(key)) for key in data)
-        return "\n".join(f"{str(key).ljust(width)}  {_cell(value)}" for key, value in data.items())
-    if isinstance(data, list):
-        if not data:
-            return "(none)"
-        if all(isinstance(item, dict) for item in data):
-            columns = list(dict.fromkeys(key for item in data for key in item))
-            rows = [[_cell(item.get(c, "")) for c in columns] for item in data]
-            widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(columns)]
-            lines = ["  ".join(c.upper().ljust(w) for c, w in zip(columns, widths)).rstrip()]
-            lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in rows]
-            return "\n".join(lines)
-        return "\n".join(_cell(item) for item in data)
-    if data is True or data is False:
-        return "true" if data else "false"
-    return str(data)
-
-
-def _cell(value) -> str:
-    if isinstance(value, str):
-        return value
-    if value is None:
-        return "-"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (dict, list)):
-        return _envelope.encode(value)
-    return str(value)

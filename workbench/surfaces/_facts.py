@@ -55,7 +55,7 @@ def may_need_action(command) -> bool:
 
 def errors(command) -> list[dict]:
     """The error codes a command can return: [{"code", "exit", "when"}], stable order."""
-    from workbench.runtime.envelope import EXIT_CODES
+    from workbench.declaration.model import EXIT_CODES
     by_name = {name: code for code, (name, _) in EXIT_CODES.items()}
     out = [{"code": "usage", "exit": 2,
             "when": "the command line or input was refused before running; see error.fix"}]
@@ -90,16 +90,9 @@ def exit_codes(command) -> list[int]:
 
 def exit_table() -> list[dict]:
     """The program's exit-code table as data: [{"exit", "code", "meaning"}]."""
-    from workbench.runtime.envelope import EXIT_CODES
+    from workbench.declaration.model import EXIT_CODES
     return [{"exit": code, "code": name, "meaning": meaning}
             for code, (name, meaning) in sorted(EXIT_CODES.items())]
-
-
-def type_words(item) -> str:
-    """`string`, `integer`, `list of integer`, `enum`… for help text."""
-    if item.type == "list":
-        return "list of " + (item.items or "string")
-    return item.type
 
 
 def deprecation(item) -> str:
@@ -133,10 +126,3 @@ def usage(program, node) -> str:
     for argument in node.arguments:
         words.append(argument.metavar if argument.required else f"[{argument.metavar}]")
     return " ".join(words)
-
-
-def enum_values(item) -> list | None:
-    """The allowed values of an enum input (or list of enums), else None."""
-    if item.type == "enum" or (item.type == "list" and item.items == "enum"):
-        return list(item.choices or ())
-    return None

@@ -134,18 +134,18 @@ def card(command) -> dict:
 
 def _option(option) -> dict:
     out: dict = {"key": option.key, "flag": option.flag}
-    if option.short:
-        out["short"] = "-" + option.short.lstrip("-")
-    if option.type == "boolean":
-        out["negation"] = "--no-" + option.flag[2:]
-    if option.aliases:
-        out["aliases"] = ["--" + a.lstrip("-").replace("_", "-") for a in option.aliases]
+    if option.short_flag:
+        out["short"] = option.short_flag
+    if option.negation:
+        out["negation"] = option.negation
+    if option.alias_flags:
+        out["aliases"] = list(option.alias_flags)
     out["type"] = option.type
     if option.type == "list":
         out["items"] = option.items
         out["repeatable"] = True
     out["description"] = option.description
-    values = _facts.enum_values(option)
+    values = option.enum_values
     if values is not None:
         out["choices"] = values
     if option.required:
@@ -173,7 +173,7 @@ def _argument(argument) -> dict:
     if argument.type == "list":
         out["items"] = argument.items
     out["description"] = argument.description
-    values = _facts.enum_values(argument)
+    values = argument.enum_values
     if values is not None:
         out["choices"] = values
     out["required"] = bool(argument.required)

@@ -8,9 +8,9 @@ at completion time, so a TAB costs no Python start-up.
 
 from __future__ import annotations
 
+from workbench.declaration.builtins import BUILTINS, GLOBAL_OPTIONS, SHELLS
 from workbench.surfaces import _facts
 
-SHELLS = ("bash", "zsh", "fish")
 
 _SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/:@+,=%")
 
@@ -52,20 +52,24 @@ def _first_line(text: str, limit: int = 70) -> str:
     return text if len(text) <= limit else text[:limit - 3].rstrip() + "..."
 
 
-def _builtin_flags(top: bool) -> list:
-    from workbench.declaration.model import RESERVED_OPTIONS
-    known = {
-        "json": _Flag("--json", None, "one JSON document on stdout"),
-        "help": _Flag("--help", "-h", "show help"),
-        "schema": _Flag("--schema", None, "schema as data"),
-        "debug": _Flag("--debug", None, "tracebacks on stderr"),
-        "format": _Flag("--format", None, "output format", True, ["json", "ndjson"]),
-        "progress": _Flag("--progress", None, "report progress on stderr"),
-    }
-    flags = [known[name] for name in RESERVED_OPTIONS if name in known]
-    if top:
-        flags.append(_Flag("--version", None, "print the version"))
+def _flags(options) -> list:
+    """Completion entries for options, every spelling read from the parameter model."""
+    flags = []
+    for option in options:
+        description = _first_line(option.description)
+        takes_value = option.type != "boolean"
+        values = option.enum_values if takes_value else None
+        flags.append(_Flag(option.flag, option.short_flag, description, takes_value, values))
+        if option.negation:
+            flags.append(_Flag(option.negation, None, "turn off " + option.flag))
+        for alias in option.alias_flags:
+            flags.append(_Flag(alias, None, description, takes_value, values))
     return flags
+
+
+def _global_flags(top: bool) -> list:
+    return _flags(option for key, option in GLOBAL_OPTIONS.items()
+                  if top or key != "version")
 
 
 def _nodes(program) -> list:
@@ -80,54 +84,31 @@ def _nodes(program) -> list:
                 entry.subs.append((child.name, list(child.aliases),
                                    _first_line(child.description)))
             if node is program:
-                entry.subs += [("help", [], "help; --json for help as data"),
-                               ("completion", [], "print a shell completion script"),
-                               ("mcp", [], "serve the commands as MCP tools")]
-            entry.flags = _builtin_flags(node is program)
+                entry.subs += [(path[0], [], _first_line(builtin.description))
+                               for path, builtin in BUILTINS.items() if len(path) == 1]
+            entry.flags = _global_flags(node is program)
             for child in _facts.visible(node):
                 visit(child, (path + " " + child.name).strip())
             return
-        for option in node.options.values():
-            description = _first_line(option.description)
-            if option.type == "boolean":
-                entry.flags.append(_Flag(option.flag, _short(option), description))
-                entry.flags.append(_Flag("--no-" + option.flag[2:], None,
-                                         "turn off " + option.flag))
-            else:
-                entry.flags.append(_Flag(option.flag, _short(option), description, True,
-                                         _facts.enum_values(option)))
-            for alias in option.aliases:
-                flag = "--" + alias.lstrip("-").replace("_", "-")
-                entry.flags.append(_Flag(flag, None, description, option.type != "boolean",
-                                         _facts.enum_values(option)))
-        entry.flags += _builtin_flags(False)
-        entry.positional = bool(node.arguments)
-        for argument in node.arguments:
-            values = _facts.enum_values(argument)
-            if values is not None:
-                entry.choices = (entry.choices or []) + [str(v) for v in values]
+        _fill(entry, node)
 
     visit(program, "")
-    help_node = _Node("help")
-    help_node.flags = [_Flag("--json", None, "help as data"),
-                       _Flag("--level", None, "how much detail", True,
-                             ["names", "summary", "card"])]
-    completion = _Node("completion")
-    completion.positional = True
-    completion.choices = list(SHELLS)
-    mcp = _Node("mcp")
-    mcp.subs = [("config", [], "print the MCP client configuration")]
-    mcp.flags = [_Flag("--http", None, "serve streamable HTTP on HOST:PORT", True)]
-    config = _Node("mcp config")
-    config.flags = [_Flag("--client", None, "which client", True,
-                          ["claude-code", "claude-desktop", "cursor", "vscode", "codex",
-                           "gemini"])]
-    nodes += [help_node, completion, mcp, config]
+    for path, builtin in BUILTINS.items():
+        entry = _Node(" ".join(path))
+        entry.subs = [(other[-1], [], _first_line(b.description)) for other, b in BUILTINS.items()
+                      if len(other) == len(path) + 1 and other[:len(path)] == path]
+        _fill(entry, builtin)
+        nodes.append(entry)
     return nodes
 
 
-def _short(option):
-    return "-" + option.short.lstrip("-") if option.short else None
+def _fill(entry, command) -> None:
+    entry.flags = _flags(command.options.values()) + _global_flags(False)
+    entry.positional = bool(command.arguments)
+    for argument in command.arguments:
+        values = argument.enum_values
+        if values is not None:
+            entry.choices = (entry.choices or []) + [str(v) for v in values]
 
 
 def _ident(name: str) -> str:

@@ -141,10 +141,10 @@ def _option_row(option) -> tuple[str, str]:
         label += ", --no-" + option.flag[2:]
     else:
         label += " " + option.metavar + ("..." if option.type == "list" else "")
-    if option.short:
-        label = "-" + option.short.lstrip("-") + ", " + label
-    facts = [_facts.type_words(option)]
-    values = _facts.enum_values(option)
+    if option.short_flag:
+        label = option.short_flag + ", " + label
+    facts = [option.type_words]
+    values = option.enum_values
     if values is not None:
         facts.append("one of: " + ", ".join(map(str, values)))
     if option.type == "list":
@@ -157,9 +157,8 @@ def _option_row(option) -> tuple[str, str]:
         facts.append("default: " + _show(option.default))
     if option.env:
         facts.append("env: $" + option.env)
-    if option.aliases:
-        facts.append("deprecated old name: " + ", ".join("--" + a.lstrip("-").replace("_", "-")
-                                                         for a in option.aliases))
+    if option.alias_flags:
+        facts.append("deprecated old name: " + ", ".join(option.alias_flags))
     if option.since:
         facts.append("since " + option.since)
     note = _facts.deprecation(option)
@@ -170,8 +169,8 @@ def _option_row(option) -> tuple[str, str]:
 
 
 def _argument_row(argument) -> tuple[str, str]:
-    facts = [_facts.type_words(argument)]
-    values = _facts.enum_values(argument)
+    facts = [argument.type_words]
+    values = argument.enum_values
     if values is not None:
         facts.append("one of: " + ", ".join(map(str, values)))
     facts.append("required" if argument.required else "optional")
@@ -218,7 +217,7 @@ def _command_help(program, command) -> list[str]:
     if command.examples:
         lines += ["", "Examples:"]
         lines += ["  " + example for example in command.examples]
-    from workbench.runtime.envelope import EXIT_CODES
+    from workbench.declaration.model import EXIT_CODES
     lines += [""]
     lines += _wrap(", ".join(f"{code} {EXIT_CODES[code][0]}" if code in EXIT_CODES else str(code)
                              for code in _facts.exit_codes(command)),

@@ -17,29 +17,8 @@ DEFAULT_BUDGET = 8000
 DETAILS = ("full", "no_descriptions", "property_names", "names")
 """Degradation levels of the program schema, richest first."""
 
-_SCALARS = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean"}
-
-
-def _value_schema(type_: str, choices) -> dict:
-    if type_ == "enum":
-        values = list(choices or ())
-        out: dict = {}
-        if values and all(isinstance(v, str) for v in values):
-            out["type"] = "string"
-        elif values and all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-            out["type"] = "integer"
-        out["enum"] = values
-        return out
-    return {"type": _SCALARS.get(type_, "string")}
-
-
 def _property(item, flag: str) -> dict:
-    if item.type == "list":
-        prop: dict = {"type": "array", "items": _value_schema(item.items, item.choices)}
-    else:
-        prop = _value_schema(item.type, item.choices)
-    if getattr(item, "variadic", False):
-        prop = {"type": "array", "items": prop}
+    prop = item.value_schema()
     prop["description"] = item.description or ""
     prop["flag"] = flag
     sensitive = getattr(item, "sensitive", False)

@@ -7,6 +7,8 @@ declaration order.
 
 from __future__ import annotations
 
+from workbench.surfaces import _facts
+
 STOPWORDS = frozenset("a an and are as at be by do for from how i in is it me my of on or the "
                       "this to what with want can".split())
 
@@ -47,11 +49,10 @@ def _fields(command):
 
 
 def index(program) -> list:
-    """[(command, {term: weight})] for every visible command."""
+    """[(command, {term: weight})] for every listed command (none hidden, none in a hidden
+    group: what `help --json` lists)."""
     out = []
-    for command in program.walk():
-        if command.hidden:
-            continue
+    for command in _facts.listed_commands(program):
         weights: dict = {}
         for field, text in _fields(command):
             for term in terms(text):
@@ -90,40 +91,3 @@ def search(program, sentence: str, limit: int = 5) -> list[dict]:
             entry["tool"] = command.tool_name
         results.append(entry)
     return results
-
-
-def run_search(program, words, as_json: bool, world):
-    """The `help search` builtin: prints results; exit 0 with matches, 3 with none."""
-    from workbench.runtime import envelope
-    sentence = " ".join(words).strip()
-    if not sentence:
-        doc = envelope.failure("missing_argument", "help search needs words to look for",
-                               exit=2, hint='e.g. help search "undo a deploy"',
-                               fix=f"{program.name} help search <words>" + (" --json" if as_json else ""))
-        doc["meta"] = {"schema_version": program.schema_version}
-        _print(world, doc, as_json)
-        return 2, doc
-    results = search(program, sentence)
-    doc = envelope.success({"query": sentence, "results": results},
-                           {"schema_version": program.schema_version})
-    if not results:
-        doc = envelope.failure("not_found", f"no command matches {sentence!r}", exit=3,
-                               hint=f"list every command with: {program.name} help --json "
-                                    f"--level names")
-        doc["meta"] = {"schema_version": program.schema_version}
-    _print(world, doc, as_json)
-    return envelope.exit_code(doc), doc
-
-
-def _print(world, doc, as_json):
-    from workbench.runtime import envelope
-    if as_json:
-        world.out(envelope.encode(doc) + "\n")
-        return
-    if doc["ok"] is not True:
-        world.err(f"error: {doc['error']['message']}\n" +
-                  (f"hint: {doc['error']['hint']}\n" if doc["error"].get("hint") else ""))
-        return
-    rows = doc["data"]["results"]
-    width = max(len(r["command"]) for r in rows)
-    world.out("".join(f"{r['command'].ljust(width)}  {r['description']}\n" for r in rows))

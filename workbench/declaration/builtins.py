@@ -1,0 +1,99 @@
+"""The built-ins, declared once as data: global flags and built-in commands.
+
+The parser reads these exactly as it reads a program's own commands, so a built-in refuses
+bad input the same way (an envelope under `--json`, exit 2, a runnable fix); the definition
+checks read them for collisions; help and completions list them. What each built-in *does*
+lives in the runtime (`workbench.runtime.builtins`).
+"""
+
+from __future__ import annotations
+
+from workbench.declaration.model import Command
+from workbench.declaration.params import Argument, Option
+
+MCP_CLIENTS = ("claude-code", "claude-desktop", "cursor", "vscode", "codex", "gemini")
+"""Clients `tool mcp config --client` writes a configuration for."""
+
+HELP_LEVELS = ("names", "summary", "card")
+SHELLS = ("bash", "zsh", "fish")
+FORMATS = ("json", "ndjson")
+
+
+def _global_options() -> dict:
+    options = {
+        "json": Option("boolean", "one JSON document on stdout (the envelope)", negatable=False),
+        "help": Option("boolean", "this help; with --json, help as data", short="h",
+                       negatable=False),
+        "schema": Option("boolean", "input JSON Schema, as data", negatable=False),
+        "version": Option("boolean", "print the version", negatable=False),
+        "debug": Option("boolean", "tracebacks on stderr", negatable=False),
+        "format": Option("enum", "output format: json (one envelope) or ndjson (a stream)",
+                         choices=FORMATS),
+        "progress": Option("boolean", "report progress on stderr", negatable=False),
+    }
+    for key, option in options.items():
+        option.key = key
+    return options
+
+
+GLOBAL_OPTIONS = _global_options()
+"""Flags every command accepts anywhere before `--`, by key."""
+
+GLOBAL_SPELLINGS = {spelling: option for option in GLOBAL_OPTIONS.values()
+                    for spelling in option.spellings}
+"""`--json`, `-h`, `--format`, ... -> the global Option."""
+
+RESERVED_OPTIONS = tuple(GLOBAL_OPTIONS)
+RESERVED_SHORTS = tuple(o.short for o in GLOBAL_OPTIONS.values() if o.short)
+
+
+class Builtin(Command):
+    """A built-in command, declared as a program's own commands are: its path
+    (`("mcp", "config")`), options and arguments. Never an MCP tool."""
+
+    def __init__(self, path, description, options=None, arguments=()):
+        super().__init__(path[-1], description, effects="withheld", options=options,
+                         arguments=arguments)
+        self.path = tuple(path)
+
+    def __repr__(self) -> str:
+        return f"Builtin({' '.join(self.path)!r})"
+
+
+def _builtins() -> dict:
+    table = [
+        Builtin(("help",), "help for the program, a group or a command",
+                {"level": Option("enum", "how much to show (with --json)", choices=HELP_LEVELS,
+                                 default="summary")},
+                [Argument("path", description="a group or command, e.g. 'pr merge'",
+                          required=False, variadic=True)]),
+        Builtin(("help", "search"), "find commands by what they do",
+                arguments=[Argument("words", description="what you want to do",
+                                    required=False, variadic=True)]),
+        Builtin(("completion",), "a shell completion script",
+                arguments=[Argument("shell", "enum", "the shell", choices=SHELLS)]),
+        Builtin(("mcp",), "serve the program over MCP (stdio, or streamable HTTP)",
+                {"http": Option("string", "serve streamable HTTP at HOST:PORT (PORT 0 picks a "
+                                "free port)", placeholder="<host:port>")}),
+        Builtin(("mcp", "config"), "the configuration that registers this server with a client",
+                {"client": Option("enum", "the MCP client", required=True,
+                                  choices=MCP_CLIENTS)}),
+    ]
+    return {builtin.path: builtin for builtin in table}
+
+
+BUILTINS = _builtins()
+"""Built-in commands by path."""
+
+RESERVED_COMMANDS = tuple(dict.fromkeys(path[0] for path in BUILTINS))
+"""Top-level names a program may not use for its own commands."""
+
+
+def find_builtin(tokens) -> tuple:
+    """(Builtin, number of tokens its path used) for argv starting with a built-in, else
+    (None, 0). The longest path wins: `help search x` is `help search`, `help x` is `help`."""
+    if not tokens or (tokens[0],) not in BUILTINS:
+        return None, 0
+    if len(tokens) > 1 and (tokens[0], tokens[1]) in BUILTINS:
+        return BUILTINS[(tokens[0], tokens[1])], 2
+    return BUILTINS[(tokens[0],)], 1

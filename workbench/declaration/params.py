@@ -1,0 +1,355 @@
+"""Option and Argument: one parameter model, normalised once at construction.
+
+Every spelling (key, long flag, short flag, `--no-` form, old names) and every value rule
+(convert a command-line string, check a JSON value, describe it, schema it, check a default)
+is derived here and only here; the parser, the definition checks, help, cards, schemas,
+completions, MCP arguments and the adapters all read these attributes.
+"""
+
+from __future__ import annotations
+
+TRUE_WORDS = ("true", "1", "yes", "on")
+FALSE_WORDS = ("false", "0", "no", "off")
+
+
+class ValueType:
+    """One kind of value: `convert` a command-line string, `fits`/`coerce` a JSON value,
+    `describe` it for people, `json_schema` it, and say what is wrong with a default."""
+
+    name = "string"
+    words = "a string"
+
+    def __init__(self, choices=None):
+        self.choices = list(choices) if choices is not None else None
+
+    def convert(self, raw: str):
+        """The typed value of a command-line string; ValueError when it is not one."""
+        return raw
+
+    def fits(self, value) -> bool:
+        """Whether a JSON value (an MCP argument) is already of this type."""
+        return isinstance(value, str)
+
+    def coerce(self, value):
+        """The value a JSON caller most likely meant, in this type, or None."""
+        if isinstance(value, str):
+            try:
+                return self.convert(value.strip())
+            except ValueError:
+                return None
+        return None
+
+    def json_schema(self) -> dict:
+        return {"type": self.name}
+
+    def default_problem(self, value) -> str:
+        """'' when `value` is a valid default, else what is wrong and how to write it."""
+        if not isinstance(value, str):
+            return f"is not a string; use e.g. default='{value}'"
+        return ""
+
+
+class _String(ValueType):
+    def coerce(self, value):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return number_token(value)
+        return None
+
+
+class _Integer(ValueType):
+    name, words = "integer", "an integer"
+
+    def convert(self, raw):
+        return int(raw)
+
+    def fits(self, value):
+        return (isinstance(value, int) and not isinstance(value, bool)) or \
+            (isinstance(value, float) and value.is_integer())
+
+    def default_problem(self, value):
+        if not isinstance(value, int) or isinstance(value, bool):
+            return "is not an integer; use e.g. default=1"
+        return ""
+
+
+class _Number(ValueType):
+    name, words = "number", "a number"
+
+    def convert(self, raw):
+        value = float(raw)
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ValueError(raw)
+        return int(value) if raw.lstrip("-").isdigit() else value
+
+    def fits(self, value):
+        return isinstance(value, (int, float)) and not isinstance(value, bool) \
+            and value == value and value not in (float("inf"), float("-inf"))
+
+    def default_problem(self, value):
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            return "is not a number; use e.g. default=1.5"
+        return ""
+
+
+class _Boolean(ValueType):
+    name, words = "boolean", "a boolean"
+
+    def convert(self, raw):
+        low = raw.lower()
+        if low in TRUE_WORDS or low in FALSE_WORDS:
+            return low in TRUE_WORDS
+        raise ValueError(raw)
+
+    def fits(self, value):
+        return isinstance(value, bool)
+
+    def default_problem(self, value):
+        if not isinstance(value, bool):
+            return "is not a boolean; use default=True or default=False"
+        return ""
+
+
+class _Enum(ValueType):
+    name = "enum"
+
+    @property
+    def words(self) -> str:
+        return "one of: " + ", ".join(map(str, self.choices or ()))
+
+    def convert(self, raw):
+        for choice in self.choices or ():
+            if str(choice) == raw:
+                return choice
+        raise ValueError(raw)
+
+    def fits(self, value):
+        return not isinstance(value, bool) and value in (self.choices or ())
+
+    def coerce(self, value):
+        if isinstance(value, (dict, list)):
+            return None
+        text = str(value)
+        for choice in self.choices or ():
+            if str(choice) == text:
+                return choice
+        from workbench._text import nearest
+        close = nearest(text, [str(c) for c in self.choices or ()], n=1)
+        for choice in self.choices or ():
+            if close and str(choice) == close[0]:
+                return choice
+        return None
+
+    def json_schema(self):
+        values = list(self.choices or ())
+        out: dict = {}
+        if values and all(isinstance(v, str) for v in values):
+            out["type"] = "string"
+        elif values and all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            out["type"] = "integer"
+        out["enum"] = values
+        return out
+
+    def default_problem(self, value):
+        if value not in (self.choices or ()):
+            return f"is not one of the choices ({', '.join(map(str, self.choices or ()))}); " \
+                   f"pick one"
+        return ""
+
+
+VALUE_TYPES = {"string": _String, "integer": _Integer, "number": _Number,
+               "boolean": _Boolean, "enum": _Enum}
+"""Scalar value types by name; `list` is a parameter whose items have one of these."""
+
+TYPES = ("string", "integer", "number", "boolean", "enum", "list")
+ITEM_TYPES = ("string", "integer", "number", "enum")
+
+
+def number_token(value) -> str:
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 53:
+        return str(int(value))
+    return str(value)
+
+
+def article(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
+
+
+class Param:
+    """What options and arguments share: key, type, value rules, description, default."""
+
+    __slots__ = ("type", "description", "required", "default", "choices", "items",
+                 "sensitive", "value_type", "since", "deprecated", "replaced_by")
+
+    def _init_value(self, type, items, choices) -> None:
+        self.type = type
+        self.items = items
+        self.choices = list(choices) if choices is not None else None
+        kind = items if type == "list" else type
+        factory = VALUE_TYPES.get(kind) if isinstance(kind, str) else None
+        self.value_type = factory(self.choices) if factory is not None else None
+
+    @property
+    def many(self) -> bool:
+        """Whether it takes several values (a list option, a variadic argument)."""
+        return self.type == "list" or bool(getattr(self, "variadic", False))
+
+    @property
+    def type_words(self) -> str:
+        """`string`, `integer`, `list of integer`, `enum`... for help text."""
+        return "list of " + (self.items or "string") if self.type == "list" else self.type
+
+    def describe(self) -> str:
+        """What a value must be, for refusals: `an integer`, `one of: a, b`, `a list of ...`."""
+        one = self.value_type.words if self.value_type is not None else self.type
+        return "a list, each " + one if self.many else one
+
+    def convert(self, raw: str):
+        """One command-line string as this parameter's (item) type; ValueError if not."""
+        return self.value_type.convert(raw)
+
+    def value_schema(self) -> dict:
+        """The JSON Schema of the value (arrays for lists and variadics)."""
+        schema = self.value_type.json_schema() if self.value_type is not None else {}
+        if self.type == "list":
+            schema = {"type": "array", "items": schema}
+        if getattr(self, "variadic", False):
+            schema = {"type": "array", "items": schema}
+        return schema
+
+    def default_problem(self) -> str:
+        """'' when the declared default fits, else what is wrong with it."""
+        value = self.default
+        if value is None or self.value_type is None:
+            return ""
+        if self.type == "list":
+            if not isinstance(value, (list, tuple)):
+                return "is not a list; use a list, e.g. default=[]"
+            for element in value:
+                problem = self.value_type.default_problem(element)
+                if problem:
+                    return f"has an element {element!r} that {problem}"
+            return ""
+        return self.value_type.default_problem(value)
+
+    def fill_value(self, near: str | None = None) -> str | None:
+        """What a fix writes for a value the caller must still give: for an enum the nearest
+        choice, else the default, else the first choice; None for other types (the fix then
+        shows the metavar slot)."""
+        choices = self.enum_values
+        if not choices:
+            return None
+        if near is not None:
+            return near
+        default = self.default[0] if isinstance(self.default, (list, tuple)) and self.default \
+            else self.default
+        return str(default) if default is not None and default in choices else str(choices[0])
+
+    @property
+    def enum_values(self) -> list | None:
+        """The allowed values of an enum input (or list of enums), else None."""
+        return list(self.choices or ()) if isinstance(self.value_type, _Enum) else None
+
+
+def _flag_word(name) -> str | None:
+    """`--old_name`, `old-name`, `-x` -> `old-name`; None when nothing is left."""
+    if not isinstance(name, str):
+        return None
+    word = name.lstrip("-").replace("_", "-")
+    return word or None
+
+
+class Option(Param):
+    """A named input: the key `skip_build` is the flag `--skip-build` and the MCP property
+    `skip_build`. `short="d"` (or `"-d"`) adds `-d`; `aliases=["dest"]` (or `"--dest"`) keeps
+    old names working, with a deprecation warning; a boolean also gets `--no-skip-build`."""
+
+    __slots__ = ("_key", "env", "short", "placeholder", "aliases", "negatable",
+                 "flag", "short_flag", "negation", "alias_flags", "metavar", "spellings")
+
+    def __init__(self, type: str = "string", description: str = "", required: bool = False,
+                 default=None, choices=None, env: str | None = None, short: str | None = None,
+                 sensitive: bool = False, placeholder: str | None = None, *,
+                 since: str | None = None, deprecated: str | bool | None = None,
+                 replaced_by: str | None = None, aliases=(), items: str = "string",
+                 negatable: bool = True):
+        self._init_value(type, items, choices)
+        self.description = description
+        self.required = required
+        self.default = default
+        self.env = env
+        self.short = short.lstrip("-") if isinstance(short, str) else short
+        self.sensitive = sensitive
+        self.placeholder = placeholder
+        self.since = since
+        self.deprecated = deprecated
+        self.replaced_by = replaced_by
+        self.aliases = tuple(aliases) if not isinstance(aliases, str) else (aliases,)
+        self.negatable = negatable
+        self._key = ""
+        self._spell()
+
+    @property
+    def key(self) -> str:
+        return self._key
+
+    @key.setter
+    def key(self, key: str) -> None:
+        self._key = key
+        self._spell()
+
+    def _spell(self) -> None:
+        """Derive every spelling from the key, short and aliases (once per key)."""
+        key = self._key if isinstance(self._key, str) else ""
+        word = key.replace("_", "-")
+        self.flag = "--" + word
+        self.metavar = self.placeholder if isinstance(self.placeholder, str) and \
+            self.placeholder else "<" + word + ">"
+        self.short_flag = "-" + self.short if isinstance(self.short, str) and \
+            len(self.short) == 1 else None
+        boolean = self.type == "boolean"
+        self.negation = "--no-" + word if boolean and self.negatable else None
+        self.alias_flags = tuple("--" + w for w in map(_flag_word, self.aliases) if w)
+        spellings = {self.flag: (False, None)}
+        if self.short_flag:
+            spellings[self.short_flag] = (False, None)
+        for alias in self.alias_flags:
+            spellings.setdefault(alias, (False, alias))
+        if self.negation:
+            spellings.setdefault(self.negation, (True, None))
+        self.spellings = spellings
+
+    def __repr__(self) -> str:
+        return f"Option({self.flag}, type={self.type!r})"
+
+
+class Argument(Param):
+    """A positional input. `variadic` takes the rest; `stdin` accepts `-` to read standard input."""
+
+    __slots__ = ("name", "variadic", "stdin")
+
+    def __init__(self, name: str, type: str = "string", description: str = "",
+                 required: bool = True, variadic: bool = False, stdin: bool = False, *,
+                 choices=None, default=None, items: str = "string",
+                 since: str | None = None, deprecated: str | bool | None = None):
+        self.name = name
+        self._init_value(type, items, choices)
+        self.description = description
+        self.required = required
+        self.variadic = variadic
+        self.stdin = stdin
+        self.default = default
+        self.sensitive = False
+        self.since = since
+        self.deprecated = deprecated
+        self.replaced_by = None
+
+    @property
+    def key(self) -> str:
+        return self.name.replace("-", "_") if isinstance(self.name, str) else ""
+
+    @property
+    def metavar(self) -> str:
+        return "<" + str(self.name) + ">" + ("..." if self.variadic else "")
+
+    def __repr__(self) -> str:
+        return f"Argument({self.name!r}, type={self.type!r})"

@@ -1,0 +1,45 @@
+"""The process entry point: `run(program)` parses `sys.argv`, runs, prints and exits.
+
+It sits above both transports: a command call runs the runtime's pipeline, and `tool mcp`
+is handed to the MCP transport (imported only then).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:   # typing costs start-up time; only checkers read it
+    from typing import NoReturn
+
+from workbench.runtime import envelope as _envelope
+from workbench.runtime.pipeline import World, execute
+
+
+def run(program, argv: list[str] | None = None) -> NoReturn:
+    """Parse `argv` (default `sys.argv[1:]`), run, print, and exit with the contract's code."""
+    if argv is None:
+        argv = sys.argv[1:]
+    world = World(os.environ, sys.stdin, sys.stdout, sys.stderr,
+                  stdin_tty=_isatty(sys.stdin), stdout_tty=_isatty(sys.stdout))
+    code = execute(program, list(argv), world, serve=_serve_mcp)[0]
+    if code == _envelope.EXIT_PIPE:
+        try:   # Python would complain flushing a closed pipe at exit
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+    sys.exit(code)
+
+
+def _serve_mcp(program, address) -> int:
+    from workbench.mcp import serve
+    return serve(program, address)
+
+
+def _isatty(stream) -> bool:
+    try:
+        return stream is not None and stream.isatty()
+    except (ValueError, OSError):
+        return False

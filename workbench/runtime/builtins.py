@@ -1,0 +1,188 @@
+"""What the built-in commands do, once the one parser has parsed them (`help`, `help search`,
+`completion`, `mcp`, `mcp config`). Each returns what to print; the pipeline prints it.
+
+A handler returns `Document(data, text)` (help as data, or text for a person),
+`Envelope(doc, text)` (a result envelope), or `Served(exit)`; bad input raises `Refusal`.
+"""
+
+from __future__ import annotations
+
+from workbench.declaration.builtins import BUILTINS, find_builtin
+from workbench.declaration.model import child_named
+from workbench.runtime import envelope as _envelope
+from workbench.runtime.parser import Refusal, parse
+
+
+class Document:
+    """Print `data` as compact JSON under `--json`, else `text`."""
+
+    __slots__ = ("data", "text")
+
+    def __init__(self, data, text):
+        self.data = data
+        self.text = text
+
+
+class Envelope:
+    """An envelope to deliver; `text(data)` renders a success for a person."""
+
+    __slots__ = ("doc", "text")
+
+    def __init__(self, doc, text=None):
+        self.doc = doc
+        self.text = text
+
+
+class Served:
+    """A transport ran (the MCP server) and ended with `exit`."""
+
+    __slots__ = ("exit",)
+
+    def __init__(self, exit: int):
+        self.exit = exit
+
+
+def run_builtin(program, request, world, serve=None):
+    """Dispatch a parsed built-in; `serve(program, address)` runs the MCP server (the process
+    entry point hands it in; in-process callers have none)."""
+    builtin = request.builtin
+    if request.flags["help"]:
+        return _about(program, builtin, request.json)
+    return _HANDLERS[builtin.path](program, request, world, serve)
+
+
+def _about(program, node, as_json):
+    from workbench.surfaces import cards, help
+    if as_json:
+        return Document(cards.card(node), None)
+    return Document(None, help.render_help(program, node))
+
+
+def _help(program, request, world, serve):
+    path = list(request.args.get("path") or [])
+    node = _help_target(program, path)
+    as_json = request.json
+    from workbench.surfaces import cards, help
+    if node in BUILTINS.values():
+        return _about(program, node, as_json)
+    if not as_json:
+        return Document(None, help.render_help(program, None if node is program else node))
+    level = request.options["level"]
+    if node is program:
+        return Document(cards.help_document(program, level), None)
+    if node.is_group:
+        return Document(cards.group_document(program, node, level), None)
+    return Document(cards.card(node), None)
+
+
+def _help_target(program, path):
+    """The program, group, command or built-in `help PATH` is about; Refusal if none."""
+    builtin, used = find_builtin(path)
+    if builtin is not None and used == len(path):
+        return builtin
+    node = program
+    for at, name in enumerate(path):
+        if not node.is_group:
+            raise Refusal("unexpected_argument",
+                          f"'{' '.join(node.path)}' is a command, so help has nothing under it "
+                          f"called {name!r}",
+                          hint=f"help takes the path of a group or command, e.g. "
+                               f"'{program.name} help {' '.join(node.path)}'",
+                          fix=["help", *node.path])
+        child = child_named(node, name)
+        if child is None:
+            try:
+                parse(program, path[:at + 1], {})
+            except Refusal as refusal:
+                if refusal.fix is None or "<command>" in refusal.fix:
+                    refusal.fix = ["help", *path[:at]]   # no near name: list what there is
+                else:
+                    refusal.fix = ["help", *refusal.fix, *path[at + 1:]]
+                raise
+            raise Refusal("unknown_command", f"no command {name!r}", fix=["help"])
+        node = child
+    return node
+
+
+def _search(program, request, world, serve):
+    from workbench.surfaces.search import search
+    sentence = " ".join(request.args.get("words") or []).strip()
+    if not sentence:
+        raise Refusal("missing_argument", "help search needs words to look for",
+                      hint='e.g. help search "undo a deploy"',
+                      fix=["help", "search", "<words>"])
+    results = search(program, sentence)
+    if not results:
+        return Envelope(_envelope.failure(
+            "not_found", f"no command matches {sentence!r}", exit=_envelope.EXIT_NOT_FOUND,
+            hint=f"list every command with: {program.name} help --json --level names"))
+    return Envelope(_envelope.success({"query": sentence, "results": results}),
+                    _search_text)
+
+
+def _search_text(data) -> str:
+    rows = data["results"]
+    width = max(len(row["command"]) for row in rows)
+    return "".join(f"{row['command'].ljust(width)}  {row['description']}\n" for row in rows)
+
+
+def _completion(program, request, world, serve):
+    from workbench.surfaces.completion import completion_script
+    return Document(None, completion_script(program, request.args["shell"]))
+
+
+def _mcp(program, request, world, serve):
+    value = request.options.get("http")
+    address = None
+    if value is not None:
+        try:
+            address = parse_address(value)
+        except ValueError:
+            raise Refusal("invalid_value",
+                          f"--http needs HOST:PORT, e.g. 127.0.0.1:8000; got {value!r}",
+                          hint="PORT 0 picks a free port",
+                          fix=["mcp", "--http", "127.0.0.1:8000"]) from None
+    if serve is None:
+        raise Refusal("unavailable_here", f"'{program.name} mcp' serves MCP from a process of "
+                      f"its own; it cannot run inside another call",
+                      hint=f"start it as a command: {program.name} mcp", fix=None)
+    return Served(serve(program, address))
+
+
+def _mcp_config(program, request, world, serve):
+    from workbench.surfaces.clients import client_config, config_text
+    config = client_config(program, request.options["client"], _script_command(program))
+    return Envelope(_envelope.success(config), config_text)
+
+
+def _script_command(program):
+    """`[python, SCRIPT, "mcp"]` when a program with no loader-set source runs as a .py script."""
+    if program.source:
+        return None
+    import os
+    import sys
+    main = getattr(sys.modules.get("__main__"), "__file__", None)
+    if main and main.endswith(".py") and os.path.isfile(main):
+        return [sys.executable, os.path.abspath(main), "mcp"]
+    return None
+
+
+def parse_address(text: str):
+    """`HOST:PORT`, `[::1]:PORT`, `:PORT` or `PORT` -> (host, port); host defaults to 127.0.0.1."""
+    host, port = "127.0.0.1", text
+    if text.startswith("["):
+        end = text.find("]")
+        if end < 0 or text[end + 1:end + 2] != ":":
+            raise ValueError(text)
+        host, port = text[1:end], text[end + 2:]
+    elif ":" in text:
+        host, port = text.rsplit(":", 1)
+        host = host or "127.0.0.1"
+    number = int(port)
+    if not 0 <= number <= 65535:
+        raise ValueError(text)
+    return host, number
+
+
+_HANDLERS = {("help",): _help, ("help", "search"): _search, ("completion",): _completion,
+             ("mcp",): _mcp, ("mcp", "config"): _mcp_config}

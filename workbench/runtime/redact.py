@@ -1,0 +1,182 @@
+"""The one redaction policy: what counts as a secret, and how it is shown.
+
+The placeholder scheme (docs/contract.md, "Sensitive values"):
+
+- inside a command line (`fix`, `next`), a sensitive value is replaced by a slot the caller
+  fills: `$ENV` when the option reads an environment variable, else its metavar `<token>`;
+- everywhere else (stdout, stderr, envelopes, MCP results and notifications, the traffic
+  log, the idempotency store, headless files, the dashboard) each secret's text becomes
+  `***`.
+
+A value is a secret when it is given to a sensitive option by any route: a flag, `--flag=`,
+its short or old name, its environment variable, an MCP argument — and also when the flag or
+key is misspelt (the nearest spelling is sensitive) or the flag is given where it does not
+belong (a sensitive spelling of any command of the program).
+"""
+
+from __future__ import annotations
+
+PLACEHOLDER = "***"
+MIN_SECRET = 3
+"""Shorter values are not masked inside text: masking `ab` would shred every message."""
+
+
+class Redactor:
+    """Masks a set of secret strings in text and in JSON-like values."""
+
+    __slots__ = ("secrets",)
+
+    def __init__(self, secrets=()):
+        self.secrets: list[str] = []
+        self.add(secrets)
+
+    def add(self, secrets) -> None:
+        found = set(self.secrets)
+        for secret in secrets:
+            text = str(secret)
+            if len(text) >= MIN_SECRET:
+                found.add(text)
+        self.secrets = sorted(found, key=len, reverse=True)
+
+    def __bool__(self) -> bool:
+        return bool(self.secrets)
+
+    def text(self, text: str) -> str:
+        """`text` with every secret replaced by `***`."""
+        for secret in self.secrets:
+            if secret in text:
+                text = text.replace(secret, PLACEHOLDER)
+        return text
+
+    def value(self, value):
+        """A copy of a JSON-like value with every secret masked in its strings (keys too)."""
+        if not self.secrets:
+            return value
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {self.text(k) if isinstance(k, str) else k: self.value(v)
+                    for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.value(v) for v in value]
+        return value
+
+
+def slot(option) -> str:
+    """What stands for a sensitive value in a command line: `$ENV` or the metavar."""
+    return "$" + option.env if getattr(option, "env", None) else option.metavar
+
+
+def _spellings(program) -> tuple[dict, frozenset]:
+    """(sensitive spelling -> Option, every spelling of every option) for the program."""
+    if program is None:
+        return {}, frozenset()
+    cached = program.__dict__.get("_redact_spellings")
+    if cached is None:
+        sensitive: dict = {}
+        known: set = set()
+        for command in program.walk():
+            for option in command.options.values():
+                known.update(option.spellings)
+                if option.sensitive:
+                    for spelling in option.spellings:
+                        sensitive.setdefault(spelling, option)
+        cached = program._redact_spellings = (sensitive, frozenset(known))
+    return cached
+
+
+def sensitive_spellings(program) -> dict:
+    """Every spelling of a sensitive option anywhere in the program -> that Option."""
+    return _spellings(program)[0]
+
+
+def _sensitive_flag(program, flag: str):
+    """The sensitive Option a flag spells, or nearly spells (`--tokn`, when `--tokn` is no
+    option's own spelling), else None."""
+    sensitive, known = _spellings(program)
+    option = sensitive.get(flag)
+    if option is not None or not sensitive or not flag.startswith("--") or flag in known:
+        return option
+    from workbench._text import nearest
+    close = nearest(flag, [s for s in sensitive if s.startswith("--")], n=1)
+    return sensitive[close[0]] if close else None
+
+
+def secrets_in_argv(program, argv, environ=None) -> list[str]:
+    """Values argv (and the environment) give to sensitive options, however misplaced."""
+    spellings = sensitive_spellings(program)
+    if not spellings:
+        return []
+    found: list[str] = []
+    tokens = list(argv)
+    for i, token in enumerate(tokens):
+        if token == "--":
+            break
+        if not token.startswith("-") or token == "-":
+            continue
+        flag, eq, inline = token.partition("=")
+        option = _sensitive_flag(program, flag)
+        if option is None or option.type == "boolean":
+            continue
+        if eq:
+            found.append(inline)
+        elif i + 1 < len(tokens):
+            found.append(tokens[i + 1])
+    for option in {id(o): o for o in spellings.values()}.values():
+        if option.env and environ and environ.get(option.env):
+            found.append(environ[option.env])
+    return found
+
+
+def secrets_in_arguments(program, command, arguments) -> list[str]:
+    """Values MCP arguments give to sensitive properties, including misspelt keys; with no
+    command (an unknown tool name), the sensitive properties of every command count."""
+    if not isinstance(arguments, dict):
+        return []
+    commands = [command] if command is not None else \
+        (list(program.walk()) if program is not None else [])
+    keys: set = set()
+    sensitive: set = set()
+    for each in commands:
+        for key, option in each.options.items():
+            keys.add(key)
+            if option.sensitive:
+                sensitive.add(key)
+        keys.update(argument.key for argument in each.arguments)
+    if not sensitive:
+        return []
+    from workbench._text import nearest
+    found: list[str] = []
+    for key, value in arguments.items():
+        name = key if key in keys else next(iter(nearest(str(key), sorted(keys), n=1)), None)
+        if name in sensitive and value is not None:
+            found.extend(str(v) for v in (value if isinstance(value, list) else [value]))
+    return found
+
+
+def mask_argv(program, tokens) -> list[str]:
+    """argv tokens with the value after any sensitive spelling replaced by its slot."""
+    spellings = sensitive_spellings(program)
+    if not spellings:
+        return list(tokens)
+    masked: list[str] = []
+    hide = None
+    for token in tokens:
+        if hide is not None:
+            masked.append(token if token.startswith("<") and token.endswith(">")
+                          or token.startswith("$") else hide)
+            hide = None
+            continue
+        if token == "--":
+            masked.append(token)
+            continue
+        flag, eq, _ = token.partition("=")
+        option = _sensitive_flag(program, flag) if token.startswith("-") else None
+        if option is None or option.type == "boolean":
+            masked.append(token)
+        elif eq:
+            masked.append(flag + "=" + slot(option))
+        else:
+            masked.append(token)
+            hide = slot(option)
+    return masked
