@@ -55,7 +55,7 @@ def may_need_action(command) -> bool:
 
 def errors(command) -> list[dict]:
     """The error codes a command can return: [{"code", "exit", "when"}], stable order."""
-    from workbench.runtime.envelope import EXIT_CODES
+    from workbench.declaration.exits import EXIT_CODES
     by_name = {name: code for code, (name, _) in EXIT_CODES.items()}
     out = [{"code": "usage", "exit": 2,
             "when": "the command line or input was refused before running; see error.fix"}]
@@ -90,7 +90,7 @@ def exit_codes(command) -> list[int]:
 
 def exit_table() -> list[dict]:
     """The program's exit-code table as data: [{"exit", "code", "meaning"}]."""
-    from workbench.runtime.envelope import EXIT_CODES
+    from workbench.declaration.exits import EXIT_CODES
     return [{"exit": code, "code": name, "meaning": meaning}
             for code, (name, meaning) in sorted(EXIT_CODES.items())]
 
