@@ -35,6 +35,14 @@ class ActionRequired(Exception):
         self.next = list(next)
 
 
+class Partial:
+    """What `ctx.partial(succeeded, failed)` returns: a batch where some items failed."""
+
+    def __init__(self, succeeded, failed):
+        self.succeeded = list(succeeded)
+        self.failed = [dict(item) for item in failed]
+
+
 class Context:
     """What a handler gets as `ctx`."""
 
@@ -116,7 +124,6 @@ class Context:
     def partial(self, succeeded, failed):
         """Return this from a batch handler: `failed` items are dicts with `item`, `code`,
         `message` and `retryable`. Some of each gives `"ok":"partial"` and exit 8."""
-        from workbench.runtime.pipeline import Partial
         return Partial(succeeded, failed)
 
     def changed(self, value: bool = True) -> None:

@@ -10,7 +10,7 @@ import os
 import sys
 
 from workbench.runtime import envelope as _envelope
-from workbench.runtime.context import ActionRequired, Context
+from workbench.runtime.context import ActionRequired, Context, Partial
 from workbench.declaration.model import Fail
 from workbench.runtime.parser import Refusal, parse
 
@@ -243,8 +243,8 @@ def _help_builtin(program, request, world):
             path.append(token)
         i += 1
     if path[:1] == ["search"]:
-        from workbench.surfaces import search
-        return search.run_search(program, path[1:], as_json, world)
+        from workbench.runtime._help_search import run_search
+        return run_search(program, path[1:], as_json, world)
     levels = ("names", "summary", "card")
     if level not in levels:
         from workbench._text import nearest
@@ -480,14 +480,6 @@ def _internal(error, debug, world):
         world.err(traceback.format_exc())
     return _envelope.failure("internal", f"{type(error).__name__}: {error}", exit=1,
                              hint=_DEBUG_HINT if not debug else None)
-
-
-class Partial:
-    """What `ctx.partial(succeeded, failed)` returns: a batch where some items failed."""
-
-    def __init__(self, succeeded, failed):
-        self.succeeded = list(succeeded)
-        self.failed = [dict(item) for item in failed]
 
 
 def _partial(program, command, request, world, ctx, result, meta):

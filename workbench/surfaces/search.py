@@ -7,6 +7,8 @@ declaration order.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 STOPWORDS = frozenset("a an and are as at be by do for from how i in is it me my of on or the "
                       "this to what with want can".split())
 
@@ -92,38 +94,36 @@ def search(program, sentence: str, limit: int = 5) -> list[dict]:
     return results
 
 
-def run_search(program, words, as_json: bool, world):
-    """The `help search` builtin: prints results; exit 0 with matches, 3 with none."""
-    from workbench.runtime import envelope
+class Answer(NamedTuple):
+    """What `help search` found, as data: `data` on a match, else `error`; `text` for a person.
+
+    `error` holds `code`, `message`, `exit` and `hint`, and `fix` as argv tokens after the
+    program's name; the runtime turns it into the envelope (and keeps the caller's `--json`).
+    """
+
+    data: dict | None
+    error: dict | None
+    text: str
+
+
+def answer(program, words) -> Answer:
+    """The `help search` builtin as a pure function: exit 0 with matches, 3 with none, 2 empty."""
     sentence = " ".join(words).strip()
     if not sentence:
-        doc = envelope.failure("missing_argument", "help search needs words to look for",
-                               exit=2, hint='e.g. help search "undo a deploy"',
-                               fix=f"{program.name} help search <words>" + (" --json" if as_json else ""))
-        doc["meta"] = {"schema_version": program.schema_version}
-        _print(world, doc, as_json)
-        return 2, doc
+        error = {"code": "missing_argument", "message": "help search needs words to look for",
+                 "exit": 2, "hint": 'e.g. help search "undo a deploy"',
+                 "fix": ["help", "search", "<words>"]}
+        return Answer(None, error, _error_text(error))
     results = search(program, sentence)
-    doc = envelope.success({"query": sentence, "results": results},
-                           {"schema_version": program.schema_version})
     if not results:
-        doc = envelope.failure("not_found", f"no command matches {sentence!r}", exit=3,
-                               hint=f"list every command with: {program.name} help --json "
-                                    f"--level names")
-        doc["meta"] = {"schema_version": program.schema_version}
-    _print(world, doc, as_json)
-    return envelope.exit_code(doc), doc
+        error = {"code": "not_found", "message": f"no command matches {sentence!r}", "exit": 3,
+                 "hint": f"list every command with: {program.name} help --json --level names"}
+        return Answer(None, error, _error_text(error))
+    width = max(len(r["command"]) for r in results)
+    text = "".join(f"{r['command'].ljust(width)}  {r['description']}\n" for r in results)
+    return Answer({"query": sentence, "results": results}, None, text)
 
 
-def _print(world, doc, as_json):
-    from workbench.runtime import envelope
-    if as_json:
-        world.out(envelope.encode(doc) + "\n")
-        return
-    if doc["ok"] is not True:
-        world.err(f"error: {doc['error']['message']}\n" +
-                  (f"hint: {doc['error']['hint']}\n" if doc["error"].get("hint") else ""))
-        return
-    rows = doc["data"]["results"]
-    width = max(len(r["command"]) for r in rows)
-    world.out("".join(f"{r['command'].ljust(width)}  {r['description']}\n" for r in rows))
+def _error_text(error: dict) -> str:
+    return (f"error: {error['message']}\n"
+            + (f"hint: {error['hint']}\n" if error.get("hint") else ""))
