@@ -14,6 +14,13 @@ from workbench.runtime.context import ActionRequired, Context, Partial
 from workbench.declaration.model import Fail
 from workbench.runtime.parser import Refusal, parse
 
+TYPE_CHECKING = False   # typing's own flag costs an import of typing at start-up
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import NoReturn
+
+    from workbench.declaration.model import Program
+
 _DEBUG_HINT = "run again with --debug to see the traceback"
 
 
@@ -94,7 +101,7 @@ class Outcome:
         return f"Outcome(exit={self.exit}, stdout={self.stdout[:60]!r}, stderr={self.stderr[:60]!r})"
 
 
-def run(program, argv=None):
+def run(program: Program, argv: Sequence[str] | None = None) -> NoReturn:
     """Parse `argv` (default `sys.argv[1:]`), run, print, and exit with the contract's code."""
     if argv is None:
         argv = sys.argv[1:]
@@ -110,7 +117,10 @@ def run(program, argv=None):
     sys.exit(code)
 
 
-def call(program, argv, *, environ=None, stdin=None, on_progress=None) -> Outcome:
+def call(program: Program, argv: Sequence[str], *, environ: Mapping[str, str] | None = None,
+         stdin: str | None = None,
+         on_progress: Callable[[float, float | None, str | None], None] | None = None
+         ) -> Outcome:
     """Run argv in-process with captured streams, exactly as the CLI would (no terminal).
 
     `on_progress(done, total, message)` receives `ctx.progress` calls (the MCP server sends
