@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
+from workbench import __version__
 from workbench.declaration.model import Argument, Command, Fail, Option, Program
 from workbench.runtime.pipeline import run
 
@@ -79,7 +80,7 @@ def _pretty(data) -> str:
 
 
 program = Program(
-    name="burgee", version="0.1.0",
+    name="burgee", version=__version__,
     description="Declare a command line once; serve it to people and agents; watch every surface "
                 "live. 'burgee mcp FILE' serves FILE's program over MCP",
     commands=[

@@ -13,6 +13,10 @@ from __future__ import annotations
 
 from workbench.runtime import envelope as _envelope
 
+TYPE_CHECKING = False   # typing's own flag costs an import of typing
+if TYPE_CHECKING:
+    from workbench.declaration.model import Command
+
 _KINDS = {"string": "a string", "integer": "an integer", "number": "a number",
           "boolean": "a boolean", "enum": "one of the choices", "list": "a list"}
 
@@ -44,7 +48,7 @@ def _scalar_token(value) -> str:
     return str(value)
 
 
-def to_argv(command, arguments: dict | None) -> list[str]:
+def to_argv(command: Command, arguments: dict[str, object] | None) -> list[str]:
     """argv (after the program name) that runs `command` with MCP `arguments`.
 
     The command path first, then options in the order given (booleans as `--x` / `--no-x`,

@@ -7,8 +7,6 @@ declaration order.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 STOPWORDS = frozenset("a an and are as at be by do for from how i in is it me my of on or the "
                       "this to what with want can".split())
 
@@ -94,16 +92,20 @@ def search(program, sentence: str, limit: int = 5) -> list[dict]:
     return results
 
 
-class Answer(NamedTuple):
+class Answer:
     """What `help search` found, as data: `data` on a match, else `error`; `text` for a person.
 
     `error` holds `code`, `message`, `exit` and `hint`, and `fix` as argv tokens after the
     program's name; the runtime turns it into the envelope (and keeps the caller's `--json`).
+    A plain class: `typing.NamedTuple` would import `typing` on the CLI path.
     """
 
-    data: dict | None
-    error: dict | None
-    text: str
+    __slots__ = ("data", "error", "text")
+
+    def __init__(self, data: dict | None, error: dict | None, text: str):
+        self.data = data
+        self.error = error
+        self.text = text
 
 
 def answer(program, words) -> Answer:
