@@ -19,7 +19,6 @@ import os
 import sys
 
 DEFAULT_FOLDER = os.path.join(".burgee", "snapshots")
-CHECK_ORDER = ("snapshot_drift", "budget_exceeded", "lint_error", "envelope_mismatch")
 _META_FILES = ("tokens.json", "problems.json", "diffs.json")
 
 

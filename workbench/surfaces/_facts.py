@@ -13,12 +13,6 @@ HINTS = {
 }
 """MCP tool annotations per effects (DESIGN §5); withheld and undeclared have none."""
 
-BUILTIN_FLAGS = (
-    ("--json", "one JSON document on stdout (the envelope)"),
-    ("--schema", "input JSON Schema, as data"),
-    ("--help", "this help; with --json, help as data"),
-)
-
 
 def hints(command) -> dict | None:
     """The MCP annotation hints for a command, or None (withheld, undeclared)."""
