@@ -497,3 +497,26 @@ def test_surfaces_import_nothing_heavy():
     loaded = set(done.stdout.split())
     assert not loaded & {"re", "textwrap", "difflib", "json", "jsonschema", "mcp", "textual"}
     assert all(name.startswith("workbench") for name in loaded), loaded
+
+
+# --- help search: a pure surface --------------------------------------------------------------
+
+def test_help_search_answers_with_data_and_text_and_prints_nothing(program, capsys):
+    from workbench.surfaces.search import answer
+    found = answer(program, ["deploy", "a", "build"])
+    assert found.error is None and found.data["query"] == "deploy a build"
+    assert found.data["results"][0]["command"] == "deploy"
+    assert found.text.startswith("deploy ") and found.text.endswith("\n")
+    missing = answer(program, ["zebra"])
+    assert missing.data is None and missing.error["code"] == "not_found"
+    assert missing.error["exit"] == 3 and missing.text.startswith("error: no command matches")
+    empty = answer(program, ["  "])
+    assert empty.error["exit"] == 2 and empty.error["fix"] == ["help", "search", "<words>"]
+    assert capsys.readouterr() == ("", "")
+
+
+def test_help_search_printed_by_the_runtime_keeps_the_callers_json(program):
+    from workbench import call
+    done = call(program, ["help", "search", "--json"])
+    doc = json.loads(done.stdout)
+    assert done.exit == 2 and doc["error"]["fix"] == f"{program.name} help search <words> --json"
