@@ -40,3 +40,18 @@ def test_the_package_says_it_is_typed():
     assert (ROOT / "workbench" / "py.typed").is_file()
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     assert "py.typed" in project["tool"]["setuptools"]["package-data"]["workbench"]
+
+
+def test_types_and_the_version_cost_nothing_at_start_up():
+    """Annotations name their types under a local TYPE_CHECKING flag and the version is a
+    string: the plain path never imports `typing` nor `importlib.metadata`."""
+    for args in (["--version"], ["deploy", "--target", "staging", "--yes", "--json"],
+                 ["help", "search", "deploy"]):
+        done = subprocess.run([sys.executable, "-X", "importtime",
+                               str(ROOT / "sample_programs" / "deploy.py"), *args],
+                              env=clean_env(), capture_output=True, text=True,
+                              stdin=subprocess.DEVNULL, timeout=60)
+        imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines()
+                    if line.startswith("import time:")}
+        assert "workbench" in imported, done.stderr[:500]
+        assert not imported & {"typing", "importlib.metadata"}, args
