@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import os
 import shutil
 from contextlib import asynccontextmanager
@@ -13,14 +12,6 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_programs"
 SAMPLE_NAMES = ("deploy.py", "notes.py", "warehouse.py")
 SIZE = (120, 36)
-
-
-def mcp_available() -> bool:
-    """The MCP server module exists (diffs and the mcp environment need it)."""
-    try:
-        return importlib.util.find_spec("workbench.mcp.server") is not None
-    except (ImportError, ValueError):
-        return False
 
 
 def copy_sample(tmp_path: Path, name: str) -> Path:

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("textual")
+from _dashboard_helpers import (SAMPLE_NAMES, SAMPLES, copy_sample, dashboard,
+                                generated_program, save, until)
 
-from _dashboard_helpers import (SAMPLE_NAMES, SAMPLES, copy_sample, dashboard,  # noqa: E402
-                                generated_program, mcp_available, save, until)
-
-from workbench.dev.dashboard.panes import PANES  # noqa: E402
+from workbench.dev.dashboard.panes import PANES
 
 PANE_IDS = [pane_id for pane_id, _title, _cls in PANES]
 
@@ -143,7 +141,6 @@ async def test_a_long_run_shows_progress_and_can_be_cancelled(tmp_path):
         assert "cancelled" in str(app.query_one("#env-ci").content)
 
 
-@pytest.mark.skipif(not mcp_available(), reason="workbench.mcp.server is not there yet")
 @pytest.mark.parametrize("sample", ["deploy.py", "notes.py", "warehouse.py"])
 async def test_the_diff_pane_shows_equality_for_the_samples(sample):
     async with dashboard(SAMPLES / sample) as (app, pilot):
@@ -157,7 +154,6 @@ async def test_the_diff_pane_shows_equality_for_the_samples(sample):
         assert "equal" in text and "differs" not in text.split("\n", 1)[1]
 
 
-@pytest.mark.skipif(not mcp_available(), reason="workbench.mcp.server is not there yet")
 async def test_the_diff_pane_shows_a_diff_when_cli_and_mcp_disagree(tmp_path):
     # The CLI and the MCP side of a diff each run the handler in their own process; a handler
     # whose data depends on the process that runs it can never agree with itself.
@@ -229,7 +225,6 @@ async def test_a_200_command_program_filters_and_switches_panes(tmp_path):
         assert len(app.sidebar.shown) == 220 and app.selected == ("group-17", "cmd-3")
 
 
-@pytest.mark.skipif(not mcp_available(), reason="workbench.mcp.server is not there yet")
 async def test_a_connected_client_shows_up_in_traffic_and_the_header_has_the_url():
     from mcp import Client
     async with dashboard(SAMPLES / "deploy.py", serve=True, stable=False) as (app, pilot):
@@ -245,7 +240,6 @@ async def test_a_connected_client_shows_up_in_traffic_and_the_header_has_the_url
 
 
 async def test_environments_take_json_arguments_for_the_selected_command():
-    pytest.importorskip("workbench.runtime.arguments")
     async with dashboard(SAMPLES / "deploy.py") as (app, pilot):
         app.select_command("deploy")
         pane = app.pane("environments")

@@ -10,11 +10,9 @@ import sys
 
 import pytest
 
-pytest.importorskip("textual")
+from _dashboard_helpers import ROOT, SAMPLES, copy_sample
 
-from _dashboard_helpers import ROOT, SAMPLES, copy_sample  # noqa: E402
-
-from workbench.dev.dashboard.shots import VIEWS, capture  # noqa: E402
+from workbench.dev.dashboard.shots import VIEWS, capture
 
 STABLE_VIEWS = ("overview", "card", "tokens", "problems", "error", "keys")
 PORT = re.compile(r"127\.0\.0\.1:\d")

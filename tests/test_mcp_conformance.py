@@ -15,7 +15,7 @@ import pytest
 from _mcp_helpers import (SAMPLES, State, caller_env, examples, http_server, run_cli,
                           sample_files, stdio_params, text_of)
 from workbench.runtime.arguments import from_argv
-from workbench.loader import LoadError, load_program
+from workbench.loader import load_program
 from workbench.surfaces.tools import output_schema
 
 pytestmark = pytest.mark.asyncio
@@ -82,10 +82,7 @@ async def _compare(client, file, program, plan, state, extra, cwd):
 @pytest.mark.parametrize("file", sample_files(), ids=lambda p: p.name)
 async def test_every_example_gives_the_same_bytes_over_stdio(file, tmp_path):
     from mcp import Client
-    try:
-        program = load_program(str(file))
-    except LoadError as error:    # e.g. a Click app before the loader adapts it
-        pytest.skip(f"{file.name} does not load as a program yet: {error.message}")
+    program = load_program(str(file))
     plan = _plan(program)
     state = State(tmp_path / "state")
     extra = caller_env(state.live)

@@ -497,3 +497,20 @@ def test_surfaces_import_nothing_heavy():
     loaded = set(done.stdout.split())
     assert not loaded & {"re", "textwrap", "difflib", "json", "jsonschema", "mcp", "textual"}
     assert all(name.startswith("workbench") for name in loaded), loaded
+
+
+# --- help search: a pure surface --------------------------------------------------------------
+
+def test_help_search_is_data_and_prints_nothing(program, capsys):
+    from workbench.surfaces.search import search
+    found = search(program, "deploy a build")
+    assert found[0]["command"] == "deploy" and found[0]["tool"] == "deploy"
+    assert search(program, "zebra") == []
+    assert capsys.readouterr() == ("", "")
+
+
+def test_help_search_printed_by_the_runtime_keeps_the_callers_json(program):
+    from workbench import call
+    done = call(program, ["help", "search", "--json"])
+    doc = json.loads(done.stdout)
+    assert done.exit == 2 and doc["error"]["fix"] == f"{program.name} help search <words> --json"

@@ -3,19 +3,25 @@
     from workbench import Program, Group, Command, Option, Argument, Fail, run
 """
 
+__version__ = "0.1.0"   # the one version source: pyproject.toml reads it (setuptools `attr:`)
+
 from workbench.declaration.model import Argument, Command, DefinitionError, Fail, Group, Option, Program
 from workbench.entry import run
-from workbench.runtime.pipeline import call
+from workbench.runtime.context import Context
+from workbench.runtime.pipeline import Outcome, call
 
 __all__ = ["Program", "Group", "Command", "Option", "Argument", "Fail", "DefinitionError",
-           "run", "call", "to_argv", "adapt", "__version__"]
+           "Context", "Outcome", "run", "call", "to_argv", "adapt", "__version__"]
 
-__version__ = "0.1.0"
+TYPE_CHECKING = False   # typing's own flag costs an import of typing at start-up
+if TYPE_CHECKING:
+    from workbench.adapters import adapt
+    from workbench.runtime.arguments import to_argv
 
 _LAZY = {"to_argv": "workbench.runtime.arguments", "adapt": "workbench.adapters"}
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> object:
     """Load the heavier public names on first use (Textual-style lazy attributes)."""
     module = _LAZY.get(name)
     if module is None:

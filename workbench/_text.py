@@ -21,6 +21,14 @@ def join(argv) -> str:
     return " ".join(quote(token) for token in argv)
 
 
+def clip(text: str, width: int = 60) -> str:
+    """`text`, or its start and how long it was when longer than `width` (a refusal that quotes
+    what a caller sent stays small whatever was sent)."""
+    if len(text) <= width:
+        return text
+    return f"{text[:width]}… ({len(text)} characters)"
+
+
 def split(line: str) -> list[str]:
     """Split a command line like a POSIX shell (quotes and backslashes, no expansion), without
     `shlex`; ValueError on an unclosed quote."""
@@ -65,30 +73,73 @@ def split(line: str) -> list[str]:
     return tokens
 
 
-def distance(a: str, b: str) -> int:
-    """Edit distance with transpositions (optimal string alignment): `--targt` is 1 from `--target`."""
-    previous2, previous = None, list(range(len(b) + 1))
+MAX_WORD = 128
+"""Longest word `nearest` looks at. Names, flags and tool names are far shorter (a tool name is
+at most 40 characters), so a longer word has no near match; refusing it at once keeps the
+cost of a refusal independent of what a caller sends (a 1 MB tool name, a 128 KiB flag)."""
+
+
+def distance(a: str, b: str, limit: int | None = None) -> int:
+    """Edit distance with transpositions (optimal string alignment): `--targt` is 1 from `--target`.
+
+    With `limit`, only a band of `2 * limit + 1` cells per row is computed and the work stops
+    as soon as a whole row exceeds it: any distance above `limit` is reported as `limit + 1`.
+    """
+    if limit is None:
+        limit = max(len(a), len(b))
+    over = limit + 1
+    if abs(len(a) - len(b)) > limit:
+        return over
+    width = len(b)
+    previous2, previous = None, [j if j <= limit else over for j in range(width + 1)]
     for i, ca in enumerate(a, 1):
-        current = [i] + [0] * len(b)
-        for j, cb in enumerate(b, 1):
-            cost = ca != cb
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-            if previous2 is not None and i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
-                current[j] = min(current[j], previous2[j - 2] + 1)
+        current = [over] * (width + 1)
+        if i <= limit:
+            current[0] = i
+        smallest = current[0]
+        for j in range(max(1, i - limit), min(width, i + limit) + 1):
+            cb = b[j - 1]
+            value = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb))
+            if previous2 is not None and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                value = min(value, previous2[j - 2] + 1)
+            current[j] = value = min(value, over)
+            smallest = min(smallest, value)
+        if smallest > limit:        # rows never get smaller: nothing below the limit is left
+            return over
         previous2, previous = previous, current
     return previous[-1]
+
+
+def _letters_apart(a: str, b: str) -> int:
+    """A cheap lower bound of `distance` (linear): letters one word has and the other lacks.
+
+    Every edit fixes at most one missing and one extra letter, and a transposition none, so
+    the distance is at least the larger count; it also covers the difference in length.
+    """
+    counts: dict = {}
+    for char in a:
+        counts[char] = counts.get(char, 0) + 1
+    for char in b:
+        counts[char] = counts.get(char, 0) - 1
+    extra = sum(count for count in counts.values() if count > 0)
+    return max(extra, extra - len(a) + len(b))
 
 
 def nearest(word: str, candidates, n: int = 3) -> list[str]:
     """Up to `n` candidates close to `word`, best first (prefix matches count).
 
     Close means an edit distance of at most a third of the longer word (at least 1);
-    no `difflib`, whose import costs more than the rest of a refusal.
+    no `difflib`, whose import costs more than the rest of a refusal. Bounded: a word longer
+    than `MAX_WORD` has no match, a candidate whose length alone rules it out is skipped, and
+    the distance is banded at the limit, so a refusal costs microseconds whatever was sent.
     """
+    if len(word) > MAX_WORD:
+        return []
     scored = []
     for position, candidate in enumerate(dict.fromkeys(candidates)):
         limit = max(1, max(len(word), len(candidate)) // 3)
-        d = distance(word, candidate)
+        d = distance(word, candidate, limit) if _letters_apart(word, candidate) <= limit \
+            else limit + 1
         if d <= limit:
             scored.append((d, position, candidate))
         elif len(word) >= 2 and (candidate.startswith(word) or word.startswith(candidate)):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
+from workbench import __version__
 from workbench.declaration.model import Argument, Command, Fail, Option, Program
 from workbench.entry import run
 
@@ -38,8 +39,41 @@ def _dev(ctx):
 
 
 def _mcp(ctx):   # `burgee mcp FILE`: main() routes it; this declaration feeds help and schemas
-    from workbench.mcp import serve_file
     return serve_file(ctx.args.file, list(ctx.args.args))
+
+
+def serve_file(path: str, argv) -> int:
+    """`burgee mcp FILE [--program NAME] [--watch] ...`: load the Program declared in FILE and
+    serve it (`workbench.mcp`); with --watch, over stdio, reloading on each save
+    (`workbench.dev`). It lives here, at the top, because it picks between the two."""
+    from workbench.loader import LoadError, load_program
+    tokens = list(argv)
+    name = None
+    if "--program" in tokens[:-1]:
+        at = tokens.index("--program")
+        name = tokens[at + 1]
+        del tokens[at:at + 2]
+    if "--watch" in tokens:   # reload on save, tell the client (workbench.dev owns this)
+        tokens.remove("--watch")
+        if tokens:
+            return _refuse_watch(tokens)
+        from workbench.dev import serve_stdio_watch
+        return serve_stdio_watch(path, program_name=name)
+    try:
+        program = load_program(path, name)
+    except LoadError as error:
+        sys.stderr.write(f"error: {error.message}\n" + (error.details or ""))
+        return 3 if error.code == "not_found" else 1
+    from workbench.mcp import serve
+    from workbench.runtime.pipeline import World, execute
+    world = World(os.environ, sys.stdin, sys.stdout, sys.stderr)
+    return execute(program, ["mcp", *tokens], world, serve=serve)[0]
+
+
+def _refuse_watch(tokens) -> int:
+    sys.stderr.write(f"error: 'burgee mcp FILE --watch' serves stdio only; it takes no "
+                     f"{' '.join(tokens)}\nhint: for HTTP while editing, run 'burgee dev FILE'\n")
+    return 2
 
 
 def _pretty(data) -> str:
@@ -48,7 +82,7 @@ def _pretty(data) -> str:
 
 
 program = Program(
-    name="burgee", version="0.1.0",
+    name="burgee", version=__version__,
     description="Declare a command line once; serve it to people and agents; watch every surface "
                 "live. 'burgee mcp FILE' serves FILE's program over MCP",
     commands=[
@@ -90,7 +124,6 @@ def main(argv=None) -> None:
     if len(argv) >= 2 and argv[0] in ("run", "mcp") and not argv[1].startswith("-") and (
             argv[1].endswith(".py") or os.path.isfile(argv[1])):
         if argv[0] == "mcp":
-            from workbench.mcp import serve_file
             sys.exit(serve_file(argv[1], argv[2:]))
         from workbench.loader import LoadError, load_program
         try:

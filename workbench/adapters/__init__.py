@@ -17,6 +17,12 @@ from __future__ import annotations
 
 import sys
 
+TYPE_CHECKING = False   # typing's own flag costs an import of typing
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from workbench.declaration.model import Program
+
 __all__ = ["adapt", "find_adaptable", "adaptable_kind"]
 
 
@@ -38,9 +44,10 @@ def adaptable_kind(obj) -> str | None:
     return None
 
 
-def adapt(obj, effects: dict | None = None, *, examples: dict | None = None,
-          name: str | None = None, version: str | None = None, description: str | None = None,
-          main=None, source: str | None = None):
+def adapt(obj: object, effects: dict[str, str] | None = None, *,
+          examples: dict[str, list[str]] | None = None, name: str | None = None,
+          version: str | None = None, description: str | None = None,
+          main: Callable[..., object] | None = None, source: str | None = None) -> Program:
     """A checked `Program` for a Click command/group, a Typer app or an argparse parser.
 
     `effects` maps command paths (space-joined, without the program name) to declared

@@ -8,9 +8,9 @@ one parser, a layer up (`workbench.runtime.checks`).
 from __future__ import annotations
 
 from workbench.declaration.builtins import GLOBAL_SPELLINGS, RESERVED_COMMANDS, RESERVED_SHORTS
+from workbench.declaration.exits import EXIT_CODES
 from workbench.declaration.model import (
-    EFFECT_MEANINGS, EFFECTS, EXIT_CODES, MAX_TOOL_NAME, Argument, Command, DefinitionError,
-    Group, Option,
+    EFFECT_MEANINGS, EFFECTS, MAX_TOOL_NAME, Argument, Command, DefinitionError, Group, Option,
 )
 from workbench.declaration.params import ITEM_TYPES, TYPES
 

@@ -21,21 +21,6 @@ EFFECT_MEANINGS = {
     "undeclared": "effects not declared (adapted program); treat as unsafe",
 }
 
-EXIT_CODES = {
-    0: ("ok", "the command did what was asked"),
-    1: ("failure", "the command ran and failed; see error.code"),
-    2: ("usage", "refused before running: fix the command line (see error.fix)"),
-    3: ("not_found", "what was asked for does not exist"),
-    4: ("action_required", "needs a decision: run one of `next` once it is made"),
-    5: ("conflict", "a precondition or conflict stopped it; re-read state, then retry"),
-    6: ("retry_later", "temporarily refused; retry later"),
-    7: ("unavailable", "a dependency was unavailable or timed out"),
-    8: ("partial", "some items succeeded and some failed; see succeeded/failed"),
-    130: ("interrupted", "interrupted (Ctrl-C)"),
-    141: ("output_closed", "the reader closed standard output; nothing more was written"),
-}
-"""Exit code -> (name, meaning): the contract's table. It only grows."""
-
 MAX_TOOL_NAME = 40
 
 

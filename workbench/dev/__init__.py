@@ -47,13 +47,14 @@ def sample_file() -> str:
 
 def main(file: str | None = None, *, headless: bool = False, update: bool = False,
          port: int | None = None, program_name: str | None = None, run_writes: bool = False,
-         snapshots: str | None = None, out=None) -> int:
+         snapshots: str | None = None, out=None, schema_version: str = "1") -> int:
     """Run `burgee dev FILE`; returns the process exit code.
 
     headless: no screen; check the snapshot folder (default `.burgee/snapshots/` beside the
     file), print one JSON envelope report to `out` (stdout), exit non-zero on drift, a budget
     overrun, an error-level problem or a CLI/MCP mismatch (codes in docs/ci.md).
     update: with headless, accept the current surfaces as the new snapshots.
+    schema_version: with headless, the report's meta.schema_version (the printing program's).
     Without headless: serve MCP on 127.0.0.1:`port` (free port when None), reload on save,
     and keep serving: on a terminal in the dashboard (`q` quits), else logging to stderr
     until Ctrl-C.
@@ -62,7 +63,8 @@ def main(file: str | None = None, *, headless: bool = False, update: bool = Fals
     if headless:
         from workbench.dev.headless import run_headless
         return run_headless(file, update=update, program_name=program_name,
-                            run_writes=run_writes, snapshots=snapshots, out=out)
+                            run_writes=run_writes, snapshots=snapshots, out=out,
+                            schema_version=schema_version)
     import sys
     if out is None and sys.stdin.isatty() and sys.stdout.isatty():
         from workbench.dev.dashboard import run_dashboard   # a terminal: the dashboard
@@ -91,7 +93,7 @@ def run_dev(ctx):
     code = main(ctx.args.get("file"), headless=bool(options.get("headless")),
                 update=bool(options.get("update")), port=options.get("port"),
                 program_name=options.get("program"), run_writes=bool(options.get("run_writes")),
-                snapshots=options.get("snapshots"))
+                snapshots=options.get("snapshots"), schema_version=ctx.program.schema_version)
     raise SystemExit(code)
 
 

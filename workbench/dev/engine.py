@@ -139,11 +139,6 @@ class RunResult:
     error: str | None = None  # why it could not run, if it could not
     arguments: dict | None = None   # the MCP arguments (mcp environment)
 
-    @property
-    def command_line(self) -> str:
-        from workbench._text import join
-        return join(self.argv)
-
     def to_dict(self) -> dict:
         return {"environment": self.environment, "argv": list(self.argv), "exit": self.exit,
                 "stdout": self.stdout, "stderr": self.stderr,

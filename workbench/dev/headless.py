@@ -19,7 +19,6 @@ import os
 import sys
 
 DEFAULT_FOLDER = os.path.join(".burgee", "snapshots")
-CHECK_ORDER = ("snapshot_drift", "budget_exceeded", "lint_error", "envelope_mismatch")
 _META_FILES = ("tokens.json", "problems.json", "diffs.json")
 
 
@@ -190,21 +189,24 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
     return doc
 
 
-def _stamp(doc: dict) -> dict:
-    """Like every envelope the `burgee` program prints: meta ends with its schema_version."""
-    from workbench.cli import program
+def _stamp(doc: dict, schema_version: str) -> dict:
+    """Like every envelope the printing program (`burgee`) writes: meta ends with its
+    schema_version, handed down by the caller (the workbench never imports the CLI above it)."""
     meta = doc.setdefault("meta", {})
     meta.pop("schema_version", None)
-    meta["schema_version"] = program.schema_version
+    meta["schema_version"] = schema_version
     return doc
 
 
 def run_headless(file: str, *, update: bool = False, program_name: str | None = None,
-                 run_writes: bool = False, snapshots: str | None = None, out=None) -> int:
-    """Print the report envelope (one line of JSON) and return its exit code."""
+                 run_writes: bool = False, snapshots: str | None = None, out=None,
+                 schema_version: str = "1") -> int:
+    """Print the report envelope (one line of JSON) and return its exit code.
+
+    `schema_version`: that of the program printing the report (`burgee`'s)."""
     from workbench.runtime import envelope as _envelope
     doc = _stamp(check_snapshots(file, update=update, program_name=program_name,
-                                 run_writes=run_writes, snapshots=snapshots))
+                                 run_writes=run_writes, snapshots=snapshots), schema_version)
     _dashboard_svg(file, doc, program_name)
     out = out or sys.stdout
     out.write(_envelope.encode(doc) + "\n")

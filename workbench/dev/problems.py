@@ -106,21 +106,13 @@ def _command_problems(program, command) -> list:
                                    + (f" (it reads {option.env})" if option.env else
                                       f", or show a placeholder such as {option.flag} {hint}"),
                                    name))
-    limit = _max_tool_name()
+    from workbench.declaration.model import MAX_TOOL_NAME as limit
     if command.effects != "withheld" and len(command.tool_name) > limit:
         out.append(Problem("error", "tool_name_too_long",
                            f"tool name '{command.tool_name}' is {len(command.tool_name)} "
                            f"characters, over {limit}",
                            "shorten the command or group names", name))
     return out
-
-
-def _max_tool_name() -> int:
-    try:
-        from workbench.declaration.model import MAX_TOOL_NAME
-        return MAX_TOOL_NAME
-    except ImportError:
-        return 40
 
 
 def _example_tokens(example: str) -> list:
@@ -175,10 +167,7 @@ def _diff_problems(program, diff) -> list:
 
 
 def _schema_error(schema, data) -> str | None:
-    try:
-        import jsonschema
-    except ImportError:
-        return None
+    import jsonschema
     try:
         validator = jsonschema.validators.validator_for(schema)(schema)
         error = next(iter(validator.iter_errors(data)), None)

@@ -49,9 +49,6 @@ class Surface:
         return self.text if self.text.endswith("\n") else self.text + "\n"
 
 
-Surfaces = dict  # id -> Surface, in a stable order
-
-
 def _compact(doc) -> str:
     from workbench.runtime.envelope import encode
     return encode(doc)
@@ -88,7 +85,8 @@ def render(program) -> dict:
             out[id] = Surface(id, kind, command, value if isinstance(value, str) else str(value),
                               None, None, title)
 
-    help_surface, cards, schema = _mod("help"), _mod("cards"), _mod("schema")
+    from workbench.surfaces import cards, clients, completion, schema
+    from workbench.surfaces import help as help_surface
     nodes = [node for node in _nodes(program)]
     add("help.txt", "help", None, lambda: help_surface.render_help(program), title="--help")
     for node in nodes:
@@ -121,39 +119,17 @@ def render(program) -> dict:
             add(f"mcp/tools/{tool['name']}.json", "tool", path, lambda tool=tool: tool,
                 json_data=True, title=f"tool {tool['name']}")
 
-    completion = _mod("completion")
     for shell in SHELLS:
         ext = {"bash": "bash", "zsh": "zsh", "fish": "fish"}[shell]
         add(f"completion/{shell}.{ext}", "completion", None,
             lambda shell=shell: completion.completion_script(program, shell),
             title=f"completion {shell}")
 
-    clients = _mod("clients")
     for client in CLIENTS:
         add(f"config/{client}.txt", "config", None,
             lambda client=client: _config_text(clients.client_config(program, client)),
             title=f"mcp config --client {client}")
     return out
-
-
-class _Missing:
-    """Stands for a surface module that is not there: every function raises ImportError."""
-
-    def __init__(self, name, error):
-        self.name, self.error = name, error
-
-    def __getattr__(self, attribute):
-        def missing(*args, **kwargs):
-            raise ImportError(f"workbench.surfaces.{self.name} is not available: {self.error}")
-        return missing
-
-
-def _mod(name):
-    import importlib
-    try:
-        return importlib.import_module(f"workbench.surfaces.{name}")
-    except ImportError as exc:
-        return _Missing(name, exc)
 
 
 def _config_text(value) -> str:

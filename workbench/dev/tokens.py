@@ -190,10 +190,7 @@ def budgets_for(program, file: str | None = None) -> dict:
     budgets.update(pyproject_budgets(file))
     budgets.update(getattr(program, "budgets", None) or {})
     if budgets.get("schema") is None:
-        try:
-            from workbench.surfaces.schema import DEFAULT_BUDGET
-        except ImportError:
-            DEFAULT_BUDGET = 8000
+        from workbench.surfaces.schema import DEFAULT_BUDGET
         budgets["schema"] = DEFAULT_BUDGET
     return budgets
 

@@ -10,7 +10,6 @@ Importing this package is cheap; the MCP SDK is imported only when a server is b
 
 from __future__ import annotations
 
-import os
 import sys
 
 
@@ -42,35 +41,3 @@ def serve(program, address=None) -> int:
     except KeyboardInterrupt:
         return 130
     return 0
-
-
-def serve_file(path: str, argv) -> int:
-    """`burgee mcp FILE [--program NAME] [--watch] ...`: load the Program declared in FILE and
-    serve it; with --watch, over stdio, reloading on each save (`workbench.dev`)."""
-    from workbench.loader import LoadError, load_program
-    tokens = list(argv)
-    name = None
-    if "--program" in tokens[:-1]:
-        at = tokens.index("--program")
-        name = tokens[at + 1]
-        del tokens[at:at + 2]
-    if "--watch" in tokens:   # reload on save, tell the client (workbench.dev owns this)
-        tokens.remove("--watch")
-        if tokens:
-            return _refuse_watch(tokens)
-        from workbench.dev import serve_stdio_watch
-        return serve_stdio_watch(path, program_name=name)
-    try:
-        program = load_program(path, name)
-    except LoadError as error:
-        _write(sys.stderr, f"error: {error.message}\n" + (error.details or ""))
-        return 3 if error.code == "not_found" else 1
-    from workbench.runtime.pipeline import World, execute
-    world = World(os.environ, sys.stdin, sys.stdout, sys.stderr)
-    return execute(program, ["mcp", *tokens], world, serve=serve)[0]
-
-
-def _refuse_watch(tokens) -> int:
-    _write(sys.stderr, f"error: 'burgee mcp FILE --watch' serves stdio only; it takes no "
-           f"{' '.join(tokens)}\nhint: for HTTP while editing, run 'burgee dev FILE'\n")
-    return 2

@@ -409,7 +409,7 @@ def outcome_result(command, outcome) -> dict:
 
 def unknown_tool(program, name) -> dict:
     """The usage envelope for a call to a tool that is not offered, naming the closest ones."""
-    from workbench._text import nearest
+    from workbench._text import clip, nearest
     names = [command.tool_name for command in _tools.listed(program)]
     shown = name if isinstance(name, str) else str(name)
     command = program.tool(shown) if isinstance(name, str) else None
@@ -424,7 +424,7 @@ def unknown_tool(program, name) -> dict:
             hint=f"a person can run '{program.name} {' '.join(command.path)}' in a terminal"
                  + ("; " + listing if close or names else ""))
     else:
-        doc = _envelope.failure("unknown_tool", f"no tool named {shown!r}",
+        doc = _envelope.failure("unknown_tool", f"no tool named {clip(shown)!r}",
                                 exit=_envelope.EXIT_USAGE, hint=listing)
     return _envelope.stamp(doc, program.schema_version)
 

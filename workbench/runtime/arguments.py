@@ -14,6 +14,11 @@ from __future__ import annotations
 from workbench.declaration.params import TRUE_WORDS, number_token
 from workbench.runtime import envelope as _envelope
 
+TYPE_CHECKING = False   # typing's own flag costs an import of typing
+if TYPE_CHECKING:
+    from workbench.declaration.model import Command
+
+
 def _inputs(command) -> dict:
     """Property name -> Option or Argument, options first, in declaration order."""
     found = {option.key: option for option in command.options.values()}
@@ -39,7 +44,7 @@ def _scalar_token(value) -> str:
     return number_token(value)
 
 
-def to_argv(command, arguments: dict | None) -> list[str]:
+def to_argv(command: Command, arguments: dict[str, object] | None) -> list[str]:
     """argv (after the program name) that runs `command` with MCP `arguments`.
 
     The command path first, then options in the order given (booleans as `--x` / `--no-x`,

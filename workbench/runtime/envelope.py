@@ -6,7 +6,7 @@ exception becomes an envelope here and nowhere else.
 
 from __future__ import annotations
 
-from workbench.declaration.model import EXIT_CODES  # noqa: F401 (the contract's table)
+from workbench.declaration.exits import EXIT_CODES  # re-exported: the table is data
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_ACTION = 0, 1, 2, 3, 4
 EXIT_CONFLICT, EXIT_RETRY, EXIT_UNAVAILABLE, EXIT_PARTIAL = 5, 6, 7, 8

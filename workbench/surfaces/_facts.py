@@ -13,12 +13,6 @@ HINTS = {
 }
 """MCP tool annotations per effects (DESIGN §5); withheld and undeclared have none."""
 
-BUILTIN_FLAGS = (
-    ("--json", "one JSON document on stdout (the envelope)"),
-    ("--schema", "input JSON Schema, as data"),
-    ("--help", "this help; with --json, help as data"),
-)
-
 
 def hints(command) -> dict | None:
     """The MCP annotation hints for a command, or None (withheld, undeclared)."""
@@ -55,7 +49,7 @@ def may_need_action(command) -> bool:
 
 def errors(command) -> list[dict]:
     """The error codes a command can return: [{"code", "exit", "when"}], stable order."""
-    from workbench.declaration.model import EXIT_CODES
+    from workbench.declaration.exits import EXIT_CODES
     by_name = {name: code for code, (name, _) in EXIT_CODES.items()}
     out = [{"code": "usage", "exit": 2,
             "when": "the command line or input was refused before running; see error.fix"}]
@@ -90,7 +84,7 @@ def exit_codes(command) -> list[int]:
 
 def exit_table() -> list[dict]:
     """The program's exit-code table as data: [{"exit", "code", "meaning"}]."""
-    from workbench.declaration.model import EXIT_CODES
+    from workbench.declaration.exits import EXIT_CODES
     return [{"exit": code, "code": name, "meaning": meaning}
             for code, (name, meaning) in sorted(EXIT_CODES.items())]
 

@@ -217,7 +217,7 @@ def _command_help(program, command) -> list[str]:
     if command.examples:
         lines += ["", "Examples:"]
         lines += ["  " + example for example in command.examples]
-    from workbench.declaration.model import EXIT_CODES
+    from workbench.declaration.exits import EXIT_CODES
     lines += [""]
     lines += _wrap(", ".join(f"{code} {EXIT_CODES[code][0]}" if code in EXIT_CODES else str(code)
                              for code in _facts.exit_codes(command)),

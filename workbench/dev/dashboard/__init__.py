@@ -57,8 +57,3 @@ def svg_path_for_snapshots(folder: str) -> str:
     import os
     folder = os.path.abspath(folder)
     return os.path.join(os.path.dirname(folder), os.path.basename(folder) + ".dashboard.svg")
-
-
-def _name(file: str) -> str:
-    import os
-    return os.path.basename(file)
