@@ -13,11 +13,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:   # typing costs start-up time; only checkers read it
     from typing import NoReturn
 
+    from workbench.declaration.model import Program
+
 from workbench.runtime import envelope as _envelope
 from workbench.runtime.pipeline import World, execute
 
 
-def run(program, argv: list[str] | None = None) -> NoReturn:
+def run(program: Program, argv: list[str] | None = None) -> NoReturn:
     """Parse `argv` (default `sys.argv[1:]`), run, print, and exit with the contract's code."""
     if argv is None:
         argv = sys.argv[1:]

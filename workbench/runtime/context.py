@@ -142,8 +142,43 @@ class Context:
                               "nothing was piped in", hint="pipe the input: ... | "
                               + " ".join(self.invocation()), fix=self.invocation())
             else:
-                self._stdin_text = stream.read()
+                self._stdin_text = self._read_stdin(stream)
         return self._stdin_text
+
+    def _read_stdin(self, stream) -> str:
+        """All of stdin; under an agent or CI, give up (exit 2, with a fix) when nothing more
+        arrives for BURGEE_STDIN_TIMEOUT seconds (default 10): an open, silent pipe must not
+        hang a caller that is not there."""
+        if self.agent is None and not _truthy(self.environ.get("CI")):
+            return stream.read()
+        try:
+            fd = stream.fileno()
+        except (AttributeError, OSError, ValueError):
+            return stream.read()     # an in-memory stream: it cannot block
+        try:
+            wait = float(self.environ.get("BURGEE_STDIN_TIMEOUT", "10"))
+        except ValueError:
+            wait = 10.0
+        import os
+        import select
+        chunks = []
+        while True:
+            ready, _, _ = select.select([fd], [], [], wait)
+            if not ready:
+                from workbench.runtime.parser import Refusal
+                raise Refusal("stdin_timeout", f"nothing {'more ' if chunks else ''}arrived on "
+                              f"standard input for {wait:g} s, and it was not closed",
+                              hint="pipe the input and close it (printf '...' | "
+                                   f"{' '.join(self.invocation())}), or pass it as an argument "
+                                   "instead of '-'",
+                              fix=["<text>" if token == "-" else token
+                                   for token in self.invocation()])
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        encoding = getattr(stream, "encoding", None) or "utf-8"
+        return b"".join(chunks).decode(encoding, "surrogateescape")
 
     def invocation(self) -> list:
         """This call's argv after the program name (sensitive values masked), for `next`/`fix`."""

@@ -60,6 +60,24 @@ def internal(error: BaseException, debug: bool) -> dict:
                    hint=None if debug else DEBUG_HINT)
 
 
+def handler_exit(code, meta: dict) -> dict:
+    """A handler that called `sys.exit(code)`: 0/None is a success with no data (and a
+    warning); anything else a `handler_exit` failure with the code the process would use."""
+    if code is None or code == 0 or code is False:
+        meta = dict(meta)
+        meta["warnings"] = list(meta.get("warnings", ())) + [
+            "the handler called sys.exit(0); return data instead"]
+        return success(None, meta)
+    if isinstance(code, int):
+        exit = code if code in EXIT_CODES and code != 0 else EXIT_FAILURE
+        message = f"the handler called sys.exit({code})"
+    else:
+        exit, message = EXIT_FAILURE, f"the handler stopped: {code}"
+    return failure("handler_exit", message, exit=exit,
+                   hint="raise Fail(code, message, exit=...) or return data instead of "
+                        "calling sys.exit")
+
+
 def interrupted() -> dict:
     """Ctrl-C (exit 130)."""
     return failure("interrupted", "interrupted", exit=EXIT_INTERRUPTED)
@@ -193,27 +211,47 @@ def cell(value) -> str:
 # -- bytes ---------------------------------------------------------------------------------
 
 _encoder = None
+_markers: dict = {}   # ids of the containers being encoded: a cycle is refused, not recursed
 
 
 def encode(doc) -> str:
     """Compact UTF-8 JSON in the document's own key order; no trailing newline.
 
     Uses the C encoder directly: the same bytes as `json.dumps(doc, ensure_ascii=False,
-    separators=(",", ":"))`, without importing `json` (and `re`) on the CLI path.
+    separators=(",", ":"), allow_nan=False)`, without importing `json` (and `re`) on the CLI
+    path. A value that is not JSON (an object, NaN, a cycle) raises TypeError or ValueError.
     """
     global _encoder
     if _encoder is None:
         try:
             import _json
-            _encoder = _json.make_encoder(None, _default, _json.encode_basestring, None, ":", ",",
-                                          False, False, True)
+            _encoder = _json.make_encoder(_markers, _default, _json.encode_basestring, None,
+                                          ":", ",", False, False, False)
         except (ImportError, AttributeError):   # pragma: no cover - non-CPython
             import json
-            return json.dumps(doc, ensure_ascii=False, separators=(",", ":"), default=_default)
+            return safe_text(json.dumps(doc, ensure_ascii=False, separators=(",", ":"),
+                                        default=_default, allow_nan=False))
     if isinstance(doc, (dict, list)):
-        return "".join(_encoder(doc, 0))
+        try:
+            return safe_text("".join(_encoder(doc, 0)))
+        except BaseException:
+            _markers.clear()
+            raise
     import json
-    return json.dumps(doc, ensure_ascii=False, separators=(",", ":"), default=_default)
+    return safe_text(json.dumps(doc, ensure_ascii=False, separators=(",", ":"),
+                                default=_default, allow_nan=False))
+
+
+def safe_text(text: str) -> str:
+    """`text` with every lone surrogate (bytes that were not UTF-8, e.g. in argv) written as
+    its `\\udcXX` escape: valid JSON, valid UTF-8, whatever the locale."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return "".join(f"\\u{ord(c):04x}" if "\ud800" <= c <= "\udfff" else c for c in text)
 
 
 def _default(value):
@@ -226,5 +264,4 @@ def _default(value):
         return isoformat()
     if hasattr(value, "__fspath__"):
         return value.__fspath__()
-    raise TypeError(f"a handler returned {type(value).__name__}, which is not JSON; "
-                    f"return dicts, lists, strings, numbers, booleans or None")
+    raise TypeError(f"the handler returned {type(value).__name__}, which is not JSON")

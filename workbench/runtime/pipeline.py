@@ -19,6 +19,12 @@ from workbench.runtime.context import ActionRequired, Context, Partial
 from workbench.runtime.parser import Refusal, parse
 from workbench.runtime.redact import Redactor, mask_argv, secrets_in_argv
 
+TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from workbench.declaration.model import Program
+
 
 class PipeClosed(Exception):
     """The reader closed stdout."""
@@ -37,6 +43,7 @@ class World:
         self.stdout_tty = stdout_tty
         self.redactor = Redactor()
         self.ndjson = False       # `--format ndjson`: every envelope goes out as a stream
+        self.capture = False      # catch a handler's output even for a person (in-process)
         self.progress_lines = False
         self.on_progress = None   # the MCP server forwards progress as notifications
         self._last_progress = None
@@ -46,14 +53,14 @@ class World:
 
     def out(self, text: str) -> None:
         try:
-            self.stdout.write(self.redact(text))
+            self.stdout.write(_envelope.safe_text(self.redact(text)))
             self.stdout.flush()
         except BrokenPipeError:
             raise PipeClosed from None
 
     def err(self, text: str) -> None:
         try:
-            self.stderr.write(self.redact(text))
+            self.stderr.write(_envelope.safe_text(self.redact(text)))
             self.stderr.flush()
         except BrokenPipeError:
             pass
@@ -98,7 +105,10 @@ class Outcome:
         return f"Outcome(exit={self.exit}, stdout={self.stdout[:60]!r}, stderr={self.stderr[:60]!r})"
 
 
-def call(program, argv, *, environ=None, stdin=None, on_progress=None) -> Outcome:
+def call(program: Program, argv: list[str], *, environ: dict[str, str] | None = None,
+         stdin: str | None = None,
+         on_progress: Callable[[float, float | None, str | None], None] | None = None
+         ) -> Outcome:
     """Run argv in-process with captured streams, exactly as the CLI would (no terminal).
 
     `on_progress(done, total, message)` receives `ctx.progress` calls (the MCP server sends
@@ -108,6 +118,7 @@ def call(program, argv, *, environ=None, stdin=None, on_progress=None) -> Outcom
     world = World(dict(os.environ if environ is None else environ),
                   io.StringIO(stdin) if stdin is not None else None, out, err)
     world.on_progress = on_progress
+    world.capture = True
     code, doc = execute(program, list(argv), world)
     return Outcome(code, out.getvalue(), err.getvalue(), doc)
 
@@ -283,6 +294,34 @@ def _invoke(program, command, request, world, debug):
             value = request.args[key]
             request.args[key] = [text if v == "-" else v for v in value] \
                 if isinstance(value, list) else text
+    if not (world.capture or as_json or world.ndjson):   # a person reads it live
+        if world.redactor:
+            from workbench.runtime.capture import Masked
+            with Masked(world.redactor):
+                return _handle(program, command, request, world, ctx, debug, None)
+        return _handle(program, command, request, world, ctx, debug, None)
+    from workbench.runtime.capture import Capture
+    streams = world.stdout, world.stderr
+    with Capture() as captured:
+        if _fileno(world.stdout) == 1 or _fileno(world.stderr) == 2:   # the process's own
+            world.stdout, world.stderr = captured.real_stdout, captured.real_stderr
+        try:
+            return _handle(program, command, request, world, ctx, debug, captured)
+        finally:
+            world.stdout, world.stderr = streams
+
+
+def _fileno(stream):
+    try:
+        return stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def _handle(program, command, request, world, ctx, debug, captured):
+    """Run the handler and deliver its envelope (or stream); `captured` holds what it wrote."""
+    as_json = request.json
+    ndjson = request.flags["format"] == "ndjson"
     meta = {"provenance": request.provenance}
     claim = None
     text = command.text
@@ -313,7 +352,8 @@ def _invoke(program, command, request, world, debug):
             data = command.run(ctx)
         if hasattr(data, "__next__") or (ndjson and not command.paginated):
             if ndjson:
-                return _stream(program, command, request, world, ctx, data, debug)
+                return _stream(program, command, request, world, ctx, data, debug,
+                               captured=captured)
             if not as_json and not command.paginated:
                 return _print_stream(program, command, request, world, data)
             data = list(data)
@@ -323,10 +363,10 @@ def _invoke(program, command, request, world, debug):
             doc, page = _page(program, command, request, ctx, data, meta)
             if ndjson:
                 return _stream(program, command, request, world, ctx, iter(doc["data"]), debug,
-                               page=page)
+                               page=page, captured=captured)
         else:
             doc = _success(command, ctx, data, meta)
-        _envelope.encode(doc)   # a value that is not JSON fails here, inside the handler's try
+        doc = _checked_result(doc)
     except Fail as fail:
         doc = _from_fail(program, command, fail, as_json)
         if request.warnings:
@@ -346,12 +386,45 @@ def _invoke(program, command, request, world, debug):
         doc = _envelope.failure("input_closed", "standard input closed while waiting for an "
                                 "answer", exit=_envelope.EXIT_ACTION,
                                 hint="pass the answer as a flag instead")
+    except SystemExit as stop:   # the handler called sys.exit: still one envelope
+        doc = _envelope.handler_exit(stop.code, meta)
     except Exception as error:   # a handler bug: exit 1, no traceback unless --debug
         doc = _internal(error, debug, world)
+    doc = _with_output(doc, captured, world, as_json or ndjson)
     doc = _seal(program, world, doc)
     if claim is not None:
         claim.finish(doc, _envelope.exit_code(doc))
     return _deliver(program, world, doc, as_json, text=text, sealed=True)
+
+
+def _checked_result(doc) -> dict:
+    """The envelope, or `invalid_result` when the handler's data is not JSON."""
+    try:
+        _envelope.encode(doc)
+    except (TypeError, ValueError, RecursionError) as error:
+        return _envelope.failure(
+            "invalid_result", str(error) if isinstance(error, TypeError) else
+            f"the handler returned data that is not JSON ({error})", exit=_envelope.EXIT_FAILURE,
+            hint="return dicts, lists, strings, finite numbers, booleans or None")
+    return doc
+
+
+def _with_output(doc, captured, world, as_data):
+    """Put what the handler wrote into `meta.output` (for a JSON caller), or print it first
+    (a person, in-process): never lost, never mixed into the envelope's line."""
+    if captured is None:
+        return doc
+    output = captured.output()
+    if not output:
+        return doc
+    if as_data:
+        doc.setdefault("meta", {})["output"] = output
+    else:
+        if output.get("stdout"):
+            world.out(output["stdout"])
+        if output.get("stderr"):
+            world.err(output["stderr"])
+    return doc
 
 
 def _from_fail(program, command, fail, as_json) -> dict:
@@ -435,7 +508,7 @@ def _without_flag(tokens, flag):
     return out
 
 
-def _stream(program, command, request, world, ctx, items, debug, page=None):
+def _stream(program, command, request, world, ctx, items, debug, page=None, captured=None):
     """`--format ndjson`: an @meta line, one line per item, an @end line (count, exit, next)."""
     encode = _envelope.encode
     world.out(encode({"@meta": _stream_head(program, command)}) + "\n")
@@ -445,10 +518,20 @@ def _stream(program, command, request, world, ctx, items, debug, page=None):
         items = [items]
     try:
         for item in items:
-            world.out(encode(world.redactor.value(item)) + "\n")
+            item = _checked_result(_envelope.success(item))
+            if item["ok"] is not True:
+                doc = item
+                break
+            world.out(encode(world.redactor.value(item["data"])) + "\n")
             count += 1
-    except (KeyboardInterrupt, PipeClosed):
+    except PipeClosed:
         raise
+    except KeyboardInterrupt:   # the tail still says how it ended
+        doc = _envelope.interrupted()
+    except SystemExit as stop:
+        doc = _envelope.handler_exit(stop.code, {})
+        if doc["ok"] is True:
+            doc = None
     except Fail as fail:
         doc = _from_fail(program, command, fail, True)
     except ActionRequired as action:
@@ -457,6 +540,9 @@ def _stream(program, command, request, world, ctx, items, debug, page=None):
     except Exception as error:
         doc = _internal(error, debug, world)
     end = _envelope.stream_end(world.redactor.value(doc) if doc else {"ok": True}, count)
+    output = captured.output() if captured is not None else None
+    if output:
+        end["output"] = world.redactor.value(output)
     if page:
         end["page"] = page["page"]
         if page.get("next"):
