@@ -114,9 +114,41 @@ def diff_example(bench, command, example: str, run_writes: bool = False) -> Diff
                     error=f"the MCP call failed: {type(exc).__name__}: {exc}")
     mcp = result["text"]
     equal = cli == mcp and (code == 0) == (not result["is_error"])
+    problem, unchecked_cli = invalid_output(command, cli, mcp)
+    if problem is not None and unchecked_cli:
+        # The MCP server refused the data (invalid_output); this CLI printed it without the
+        # check (BURGEE_VALIDATE not honoured): one problem, not a transport mismatch.
+        equal = None
     return Diff(name, example, tuple(argv), arguments, cli, mcp, cli_exit=code,
                 mcp_is_error=result["is_error"], equal=equal,
-                diff="" if equal else unified(cli, mcp))
+                diff="" if equal is not False else unified(cli, mcp), invalid_output=problem)
+
+
+def invalid_output(command, cli: str | None, mcp: str | None) -> tuple:
+    """(the output-schema error, whether the CLI printed the data unchecked) for one example.
+
+    The workbench always checks: the CLI's data against the schema
+    (`workbench.surfaces.output.output_problem`), or the `invalid_output` error either side
+    already answered with.
+    """
+    from workbench.surfaces.output import CODE, output_problem
+    docs = []
+    for text in (cli, mcp):
+        try:
+            docs.append(json.loads(text) if text else None)
+        except ValueError:
+            docs.append(None)
+    cli_doc, mcp_doc = docs
+    if isinstance(cli_doc, dict) and cli_doc.get("ok") is True and command.output:
+        problem = output_problem(command, cli_doc.get("data"))
+        if problem is not None:
+            return problem, True
+    for doc in (cli_doc, mcp_doc):
+        error = doc.get("error") if isinstance(doc, dict) and doc.get("ok") is False else None
+        if isinstance(error, dict) and error.get("code") == CODE:
+            keys = ("message", "hint", "field", "expected", "got")
+            return {"code": CODE, **{key: error.get(key) for key in keys}}, False
+    return None, False
 
 
 def run_diffs(bench, *, run_writes: bool = False) -> list:

@@ -167,12 +167,15 @@ class Diff:
     diff: str = ""            # unified diff when not equal
     skipped: str | None = None  # why it was not run (e.g. writes need --run-writes)
     error: str | None = None
+    invalid_output: dict | None = None  # the data broke the output schema: the error
+    # (`workbench.surfaces.output.output_problem`: code, message, hint, field, expected, got)
 
     def to_dict(self) -> dict:
         return {"command": self.command, "example": self.example, "argv": list(self.argv),
                 "arguments": self.arguments, "equal": self.equal, "cli_exit": self.cli_exit,
                 "mcp_is_error": self.mcp_is_error, "cli": self.cli, "mcp": self.mcp,
-                "diff": self.diff, "skipped": self.skipped, "error": self.error}
+                "diff": self.diff, "skipped": self.skipped, "error": self.error,
+                "invalid_output": self.invalid_output}
 
 
 @dataclass(frozen=True)

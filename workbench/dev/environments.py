@@ -55,6 +55,10 @@ def environ_for(environment: str) -> dict:
     for name in _CLEARED:
         env.pop(name, None)
     env["COLUMNS"], env["LINES"] = "100", "30"
+    # The workbench always checks output against the declared schema (a CLI that honours it
+    # refuses with invalid_output, as the MCP server does).
+    from workbench.surfaces.output import VALIDATE_VARIABLE
+    env[VALIDATE_VARIABLE] = "1"
     if environment == "terminal":
         env["TERM"] = "xterm-256color"
     env.update(AGENT_ENVIRONMENT.get(environment, {}))
