@@ -239,5 +239,16 @@ async def test_the_dashboard_runs_only_read_only_examples_and_confirms_writes(re
             assert result.argv[-1] == "--dry-run" or (result.arguments or {}).get("dry_run"), \
                 (name, result)
             assert result.exit == 0, (name, result)
+
+        # `D` runs the write examples too, once the person confirms; still sandboxed.
+        app.screen.set_focus(None)
+        await pilot.press("D")
+        await until(pilot, lambda: type(app.screen).__name__ == "ConfirmDiffWrites",
+                    what="the diff confirmation")
+        assert "set-remote  idempotent" in str(app.screen.text)
+        await pilot.press("y")
+        await until(pilot, lambda: app.diff_status == "done" and all(
+            d.skipped is None for d in app.diffs), what="the diffs with writes")
+        assert all(d.equal for d in app.diffs), [d for d in app.diffs if not d.equal]
         await app.shutdown()
     assert _tree(home) == before

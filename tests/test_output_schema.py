@@ -11,7 +11,8 @@ import textwrap
 
 import pytest
 
-from workbench.surfaces.output import invalid_output, output_problem, validation_asked
+from workbench.surfaces.output import (invalid_output, output_problem, projected_in,
+                                       validation_asked)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -70,6 +71,11 @@ def test_output_problem_names_the_field_and_what_was_expected():
     assert output_problem(command, {"count": 1, "tags": ["a", 2]})["field"] == "/tags/1"
     missing = output_problem(command, {})
     assert missing["field"] == "" and missing["expected"] == "the required field 'count'"
+    # --fields asks for a projection: a required field may be left out, a wrong type not
+    assert output_problem(command, {"tags": ["a"]}, projected=True) is None
+    assert output_problem(command, {"count": "three"}, projected=True)["field"] == "/count"
+    assert projected_in({"ok": True, "meta": {"provenance": {"fields": {"source": "flag"}}}})
+    assert not projected_in({"ok": True, "meta": {"provenance": {}}})
     doc = invalid_output(command, problem, "1")
     assert doc == {"ok": False, "error": {"code": "invalid_output", "exit": 1,
                                           "message": MESSAGE, "hint": problem["hint"],

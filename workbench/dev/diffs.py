@@ -131,7 +131,7 @@ def invalid_output(command, cli: str | None, mcp: str | None) -> tuple:
     (`workbench.surfaces.output.output_problem`), or the `invalid_output` error either side
     already answered with.
     """
-    from workbench.surfaces.output import CODE, output_problem
+    from workbench.surfaces.output import CODE, output_problem, projected_in
     docs = []
     for text in (cli, mcp):
         try:
@@ -140,7 +140,7 @@ def invalid_output(command, cli: str | None, mcp: str | None) -> tuple:
             docs.append(None)
     cli_doc, mcp_doc = docs
     if isinstance(cli_doc, dict) and cli_doc.get("ok") is True and command.output:
-        problem = output_problem(command, cli_doc.get("data"))
+        problem = output_problem(command, cli_doc.get("data"), projected_in(cli_doc))
         if problem is not None:
             return problem, True
     for doc in (cli_doc, mcp_doc):

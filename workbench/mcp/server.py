@@ -407,8 +407,8 @@ def outcome_result(command, outcome) -> dict:
     doc = outcome.envelope
     ok = doc.get("ok") is True if isinstance(doc, dict) else outcome.exit == 0
     if ok and isinstance(doc, dict) and command.output:
-        from workbench.surfaces.output import invalid_output, output_problem
-        problem = output_problem(command, doc.get("data"))
+        from workbench.surfaces.output import invalid_output, output_problem, projected_in
+        problem = output_problem(command, doc.get("data"), projected_in(doc))
         if problem is not None:
             meta = doc.get("meta") if isinstance(doc.get("meta"), dict) else {}
             return _result(invalid_output(command, problem, meta.get("schema_version")), False)

@@ -25,12 +25,16 @@ def validation_asked(environ) -> bool:
     return str(environ.get(VALIDATE_VARIABLE, "")).strip().lower() in ("1", "true", "yes", "on")
 
 
-def output_problem(command, data) -> dict | None:
+def output_problem(command, data, projected: bool = False) -> dict | None:
     """None when `data` fits `command.output` (or there is no schema); else the error:
 
     `{"code": "invalid_output", "message", "hint", "field", "expected", "got"}` where `field`
     is a JSON pointer into the data ("" for the whole value), `expected` what the schema
     wants there (e.g. `type integer`), `got` the offending value, shortened.
+
+    `projected`: the caller asked for some fields only (`--fields`), so fields the schema
+    requires may be missing; what is there must still fit. (Checked on the handler's return
+    value, before any projection, `projected` stays False.)
     """
     schema = getattr(command, "output", None)
     if not isinstance(schema, dict) or not schema:
@@ -39,7 +43,8 @@ def output_problem(command, data) -> dict | None:
     name = " ".join(command.path)
     try:
         validator = jsonschema.validators.validator_for(schema)(schema)
-        errors = sorted(validator.iter_errors(data), key=_order)
+        errors = sorted((error for error in validator.iter_errors(data)
+                         if not (projected and error.validator == "required")), key=_order)
     except jsonschema.exceptions.SchemaError as exc:
         return _problem(name, "", f"a valid output schema ({exc.message})", data,
                         "fix Command(output=...): it is not a valid JSON Schema")
@@ -60,6 +65,13 @@ def invalid_output(command, problem: dict, schema_version: str | None = None) ->
     meta = {"schema_version": schema_version} if schema_version is not None else None
     return _envelope.failure(CODE, problem["message"], exit=1, hint=problem["hint"],
                              meta=meta, **extra)
+
+
+def projected_in(doc) -> bool:
+    """Whether an envelope's data is a projection the caller asked for (`--fields`)."""
+    meta = doc.get("meta") if isinstance(doc, dict) else None
+    provenance = meta.get("provenance") if isinstance(meta, dict) else None
+    return isinstance(provenance, dict) and "fields" in provenance
 
 
 def _order(error):

@@ -70,3 +70,41 @@ class ConfirmWrites(ModalScreen):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         self.dismiss({"confirm-run": "run", "confirm-dry-run": "dry-run"}.get(event.button.id))
+
+
+class ConfirmDiffWrites(ModalScreen):
+    """Asks before the Diff runs the examples of commands that write (`D`); dismisses with
+    True (run them) or False."""
+
+    BINDINGS = [("y", "choose(True)", "Run"), ("n", "choose(False)", "Cancel"),
+                ("escape", "choose(False)", "Cancel")]
+    DEFAULT_CSS = ConfirmWrites.DEFAULT_CSS.replace("ConfirmWrites", "ConfirmDiffWrites")
+
+    def __init__(self, commands):
+        super().__init__()
+        from workbench.dev.environments import effect_note
+        self.text = Text()
+        self.text.append("Run the examples of commands that write too?\n\n", style="bold")
+        for command in commands:
+            self.text.append(f"  {' '.join(command.path)}", style="bold")
+            self.text.append(f"  {effect_note(command)}\n", style="yellow")
+        self.text.append("\nEach side of each example runs once, one example after another, "
+                         "each in its own throwaway sandbox (HOME, XDG folders, TMPDIR, state "
+                         "dir); a path the program hard-codes is real.")
+
+    def compose(self):
+        with Vertical():
+            yield Static(self.text, id="confirm-text")
+            with Horizontal():
+                yield Button("Run them (y)", id="confirm-run", variant="warning")
+                yield Button("Cancel (n)", id="confirm-cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#confirm-cancel", Button).focus()
+
+    def action_choose(self, choice: bool) -> None:
+        self.dismiss(bool(choice))
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id == "confirm-run")
