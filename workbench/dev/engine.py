@@ -5,7 +5,7 @@
     url = await bench.start(port=None)                # load, serve MCP over HTTP, watch
     results = await bench.arun_environments(["deploy", "--target", "prod"])
     results = await bench.arun_environments(command="deploy", arguments={"target": "prod"})
-    diffs = await bench.arun_diffs()                  # run_writes=True for non-idempotent
+    diffs = await bench.arun_diffs()                  # run_writes=True: writes too
     state = await bench.areload()                     # force a reload (bench.reload(): sync)
     await bench.stop()
 
