@@ -252,3 +252,21 @@ async def test_the_dashboard_runs_only_read_only_examples_and_confirms_writes(re
         assert all(d.equal for d in app.diffs), [d for d in app.diffs if not d.equal]
         await app.shutdown()
     assert _tree(home) == before
+
+
+def test_an_input_that_does_not_parse_still_counts_as_a_write(tmp_path):
+    """`add` with its argument missing (or given through the environment at run time) is
+    still the non-idempotent `add`: the pane must ask before running it."""
+    from workbench.dev.environments import dry_run_input, target_command, writes
+    file = tmp_path / "keeper.py"
+    file.write_text(APP, encoding="utf-8")
+    bench = Workbench(str(file), load_timeout=None)
+    program = bench.reload().program
+    assert target_command(program, ["add"]).name == "add"
+    assert writes(target_command(program, ["add", "--bogus"]))
+    assert not writes(target_command(program, ["list"]))
+    assert target_command(program, ["nope"]) is None
+    fill = target_command(program, ["fill"])
+    assert dry_run_input(fill, ["fill", "--many", "2"])[0] == ["fill", "--many", "2", "--dry-run"]
+    assert dry_run_input(fill, ["fill", "--dry-run"])[0] == ["fill", "--dry-run"]
+    assert dry_run_input(fill, None, {"many": 2}) == (None, {"many": 2, "dry_run": True})

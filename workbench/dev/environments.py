@@ -132,8 +132,27 @@ def target_command(program, argv=None, command=None):
         if argv is None:
             return resolve_command(program, command)
         return arguments_from_argv(program, [token for token in argv if token != "--json"])[0]
-    except Exception:  # noqa: BLE001 - an input that does not parse runs (and is refused)
-        return None
+    except Exception:  # noqa: BLE001 - e.g. a required option the run would read from env
+        return _command_by_path(program, argv or ())
+
+
+def _command_by_path(program, argv):
+    """The command named by the leading words of argv (before any flag), or None: an input
+    that does not parse here may still run (a value from the environment), so its effects
+    must still be known."""
+    words = []
+    for token in argv:
+        if token.startswith("-"):
+            break
+        words.append(token)
+    for end in range(len(words), 0, -1):
+        try:
+            found = program.find(words[:end])
+        except Exception:  # noqa: BLE001
+            found = None
+        if found is not None and not found.is_group:
+            return found
+    return None
 
 
 def writes(command) -> bool:
