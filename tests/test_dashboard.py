@@ -107,13 +107,20 @@ async def test_environments_agent_gets_next_and_terminal_with_yes_succeeds():
         app.show_tab("environments")
         pane.timeout = 8
         app.query_one("#env-input").value = "deploy --target staging"
-        worker = app.action_run_environments()
-        await worker.wait()
+        assert app.action_run_environments() is None      # a write: it asks first
+        await until(pilot, lambda: type(app.screen).__name__ == "ConfirmWrites",
+                    what="the confirmation")
+        await pilot.press("y")
+        await until(pilot, lambda: pane.worker is not None, what="the run to start")
+        await pane.worker.wait()
         agent = pane.results["agent:claude-code"]
         assert agent.exit == 4 and "next" in agent.stdout + agent.stderr, agent
         assert "next" in pane.text and "agent:cursor exit 4" in pane.text
         app.query_one("#env-input").value = "deploy --target staging --yes"
         await pilot.press("e")
+        await until(pilot, lambda: type(app.screen).__name__ == "ConfirmWrites",
+                    what="the confirmation")
+        await pilot.press("y")
         await until(pilot, lambda: pane.status.startswith("done"), what="the second run")
         terminal = pane.results["terminal"]
         assert terminal.exit == 0 and "deployed latest to staging" in terminal.stdout, terminal
@@ -245,7 +252,7 @@ async def test_environments_take_json_arguments_for_the_selected_command():
         pane = app.pane("environments")
         app.show_tab("environments")
         app.query_one("#env-input").value = '{"target": "staging", "yes": true}'
-        await (pane.run_input()).wait()
+        await (pane.run_input(confirmed="run")).wait()     # as after the confirmation
         assert pane.results["terminal"].exit == 0, pane.results["terminal"]
         assert pane.results["agent:codex"].argv == ("deploy", "--target", "staging", "--yes")
 

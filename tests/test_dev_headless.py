@@ -143,6 +143,8 @@ def test_an_example_whose_data_breaks_the_output_schema_is_an_error(tmp_path):
     bench = Workbench(str(file), load_timeout=None)
     assert bench.reload().ok
     bench.run_diffs()
-    [problem] = [p for p in bench.state.problems if p.code == "output_schema_mismatch"]
+    [problem] = [p for p in bench.state.problems if p.code == "invalid_output"]
     assert problem.severity == "error" and problem.command == "count"
-    assert "at count: 'three' is not of type 'integer'" in problem.message
+    assert "at /count: expected type integer, got \"three\"" in problem.message
+    assert not any(p.code in ("example_failed", "envelope_mismatch")
+                   for p in bench.state.problems)

@@ -100,7 +100,7 @@ program = Program(
                          "port": Option(type="integer", description="MCP port on 127.0.0.1 "
                                         "(default: a free one)"),
                          "run_writes": Option(type="boolean", description="also run examples of "
-                                              "non-idempotent commands in diffs")},
+                                              "commands that write (each in a sandbox)")},
                 examples=["burgee dev sample_programs/notes.py",
                           "burgee dev sample_programs/notes.py --headless"],
                 run=_dev),

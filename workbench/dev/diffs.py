@@ -1,10 +1,15 @@
 """Envelope diffs: every example run as a CLI `--json` subprocess and as an MCP tools/call.
 
 The two must be the same bytes (the CLI prints the document and one newline; the MCP text
-result is the document). Examples of read_only and idempotent commands run automatically
-(an idempotent one runs once more first, so both sides start from the settled state and
-agree on `meta.changed`); others only with `run_writes` (`--run-writes`), since running
-them changes something, and each side then sees the other's change.
+result is the document). Only examples of `read_only` commands run by themselves; those of
+any other command (`idempotent`, `non_idempotent`, `undeclared`) run only when asked
+(`run_writes`: `--run-writes`, or the dashboard after a confirm).
+
+Each side of each example runs in a fresh sandbox of its own (`workbench.dev.sandbox`), so
+both start from the same empty state (a write gives the same answer on both), nothing the
+program keeps under the user's folders is touched, and no run sees another's writes.
+Read-only examples run four at a time (isolated, so the order cannot change a result);
+writes run one after another, in declaration order.
 """
 
 from __future__ import annotations
@@ -16,7 +21,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 from workbench.dev.engine import Diff
 
-SAFE_EFFECTS = ("read_only", "idempotent")
+SAFE_EFFECTS = ("read_only",)
+PARALLEL = 4
+"""Read-only examples run this many at a time."""
 DIFF_TIMEOUT = 20.0
 
 
@@ -63,12 +70,15 @@ def unified(cli: str | None, mcp: str | None) -> str:
 
 
 def cli_json(bench, argv, timeout: float = DIFF_TIMEOUT):
-    """(stdout, exit) of the real CLI with `--json` (piped, no agent), or raises."""
+    """(stdout, exit, stderr) of the real CLI with `--json` (piped, no agent), in a fresh
+    sandbox; raises TimeoutExpired."""
     from workbench.dev.environments import environ_for, worker_command
     from workbench.dev.loader import run_limited
-    done = run_limited(worker_command(bench, list(argv) + ["--json"]), input="",
-                       timeout=timeout, env=environ_for("piped"),
-                       cwd=os.path.dirname(bench.file))
+    from workbench.dev.sandbox import Sandbox
+    with Sandbox() as box:
+        done = run_limited(worker_command(bench, list(argv) + ["--json"]), input="",
+                           timeout=timeout, env=box.environ(environ_for("piped")),
+                           cwd=os.path.dirname(bench.file))
     return done.stdout, done.returncode, done.stderr
 
 
@@ -89,26 +99,56 @@ def diff_example(bench, command, example: str, run_writes: bool = False) -> Diff
         return Diff(name, example, tuple(argv), None, None, None,
                     error=f"cannot express the example as MCP arguments: {exc}")
     try:
-        if command.effects == "idempotent":
-            # Settle first: the first run may change something (meta.changed true) and the
-            # next ones not; compare two runs that both start from the settled state.
-            cli_json(bench, argv)
         stdout, code, stderr = cli_json(bench, argv)
     except subprocess.TimeoutExpired:
         return Diff(name, example, tuple(argv), arguments, None, None,
                     error=f"the CLI run did not finish within {DIFF_TIMEOUT:g} s")
     cli = stdout[:-1] if stdout.endswith("\n") else stdout
+    from workbench.dev.sandbox import Sandbox
     try:
-        result = bench.server.call_tool_sync(command.tool_name, arguments,
-                                             timeout=DIFF_TIMEOUT + 5)
+        with Sandbox() as box:
+            result = bench.server.call_tool_sync(command.tool_name, arguments,
+                                                 timeout=DIFF_TIMEOUT + 5, sandbox=box)
     except Exception as exc:  # noqa: BLE001
         return Diff(name, example, tuple(argv), arguments, cli, None, cli_exit=code,
                     error=f"the MCP call failed: {type(exc).__name__}: {exc}")
     mcp = result["text"]
     equal = cli == mcp and (code == 0) == (not result["is_error"])
+    problem, unchecked_cli = invalid_output(command, cli, mcp)
+    if problem is not None and unchecked_cli:
+        # The MCP server refused the data (invalid_output); this CLI printed it without the
+        # check (BURGEE_VALIDATE not honoured): one problem, not a transport mismatch.
+        equal = None
     return Diff(name, example, tuple(argv), arguments, cli, mcp, cli_exit=code,
                 mcp_is_error=result["is_error"], equal=equal,
-                diff="" if equal else unified(cli, mcp))
+                diff="" if equal is not False else unified(cli, mcp), invalid_output=problem)
+
+
+def invalid_output(command, cli: str | None, mcp: str | None) -> tuple:
+    """(the output-schema error, whether the CLI printed the data unchecked) for one example.
+
+    The workbench always checks: the CLI's data against the schema
+    (`workbench.surfaces.output.output_problem`), or the `invalid_output` error either side
+    already answered with.
+    """
+    from workbench.surfaces.output import CODE, output_problem, projected_in
+    docs = []
+    for text in (cli, mcp):
+        try:
+            docs.append(json.loads(text) if text else None)
+        except ValueError:
+            docs.append(None)
+    cli_doc, mcp_doc = docs
+    if isinstance(cli_doc, dict) and cli_doc.get("ok") is True and command.output:
+        problem = output_problem(command, cli_doc.get("data"), projected_in(cli_doc))
+        if problem is not None:
+            return problem, True
+    for doc in (cli_doc, mcp_doc):
+        error = doc.get("error") if isinstance(doc, dict) and doc.get("ok") is False else None
+        if isinstance(error, dict) and error.get("code") == CODE:
+            keys = ("message", "hint", "field", "expected", "got")
+            return {"code": CODE, **{key: error.get(key) for key in keys}}, False
+    return None, False
 
 
 def run_diffs(bench, *, run_writes: bool = False) -> list:
@@ -121,7 +161,14 @@ def run_diffs(bench, *, run_writes: bool = False) -> list:
         bench.server = DevServer(bench)
         bench.server.set_program(program)
     jobs = [(command, example) for command in program.walk() for example in command.examples]
-    if not jobs:
-        return []
-    with ThreadPoolExecutor(max_workers=min(4, len(jobs))) as pool:
-        return list(pool.map(lambda job: diff_example(bench, job[0], job[1], run_writes), jobs))
+    found = {}
+    reads = [index for index, (command, _) in enumerate(jobs) if command.effects in SAFE_EFFECTS]
+    if reads:
+        with ThreadPoolExecutor(max_workers=min(PARALLEL, len(reads))) as pool:
+            for index, diff in zip(reads, pool.map(
+                    lambda index: diff_example(bench, *jobs[index], run_writes), reads)):
+                found[index] = diff
+    for index, (command, example) in enumerate(jobs):   # writes: one at a time, in order
+        if index not in found:
+            found[index] = diff_example(bench, command, example, run_writes)
+    return [found[index] for index in range(len(jobs))]

@@ -5,7 +5,7 @@
     url = await bench.start(port=None)                # load, serve MCP over HTTP, watch
     results = await bench.arun_environments(["deploy", "--target", "prod"])
     results = await bench.arun_environments(command="deploy", arguments={"target": "prod"})
-    diffs = await bench.arun_diffs()                  # run_writes=True for non-idempotent
+    diffs = await bench.arun_diffs()                  # run_writes=True: writes too
     state = await bench.areload()                     # force a reload (bench.reload(): sync)
     await bench.stop()
 
@@ -162,12 +162,15 @@ class Diff:
     diff: str = ""            # unified diff when not equal
     skipped: str | None = None  # why it was not run (e.g. writes need --run-writes)
     error: str | None = None
+    invalid_output: dict | None = None  # the data broke the output schema: the error
+    # (`workbench.surfaces.output.output_problem`: code, message, hint, field, expected, got)
 
     def to_dict(self) -> dict:
         return {"command": self.command, "example": self.example, "argv": list(self.argv),
                 "arguments": self.arguments, "equal": self.equal, "cli_exit": self.cli_exit,
                 "mcp_is_error": self.mcp_is_error, "cli": self.cli, "mcp": self.mcp,
-                "diff": self.diff, "skipped": self.skipped, "error": self.error}
+                "diff": self.diff, "skipped": self.skipped, "error": self.error,
+                "invalid_output": self.invalid_output}
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,14 @@ time limit, so a handler that hangs or crashes never freezes the workbench.
   variable set (CLAUDECODE=1, CURSOR_AGENT=1, CODEX_THREAD_ID=..., GEMINI_CLI=1).
 - ci: piped, CI=1, standard input closed.
 - mcp: a tools/call through the dev server (the same path a connected client takes).
+
+Every run gets its own throwaway sandbox (`workbench.dev.sandbox`: HOME, XDG folders, TMPDIR,
+BURGEE_STATE_DIR), so it works on an empty scratch copy of whatever the program keeps under
+the user's folders. Effects decide how a run goes (`plan_runs`): a `read_only` command runs
+in every environment at once; anything else (`idempotent`, `non_idempotent`, `undeclared`)
+runs only when a person asked (the dashboard confirms first, naming the effect), then once per
+environment, one after another; a command with a `plan` runs as `--dry-run` unless the person
+asked for the real thing.
 """
 
 from __future__ import annotations
@@ -47,6 +55,10 @@ def environ_for(environment: str) -> dict:
     for name in _CLEARED:
         env.pop(name, None)
     env["COLUMNS"], env["LINES"] = "100", "30"
+    # The workbench always checks output against the declared schema (a CLI that honours it
+    # refuses with invalid_output, as the MCP server does).
+    from workbench.surfaces.output import VALIDATE_VARIABLE
+    env[VALIDATE_VARIABLE] = "1"
     if environment == "terminal":
         env["TERM"] = "xterm-256color"
     env.update(AGENT_ENVIRONMENT.get(environment, {}))
@@ -104,9 +116,83 @@ def resolve_command(program, command: str):
     return found
 
 
+WRITE_EFFECTS = {
+    "idempotent": "idempotent: it changes something (running it again changes nothing more)",
+    "non_idempotent": "non_idempotent: every run changes something again",
+    "undeclared": "undeclared: it does not say what it changes, so it may change anything",
+    "withheld": "withheld: it runs on the command line only and may change anything",
+}
+
+
+def target_command(program, argv=None, command=None):
+    """The Command an input runs (argv after the program name, or `command`), or None."""
+    if program is None:
+        return None
+    try:
+        if argv is None:
+            return resolve_command(program, command)
+        return arguments_from_argv(program, [token for token in argv if token != "--json"])[0]
+    except Exception:  # noqa: BLE001 - e.g. a required option the run would read from env
+        return _command_by_path(program, argv or ())
+
+
+def _command_by_path(program, argv):
+    """The command named by the leading words of argv (before any flag), or None: an input
+    that does not parse here may still run (a value from the environment), so its effects
+    must still be known."""
+    words = []
+    for token in argv:
+        if token.startswith("-"):
+            break
+        words.append(token)
+    for end in range(len(words), 0, -1):
+        try:
+            found = program.find(words[:end])
+        except Exception:  # noqa: BLE001
+            found = None
+        if found is not None and not found.is_group:
+            return found
+    return None
+
+
+def writes(command) -> bool:
+    """Whether running `command` may change something: anything but `read_only`."""
+    return command is not None and command.effects != "read_only"
+
+
+def effect_note(command) -> str:
+    """What running `command` does, in words, for a confirmation (`"non_idempotent: ..."`)."""
+    return WRITE_EFFECTS.get(command.effects, f"{command.effects}: it may change something")
+
+
+def dry_run_input(command, argv=None, arguments=None) -> tuple:
+    """(argv, arguments) asking for `--dry-run` (a command with a `plan`); unchanged if they
+    already ask for it or for a reviewed plan (`--expect-plan`)."""
+    if command is None or command.plan is None:
+        return argv, arguments
+    if argv is not None:
+        argv = list(argv)
+        end = argv.index("--") if "--" in argv else len(argv)
+        head = argv[:end]
+        if not any(token == "--dry-run" or token.startswith("--expect-plan") for token in head):
+            argv = head + ["--dry-run"] + argv[end:]
+        return argv, arguments
+    arguments = dict(arguments or {})
+    if "expect_plan" not in arguments:
+        arguments.setdefault("dry_run", True)
+    return argv, arguments
+
+
 def run_one(bench, environment: str, argv, *, arguments=None, command=None, stdin=None,
             timeout: float = DEFAULT_TIMEOUT) -> RunResult:
-    """One input under one environment."""
+    """One input under one environment, in a sandbox of its own."""
+    from workbench.dev.sandbox import Sandbox
+    with Sandbox() as box:
+        return _run_one(bench, environment, argv, box, arguments=arguments, command=command,
+                        stdin=stdin, timeout=timeout)
+
+
+def _run_one(bench, environment, argv, box, *, arguments, command, stdin, timeout):
     program = bench.program
     if program is None:
         return RunResult(environment, tuple(argv or ()), None, "", "", 0.0,
@@ -119,11 +205,11 @@ def run_one(bench, environment: str, argv, *, arguments=None, command=None, stdi
         return RunResult(environment, (), None, "", "", 0.0, error=str(exc))
     argv = tuple(argv)
     if environment == "mcp":
-        return _run_mcp(bench, argv, arguments, command, timeout)
+        return _run_mcp(bench, argv, arguments, command, timeout, box)
     if environment == "terminal":
-        return _run_pty(bench, argv, stdin, timeout)
+        return _run_pty(bench, argv, stdin, timeout, box)
     close_stdin = environment == "ci"
-    env = environ_for(environment)
+    env = box.environ(environ_for(environment))
     started = time.perf_counter()
     try:
         from workbench.dev.loader import run_limited
@@ -145,7 +231,7 @@ def _text(value) -> str:
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
 
 
-def _run_pty(bench, argv, stdin, timeout) -> RunResult:
+def _run_pty(bench, argv, stdin, timeout, box) -> RunResult:
     import pty
     import select
     import signal
@@ -159,7 +245,7 @@ def _run_pty(bench, argv, stdin, timeout) -> RunResult:
         pass
     started = time.perf_counter()
     proc = subprocess.Popen(worker_command(bench, argv), stdin=slave, stdout=slave,
-                            stderr=subprocess.PIPE, env=environ_for("terminal"),
+                            stderr=subprocess.PIPE, env=box.environ(environ_for("terminal")),
                             cwd=os.path.dirname(bench.file), start_new_session=True,
                             close_fds=True)
     os.close(slave)
@@ -222,7 +308,7 @@ def _run_pty(bench, argv, stdin, timeout) -> RunResult:
                      timed_out=timed_out, error=reason)
 
 
-def _run_mcp(bench, argv, arguments, command, timeout) -> RunResult:
+def _run_mcp(bench, argv, arguments, command, timeout, box) -> RunResult:
     started = time.perf_counter()
     program = bench.program
     try:
@@ -238,7 +324,8 @@ def _run_mcp(bench, argv, arguments, command, timeout) -> RunResult:
         bench.server = DevServer(bench)
         bench.server.set_program(program)
     try:
-        result = bench.server.call_tool_sync(target.tool_name, arguments, timeout=timeout + 5)
+        result = bench.server.call_tool_sync(target.tool_name, arguments, timeout=timeout + 5,
+                                             sandbox=box)
     except Exception as exc:  # noqa: BLE001
         return RunResult("mcp", argv, None, "", "", time.perf_counter() - started,
                          error=f"{type(exc).__name__}: {exc}", arguments=arguments)
@@ -257,13 +344,28 @@ def _run_mcp(bench, argv, arguments, command, timeout) -> RunResult:
 
 def run_all(bench, *, argv=None, arguments=None, command=None, environments=None, stdin=None,
             timeout: float = DEFAULT_TIMEOUT, on_result=None) -> list:
-    """Every environment, in parallel threads; results in the order asked."""
+    """Every environment; results in the order asked.
+
+    A read-only command runs in every environment at once (parallel threads); any other
+    runs once per environment, one after another, so a write never races another.
+    """
     from concurrent.futures import ThreadPoolExecutor
     names = list(environments or ENVIRONMENTS)
+    sequential = writes(target_command(bench.program, argv, command))
+
+    def one(name):
+        return run_one(bench, name, argv, arguments=arguments, command=command, stdin=stdin,
+                       timeout=timeout)
+
+    results = []
+    if sequential:
+        for name in names:
+            results.append(one(name))
+            if on_result is not None:
+                on_result(results[-1])
+        return results
     with ThreadPoolExecutor(max_workers=min(8, len(names))) as pool:
-        futures = [pool.submit(run_one, bench, name, argv, arguments=arguments, command=command,
-                               stdin=stdin, timeout=timeout) for name in names]
-        results = []
+        futures = [pool.submit(one, name) for name in names]
         for future in futures:
             result = future.result()
             results.append(result)
@@ -286,4 +388,6 @@ async def arun_all(bench, *, argv=None, arguments=None, command=None, environmen
         bench.publish("run", result)
         return result
 
+    if writes(target_command(bench.program, argv, command)):
+        return [await one(name) for name in names]
     return list(await asyncio.gather(*(one(name) for name in names)))

@@ -6,9 +6,9 @@ readable file per surface (`help.txt`, `cards/deploy.json`, `mcp/tools-list.json
 
 Exit codes (also in docs/ci.md), each with `error.code` in the envelope:
     0  clean: snapshots match, no budget overrun, no error-level problem, CLI == MCP
-    1  a check failed: error.code is snapshot_drift, budget_exceeded, lint_error or
-       envelope_mismatch (the first that applies; error.failures lists them all), or
-       load_failed when FILE does not load
+    1  a check failed: error.code is snapshot_drift, budget_exceeded, lint_error,
+       invalid_output or envelope_mismatch (the first that applies; error.failures lists
+       them all), or load_failed when FILE does not load
     3  FILE does not exist (file_not_found)
 """
 
@@ -49,6 +49,8 @@ def files_for(state, diffs) -> dict:
 def _diff_status(diff) -> str:
     if diff.skipped:
         return "skipped: " + diff.skipped
+    if diff.invalid_output:
+        return "invalid_output"
     if diff.error:
         return "error"
     return "equal" if diff.equal else "differs"
@@ -134,9 +136,11 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
     if update:
         write_tree(folder, files, existing)
     over = [row.to_dict() for row in state.tokens.over]
-    # Budget overruns and mismatches are problems too, but have checks of their own.
+    # Budget overruns, invalid output and mismatches are problems too (the same list the
+    # dashboard's Problems pane shows), but have checks of their own.
     errors = [p.to_dict() for p in state.problems if p.severity == "error"
-              and p.code not in ("budget_exceeded", "envelope_mismatch")]
+              and p.code not in ("budget_exceeded", "envelope_mismatch", "invalid_output")]
+    invalid = [p for p in state.problems if p.code == "invalid_output"]
     mismatches = [d.to_dict() for d in diffs if d.equal is False]
     report = {
         "file": file,
@@ -165,6 +169,8 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
         failures.append("budget_exceeded")
     if errors:
         failures.append("lint_error")
+    if invalid:
+        failures.append("invalid_output")
     if mismatches:
         failures.append("envelope_mismatch")
     if not failures:
@@ -174,6 +180,9 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
         "snapshot_drift": f"{len(drift)} snapshot file(s) differ from {folder}",
         "budget_exceeded": f"{len(over)} surface(s) over budget",
         "lint_error": f"{len(errors)} error-level problem(s)",
+        "invalid_output": invalid[0].message if len(invalid) == 1 else
+        f"{len(invalid)} examples returned data their output schema refuses; first: "
+        + (invalid[0].message if invalid else ""),
         "envelope_mismatch": f"{len(mismatches)} example(s) differ between CLI and MCP",
     }
     hints = {
@@ -181,6 +190,7 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
                           "the snapshot folder",
         "budget_exceeded": "shorten the surface or raise its budget",
         "lint_error": "see report.problems.items for each fix",
+        "invalid_output": (invalid[0].fix if invalid else "") + "; see report.problems.items",
         "envelope_mismatch": "see report.diffs.mismatches for the unified diffs",
     }
     doc = _envelope.failure(first, "; ".join(messages[f] for f in failures), exit=1,

@@ -144,36 +144,13 @@ def _diff_problems(program, diff) -> list:
                            f"'{diff.example}': the CLI --json output and the MCP result differ",
                            "see the Diff view; the two transports must print the same bytes",
                            diff.command))
-    if diff.error:
+    if diff.error and not diff.invalid_output:
         out.append(Problem("warning", "example_failed", f"'{diff.example}' could not run: "
                            f"{diff.error}", "fix the example or the handler", diff.command))
-    command = program.find(diff.command.split()) if diff.command else None
-    output = getattr(command, "output", None) if command is not None else None
-    if output and diff.cli:
-        import json
-        try:
-            doc = json.loads(diff.cli)
-        except ValueError:
-            return out
-        if doc.get("ok") is True:
-            message = _schema_error(output, doc.get("data"))
-            if message:
-                out.append(Problem("error", "output_schema_mismatch",
-                                   f"'{diff.example}' returned data its output schema refuses: "
-                                   f"{message}",
-                                   "fix the handler's return value or Command(output=...)",
-                                   diff.command))
+    if diff.invalid_output:
+        problem = diff.invalid_output
+        out.append(Problem("error", "invalid_output",
+                           f"'{diff.example}': {problem.get('message')}",
+                           problem.get("hint") or "fix the handler's return value or "
+                           "Command(output=...)", diff.command))
     return out
-
-
-def _schema_error(schema, data) -> str | None:
-    import jsonschema
-    try:
-        validator = jsonschema.validators.validator_for(schema)(schema)
-        error = next(iter(validator.iter_errors(data)), None)
-    except jsonschema.exceptions.SchemaError as exc:
-        return f"the output schema itself is invalid: {exc.message}"
-    if error is None:
-        return None
-    where = "/".join(str(p) for p in error.absolute_path) or "(top)"
-    return f"at {where}: {error.message}"

@@ -46,9 +46,12 @@ def subprocess_call(bench, argv, *, timeout: float, environ: dict | None = None,
                "program": bench.serving_name,
                "argv": list(argv), "environ": environ, "stdin": stdin,
                "progress": on_progress is not None}
+    from workbench.dev.sandbox import apply
     # The same clean environment as the CLI side of a diff (no agent or CI markers from
-    # wherever `burgee dev` itself runs), so both transports see the same caller.
-    env = environ_for("piped")
+    # wherever `burgee dev` itself runs), so both transports see the same caller; inside the
+    # sandbox of the workbench run that made this call, if one did (connected clients' calls
+    # run as `tool mcp` would).
+    env = apply(environ_for("piped"))
     if environ is None:
         request["environ"] = dict(env)
     try:
@@ -166,16 +169,22 @@ class DevServer:
                              seconds=record.get("seconds", 0.0), error=record.get("error"))
         self.bench.record_traffic(entry)
 
-    def call_tool_sync(self, name: str, arguments: dict, *, timeout: float = 60.0) -> dict:
+    def call_tool_sync(self, name: str, arguments: dict, *, timeout: float = 60.0,
+                       sandbox=None) -> dict:
         """A tools/call through the server's own handlers, from any thread (not the loop's).
 
-        Returns {"text", "is_error", "structured"}. Used by the `mcp` environment and diffs.
+        Returns {"text", "is_error", "structured"}. Used by the `mcp` environment and diffs;
+        the command's subprocess runs in `sandbox` (a `workbench.dev.sandbox.Sandbox`).
         """
         import anyio
 
+        from workbench.dev.sandbox import using
+
         async def go():
             from mcp import Client
-            with anyio.fail_after(timeout):
+            # Set before the client starts the in-memory server: its tasks and the worker
+            # thread that runs the call copy this context, so subprocess_call finds the box.
+            with using(sandbox), anyio.fail_after(timeout):
                 async with Client(self.server, cache=None,
                                   client_info=_client_info(INTERNAL_CLIENT)) as client:
                     result = await client.call_tool(name, arguments)
@@ -195,7 +204,7 @@ class DevServer:
         thread.start()
         thread.join(timeout + 5)
         if "error" in box:
-            raise box["error"]
+            raise _leaf(box["error"])
         if "value" not in box:
             raise TimeoutError(f"tools/call {name} did not answer within {timeout:g} s")
         return box["value"]
@@ -237,6 +246,13 @@ class DevServer:
             except (asyncio.TimeoutError, Exception):  # noqa: BLE001
                 self._serve_task.cancel()
             self._uvicorn = None
+
+
+def _leaf(error: BaseException) -> BaseException:
+    """The one real error inside task-group wrappers ("unhandled errors in a TaskGroup")."""
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
 
 
 def _placeholder(bench):

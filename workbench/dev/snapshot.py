@@ -127,8 +127,34 @@ def render(program) -> dict:
 
     for client in CLIENTS:
         add(f"config/{client}.txt", "config", None,
-            lambda client=client: _config_text(clients.client_config(program, client)),
+            lambda client=client: _config_text(clients.client_config(
+                program, client, command=portable_command(program))),
             title=f"mcp config --client {client}")
+    return out
+
+
+PYTHON = "<python>"
+FILE = "<file>"
+
+
+def portable_command(program) -> list:
+    """The command that starts the program's MCP server, with this machine taken out: the
+    interpreter becomes `<python>` and the program's file `<file>` (an installed console
+    script keeps its name). Snapshots and token counts then read the same on every machine,
+    in every folder and venv; `tool mcp config` itself still prints the real paths."""
+    import os
+    import sys
+    from workbench.surfaces.clients import server_command
+    source = os.path.abspath(program.source) if program.source else None
+    python = {sys.executable, os.path.realpath(sys.executable)}
+    out = []
+    for part in server_command(program):
+        if part in python:
+            out.append(PYTHON)
+        elif source is not None and os.path.abspath(part) == source:
+            out.append(FILE)
+        else:
+            out.append(part)
     return out
 
 

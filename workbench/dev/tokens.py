@@ -54,8 +54,22 @@ def encoding():
         with _lock:
             if _encoding is None:
                 import tiktoken
-                _encoding = tiktoken.get_encoding(ENCODING)
+                _encoding = _without_tiktoken_cache(tiktoken.get_encoding, ENCODING)
     return _encoding
+
+
+def _without_tiktoken_cache(function, *args):
+    """Call `function` with tiktoken's file cache off, unless the user configured one: the data
+    is a file shipped in a package, and the default cache is $TMPDIR/data-gym-cache, which
+    the workbench must not write to behind the user's back."""
+    import os
+    if "TIKTOKEN_CACHE_DIR" in os.environ or "DATA_GYM_CACHE_DIR" in os.environ:
+        return function(*args)
+    os.environ["TIKTOKEN_CACHE_DIR"] = ""
+    try:
+        return function(*args)
+    finally:
+        os.environ.pop("TIKTOKEN_CACHE_DIR", None)
 
 
 def _key(text: str) -> str:

@@ -396,10 +396,22 @@ def _result(doc: dict, ok: bool, text: str | None = None, structured=None) -> di
 
 
 def outcome_result(command, outcome) -> dict:
-    """The CallToolResult (wire dict) for what `runtime.call` gave."""
+    """The CallToolResult (wire dict) for what `runtime.call` gave.
+
+    Data that breaks the command's output schema is an `invalid_output` error result (the
+    same error `workbench.surfaces.output` gives everywhere), never a `structuredContent`
+    the client's SDK would reject.
+    """
     text = outcome.stdout[:-1] if outcome.stdout.endswith("\n") else outcome.stdout
     doc = outcome.envelope
     ok = doc.get("ok") is True if isinstance(doc, dict) else outcome.exit == 0
+    if ok and isinstance(doc, dict) and command.output:
+        from workbench.surfaces.output import output_problem, projected_in
+        problem = output_problem(command, doc.get("data"), projected_in(doc))
+        if problem is not None:
+            meta = doc.get("meta") if isinstance(doc.get("meta"), dict) else {}
+            return _result(_envelope.stamp(_envelope.from_output_problem(problem),
+                                           meta.get("schema_version", "1")), False)
     structured = None
     if ok and isinstance(doc, dict) and _tools.output_schema(command) is not None \
             and isinstance(doc.get("data"), dict):

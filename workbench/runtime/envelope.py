@@ -54,6 +54,14 @@ def from_refusal(refusal, fix: str | None) -> dict:
     return failure(refusal.code, refusal.message, exit=refusal.exit, hint=refusal.hint, fix=fix)
 
 
+def from_output_problem(problem: dict) -> dict:
+    """Data that breaks the command's output schema (`surfaces.output.output_problem`), as the
+    `invalid_output` failure (exit 1) every transport prints."""
+    extra = {key: problem[key] for key in ("field", "expected", "got") if key in problem}
+    return failure(problem["code"], problem["message"], exit=EXIT_FAILURE, hint=problem["hint"],
+                   **extra)
+
+
 def internal(error: BaseException, debug: bool) -> dict:
     """An unexpected exception as an `internal` failure (exit 1); no traceback in it."""
     return failure("internal", f"{type(error).__name__}: {error}", exit=EXIT_FAILURE,

@@ -357,7 +357,10 @@ def _handle(program, command, request, world, ctx, debug, captured):
             if not as_json and not command.paginated:
                 return _print_stream(program, command, request, world, data)
             data = list(data)
-        if isinstance(data, Partial):
+        problem = _output_problem(command, data, world) if command.output else None
+        if problem is not None:
+            doc = _envelope.from_output_problem(problem)
+        elif isinstance(data, Partial):
             doc = _partial(command, ctx, data, meta)
         elif command.paginated:
             doc, page = _page(program, command, request, ctx, data, meta)
@@ -387,6 +390,8 @@ def _handle(program, command, request, world, ctx, debug, captured):
                                 "answer", exit=_envelope.EXIT_ACTION,
                                 hint="pass the answer as a flag instead")
     except SystemExit as stop:   # the handler called sys.exit: still one envelope
+        if captured is None:     # a person's terminal: the handler may end its own process
+            raise
         doc = _envelope.handler_exit(stop.code, meta)
     except Exception as error:   # a handler bug: exit 1, no traceback unless --debug
         doc = _internal(error, debug, world)
@@ -395,6 +400,15 @@ def _handle(program, command, request, world, ctx, debug, captured):
     if claim is not None:
         claim.finish(doc, _envelope.exit_code(doc))
     return _deliver(program, world, doc, as_json, text=text, sealed=True)
+
+
+def _output_problem(command, data, world):
+    """Under BURGEE_VALIDATE=1 (the workbench always sets it), data that breaks the declared
+    output schema is the `invalid_output` error; else None. Costs a jsonschema import."""
+    from workbench.surfaces.output import output_problem, validation_asked
+    if isinstance(data, Partial) or not validation_asked(world.environ):
+        return None
+    return output_problem(command, data)
 
 
 def _checked_result(doc) -> dict:

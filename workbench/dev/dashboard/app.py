@@ -51,6 +51,7 @@ class DashboardApp(App):
         Binding("slash", "filter", "Filter"),
         Binding("e", "run_environments", "Run envs"),
         Binding("d", "run_diffs", "Diffs"),
+        Binding("D", "run_write_diffs", "Diffs + writes", show=False),
         Binding("x", "cancel", "Cancel"),
         Binding("c", "copy_config", "Copy config"),
         Binding("ctrl+r", "reload", "Reload", show=False),
@@ -307,12 +308,30 @@ class DashboardApp(App):
         return self.run_worker(self._run_diffs(), group="diffs", exclusive=True,
                                exit_on_error=False)
 
-    async def _run_diffs(self) -> None:
+    def action_run_write_diffs(self):
+        """`D`: the diffs with the examples of commands that write, after a confirmation."""
+        if self.state.program is None:
+            return None
+        from workbench.dev.diffs import SAFE_EFFECTS
+        writing = [c for c in self.state.commands()
+                   if c.examples and c.effects not in SAFE_EFFECTS and c.effects != "withheld"]
+        if not writing:
+            return self.action_run_diffs()
+        from workbench.dev.dashboard.confirm import ConfirmDiffWrites
+
+        def chosen(run: bool) -> None:
+            if run:
+                self.run_worker(self._run_diffs(run_writes=True), group="diffs",
+                                exclusive=True, exit_on_error=False)
+        self.push_screen(ConfirmDiffWrites(writing), callback=chosen)
+        return None
+
+    async def _run_diffs(self, run_writes: bool | None = None) -> None:
         count = sum(len(c.examples) for c in self.state.commands())
         self.diff_status = f"running {count} examples\u2026"
         self._refresh("diff")
         try:
-            diffs = await self.bench.arun_diffs()
+            diffs = await self.bench.arun_diffs(run_writes=run_writes)
         except asyncio.CancelledError:
             self.diff_status = "cancelled"
             self._refresh("diff")

@@ -16,6 +16,8 @@ def status_of(diff) -> tuple:
     """(mark, word, style) for one Diff."""
     if diff.skipped:
         return "\u2013", "skipped", "dim"
+    if diff.invalid_output:
+        return "\u2717", "invalid", "bold red"
     if diff.error:
         return "!", "error", "yellow"
     if diff.equal:
@@ -61,7 +63,7 @@ class DiffPane(Pane):
             mark, word, style = status_of(diff)
             line = Text(f"{mark} {word:<8}", style=style) + Text(f" {diff.example}")
             parts.append(line)
-            detail = diff.skipped or diff.error
+            detail = diff.skipped or (diff.invalid_output or {}).get("message") or diff.error
             if detail:
                 parts.append(Text(f"           {detail}", style="dim"))
             if diff.equal is False and diff.diff:

@@ -2,7 +2,10 @@
 
 The input is argv after the program name (`deploy --target prod`) or, starting with `{`, the
 MCP arguments of the selected command as JSON. Each environment runs in a worker thread (the
-engine starts a subprocess with a time limit); results arrive one by one; `x` cancels.
+engine starts a subprocess with a time limit, in a throwaway sandbox); results arrive one by
+one; `x` cancels. A read-only command runs in every environment at once; any other asks
+first (`ConfirmWrites`, naming the effect), then runs once per environment, one after another;
+a command with a plan runs as `--dry-run` unless the person chose to run it for real.
 """
 
 from __future__ import annotations
@@ -115,6 +118,7 @@ class EnvironmentsPane(Pane):
         self.timeout = DEFAULT_TIMEOUT
         self._for = object()
         self._view = None
+        self.worker = None          # the last run's worker (None while a confirm is open)
 
     def compose(self):
         yield Static(classes="pane-title")
@@ -155,8 +159,13 @@ class EnvironmentsPane(Pane):
             event.stop()
             self.run_input()
 
-    def run_input(self):
-        """Run what the input says under every environment; returns the worker (or None)."""
+    def run_input(self, confirmed: str | None = None):
+        """Run what the input says under every environment; returns the worker, or None when
+        it could not start or waits for the person's confirmation (a write).
+
+        `confirmed` is what the person chose for a write: "run" or "dry-run".
+        """
+        from workbench.dev.environments import dry_run_input, target_command, writes
         view = self._view or self.app.view()
         try:
             request = parse_input(view, self.query_one("#env-input", Input).value)
@@ -164,8 +173,30 @@ class EnvironmentsPane(Pane):
             self.status = f"cannot run: {exc}"
             self._show_status()
             return None
-        return self.run_worker(self._run(view.bench, request), group="environments",
-                               exclusive=True, exit_on_error=False)
+        command = target_command(view.program, request.get("argv"), request.get("command"))
+        if writes(command) and confirmed not in ("run", "dry-run"):
+            from workbench.dev.dashboard.confirm import ConfirmWrites
+            self.worker = None
+            self.status = (f"{' '.join(command.path)} is {command.effects}: "
+                           "confirm to run it (y), or cancel (n)")
+            self._show_status()
+            self.app.push_screen(ConfirmWrites(command, _described(request), len(ENVIRONMENTS)),
+                                 callback=self._on_confirm)
+            return None
+        if command is not None and command.plan is not None and confirmed != "run":
+            request["argv"], request["arguments"] = dry_run_input(
+                command, request.get("argv"), request.get("arguments"))
+        self.worker = self.run_worker(self._run(view.bench, request, writes(command)),
+                                      group="environments", exclusive=True,
+                                      exit_on_error=False)
+        return self.worker
+
+    def _on_confirm(self, choice) -> None:
+        if choice is None:
+            self.status = "cancelled: nothing ran"
+            self._show_status()
+            return
+        self.run_input(confirmed=choice)
 
     def cancel(self) -> bool:
         """Cancel a run in progress; True if there was one."""
@@ -174,18 +205,18 @@ class EnvironmentsPane(Pane):
             worker.cancel()
         return bool(running)
 
-    async def _run(self, bench, request) -> list:
+    async def _run(self, bench, request, one_by_one: bool = False) -> list:
         stable = bool(getattr(self.app, "stable", False))
         progress = self.query_one("#env-progress", ProgressBar)
         progress.update(total=len(ENVIRONMENTS), progress=0)
         self.results = {}
-        described = json.dumps(request["arguments"]) if request.get("arguments") is not None \
-            else " ".join(request["argv"])
+        described = _described(request)
         for name in ENVIRONMENTS:
             cell = self.query_one("#" + cell_id(name), Static)
             cell.update(Text("running\u2026", style="dim"))
             cell.border_subtitle = ""
-        self.status = f"running {described!s} in {len(ENVIRONMENTS)} environments\u2026"
+        self.status = (f"running {described!s} in {len(ENVIRONMENTS)} environments"
+                       + (", one after another" if one_by_one else "") + "\u2026")
         self._show_status()
 
         async def one(name):
@@ -203,7 +234,10 @@ class EnvironmentsPane(Pane):
             return result
 
         try:
-            results = await asyncio.gather(*(one(name) for name in ENVIRONMENTS))
+            if one_by_one:     # a write: never two at once
+                results = [await one(name) for name in ENVIRONMENTS]
+            else:
+                results = await asyncio.gather(*(one(name) for name in ENVIRONMENTS))
         except asyncio.CancelledError:
             for name in ENVIRONMENTS:
                 if name not in self.results:
@@ -216,3 +250,10 @@ class EnvironmentsPane(Pane):
         self.status = f"done: {described}"
         self._show_status()
         return results
+
+
+def _described(request) -> str:
+    if request.get("arguments") is not None:
+        return json.dumps(request["arguments"], ensure_ascii=False)
+    from workbench._text import join
+    return join(request["argv"])
