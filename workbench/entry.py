@@ -23,14 +23,17 @@ def run(program: Program, argv: list[str] | None = None) -> NoReturn:
     """Parse `argv` (default `sys.argv[1:]`), run, print, and exit with the contract's code."""
     if argv is None:
         argv = sys.argv[1:]
+    closed = [fd for fd in (1, 2) if not _is_open(fd)]
+    for fd in closed:   # `>&-`: keep 1 and 2 taken, so no file the handler opens lands there
+        _devnull_on(fd)
     world = World(os.environ, sys.stdin, sys.stdout, sys.stderr,
                   stdin_tty=_isatty(sys.stdin), stdout_tty=_isatty(sys.stdout))
+    world.stdout_closed = 1 in closed
     code = execute(program, list(argv), world, serve=_serve_mcp)[0]
-    if code == _envelope.EXIT_PIPE:
-        try:   # Python would complain flushing a closed pipe at exit
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except (OSError, ValueError):
+    if code == _envelope.EXIT_PIPE:   # Python would complain flushing a closed pipe at exit
+        try:
+            _devnull_on(1)
+        except OSError:
             pass
     sys.exit(code)
 
@@ -38,6 +41,21 @@ def run(program: Program, argv: list[str] | None = None) -> NoReturn:
 def _serve_mcp(program, address) -> int:
     from workbench.mcp import serve
     return serve(program, address)
+
+
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+        return True
+    except OSError:
+        return False
+
+
+def _devnull_on(fd: int) -> None:
+    null = os.open(os.devnull, os.O_WRONLY)
+    if null != fd:
+        os.dup2(null, fd)
+        os.close(null)
 
 
 def _isatty(stream) -> bool:

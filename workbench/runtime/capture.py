@@ -28,8 +28,7 @@ class _Guarded:
 
     def __init__(self, fd: int):
         import io
-        self._stream = io.TextIOWrapper(io.FileIO(fd, "wb", closefd=False), encoding="utf-8",
-                                        errors="backslashreplace", line_buffering=True)
+        self._stream = _text_over(fd, line_buffering=True)
 
     def close(self) -> None:   # `with sys.stdout:` in a handler must not close the real thing
         self._stream.flush()
@@ -77,12 +76,8 @@ class Capture:
             os.dup2(self._files[1].fileno(), 2)
             self._streams = (sys.stdout, sys.stderr)
             sys.stdout, sys.stderr = _Guarded(1), _Guarded(2)
-            self.real_stdout = io.TextIOWrapper(io.FileIO(self._saved[0], "wb", closefd=False),
-                                                encoding="utf-8", errors="backslashreplace",
-                                                write_through=True)
-            self.real_stderr = io.TextIOWrapper(io.FileIO(self._saved[1], "wb", closefd=False),
-                                                encoding="utf-8", errors="backslashreplace",
-                                                write_through=True)
+            self.real_stdout = _text_over(self._saved[0], write_through=True)
+            self.real_stderr = _text_over(self._saved[1], write_through=True)
         except BaseException:
             self._restore()
             raise
@@ -131,6 +126,14 @@ class Capture:
         if dropped:
             out["truncated"] = dropped
         return out or None
+
+
+def _text_over(fd: int, **options):
+    """A UTF-8 text stream over `fd` (not closing it). Buffered: a raw file under a text
+    wrapper drops what a short write (a full pipe) did not take."""
+    import io
+    return io.TextIOWrapper(io.BufferedWriter(io.FileIO(fd, "wb", closefd=False)),
+                            encoding="utf-8", errors="backslashreplace", **options)
 
 
 def _flush(*streams) -> None:

@@ -169,8 +169,8 @@ class Context:
                 raise Refusal("stdin_timeout", f"nothing {'more ' if chunks else ''}arrived on "
                               f"standard input for {wait:g} s, and it was not closed",
                               hint="pipe the input and close it (printf '...' | "
-                                   f"{' '.join(self.invocation())}), or pass it as an argument "
-                                   "instead of '-'",
+                                   f"{self.program.name} {' '.join(self.invocation())}), or "
+                                   "pass it as an argument instead of '-'",
                               fix=["<text>" if token == "-" else token
                                    for token in self.invocation()])
             chunk = os.read(fd, 65536)

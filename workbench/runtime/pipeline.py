@@ -44,6 +44,7 @@ class World:
         self.redactor = Redactor()
         self.ndjson = False       # `--format ndjson`: every envelope goes out as a stream
         self.capture = False      # catch a handler's output even for a person (in-process)
+        self.stdout_closed = False
         self.progress_lines = False
         self.on_progress = None   # the MCP server forwards progress as notifications
         self._last_progress = None
@@ -52,17 +53,17 @@ class World:
         return self.redactor.text(text)
 
     def out(self, text: str) -> None:
+        if self.stdout_closed:   # started with stdout closed (`>&-`): nobody can read it
+            raise PipeClosed
         try:
-            self.stdout.write(_envelope.safe_text(self.redact(text)))
-            self.stdout.flush()
-        except BrokenPipeError:
+            _write(self.stdout, _envelope.safe_text(self.redact(text)))
+        except (BrokenPipeError, ValueError):   # a reader that hung up; a closed stdout
             raise PipeClosed from None
 
     def err(self, text: str) -> None:
         try:
-            self.stderr.write(_envelope.safe_text(self.redact(text)))
-            self.stderr.flush()
-        except BrokenPipeError:
+            _write(self.stderr, _envelope.safe_text(self.redact(text)))
+        except (BrokenPipeError, ValueError):
             pass
 
     def progress(self, ctx, done, total, message) -> None:
@@ -88,6 +89,22 @@ class World:
         if message:
             record["progress"]["message"] = message
         self.err(_envelope.encode(record) + "\n")
+
+
+def _write(stream, text: str) -> None:
+    """Write all of `text`: to a real file descriptor as UTF-8 bytes in a loop (a short write
+    to a pipe is finished, and a reader that hung up is an error, never a silent exit 0);
+    to an in-memory stream as text."""
+    fd = _fileno(stream)
+    if fd is None:
+        stream.write(text)
+        stream.flush()
+        return
+    import os
+    stream.flush()   # what the stream already holds goes first
+    data = memoryview(text.encode("utf-8", "backslashreplace"))
+    while data:
+        data = data[os.write(fd, data):]
 
 
 class Outcome:

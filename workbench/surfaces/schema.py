@@ -94,6 +94,10 @@ def _command_entry(command, detail: str) -> dict | str:
         entry["tool"] = command.tool_name
     if command.aliases:
         entry["aliases"] = list(command.aliases)
+    if command.deprecated or command.replaced_by:
+        entry["deprecated"] = command.deprecated if isinstance(command.deprecated, str) else True
+        if command.replaced_by:
+            entry["replaced_by"] = command.replaced_by
     if detail == "property_names":
         entry["inputs"] = [item.key for item in command.inputs]
         entry["required"] = input_schema(command).get("required", [])
