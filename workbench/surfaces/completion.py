@@ -145,6 +145,26 @@ def _header(program, shell: str, install: list) -> list:
     return lines
 
 
+def _walk(nodes, first: str, count: str, array: str) -> list[str]:
+    """Shell lines that follow the words typed so far to the command path `cpath`."""
+    out = ['    cpath=""',
+           f"    for (( i={first}; i<{count}; i++ )); do",
+           f'        word="${{{array}[i]}}"',
+           '        [[ "$word" == "--" ]] && break',
+           '        case "$cpath:$word" in']
+    for parent, word, child in _transitions(nodes):
+        out.append(f"            {_sq(parent + ':' + word)}) cpath={_sq(child)} ;;")
+    return out + ["        esac", "    done"]
+
+
+def _value_flags(nodes):
+    """(case labels `'path:--flag'|'path:-f'`, flag) for every flag that takes a value."""
+    for node in nodes:
+        for flag in node.flags:
+            if flag.takes_value:
+                yield "|".join(_sq(node.path + ":" + f) for f in (flag.long, flag.short) if f), flag
+
+
 # -- bash ----------------------------------------------------------------------------------
 
 def _bash(program, nodes) -> str:
@@ -167,28 +187,17 @@ def _bash(program, nodes) -> str:
             '        cur=""',
             '    elif [[ "$prev" == "=" ]] && (( COMP_CWORD > 1 )); then',
             '        prev="${COMP_WORDS[COMP_CWORD-2]}"',
-            "    fi",
-            '    cpath=""',
-            "    for (( i=1; i<COMP_CWORD; i++ )); do",
-            '        word="${COMP_WORDS[i]}"',
-            '        [[ "$word" == "--" ]] && break',
-            '        case "$cpath:$word" in']
-    for parent, word, child in _transitions(nodes):
-        out.append(f"            {_sq(parent + ':' + word)}) cpath={_sq(child)} ;;")
-    out += ["        esac", "    done",
-            "    # the value of a flag that takes one",
+            "    fi"]
+    out += _walk(nodes, "1", "COMP_CWORD", "COMP_WORDS")
+    out += ["    # the value of a flag that takes one",
             '    case "$cpath:$prev" in']
-    for node in nodes:
-        for flag in node.flags:
-            if not flag.takes_value:
-                continue
-            labels = "|".join(_sq(node.path + ":" + f) for f in (flag.long, flag.short) if f)
-            if flag.choices:
-                words = " ".join(_word(c) for c in flag.choices)
-                out.append(f"        {labels}) COMPREPLY=( $(compgen -W {_sq(words)} -- "
-                           f'"$cur") ); return 0 ;;')
-            else:
-                out.append(f"        {labels}) compopt -o default 2>/dev/null; return 0 ;;")
+    for labels, flag in _value_flags(nodes):
+        if flag.choices:
+            words = " ".join(_word(c) for c in flag.choices)
+            out.append(f"        {labels}) COMPREPLY=( $(compgen -W {_sq(words)} -- "
+                       f'"$cur") ); return 0 ;;')
+        else:
+            out.append(f"        {labels}) compopt -o default 2>/dev/null; return 0 ;;")
     out += ["    esac",
             '    if [[ "$cur" == -* ]]; then',
             '        case "$cpath" in']
@@ -245,26 +254,15 @@ def _zsh(program, nodes) -> str:
             '        prev="${cur%%=*}"',
             "        compset -P '*='",
             '        cur="${cur#*=}"',
-            "    fi",
-            '    cpath=""',
-            "    for (( i=2; i<CURRENT; i++ )); do",
-            '        word="${words[i]}"',
-            '        [[ "$word" == "--" ]] && break',
-            '        case "$cpath:$word" in']
-    for parent, word, child in _transitions(nodes):
-        out.append(f"            {_sq(parent + ':' + word)}) cpath={_sq(child)} ;;")
-    out += ["        esac", "    done",
-            '    case "$cpath:$prev" in']
-    for node in nodes:
-        for flag in node.flags:
-            if not flag.takes_value:
-                continue
-            labels = "|".join(_sq(node.path + ":" + f) for f in (flag.long, flag.short) if f)
-            if flag.choices:
-                values = " ".join(_sq(str(c)) for c in flag.choices)
-                out.append(f"        {labels}) compadd -- {values}; return ;;")
-            else:
-                out.append(f"        {labels}) _files; return ;;")
+            "    fi"]
+    out += _walk(nodes, "2", "CURRENT", "words")
+    out += ['    case "$cpath:$prev" in']
+    for labels, flag in _value_flags(nodes):
+        if flag.choices:
+            values = " ".join(_sq(str(c)) for c in flag.choices)
+            out.append(f"        {labels}) compadd -- {values}; return ;;")
+        else:
+            out.append(f"        {labels}) _files; return ;;")
     out += ["    esac",
             "    if [[ $cur == -* ]]; then",
             '        case "$cpath" in']

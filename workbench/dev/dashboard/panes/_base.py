@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from workbench.dev.dashboard._view import plain
+from workbench.dev.dashboard._view import group_note, heading, json_view, plain, slug, token_note
 
 
 class Pane(VerticalScroll):
@@ -34,3 +34,30 @@ class Pane(VerticalScroll):
 
     def render_view(self, view):  # -> (title renderable, body renderable)
         raise NotImplementedError
+
+
+class SurfacePane(Pane):
+    """A pane showing one JSON surface: the program's at the root, a command's below it."""
+
+    program_surface = ""
+    """Surface id at the root, e.g. `schema.json`."""
+    program_title = ""
+    """Title at the root, after the program's name."""
+    command_folder = ""
+    """Folder of per-command surfaces, e.g. `schemas`."""
+    command_title = ""
+    """Title for a command or group, after its name."""
+    command_note = ""
+    """Said after the title for a command (not for a group)."""
+
+    def render_view(self, view):
+        name = view.program.name
+        if view.node is None:
+            surface_id, title = self.program_surface, f"{name} {self.program_title}"
+        elif view.is_group:
+            return heading(f"{name} {view.name} {self.command_title}"), group_note(view)
+        else:
+            surface_id = f"{self.command_folder}/{slug(view.node.path)}.json"
+            title = f"{name} {view.name} {self.command_title}{self.command_note}"
+        return (heading(title, token_note(view.state, surface_id)),
+                json_view(view.surface(surface_id)))

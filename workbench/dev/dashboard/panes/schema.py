@@ -2,19 +2,9 @@
 
 from __future__ import annotations
 
-from workbench.dev.dashboard._view import group_note, heading, json_view, slug, token_note
-from workbench.dev.dashboard.panes._base import Pane
+from workbench.dev.dashboard.panes._base import SurfacePane
 
 
-class SchemaPane(Pane):
-    def render_view(self, view):
-        name = view.program.name
-        if view.node is None:
-            surface_id, title = "schema.json", f"{name} --schema (program schema)"
-        elif view.is_group:
-            return heading(f"{name} {view.name} --schema"), group_note(view)
-        else:
-            surface_id = f"schemas/{slug(view.node.path)}.json"
-            title = f"{name} {view.name} --schema (input schema)"
-        return (heading(title, token_note(view.state, surface_id)),
-                json_view(view.surface(surface_id)))
+class SchemaPane(SurfacePane):
+    program_surface, program_title = "schema.json", "--schema (program schema)"
+    command_folder, command_title, command_note = "schemas", "--schema", " (input schema)"
