@@ -100,6 +100,20 @@ def _source_files(root: Path) -> list[str]:
             if p.is_file() and not skip & set(p.relative_to(root).parts)]
 
 
+def _dynamic_version(src: Path, project: dict) -> str:
+    """The version setuptools reads from `attr = "package.__version__"` (without importing it)."""
+    import ast
+    attr = project["tool"]["setuptools"]["dynamic"]["version"]["attr"]
+    module, _, variable = attr.rpartition(".")
+    path = src / module.replace(".", "/")
+    source = (path / "__init__.py" if path.is_dir() else path.with_suffix(".py")).read_text()
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == variable
+                                                for t in node.targets):
+            return ast.literal_eval(node.value)
+    raise KeyError(f"{attr} not found")
+
+
 def build_wheel(src: Path, out: Path) -> Path:
     """A py3-none-any wheel of the tree's pure-Python package(s), as setuptools lays it out."""
     import base64
@@ -109,7 +123,7 @@ def build_wheel(src: Path, out: Path) -> Path:
 
     project = tomllib.loads((src / "pyproject.toml").read_text())
     meta = project["project"]
-    name, version = meta["name"], meta["version"]
+    name, version = meta["name"], meta.get("version") or _dynamic_version(src, project)
     include = project.get("tool", {}).get("setuptools", {}).get("packages", {}).get(
         "find", {}).get("include", [])
     tops = sorted({pattern.rstrip("*").rstrip(".") for pattern in include}) or [name]

@@ -433,11 +433,16 @@ def _checked_result(doc) -> dict:
     try:
         _envelope.encode(doc)
     except (TypeError, ValueError, RecursionError) as error:
-        return _envelope.failure(
-            "invalid_result", str(error) if isinstance(error, TypeError) else
-            f"the handler returned data that is not JSON ({error})", exit=_envelope.EXIT_FAILURE,
-            hint="return dicts, lists, strings, finite numbers, booleans or None")
+        return _invalid_result(error)
     return doc
+
+
+def _invalid_result(error) -> dict:
+    """The `invalid_result` envelope for data the encoder refused with `error`."""
+    return _envelope.failure(
+        "invalid_result", str(error) if isinstance(error, TypeError) else
+        f"the handler returned data that is not JSON ({error})", exit=_envelope.EXIT_FAILURE,
+        hint="return dicts, lists, strings, finite numbers, booleans or None")
 
 
 def _with_output(doc, captured, world, as_data):
@@ -549,11 +554,12 @@ def _stream(program, command, request, world, ctx, items, debug, page=None, capt
         items = [items]
     try:
         for item in items:
-            item = _checked_result(_envelope.success(item))
-            if item["ok"] is not True:
-                doc = item
+            try:   # encoded once: the check that it is JSON is the line itself
+                line = encode(world.redactor.value(item))
+            except (TypeError, ValueError, RecursionError) as error:
+                doc = _invalid_result(error)
                 break
-            world.out(encode(world.redactor.value(item["data"])) + "\n")
+            world.out(line + "\n")
             count += 1
     except PipeClosed:
         raise
