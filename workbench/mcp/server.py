@@ -18,6 +18,8 @@ from __future__ import annotations
 import logging
 import sys
 import time
+from contextvars import ContextVar
+from dataclasses import replace
 
 import anyio
 import anyio.from_thread
@@ -35,6 +37,8 @@ from workbench.surfaces import tools as _tools
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 logger = logging.getLogger("workbench.mcp")
+_NOT_AN_OBJECT: ContextVar = ContextVar("burgee_arguments_not_an_object", default=None)
+"""The `arguments` of the tools/call being handled, when they are not an object."""
 
 
 class _Server(Server):
@@ -144,6 +148,8 @@ class ProgramServer:
     async def _call(self, ctx, params) -> dict:
         program = self.program
         name, arguments = params.name, params.arguments
+        if _NOT_AN_OBJECT.get() is not None:   # refused below by check_arguments, with a fix
+            arguments = _NOT_AN_OBJECT.get()
         try:
             command = _tools.callable_tool(program, name)
             if command is None:
@@ -184,6 +190,7 @@ class ProgramServer:
     async def _middleware(self, ctx, call_next):
         if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             self._remember(ctx)
+        call_next = _objects_only(call_next)
         if self.observer is None or ctx.request_id is None:
             return await call_next(ctx)
         return await self._observed(ctx, call_next)
@@ -294,6 +301,24 @@ class ProgramServer:
             group.start_soon(tell)
             await server.serve(sockets=[sock])
             group.cancel_scope.cancel()
+
+
+def _objects_only(call_next):
+    """`call_next` for a tools/call whose `arguments` are not an object (a list, a string, a
+    number): the SDK would answer with a protocol error (invalid params); instead the call goes
+    on without them and `_call` refuses those arguments as a tool result with a fix."""
+    async def go(ctx):
+        params = ctx.params
+        arguments = params.get("arguments") if ctx.method == "tools/call" and \
+            isinstance(params, dict) else None
+        if arguments is None or isinstance(arguments, dict):
+            return await call_next(ctx)
+        token = _NOT_AN_OBJECT.set(arguments)
+        try:
+            return await call_next(replace(ctx, params={**params, "arguments": None}))
+        finally:
+            _NOT_AN_OBJECT.reset(token)
+    return go
 
 
 class _Draining:

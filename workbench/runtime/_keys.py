@@ -87,7 +87,10 @@ class Claim:
 def claim(program, command, request, environ) -> Claim:
     """Claim the key for this call, or return the stored result; Fail on a conflicting input."""
     import json
+
+    from workbench.runtime.envelope import safe_text
     key = request.extras["idempotency_key"]
+    stored_key = safe_text(key)   # bytes that are not UTF-8 (argv) as escapes: SQLite wants UTF-8
     scope = program.name + " " + " ".join(command.path)
     digest = input_digest(request)
     connection = _connect(store_path(environ))
@@ -98,12 +101,12 @@ def claim(program, command, request, environ) -> Claim:
         try:
             connection.execute("DELETE FROM keys WHERE expires < ?", (now,))
             row = connection.execute("SELECT digest, state, result FROM keys WHERE scope=? AND "
-                                     "key=?", (scope, key)).fetchone()
+                                     "key=?", (scope, stored_key)).fetchone()
             if row is None:
                 connection.execute("INSERT INTO keys VALUES (?, ?, ?, 'pending', NULL, NULL, ?, ?)",
-                                   (scope, key, digest, now, now + DEFAULT_TTL))
+                                   (scope, stored_key, digest, now, now + DEFAULT_TTL))
                 connection.execute("COMMIT")
-                return Claim(connection, scope, key, digest)
+                return Claim(connection, scope, stored_key, digest)
             connection.execute("COMMIT")
         except BaseException:
             connection.execute("ROLLBACK")
@@ -118,7 +121,7 @@ def claim(program, command, request, environ) -> Claim:
         if state == "done":
             doc = json.loads(result)
             doc.setdefault("meta", {})["replayed"] = True
-            return Claim(connection, scope, key, digest, replay=doc)
+            return Claim(connection, scope, stored_key, digest, replay=doc)
         if time.monotonic() > deadline:
             connection.close()
             raise Fail("in_progress", f"a call with idempotency key {key!r} is still running",

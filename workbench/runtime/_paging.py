@@ -13,13 +13,13 @@ def page_size(command) -> int:
     return command.paginated if type(command.paginated) is int else DEFAULT_PAGE_SIZE
 
 
-def _offset(cursor) -> int:
+def _offset(cursor, invocation) -> int:
     if cursor is None:
         return 0
     if not cursor.isdigit():
         raise Refusal("invalid_value", f"--cursor {cursor!r} is not a cursor this command gave",
                       hint="use the next_cursor of the previous page, or drop --cursor",
-                      fix=None)
+                      fix=_without(invocation, "--cursor"))
     return int(cursor)
 
 
@@ -65,7 +65,7 @@ def paginate(program, command, request, data, agent, invocation):
         raise TypeError(f"'{' '.join(command.path)}' is paginated, so its handler must return "
                         f"a list (or yield items); it returned {type(data).__name__}")
     extras = request.extras
-    offset = _offset(extras.get("cursor"))
+    offset = _offset(extras.get("cursor"), invocation)
     explicit_limit = extras.get("limit") is not None
     if extras.get("all"):
         end = len(data)
