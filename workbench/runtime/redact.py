@@ -48,6 +48,19 @@ class Redactor:
                 text = text.replace(secret, PLACEHOLDER)
         return text
 
+    def pending(self, text: str) -> int:
+        """How many characters at the end of `text` may begin a secret (a stream holds them
+        back until the next chunk shows whether they do)."""
+        longest = 0
+        for secret in self.secrets:
+            at = text.find(secret[0], max(0, len(text) - len(secret) + 1))
+            while at != -1 and len(text) - at > longest:
+                if secret.startswith(text[at:]):
+                    longest = len(text) - at
+                    break
+                at = text.find(secret[0], at + 1)
+        return longest
+
     def value(self, value):
         """A copy of a JSON-like value with every secret masked in its strings (keys too)."""
         if not self.secrets:
