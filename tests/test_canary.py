@@ -10,15 +10,14 @@ do all the work once and the cases only look.
 from __future__ import annotations
 
 import asyncio
-import errno
 import json
 import os
 import stat
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import anyio
 import pytest
 
 from _mcp_helpers import caller_env, full_env, http_server, stdio_params, text_of
@@ -50,14 +49,14 @@ MCP_PATHS = {   # path -> (tool, arguments); the value enters as an MCP argument
     "key of another tool": ("other", {"token": V}),
 }
 
-HANDLER_PATHS = {   # path -> the tag the spreader writes just before the value
-    "returned by the handler": "returned",
-    "Python print": "printed",
-    "os.write to fd 1": "fd1",
-    "os.write to fd 2": "fd2",
-    "a child process": "child out",
-    "a stream saved at import": "saved",
-    "a progress message": "progress",
+HANDLER_PATHS = {   # path -> what the spreader writes (or the pipeline shows) just before it
+    "returned by the handler": ("returned ", '"token":"', "token  "),
+    "Python print": ("printed ", "printed to stderr "),
+    "os.write to fd 1": ("fd1 ",),
+    "os.write to fd 2": ("fd2 ",),
+    "a child process": ("child out ", "child err "),
+    "a stream saved at import": ("saved ",),
+    "a progress message": ("progress ",),
 }
 
 
@@ -67,61 +66,46 @@ def _env(tmp: Path, **extra) -> dict:
     return env | extra
 
 
-# -- the CLI: --json, a pipe, a terminal ---------------------------------------------------
+# -- the CLI: --json, not a terminal, a terminal --------------------------------------------
 
-def _pipe(argv, env, cwd):
-    done = subprocess.run([sys.executable, str(SPREADER), *argv], env=env, cwd=cwd,
-                          stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
-    assert b"Traceback" not in done.stderr, done.stderr
-    return done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
-
-
-def _terminal(argv, env, cwd) -> str:
-    """What a person sees: stdout and stderr on one pseudo-terminal (progress lines too)."""
-    main, sub = os.openpty()
-    try:
-        process = subprocess.Popen([sys.executable, str(SPREADER), *argv], env=env, cwd=cwd,
-                                   stdin=subprocess.DEVNULL, stdout=sub, stderr=sub)
-    finally:
-        os.close(sub)
-    chunks = []
-    try:
-        while True:
-            try:
-                chunk = os.read(main, 65536)
-            except OSError as error:   # EIO: every writer is gone
-                assert error.errno == errno.EIO
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-    finally:
-        os.close(main)
-    assert process.wait(timeout=60) is not None
-    return b"".join(chunks).decode("utf-8", "replace")
+def _runs(jobs: list, tmp: Path) -> list:
+    """Each job ({"argv", "env", "mode"}) run as `python spreader.py ARGV` by one worker
+    process that forks per run (tests/_canary_worker.py): {"exit", "stdout", "stderr"}."""
+    (tmp / "jobs.json").write_text(json.dumps(jobs), encoding="utf-8")
+    done = subprocess.run([sys.executable, str(ROOT / "tests" / "_canary_worker.py"),
+                           str(tmp / "jobs.json"), str(tmp / "results.json")],
+                          env=_env(tmp), cwd=tmp, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    results = json.loads((tmp / "results.json").read_text(encoding="utf-8"))
+    for result in results:
+        assert "Traceback" not in result["stdout"] + result["stderr"], result
+    return results
 
 
 @pytest.fixture(scope="module")
 def cli(tmp_path_factory):
     """{path: {place: text}} for every CLI path, plus the idempotency store."""
     tmp = tmp_path_factory.mktemp("cli")
-
-    def one(path):
-        argv, extra = CLI_PATHS[path]
+    jobs = []
+    for argv, extra in CLI_PATHS.values():
         env = _env(tmp, **extra)
-        out, err = _pipe(argv + ["--json"], env, tmp)
-        places = {"CLI stdout --json": out, "CLI stderr --json": err}
-        places["CLI stdout human (pipe)"], places["CLI stderr human (pipe)"] = \
-            _pipe(argv, env, tmp)
-        places["CLI terminal human (tty)"] = _terminal(argv, env, tmp)
-        return path, places
-
-    with ThreadPoolExecutor(4) as pool:
-        found = dict(pool.map(one, CLI_PATHS))
-    # an idempotency-store envelope: the handler's result (with the value) is stored
-    argv, extra = CLI_PATHS["flag"]
-    out, err = _pipe(argv + ["--idempotency-key", "canary-key", "--json"], _env(tmp), tmp)
-    assert json.loads(out)["ok"] is True, out + err
+        jobs += [{"argv": argv + ["--json"], "env": env, "mode": "file"},
+                 {"argv": argv, "env": env, "mode": "file"},
+                 {"argv": argv, "env": env, "mode": "tty"}]
+    argv, _ = CLI_PATHS["flag"]   # an idempotency-store envelope holds the handler's result
+    jobs.append({"argv": argv + ["--idempotency-key", "canary-key", "--json"],
+                 "env": _env(tmp), "mode": "file"})
+    results = _runs(jobs, tmp)
+    found = {}
+    for at, path in enumerate(CLI_PATHS):
+        as_json, human, tty = results[3 * at:3 * at + 3]
+        found[path] = {"CLI stdout --json": as_json["stdout"],
+                       "CLI stderr --json": as_json["stderr"],
+                       "CLI stdout human (not a terminal)": human["stdout"],
+                       "CLI stderr human (not a terminal)": human["stderr"],
+                       "CLI terminal human (tty)": tty["stdout"]}
+    assert json.loads(results[-1]["stdout"])["ok"] is True, results[-1]
     found["store"] = tmp / "store" / "idempotency.sqlite3"
     return found
 
@@ -144,7 +128,10 @@ async def _session(client, heard: _Heard) -> dict:
     for path, (tool, arguments) in MCP_PATHS.items():
         heard.clear()
         result = await client.call_tool(tool, arguments, progress_callback=heard.progress)
-        await asyncio.sleep(0.2)   # progress notifications and the result race on the wire
+        if tool == "spread" and not result.is_error:   # notifications race the result
+            with anyio.fail_after(10):
+                while "done" not in heard:
+                    await anyio.sleep(0.01)
         found[path] = {"results": text_of(result) + json.dumps(result.structured_content),
                        "notifications": "\n".join(heard)}
     return found
@@ -231,6 +218,7 @@ def headless(tmp_path_factory):
                           capture_output=True, text=True, timeout=180)
     files = [p for p in (tmp / ".burgee").rglob("*") if p.is_file()]
     assert files, done.stdout + done.stderr
+    assert "returned ***" in done.stdout, done.stdout   # the handler ran; its diff is shown
     return {"headless report (stdout+stderr)": done.stdout + done.stderr,
             "headless snapshot files": "\n".join(p.read_text("utf-8", "replace")
                                                  for p in files)}
@@ -238,8 +226,8 @@ def headless(tmp_path_factory):
 
 # -- the cases ------------------------------------------------------------------------------
 
-CLI_PLACES = ["CLI stdout --json", "CLI stderr --json", "CLI stdout human (pipe)",
-              "CLI stderr human (pipe)", "CLI terminal human (tty)"]
+CLI_PLACES = ["CLI stdout --json", "CLI stderr --json", "CLI stdout human (not a terminal)",
+              "CLI stderr human (not a terminal)", "CLI terminal human (tty)"]
 HEADLESS_PLACES = ["headless report (stdout+stderr)", "headless snapshot files"]
 
 
@@ -253,6 +241,12 @@ def test_cli_path_reaches_no_place(cli, path, place):
     _clean(cli[path][place], f"{path} -> {place}")
 
 
+def _tagged_clean(text: str, path: str, place: str) -> None:
+    """No sign of the value where this handler path writes it, masked or not as a whole."""
+    for tag in HANDLER_PATHS[path]:
+        assert tag + V not in text, f"{path} -> {place}: {tag + V!r}"
+
+
 def _cli_handler_text(cli, place) -> str:
     return "\n".join(cli[path][place] for path in RUNS_HANDLER)
 
@@ -260,18 +254,40 @@ def _cli_handler_text(cli, place) -> str:
 @pytest.mark.parametrize("place", CLI_PLACES)
 @pytest.mark.parametrize("path", HANDLER_PATHS)
 def test_what_the_handler_spreads_reaches_no_cli_place(cli, path, place):
-    text = _cli_handler_text(cli, place)
-    _clean(text, f"{path} -> {place}")
-    if path == "a child process" and "human" in place:   # it did run and was seen, masked
-        assert "child" in _cli_handler_text(cli, "CLI terminal human (tty)")
+    _tagged_clean(_cli_handler_text(cli, place), path, place)
 
 
-@pytest.mark.parametrize("transport", ["stdio", "http", "dev"])
+def test_the_handler_ran_over_mcp_and_its_output_arrived_masked(mcp):
+    for transport in ("stdio", "http", "dev"):
+        ran = mcp[transport]["MCP argument"]
+        results = next(text for place, text in ran.items() if place.startswith("MCP results"))
+        heard = next(text for place, text in ran.items() if "notifications" in place)
+        assert "returned ***" in results and "child out ***" in results, results
+        assert "progress ***" in heard, heard
+
+
+def test_the_handler_ran_and_a_person_saw_its_output_masked(cli):
+    seen = cli["flag"]["CLI terminal human (tty)"]
+    for path, tags in HANDLER_PATHS.items():
+        if path != "returned by the handler":   # a person sees a table: `token  ***`
+            assert any(tag + "***" in seen for tag in tags), (path, seen)
+
+
+MCP_PLACES = [("stdio", "MCP results (stdio)"), ("stdio", "MCP notifications (stdio)"),
+              ("stdio", "MCP server stderr (stdio)"),
+              ("http", "MCP results (HTTP)"), ("http", "MCP notifications (HTTP)"),
+              ("http", "MCP server stdout+stderr (HTTP)"),
+              ("dev", "MCP results (burgee dev)"), ("dev", "MCP notifications (burgee dev)"),
+              ("dev", "dev traffic log and detail views")]
+
+
+@pytest.mark.parametrize("transport, place", MCP_PLACES, ids=[p for _, p in MCP_PLACES])
 @pytest.mark.parametrize("path", list(MCP_PATHS) + list(HANDLER_PATHS))
-def test_mcp_path_reaches_no_place(mcp, transport, path):
-    places = mcp[transport][path]
-    assert len(places) == 3
-    for place, text in places.items():
+def test_mcp_path_reaches_no_place(mcp, transport, path, place):
+    text = mcp[transport][path][place]
+    if path in HANDLER_PATHS:
+        _tagged_clean(text, path, place)
+    else:
         _clean(text, f"{path} -> {place}")
 
 
@@ -286,4 +302,7 @@ def test_the_idempotency_store_holds_no_secret_and_is_private(cli):
 @pytest.mark.parametrize("place", HEADLESS_PLACES)
 @pytest.mark.parametrize("path", ["env variable"] + list(HANDLER_PATHS))
 def test_headless_files_hold_no_secret(headless, path, place):
-    _clean(headless[place], f"{path} -> {place}")
+    if path in HANDLER_PATHS:
+        _tagged_clean(headless[place], path, place)
+    else:
+        _clean(headless[place], f"{path} -> {place}")

@@ -24,7 +24,8 @@ def spread(ctx):
     SAVED.write(f"saved {token}\n")
     SAVED.flush()
     ctx.progress(2, 2, "done")
-    return {"token": token, "note": f"returned {token}"}
+    # the pid differs between CLI and MCP, so `--headless` reports the envelopes' diff
+    return {"token": token, "note": f"returned {token}", "pid": os.getpid()}
 
 
 def other(ctx):
