@@ -386,7 +386,7 @@ class Workbench:
         budgets = _tokens.budgets_for(program, self.file)
         table = _tokens.token_table(surfaces, budgets, previous.tokens if previous.program else None)
         changes = _snapshot.compare(previous.surfaces if previous.program else None, surfaces,
-                                    previous.tokens.total, table.total)
+                                    previous.tokens.read_by_agents, table.read_by_agents)
         problems = tuple(_problems.lint(program, surfaces, table, diffs=self.diffs))
         return State(generation=previous.generation + 1, file=self.file, program=program,
                      program_name=program_name, load_error=None, surfaces=surfaces,

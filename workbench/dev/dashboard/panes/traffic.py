@@ -8,6 +8,7 @@ import time
 from rich.table import Table
 from rich.text import Text
 
+from workbench._text import plural
 from workbench.dev.dashboard._view import heading
 from workbench.dev.dashboard.panes._base import Pane
 
@@ -35,7 +36,7 @@ class TrafficPane(Pane):
         if view.stable:
             url = "http://127.0.0.1:<port>/mcp"
         title = heading(f"MCP traffic ({scope})",
-                        f"{len(entries)} requests; clients connect to {url or '(not serving)'}")
+                        f"{plural(len(entries), 'request')}; clients connect to {url or '(not serving)'}")
         if not entries:
             self._lines = ""
             return title, Text("no requests yet: connect a client (c copies a config) and "

@@ -1,0 +1,77 @@
+"""Issue 12's screen items under Textual's pilot: the layout at 80x24 and 160x48, Ctrl-C,
+the palette, the filter's best match, plurals and the header's token total."""
+
+from __future__ import annotations
+
+import pytest
+
+from _dashboard_helpers import SAMPLES, dashboard, until
+
+from workbench.dev.dashboard.panes import PANES
+
+SIZES = [(80, 24), (160, 48)]
+
+
+def screen_lines(app) -> list[str]:
+    """The screen as plain lines (what a terminal of that size shows)."""
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "160x48"])
+async def test_the_url_and_every_tab_are_on_screen(size):
+    width, height = size
+    async with dashboard(SAMPLES / "deploy.py", size=size) as (app, pilot):
+        lines = screen_lines(app)
+        assert len(lines) == height
+        assert lines[1].lstrip().startswith("MCP http://127.0.0.1:<port>/mcp"), lines[:3]
+        assert lines[0].lstrip().startswith("burgee dev tool"), lines[:3]
+        tabs = app.query_one("#tabs")
+        for number, (pane_id, _title, _cls) in enumerate(PANES, 1):
+            tab = tabs.get_tab(pane_id)
+            assert tab.region.right <= width and tab.region.width > 0, (pane_id, tab.region)
+            assert str(tab.label) in lines[2], (pane_id, lines[2])
+            await pilot.press(str(number))
+            assert app.active_tab == pane_id
+        assert ("Envs" in lines[2]) == (width < app.NARROW)
+
+
+async def test_ctrl_c_quits():
+    async with dashboard(SAMPLES / "deploy.py") as (app, pilot):
+        await pilot.press("ctrl+c")
+        await until(pilot, lambda: not app.is_running, what="quit")
+    assert app.return_code == 0
+
+
+async def test_the_palette_lists_keys_once():
+    async with dashboard(SAMPLES / "deploy.py") as (app, pilot):
+        titles = [command.title for command in app.get_system_commands(app.screen)]
+        assert titles.count("Keys") == 1 and titles.count("Quit") == 1
+
+
+async def test_a_filter_selects_the_command_its_word_starts_before_a_group():
+    async with dashboard(SAMPLES / "notes.py") as (app, pilot):
+        await pilot.press("slash", *"sta")
+        await until(pilot, lambda: app.selected == ("sync", "status"),
+                    what=f"sync status selected (now {app.selected})")
+
+
+def test_plural_says_one_thing_and_many_things():
+    from workbench._text import plural
+    assert [plural(n, "example") for n in (0, 1, 2)] == ["0 examples", "1 example",
+                                                         "2 examples"]
+    assert plural(1, "entry", "entries") == "1 entry" and plural(3, "entry", "entries") == \
+        "3 entries"
+
+
+async def test_the_header_counts_the_tokens_agents_read():
+    async with dashboard(SAMPLES / "deploy.py") as (app, pilot):
+        tokens = app.state.tokens
+        kinds = {row.kind for row in tokens}
+        assert {"completion", "config"} <= kinds
+        read = sum(row.tokens for row in tokens if row.kind not in ("completion", "config"))
+        assert tokens.read_by_agents == read
+        assert tokens.read_by_agents + tokens.not_read_by_agents == tokens.total
+        assert f"3 commands, {read} tokens read by agents" in app.header.text
+        assert f"(+{tokens.not_read_by_agents} in completions/configs)" in app.header.text
+        app.show_tab("diff")
+        assert "1 examples" not in app.pane("diff").text
