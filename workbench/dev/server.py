@@ -220,7 +220,14 @@ class DevServer:
         for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "mcp", "httpx", "httpx2"):
             logging.getLogger(name).setLevel(logging.WARNING)
         app = self.core.http_app(host=host)
-        sock = _bind(host, port or 0)
+        try:
+            sock = _bind(host, port or 0)
+        except OSError as exc:
+            from workbench._text import join
+            from workbench.declaration.model import Fail
+            raise Fail("port_in_use", f"cannot listen on {host}:{port}: {exc.strerror or exc}",
+                       exit=2, hint="pass another --port, or --port 0 for any free port",
+                       fix=join(["dev", self.bench.file, "--port", "0"])) from None
         port = sock.getsockname()[1]
         config = uvicorn.Config(app, host=host, port=port, log_config=None, log_level="warning",
                                 lifespan="on", timeout_graceful_shutdown=1)
