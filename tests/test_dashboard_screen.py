@@ -75,3 +75,69 @@ async def test_the_header_counts_the_tokens_agents_read():
         assert f"(+{tokens.not_read_by_agents} in completions/configs)" in app.header.text
         app.show_tab("diff")
         assert "1 examples" not in app.pane("diff").text
+
+
+ECHO = '''from workbench import Command, Option, Program
+
+
+def echo(ctx):
+    return {"said": ctx.options["token"], "words": ctx.options["words"]}
+
+
+program = Program(name="echo", version="1.0.0", description="Echo", commands=[
+    Command(name="say", description="Say it back", effects="read_only", run=echo,
+            options={"token": Option(type="string", sensitive=True, description="a secret"),
+                     "words": Option(type="string", description="what to say")},
+            examples=["echo say --token <token> --words hi"]),
+])
+'''
+SECRET = "s3cr3t-value-xyz"
+
+
+async def test_traffic_names_clients_orders_rows_and_opens_a_whole_masked_request(tmp_path):
+    import mcp_types
+    from mcp import Client
+
+    from workbench.dev.dashboard.panes.traffic import TrafficDetail
+    file = tmp_path / "echo.py"
+    file.write_text(ECHO)
+    long_words = "word " * 60
+    async with dashboard(file, serve=True, size=(160, 48)) as (app, pilot):
+        info = mcp_types.Implementation(name="test-agent", version="1")
+        async with Client(app.bench.url, cache=None, mode="legacy",
+                          client_info=info) as client:
+            await client.call_tool("say", {"token": SECRET, "words": long_words})
+        await until(pilot, lambda: any(e.tool == "say" for e in app.bench.traffic),
+                    what="the call in the traffic record")
+        entries = list(app.bench.traffic)
+        assert {e.client for e in entries} == {"test-agent"}, entries
+        assert any(e.method == "initialize" for e in entries)
+        app.show_tab("traffic")
+        pane = app.pane("traffic")
+        shown = pane.entries
+        assert [e.at for e in shown] == sorted(e.at for e in shown)
+        assert "unknown" not in pane.text and SECRET not in pane.text
+        assert "test-agent initialize" in pane.text and "quiet" in pane.text
+        row = next(i for i, e in enumerate(shown) if e.tool == "say")
+        table = app.query_one("#traffic-table")
+        table.focus()
+        table.move_cursor(row=row)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, TrafficDetail), what="the detail")
+        text = app.screen.text
+        assert long_words.strip() in text and '"name": "say"' in text
+        assert SECRET not in text and "said" in text and "test-agent" in text
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, TrafficDetail), what="closed")
+
+
+def test_housekeeping_that_ends_is_quiet_not_an_error():
+    from workbench.dev.dashboard.panes.traffic import outcome
+    from workbench.dev.engine import TrafficEntry
+    listen = TrafficEntry(at=1.0, client="c", session="s", method="subscriptions/listen",
+                          tool=None, arguments=None, result=None, is_error=True, seconds=1.0,
+                          error="Cancelled by cancel scope 7f00")
+    call = TrafficEntry(at=2.0, client="c", session="s", method="tools/call", tool="t",
+                        arguments={}, result=None, is_error=True, seconds=1.0, error="boom")
+    assert listen.housekeeping and outcome(listen) == "ended"
+    assert not call.housekeeping and outcome(call) == "boom"

@@ -173,6 +173,11 @@ class Diff:
                 "invalid_output": self.invalid_output}
 
 
+HOUSEKEEPING = frozenset(("initialize", "ping", "server/discover", "subscriptions/listen",
+                          "logging/setLevel"))
+"""MCP methods that are protocol housekeeping (see `TrafficEntry.housekeeping`)."""
+
+
 @dataclass(frozen=True)
 class TrafficEntry:
     """One MCP request from a connected client (sensitive argument values hidden)."""
@@ -187,6 +192,12 @@ class TrafficEntry:
     is_error: bool
     seconds: float
     error: str | None = None
+
+    @property
+    def housekeeping(self) -> bool:
+        """Protocol housekeeping (handshake, discovery, ping, the notification stream), not a
+        tool or a listing: shown quietly; its end when a client leaves is not an error."""
+        return self.method in HOUSEKEEPING or self.method.startswith("notifications/")
 
     def to_dict(self) -> dict:
         return {"at": self.at, "client": self.client, "session": self.session,
