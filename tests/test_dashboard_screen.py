@@ -141,3 +141,14 @@ def test_housekeeping_that_ends_is_quiet_not_an_error():
                         arguments={}, result=None, is_error=True, seconds=1.0, error="boom")
     assert listen.housekeeping and outcome(listen) == "ended"
     assert not call.housekeeping and outcome(call) == "boom"
+
+
+@pytest.mark.parametrize("sample", ["notes.py", "deploy.py"])
+async def test_the_environments_hint_at_the_root_is_the_programs_own_example(sample):
+    async with dashboard(SAMPLES / sample) as (app, pilot):
+        app.show_tab("environments")
+        hint = app.query_one("#env-input").placeholder
+        first = next(c for c in app.state.commands() if c.examples).examples[0]
+        assert hint.startswith(first.split(" ", 1)[1]), (hint, first)
+        if sample == "notes.py":
+            assert "deploy" not in hint
