@@ -69,10 +69,18 @@ async def capture(file: str, shot: Shot, *, program_name: str | None = None,
             await pilot.pause()
             svg = app.export_screenshot(title=title or f"burgee dev {os.path.basename(file)}")
             await app.shutdown()
-        return svg
+        return preserve_spaces(svg)
     finally:
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def preserve_spaces(svg: str) -> str:
+    """The SVG with `xml:space="preserve"` on its root, so converters (rsvg-convert,
+    cairosvg, browsers) keep the terminal's runs of spaces instead of collapsing them."""
+    if 'xml:space="preserve"' in svg[:400]:
+        return svg
+    return svg.replace("<svg ", '<svg xml:space="preserve" ', 1)
 
 
 async def _setup(app, pilot, shot: Shot, copy: str) -> None:
