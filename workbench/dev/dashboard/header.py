@@ -35,7 +35,7 @@ class HeaderBar(Static):
     def draw(self, state, *, url: str | None, mcp_error: str | None, status: str,
              status_style: str, stable: bool, watching: bool = False) -> None:
         """Line 1: the program and its counts; line 2: the MCP URL first (it must stay on
-        screen at 80 columns), then the watcher and the reload status. Lines never wrap."""
+        screen at 80 columns), then the reload status and the watcher. Lines never wrap."""
         program = state.program
         line1 = Text("burgee dev ", style="bold")
         line1.append(program.name if program is not None else "(no program)", style="bold cyan")
@@ -55,10 +55,10 @@ class HeaderBar(Static):
             line2.append(f"not serving: {short}", style="yellow")
         else:
             line2.append("starting\u2026", style="dim")
-        if watching:
-            line2.append("  watching for saves", style="dim")
         line2.append("  ")
         line2.append(status, style=status_style)
+        if watching:
+            line2.append("  watching for saves", style="dim")
         if url:
             line2.append("   c copies a client config (ctrl+p: other clients)", style="dim")
         self.text = line1.plain + "\n" + line2.plain
