@@ -24,7 +24,7 @@ async def test_a_main_view_renders_the_same_svg_twice(name):
     first = await capture(str(SAMPLES / "deploy.py"), shot)
     second = await capture(str(SAMPLES / "deploy.py"), shot)
     assert first == second
-    assert first.startswith("<svg") and "deploy.py" in first
+    assert first.startswith('<svg xml:space="preserve" ') and "deploy.py" in first
     assert not PORT.search(first) and "burgee-dashboard-shot" not in first
     words = {"overview": "Usage:", "card": "--help&#160;--json", "tokens": "budget",
              "problems": "problems&#160;in", "error": "still&#160;being&#160;served",
@@ -42,5 +42,6 @@ def test_headless_writes_the_dashboard_svg_beside_the_snapshots(tmp_path):
     report = doc.get("data") or doc.get("report")
     svg = tmp_path / ".burgee" / "snapshots" / "tool.dashboard.svg"
     assert report["dashboard_svg"] == str(svg), report.get("dashboard_svg_error")
-    assert svg.read_text().startswith("<svg") and "Usage:" in svg.read_text()
+    assert svg.read_text().startswith('<svg xml:space="preserve" ')
+    assert "Usage:" in svg.read_text()
     assert not (tmp_path / ".burgee" / "snapshots" / "tool" / "tool.dashboard.svg").exists()

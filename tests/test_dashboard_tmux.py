@@ -4,6 +4,7 @@ quits with `q` (exit 0). Skipped where tmux is not installed."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -13,6 +14,8 @@ import uuid
 import pytest
 
 from _dashboard_helpers import ROOT, copy_sample, save
+
+URL = re.compile(r"MCP http://127\.0\.0\.1:\d+/mcp")
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
@@ -27,7 +30,9 @@ def wait_for(check, limit: float = 30.0, what: str = "", show=lambda: ""):
     raise AssertionError(f"gave up waiting for {what}; the screen:\n{show()}")
 
 
-def test_the_dashboard_runs_in_a_real_terminal(tmp_path):
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+def test_the_dashboard_runs_in_a_real_terminal(tmp_path, size):
+    width, height = size
     file = copy_sample(tmp_path, "deploy.py")
     socket = f"burgee-test-{uuid.uuid4().hex[:8]}"
     rc = tmp_path / "rc"
@@ -36,14 +41,19 @@ def test_the_dashboard_runs_in_a_real_terminal(tmp_path):
     command = (f"{sys.executable} -m workbench.cli dev {file.name}; "
                f"echo $? > {rc}; sleep 30")
     tmux = ["tmux", "-L", socket]
-    subprocess.run(tmux + ["new-session", "-d", "-s", "dash", "-x", "120", "-y", "36",
+    subprocess.run(tmux + ["new-session", "-d", "-s", "dash", "-x", str(width), "-y", str(height),
                            "-c", str(tmp_path), command], check=True, env=env)
     screen = lambda: subprocess.run(tmux + ["capture-pane", "-p", "-t", "dash"],  # noqa: E731
                                     capture_output=True, text=True).stdout
     try:
-        wait_for(lambda: "rollback" in screen() and "watching for saves" in screen(),
-                 what="the dashboard to open", show=screen)
-        assert "burgee dev tool" in screen() and "Environments" in screen()
+        wait_for(lambda: "rollback" in screen() and URL.search(screen()),
+                 what="the dashboard to open and serve", show=screen)
+        lines = screen().splitlines()
+        assert len(lines) == height and max(len(line) for line in lines) <= width
+        assert "burgee dev tool" in lines[0] and URL.search(lines[1]), lines[:3]
+        tabs = "Envs" if width < 110 else "Environments"
+        assert all(title in lines[2] for title in ("Help", tabs, "Diff", "Traffic",
+                                                   "Problems")), lines[2]
         source = file.read_text()
         save(file, source.replace("    ],\n)", '        Command(name="ping", description="Check'
                                   '", effects="read_only", examples=["tool ping"],\n'
@@ -51,6 +61,30 @@ def test_the_dashboard_runs_in_a_real_terminal(tmp_path):
         wait_for(lambda: "ping" in screen() and "+1 command" in screen(),
                  what="the reload to show", show=screen)
         subprocess.run(tmux + ["send-keys", "-t", "dash", "q"], check=True)
+        code = wait_for(lambda: rc.exists() and rc.read_text().strip(), what="the quit", show=screen)
+        assert code == "0", screen()
+
+    finally:
+        subprocess.run(tmux + ["kill-server"], capture_output=True)
+
+
+def test_ctrl_c_quits_a_real_terminal(tmp_path):
+    file = copy_sample(tmp_path, "deploy.py")
+    socket = f"burgee-test-{uuid.uuid4().hex[:8]}"
+    rc = tmp_path / "rc"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1",
+           "TERM": "xterm-256color"}
+    command = (f"{sys.executable} -m workbench.cli dev {file.name}; "
+               f"echo $? > {rc}; sleep 30")
+    tmux = ["tmux", "-L", socket]
+    subprocess.run(tmux + ["new-session", "-d", "-s", "dash", "-x", "80", "-y", "24",
+                           "-c", str(tmp_path), command], check=True, env=env)
+    screen = lambda: subprocess.run(tmux + ["capture-pane", "-p", "-t", "dash"],  # noqa: E731
+                                    capture_output=True, text=True).stdout
+    try:
+        wait_for(lambda: "rollback" in screen() and "generation 1" in screen(),
+                 what="the dashboard to open", show=screen)
+        subprocess.run(tmux + ["send-keys", "-t", "dash", "C-c"], check=True)
         code = wait_for(lambda: rc.exists() and rc.read_text().strip(), what="the quit", show=screen)
         assert code == "0", screen()
     finally:

@@ -29,6 +29,11 @@ def clip(text: str, width: int = 60) -> str:
     return f"{text[:width]}… ({len(text)} characters)"
 
 
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """`count` and `word`, pluralised: `plural(1, "example")` is "1 example", 2 "2 examples"."""
+    return f"{count} {word if count == 1 else (many or word + 's')}"
+
+
 def split(line: str) -> list[str]:
     """Split a command line like a POSIX shell (quotes and backslashes, no expansion), without
     `shlex`; ValueError on an unclosed quote."""

@@ -65,7 +65,13 @@ def main(file: str | None = None, *, headless: bool = False, update: bool = Fals
         return run_headless(file, update=update, program_name=program_name,
                             run_writes=run_writes, snapshots=snapshots, out=out,
                             schema_version=schema_version)
+    import os
     import sys
+    if not os.path.isfile(file):
+        from workbench.declaration.model import Fail
+        raise Fail("file_not_found", f"{file} does not exist", exit=3,
+                   hint="pass the path of a Python file that declares a Program",
+                   fix="dev")   # `burgee dev` with no FILE opens the bundled sample
     if out is None and sys.stdin.isatty() and sys.stdout.isatty():
         from workbench.dev.dashboard import run_dashboard   # a terminal: the dashboard
         return run_dashboard(file, port=port, program_name=program_name, run_writes=run_writes)

@@ -173,6 +173,11 @@ class Diff:
                 "invalid_output": self.invalid_output}
 
 
+HOUSEKEEPING = frozenset(("initialize", "ping", "server/discover", "subscriptions/listen",
+                          "logging/setLevel"))
+"""MCP methods that are protocol housekeeping (see `TrafficEntry.housekeeping`)."""
+
+
 @dataclass(frozen=True)
 class TrafficEntry:
     """One MCP request from a connected client (sensitive argument values hidden)."""
@@ -187,6 +192,12 @@ class TrafficEntry:
     is_error: bool
     seconds: float
     error: str | None = None
+
+    @property
+    def housekeeping(self) -> bool:
+        """Protocol housekeeping (handshake, discovery, ping, the notification stream), not a
+        tool or a listing: shown quietly; its end when a client leaves is not an error."""
+        return self.method in HOUSEKEEPING or self.method.startswith("notifications/")
 
     def to_dict(self) -> dict:
         return {"at": self.at, "client": self.client, "session": self.session,
@@ -386,7 +397,7 @@ class Workbench:
         budgets = _tokens.budgets_for(program, self.file)
         table = _tokens.token_table(surfaces, budgets, previous.tokens if previous.program else None)
         changes = _snapshot.compare(previous.surfaces if previous.program else None, surfaces,
-                                    previous.tokens.total, table.total)
+                                    previous.tokens.read_by_agents, table.read_by_agents)
         problems = tuple(_problems.lint(program, surfaces, table, diffs=self.diffs))
         return State(generation=previous.generation + 1, file=self.file, program=program,
                      program_name=program_name, load_error=None, surfaces=surfaces,

@@ -20,7 +20,7 @@ import threading
 import time
 
 INTERNAL_CLIENT = "burgee-dev"
-RESULT_PREVIEW = 2000
+RESULT_PREVIEW = 100_000
 
 
 class Outcome:
@@ -106,6 +106,7 @@ class DevServer:
         self._uvicorn = None
         self._serve_task = None
         self.url: str | None = None
+        self._clients: dict = {}     # session id -> clientInfo name
 
     # --- the program ------------------------------------------------------------------
 
@@ -158,13 +159,22 @@ class DevServer:
         program = self.program
         tool = record.get("tool")
         command = program.tool(tool) if (program is not None and tool) else None
+        from workbench.runtime.redact import Redactor, secrets_in_arguments
+        arguments = record.get("arguments")
+        hide = Redactor(secrets_in_arguments(program, command, arguments)) if command \
+            else None
         result = record.get("result")
-        if isinstance(result, str) and len(result) > RESULT_PREVIEW:
-            result = result[:RESULT_PREVIEW] + "\u2026"
-        entry = TrafficEntry(at=record.get("at", time.time()),
-                             client=record.get("client") or "unknown",
-                             session=record.get("session"), method=record.get("method", "?"),
-                             tool=tool, arguments=redact(program, command, record.get("arguments")),
+        if isinstance(result, str):
+            result = hide.text(result) if hide else result
+            if len(result) > RESULT_PREVIEW:
+                result = result[:RESULT_PREVIEW] + "\u2026"
+        session = record.get("session")
+        client = record.get("client") or self._clients.get(session) or "unknown"
+        if session is not None and client != "unknown":
+            self._clients[session] = client     # requests before the session knows its name
+        entry = TrafficEntry(at=record.get("at", time.time()), client=client,
+                             session=session, method=record.get("method", "?"),
+                             tool=tool, arguments=redact(program, command, arguments),
                              result=result, is_error=bool(record.get("is_error")),
                              seconds=record.get("seconds", 0.0), error=record.get("error"))
         self.bench.record_traffic(entry)
@@ -220,7 +230,14 @@ class DevServer:
         for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "mcp", "httpx", "httpx2"):
             logging.getLogger(name).setLevel(logging.WARNING)
         app = self.core.http_app(host=host)
-        sock = _bind(host, port or 0)
+        try:
+            sock = _bind(host, port or 0)
+        except OSError as exc:
+            from workbench._text import join
+            from workbench.declaration.model import Fail
+            raise Fail("port_in_use", f"cannot listen on {host}:{port}: {exc.strerror or exc}",
+                       exit=2, hint="pass another --port, or --port 0 for any free port",
+                       fix=join(["dev", self.bench.file, "--port", "0"])) from None
         port = sock.getsockname()[1]
         config = uvicorn.Config(app, host=host, port=port, log_config=None, log_level="warning",
                                 lifespan="on", timeout_graceful_shutdown=1)

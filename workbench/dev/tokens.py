@@ -41,6 +41,9 @@ A key may also be one surface id (e.g. `"help/deploy.txt"`) to budget that one s
 
 CHARACTER_BUDGETS = ("schema",)
 
+NOT_READ_BY_AGENTS = ("completion", "config")
+"""Surface kinds no agent reads (shell completion scripts, client configs): counted apart."""
+
 _lock = threading.Lock()
 _encoding = None
 _cache: dict[str, int] = {}
@@ -265,6 +268,16 @@ class TokenTable:
     @property
     def total(self) -> int:
         return sum(row.tokens for row in self.rows)
+
+    @property
+    def read_by_agents(self) -> int:
+        """Tokens of what agents read: help, cards, schemas, tools (not completions, configs)."""
+        return sum(row.tokens for row in self.rows if row.kind not in NOT_READ_BY_AGENTS)
+
+    @property
+    def not_read_by_agents(self) -> int:
+        """Tokens of completion scripts and client configs, counted apart."""
+        return self.total - self.read_by_agents
 
     def to_list(self) -> list[dict]:
         return [row.to_dict() for row in self.rows]

@@ -472,9 +472,14 @@ def unknown_tool(program, name) -> dict:
 
 
 def _client_name(ctx):
+    """The client's `clientInfo.name`: from the session, or from `initialize` itself."""
     params = getattr(ctx.session, "client_params", None)
     info = getattr(params, "client_info", None)
-    return getattr(info, "name", None)
+    name = getattr(info, "name", None)
+    if name is None and ctx.method == "initialize" and isinstance(ctx.params, dict):
+        info = ctx.params.get("clientInfo")
+        name = info.get("name") if isinstance(info, dict) else None
+    return name
 
 
 def _session_id(ctx):

@@ -17,6 +17,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Footer, Input, TabbedContent, TabPane, Tree
 
+from workbench._text import plural
 from workbench.dev.dashboard._view import View
 from workbench.dev.dashboard.error_panel import ErrorPanel
 from workbench.dev.dashboard.header import MASKED_URL, HeaderBar
@@ -44,9 +45,17 @@ class DashboardApp(App):
     #body { height: 1fr; }
     #tabs { width: 1fr; height: 1fr; }
     #tabs TabPane { padding: 0; height: 1fr; }
+    DashboardApp.-narrow CommandTree { width: 20; }
+    DashboardApp.-narrow #tabs Tab { padding: 0 0 0 1; }
     """
+    NARROW = 110
+    """Below this many columns the sidebar and the tab labels shrink, so at 80 columns every
+    tab stays on screen."""
+    SHORT_TITLES = {"environments": "Envs"}
+    """Tab labels shortened in the narrow layout."""
     BINDINGS = [
         Binding("q", "quit", "Quit"),
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
         Binding("question_mark", "keys", "Keys"),
         Binding("slash", "filter", "Filter"),
         Binding("e", "run_environments", "Run envs"),
@@ -124,7 +133,22 @@ class DashboardApp(App):
 
     # --- the engine -----------------------------------------------------------------------
 
+    def on_resize(self, event) -> None:
+        self._fit(event.size.width)
+
+    def _fit(self, width: int) -> None:
+        """The narrow layout below NARROW columns (see CSS), the wide one above."""
+        narrow = width < self.NARROW
+        self.set_class(narrow, "-narrow")
+        tabs = self.query_one("#tabs", TabbedContent)
+        for pane_id, title, _cls in PANES:
+            short = self.SHORT_TITLES.get(pane_id, title) if narrow else title
+            tab = tabs.get_tab(pane_id)
+            if str(tab.label) != short:
+                tab.label = short
+
     def on_mount(self) -> None:
+        self._fit(self.size.width)
         self._unsubscribe = self.bench.subscribe(lambda event: self.post_message(
             EngineEvent(event)))
         self._draw_header("loading\u2026", "dim")
@@ -328,7 +352,7 @@ class DashboardApp(App):
 
     async def _run_diffs(self, run_writes: bool | None = None) -> None:
         count = sum(len(c.examples) for c in self.state.commands())
-        self.diff_status = f"running {count} examples\u2026"
+        self.diff_status = f"running {plural(count, 'example')}\u2026"
         self._refresh("diff")
         try:
             diffs = await self.bench.arun_diffs(run_writes=run_writes)
@@ -380,7 +404,11 @@ class DashboardApp(App):
             pass
 
     def get_system_commands(self, screen):
-        yield from super().get_system_commands(screen)
-        for title, help_text, callback in actions(self):
+        ours = list(actions(self))
+        titles = {title for title, _help, _callback in ours}
+        for command in super().get_system_commands(screen):
+            if command.title not in titles:      # our "Keys" replaces Textual's
+                yield command
+        for title, help_text, callback in ours:
             yield SystemCommand(title, help_text, callback)
 

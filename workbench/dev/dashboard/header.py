@@ -7,6 +7,8 @@ import os
 from rich.text import Text
 from textual.widgets import Static
 
+from workbench._text import plural
+
 MASKED_URL = "http://127.0.0.1:<port>/mcp"
 
 
@@ -22,7 +24,8 @@ def shown_file(path: str, stable: bool) -> str:
 
 class HeaderBar(Static):
     DEFAULT_CSS = """
-    HeaderBar { height: 2; background: $primary 25%; padding: 0 1; }
+    HeaderBar { height: 2; background: $primary 25%; padding: 0 1;
+                text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     def __init__(self, **kwargs):
@@ -31,6 +34,8 @@ class HeaderBar(Static):
 
     def draw(self, state, *, url: str | None, mcp_error: str | None, status: str,
              status_style: str, stable: bool, watching: bool = False) -> None:
+        """Line 1: the program and its counts; line 2: the MCP URL first (it must stay on
+        screen at 80 columns), then the reload status and the watcher. Lines never wrap."""
         program = state.program
         line1 = Text("burgee dev ", style="bold")
         line1.append(program.name if program is not None else "(no program)", style="bold cyan")
@@ -38,20 +43,26 @@ class HeaderBar(Static):
             line1.append(f" {program.version}", style="dim")
         line1.append("  " + shown_file(state.file, stable), style="")
         if program is not None:
-            line1.append(f"  {len(state.commands())} commands, {state.tokens.total} tokens",
-                         style="dim")
-        line1.append("   ")
-        line1.append(status, style=status_style)
+            tokens = state.tokens
+            line1.append(f"  {plural(len(state.commands()), 'command')}, "
+                         f"{tokens.read_by_agents} tokens read by agents "
+                         f"(+{tokens.not_read_by_agents} in completions/configs)", style="dim")
         line2 = Text("MCP ", style="bold")
         if url:
             line2.append(MASKED_URL if stable else url, style="underline")
-            line2.append("  c copies a client config (ctrl+p: other clients)", style="dim")
         elif mcp_error:
             short = mcp_error if len(mcp_error) <= 80 else mcp_error[:79] + "\u2026"
             line2.append(f"not serving: {short}", style="yellow")
         else:
             line2.append("starting\u2026", style="dim")
+        line2.append("  ")
+        line2.append(status, style=status_style)
         if watching:
-            line2.append("   watching for saves", style="dim")
+            line2.append("  watching for saves", style="dim")
+        if url:
+            line2.append("   c copies a client config (ctrl+p: other clients)", style="dim")
         self.text = line1.plain + "\n" + line2.plain
-        self.update(line1 + Text("\n") + line2)
+        shown = line1 + Text("\n") + line2
+        shown.no_wrap = True
+        shown.overflow = "ellipsis"
+        self.update(shown)

@@ -21,7 +21,8 @@ KEYS = (
     ("ctrl+r", "reload the file now (saves reload by themselves)"),
     ("ctrl+p", "command palette: every action, every command, every client config"),
     ("?", "this screen"),
-    ("q", "quit (stops the MCP server)"),
+    ("enter (Traffic)", "the whole request and response of the row (esc closes)"),
+    ("q, ctrl+c", "quit (stops the MCP server)"),
 )
 
 

@@ -20,8 +20,37 @@ class Shot:
     name: str                  # file stem: screenshots/<name>.svg
     tab: str
     command: str | None = None
-    setup: str | None = None   # "environments:<argv>", "diffs", "broken", "keys"
+    setup: str | None = None   # "environments:<argv>", "diffs", "broken", "keys", "traffic"
     caption: str = ""
+    source: str | None = None  # a program's text shown instead of FILE (see COUNTS)
+
+
+COUNTS = """from workbench import Command, Program
+
+SCHEMA = {"type": "object", "properties": {"count": {"type": "integer"}},
+          "required": ["count"]}
+
+program = Program(name="counts", version="1.0.0", description="Counts things", commands=[
+    Command(name="count", description="Count things", effects="read_only", output=SCHEMA,
+            examples=["counts count"], run=lambda ctx: {"count": "three"}),
+])
+"""
+"""A program whose handler returns data its output schema refuses (the schema-violation view)."""
+
+TRAFFIC = (
+    ("initialize", None, None, None),
+    ("tools/list", None, None, None),
+    ("tools/call", "deploy", {"target": "staging", "build": "2026.12.01-2", "yes": True},
+     '{"ok":true,"data":{"target":"staging","build":"2026.12.01-2","agent":null},"meta":'
+     '{"provenance":{"target":{"source":"flag","location":"--target"},"build":{"source":'
+     '"flag","location":"--build"},"yes":{"source":"flag","location":"--yes"}},'
+     '"schema_version":"1"}}'),
+    ("tools/call", "status", {"target": "staging"},
+     '{"ok":true,"data":{"target":"staging","build":"2026.11.30-1","healthy":true},"meta":'
+     '{"provenance":{"target":{"source":"flag","location":"--target"}},"schema_version":"1"}}'),
+)
+"""(method, tool, arguments, result) of the requests the traffic view shows (a recorded
+session of a client named claude-code, replayed so the picture is the same every time)."""
 
 
 VIEWS = (
@@ -36,6 +65,10 @@ VIEWS = (
     Shot("problems", "problems", None, None, "the lint of the declaration, with fixes"),
     Shot("error", "help", "deploy", "broken", "a broken save: the last good program stays"),
     Shot("keys", "help", None, "keys", "the ? keys screen"),
+    Shot("traffic", "traffic", None, "traffic", "a whole MCP request and response (enter on "
+         "a Traffic row), sensitive values masked"),
+    Shot("schema-violation", "problems", None, "diffs", "a handler's data that breaks its "
+         "output schema: which field, what was expected", source=COUNTS),
 )
 
 
@@ -49,11 +82,16 @@ async def capture(file: str, shot: Shot, *, program_name: str | None = None,
     # header) would change with a random folder name.
     folder = None
     copy = os.path.abspath(file)
-    if shot.setup == "broken":
+    if shot.setup == "broken" or shot.source is not None:
         folder = os.path.join(tempfile.gettempdir(), "burgee-dashboard-shot")
         os.makedirs(folder, exist_ok=True)
-        copy = os.path.join(folder, os.path.basename(file))
-        shutil.copy(file, copy)
+        if shot.source is not None:
+            copy = os.path.join(folder, "counts.py")
+            with open(copy, "w", encoding="utf-8") as handle:
+                handle.write(shot.source)
+        else:
+            copy = os.path.join(folder, os.path.basename(file))
+            shutil.copy(file, copy)
     try:
         bench = Workbench(copy, program_name=program_name)
         app = DashboardApp(bench, serve=False, watch=False, auto_diffs=False, stable=True)
@@ -67,12 +105,21 @@ async def capture(file: str, shot: Shot, *, program_name: str | None = None,
             await pilot.pause()
             await _setup(app, pilot, shot, copy)
             await pilot.pause()
-            svg = app.export_screenshot(title=title or f"burgee dev {os.path.basename(file)}")
+            shown = os.path.basename(copy if shot.source is not None else file)
+            svg = app.export_screenshot(title=title or f"burgee dev {shown}")
             await app.shutdown()
-        return svg
+        return preserve_spaces(svg)
     finally:
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def preserve_spaces(svg: str) -> str:
+    """The SVG with `xml:space="preserve"` on its root, so converters (rsvg-convert,
+    cairosvg, browsers) keep the terminal's runs of spaces instead of collapsing them."""
+    if 'xml:space="preserve"' in svg[:400]:
+        return svg
+    return svg.replace("<svg ", '<svg xml:space="preserve" ', 1)
 
 
 async def _setup(app, pilot, shot: Shot, copy: str) -> None:
@@ -94,6 +141,16 @@ async def _setup(app, pilot, shot: Shot, copy: str) -> None:
         await pilot.pause()
     elif setup == "keys":
         await pilot.press("question_mark")
+    elif setup == "traffic":
+        from workbench.dev.engine import TrafficEntry
+        for at, (method, tool, arguments, result) in enumerate(TRAFFIC):
+            app.bench.record_traffic(TrafficEntry(
+                at=float(at), client="claude-code", session="3f2a", method=method, tool=tool,
+                arguments=arguments, result=result, is_error=False, seconds=0.0))
+        await pilot.pause()
+        app.show_tab("traffic")
+        await pilot.pause()
+        app.pane("traffic").open_row(2)
     await pilot.pause()
 
 

@@ -110,7 +110,8 @@ class CommandTree(Vertical):
         tree.root.expand()
         target = tuple(selected) if selected and tuple(selected) in found else None
         if target is None and words and self.shown:
-            target = self.shown[0]
+            target = best_match(self.shown, {path: node for path, node in _paths(program)},
+                                words)
         self.move_to(target or PROGRAM)
 
     def move_to(self, path: tuple) -> None:
@@ -128,6 +129,23 @@ class CommandTree(Vertical):
     def set_filter(self, text: str, state, selected) -> None:
         self.filter_text = text
         self.rebuild(state, selected)
+
+
+def best_match(shown: list, nodes: dict, words: str) -> tuple:
+    """The path to select for a filter: a command whose name starts with the first word,
+    then a group whose name does, then any command, then the first shown (tree order
+    breaks ties), so `sta` selects the command `status`, not the group `sync`."""
+    first = words.lower().split()[0]
+
+    def rank(path):
+        group = bool(getattr(nodes.get(path), "is_group", False))
+        return (0 if path[-1].lower().startswith(first) else 2) + (1 if group else 0)
+    return min(shown, key=lambda path: (rank(path), shown.index(path)))
+
+
+def _paths(program):
+    for node in _walk(program.commands):
+        yield tuple(node.path), node
 
 
 def _walk(nodes):

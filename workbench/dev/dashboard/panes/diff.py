@@ -8,6 +8,7 @@ from rich.text import Text
 
 from textual.widgets import ProgressBar, Static
 
+from workbench._text import plural
 from workbench.dev.dashboard._view import heading
 from workbench.dev.dashboard.panes._base import Pane
 
@@ -50,7 +51,7 @@ class DiffPane(Pane):
         equal = sum(1 for d in diffs if d.equal)
         differs = sum(1 for d in diffs if d.equal is False)
         title = heading(f"CLI --json vs MCP ({scope})",
-                        f"{status}; {equal} equal, {differs} differ, {len(diffs)} examples "
+                        f"{status}; {equal} equal, {differs} differ, {plural(len(diffs), 'example')} "
                         f"(d runs again, x cancels)")
         if not diffs:
             self._lines = ""

@@ -51,6 +51,26 @@ def default_input(view) -> str:
     return " ".join(view.node.path)
 
 
+def placeholder(view) -> str:
+    """The input's hint: the first example under the selection (any command's at the root),
+    so a program is only ever shown its own commands."""
+    from workbench.dev.diffs import example_argv
+    from workbench._text import join
+    prefix = list(view.node.path) if view.node is not None else []
+    for command in view.state.commands():
+        if list(command.path[:len(prefix)]) != prefix:
+            continue
+        for example in command.examples:
+            try:
+                line = join(example_argv(view.program, example))
+            except ValueError:
+                continue
+            if view.node is not None and not view.is_group:
+                return f"{line}   or   JSON arguments {{...}}"
+            return f"{line}   (argv after the program name)"
+    return "a command line after the program name"
+
+
 def parse_input(view, text: str) -> dict:
     """kwargs for `Workbench.run_environments` from the input line; raises ValueError."""
     text = text.strip()
@@ -122,8 +142,7 @@ class EnvironmentsPane(Pane):
 
     def compose(self):
         yield Static(classes="pane-title")
-        yield Input(id="env-input",
-                    placeholder='deploy --target prod   or   {"target": "prod"}')
+        yield Input(id="env-input", placeholder="a command line after the program name")
         yield Static(HINT, classes="hint")
         yield ProgressBar(id="env-progress", total=len(ENVIRONMENTS), show_eta=False)
         yield Static(id="env-status")
@@ -137,7 +156,9 @@ class EnvironmentsPane(Pane):
         self._view = view
         if view.name != self._for:
             self._for = view.name
-            self.query_one("#env-input", Input).value = default_input(view)
+            field = self.query_one("#env-input", Input)
+            field.value = default_input(view)
+            field.placeholder = placeholder(view)
         title = heading(f"environments for {view.name or view.program.name}",
                         "terminal, pipe, agents, CI and MCP side by side")
         self.query_one(".pane-title", Static).update(title)

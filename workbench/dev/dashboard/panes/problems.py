@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
+from workbench._text import plural
 from workbench.dev.dashboard._view import heading
 from workbench.dev.dashboard.panes._base import Pane
 
@@ -31,8 +32,8 @@ class ProblemsPane(Pane):
                         or (p.command or "").startswith(view.name + " ")]
             scope = view.name
         found = counts(problems)
-        title = heading(f"problems in {scope}", f"{found['error']} errors, {found['warning']} "
-                        f"warnings, {found['info']} infos")
+        title = heading(f"problems in {scope}", f"{plural(found['error'], 'error')}, "
+                        f"{plural(found['warning'], 'warning')}, {plural(found['info'], 'info')}")
         if not problems:
             self._lines = ""
             return title, Text("\u2713 nothing to fix", style="green")

@@ -39,7 +39,8 @@ class TokensPane(Pane):
             rows = [row for row in state.tokens if row.command is None]
             title = heading(f"tokens of {view.program.name}",
                             f"program surfaces; all {len(state.tokens)} surfaces: "
-                            f"{state.tokens.total} tokens")
+                            f"{state.tokens.read_by_agents} tokens read by agents, "
+                            f"{state.tokens.not_read_by_agents} in completions and configs")
         else:
             rows = [row for row in state.tokens if row.command == view.name]
             title = heading(f"tokens of {view.name}",
