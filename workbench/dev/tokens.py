@@ -25,6 +25,8 @@ DEFAULT_BUDGETS = {
     "command_schema": 600,  # `tool deploy --schema`
     "tool": 600,            # one tool as tools/list shows it
     "tools_list": 8000,     # the whole tools/list result
+    "skill": 2500,          # one SKILL.md (`tool skills`); large programs split by group
+    "llms": 6000,           # llms.txt (`tool skills --llms`): one line per command
     "completion": None,     # not read by agents: counted, no budget
     "config": None,
 }

@@ -185,6 +185,55 @@ def _script_command(program):
     return None
 
 
+def _skills(program, request, world, serve):
+    from workbench.surfaces import skills
+    options = request.options
+    if options.get("llms"):
+        text = skills.llms_txt(program)
+        return Envelope(_envelope.success({"llms.txt": text}), lambda data: text)
+    files = skills.skill_files(program)
+    folder = options.get("dir")
+    if options.get("client") is not None:
+        folder = _skills_folder(options["client"], options.get("project"), world)
+    elif options.get("project"):
+        raise Refusal("missing_option", "--project chooses the project's skills folder of a "
+                      "client, so it needs --client",
+                      fix=["skills", "--client", "claude-code", "--project"])
+    if folder is None:
+        main = files[f"{skills.skill_name(program)}/SKILL.md"]
+        return Envelope(_envelope.success({"files": files}), lambda data: main)
+    written = _write_files(folder, files)
+    return Envelope(_envelope.success({"folder": folder, "written": written}),
+                    lambda data: "".join(f"wrote {path}\n" for path in data["written"]))
+
+
+def _skills_folder(client, project, world):
+    """Where `client` reads skills: `~/.claude/skills` (or `./.claude/skills` with
+    --project) for Claude Code."""
+    import os
+    if project:
+        return os.path.join(os.getcwd(), ".claude", "skills")
+    home = (world.environ or {}).get("HOME")
+    return os.path.join(home or os.path.expanduser("~"), ".claude", "skills")
+
+
+def _write_files(folder, files) -> list:
+    import os
+    written = []
+    for relative, text in files.items():
+        path = os.path.join(folder, *relative.split("/"))
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        except OSError as error:
+            raise Refusal("unwritable", f"cannot write {path}: {error.strerror or error}",
+                          hint="choose a folder you can write to",
+                          fix=["skills", "--dir", "<folder>"]) from None
+        written.append(path)
+    return written
+
+
 def parse_address(text: str):
     """`HOST:PORT`, `[::1]:PORT`, `:PORT` or `PORT` -> (host, port); host defaults to 127.0.0.1."""
     host, port = "127.0.0.1", text
@@ -203,4 +252,4 @@ def parse_address(text: str):
 
 
 _HANDLERS = {("help",): _help, ("help", "search"): _search, ("completion",): _completion,
-             ("mcp",): _mcp, ("mcp", "config"): _mcp_config}
+             ("mcp",): _mcp, ("mcp", "config"): _mcp_config, ("skills",): _skills}
