@@ -157,6 +157,43 @@ def count_many(texts) -> list:
     return out
 
 
+O200K = "o200k_base"
+_o200k = None
+
+
+def encoding_o200k():
+    """o200k_base (GPT-4o and later) from the `bpe-openai` package's bundled data (offline);
+    ImportError names the extra that installs it."""
+    global _o200k
+    if _o200k is None:
+        with _lock:
+            if _o200k is None:
+                try:
+                    import bpe_openai
+                except ImportError:
+                    raise ImportError("counting with o200k needs the bpe-openai package: "
+                                      "pip install 'burgee[o200k]'") from None
+                _o200k = bpe_openai.get_encoding(O200K)
+    return _o200k
+
+
+def count_many_o200k(texts) -> list:
+    """Tokens in each text with o200k_base, cached by whole text (its pre-tokenizer differs
+    from cl100k's, so `chunks` is not used)."""
+    out = []
+    encode = None
+    for text in texts:
+        key = "o200k:" + _key(text)
+        found = _cache.get(key)
+        if found is None:
+            if encode is None:
+                encode = encoding_o200k().encode_ordinary
+            found = len(encode(text))
+            _remember(key, found)
+        out.append(found)
+    return out
+
+
 def _remember(key: str, found: int) -> None:
     if len(_cache) > _CACHE_LIMIT:
         _cache.clear()
