@@ -20,7 +20,7 @@ class Shot:
     name: str                  # file stem: screenshots/<name>.svg
     tab: str
     command: str | None = None
-    setup: str | None = None   # "environments:<argv>", "diffs", "broken", "keys"
+    setup: str | None = None   # "environments:<argv>", "diffs", "broken", "edited", "keys"
     caption: str = ""
 
 
@@ -36,6 +36,7 @@ VIEWS = (
     Shot("problems", "problems", None, None, "the lint of the declaration, with fixes"),
     Shot("error", "help", "deploy", "broken", "a broken save: the last good program stays"),
     Shot("keys", "help", None, "keys", "the ? keys screen"),
+    Shot("cost", "cost", None, "edited", "session cost per path, deltas after an edit"),
 )
 
 
@@ -49,7 +50,7 @@ async def capture(file: str, shot: Shot, *, program_name: str | None = None,
     # header) would change with a random folder name.
     folder = None
     copy = os.path.abspath(file)
-    if shot.setup == "broken":
+    if shot.setup in ("broken", "edited"):
         folder = os.path.join(tempfile.gettempdir(), "burgee-dashboard-shot")
         os.makedirs(folder, exist_ok=True)
         copy = os.path.join(folder, os.path.basename(file))
@@ -90,6 +91,15 @@ async def _setup(app, pilot, shot: Shot, copy: str) -> None:
     elif setup == "broken":
         with open(copy, "a", encoding="utf-8") as handle:
             handle.write("\n\ndef broken(:\n    pass\n")
+        await app.bench.areload()
+        await pilot.pause()
+    elif setup == "edited":   # a longer description: the Cost pane shows what it costs
+        with open(copy, encoding="utf-8") as handle:
+            source = handle.read()
+        with open(copy, "w", encoding="utf-8") as handle:
+            handle.write(source.replace('description="Deploy a build"',
+                                        'description="Deploy a build to a target, after a plan '
+                                        'and a confirmation, and report what shipped"', 1))
         await app.bench.areload()
         await pilot.pause()
     elif setup == "keys":
