@@ -147,9 +147,6 @@ def session_tokens(parts: PathParts, shape: Shape) -> int:
 SEARCH_SAMPLES = 3
 """`help search` is measured on this many commands (first, middle, last listed)."""
 
-_search_cache: dict = {}
-
-
 def model(program, surfaces: dict, *, envelopes: dict | None = None,
           encoding: str = "cl100k", table=None) -> CostModel:
     """Measure every path of `program` from its rendered `surfaces` (id -> Surface).
@@ -275,26 +272,20 @@ def _parse_example(program, command) -> tuple:
 
 
 def _search_texts(program, listed) -> list:
-    """The call and the real result envelope of `help search` for a few commands, each
-    searched by its own description (cached by program content)."""
+    """The call and the real result envelope of `help search` for a few commands (first,
+    middle, last), each searched by its own description, on one shared index."""
     if not listed:
         return []
-    picks = sorted({0, len(listed) // 2, len(listed) - 1})[:SEARCH_SAMPLES]
-    from workbench.runtime.pipeline import call
-    from workbench.surfaces.search import _fields
-    key_base = tuple(tuple(_fields(command)) for command in listed)
+    from workbench.runtime import envelope as _envelope
+    from workbench.runtime.builtins import search_envelope
+    from workbench.surfaces.search import index
+    entries = index(program)
     out = []
-    for at in picks:
+    for at in sorted({0, len(listed) // 2, len(listed) - 1})[:SEARCH_SAMPLES]:
         words = listed[at].description or listed[at].name
-        key = (program.name, words, key_base)
-        found = _search_cache.get(key)
-        if found is None:
-            outcome = call(program, ["help", "search", words, "--json"], environ={})
-            found = f"{program.name} help search {json.dumps(words)} --json\n{outcome.stdout}"
-            if len(_search_cache) > 256:
-                _search_cache.clear()
-            _search_cache[key] = found
-        out.append(found)
+        doc = _envelope.stamp(search_envelope(program, words, entries), program.schema_version)
+        out.append(f"{program.name} help search {json.dumps(words)} --json\n"
+                   f"{_envelope.encode(doc)}\n")
     return out
 
 

@@ -105,19 +105,25 @@ def _help_target(program, path):
 
 
 def _search(program, request, world, serve):
-    from workbench.surfaces.search import search
     sentence = " ".join(request.args.get("words") or []).strip()
     if not sentence:
         raise Refusal("missing_argument", "help search needs words to look for",
                       hint='e.g. help search "undo a deploy"',
                       fix=["help", "search", "<words>"])
-    results = search(program, sentence)
+    doc = search_envelope(program, sentence)
+    return Envelope(doc, _search_text if doc["ok"] else None)
+
+
+def search_envelope(program, sentence: str, entries=None) -> dict:
+    """The envelope `help search SENTENCE --json` prints (before the meta every envelope gets);
+    the cost model measures it too (`entries`: a search index it reuses)."""
+    from workbench.surfaces.search import search
+    results = search(program, sentence, entries=entries)
     if not results:
-        return Envelope(_envelope.failure(
+        return _envelope.failure(
             "not_found", f"no command matches {sentence!r}", exit=_envelope.EXIT_NOT_FOUND,
-            hint=f"list every command with: {program.name} help --json --level names"))
-    return Envelope(_envelope.success({"query": sentence, "results": results}),
-                    _search_text)
+            hint=f"list every command with: {program.name} help --json --level names")
+    return _envelope.success({"query": sentence, "results": results})
 
 
 def _search_text(data) -> str:

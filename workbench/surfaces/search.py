@@ -73,10 +73,11 @@ def _weights(fields: tuple) -> dict:
     return weights
 
 
-def search(program, sentence: str, limit: int = 5) -> list[dict]:
-    """Best matching commands for `sentence`, best first, with their scores."""
+def search(program, sentence: str, limit: int = 5, entries=None) -> list[dict]:
+    """Best matching commands for `sentence`, best first, with their scores; `entries`: the
+    program's `index`, when a caller searches it several times."""
     import math
-    entries = index(program)
+    entries = index(program) if entries is None else entries
     query = list(dict.fromkeys(terms(sentence)))
     total = len(entries) or 1
     frequencies = {term: sum(1 for _, other in entries if term in other) or 1
@@ -87,9 +88,9 @@ def search(program, sentence: str, limit: int = 5) -> list[dict]:
         for term in query:
             weight = weights.get(term)
             if weight is None:
-                weight = max((w * 0.5 for t, w in weights.items()
-                              if len(term) >= 3 and (t.startswith(term) or term.startswith(t))),
-                             default=0.0)
+                weight = 0.0 if len(term) < 3 else max(
+                    (w * 0.5 for t, w in weights.items()
+                     if t.startswith(term) or term.startswith(t)), default=0.0)
             if weight:
                 score += weight * (1.0 + math.log(total / frequencies[term]))
         if score > 0:

@@ -43,6 +43,8 @@ class CostPane(Pane):
                         f"{_cost.TITLES.get(cheapest, '-')}, {cheapest_tokens or 0:,} tokens "
                         f"({found.encoding}; {found.commands} commands)")
 
+        if view.node is not None:
+            title = Text.assemble(title, "\n", self._command_note(view))
         table = Table(box=None, pad_edge=False, expand=True, header_style="bold")
         table.add_column("path", no_wrap=True)
         for name in shapes:
@@ -95,6 +97,17 @@ class CostPane(Pane):
         return title, Group(table, legend, Text(""), Text(f"typical session ({typical.label})",
                                                  style="bold"), chart, Text(""), news,
                             Text(""), dominant, Text(""), note)
+
+    @staticmethod
+    def _command_note(view) -> Text:
+        """What the selected command adds: its tool every MCP turn, its card on first use."""
+        rows = {row.kind: row.tokens for row in view.state.tokens.for_command(view.name)}
+        if view.is_group:
+            return Text(f"{view.name}: a group; select a command for its share", style="dim")
+        tool = (f"its tool is {rows['tool']:,} tokens in context every MCP turn"
+                if "tool" in rows else "no MCP tool")
+        card = f"its card {rows.get('card', 0):,} tokens on first use (CLI, search, skills)"
+        return Text(f"{view.name}: {tool}; {card}", style="cyan")
 
     def show(self, view) -> None:
         super().show(view)
