@@ -80,7 +80,8 @@ def figures() -> str:
             table = found.table()
             for path in cost.PATHS:
                 even = "" if path == "mcp" else (
-                    f"{found.break_even(path)} commands" if found.break_even(path) else "never")
+                    f"{found.break_even(path)} command" + ("s" if found.break_even(path) > 1 else "")
+                    if found.break_even(path) else "never")
                 lines.append(f"| {name} | {found.commands} | {cost.TITLES[path]} | "
                              + " | ".join(f"{table[shape][path]:,}" for shape in cost.SHAPES)
                              + f" | {even} |")
