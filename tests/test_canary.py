@@ -323,3 +323,25 @@ def test_headless_files_hold_no_secret(headless, path, place):
         _tagged_clean(headless[place], path, place)
     else:
         _clean(headless[place], f"{path} -> {place}")
+
+
+def test_a_secret_split_across_pipe_chunks_is_still_masked():
+    """The live masking pipe holds back a tail that may begin a secret until the next chunk."""
+    import threading
+
+    from workbench.runtime.capture import _forward
+    from workbench.runtime.redact import Redactor
+    redactor = Redactor([V])
+    assert redactor.pending("x " + V[:5]) == 5 and redactor.pending("x " + V) == 0
+    assert redactor.pending("no prefix here") == 0
+    read, write = os.pipe()
+    out_read, out_write = os.pipe()
+    thread = threading.Thread(target=_forward, args=(read, out_write, redactor))
+    thread.start()
+    os.write(write, ("a " + V[:7]).encode())
+    os.write(write, (V[7:] + " b\n").encode())
+    os.close(write)
+    thread.join(30)
+    assert not thread.is_alive()
+    with os.fdopen(out_read, "rb") as seen:
+        assert seen.read() == b"a *** b\n"
