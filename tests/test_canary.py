@@ -345,3 +345,27 @@ def test_a_secret_split_across_pipe_chunks_is_still_masked():
     assert not thread.is_alive()
     with os.fdopen(out_read, "rb") as seen:
         assert seen.read() == b"a *** b\n"
+
+
+def _spreader():
+    from workbench.loader import load_program
+    return load_program(str(SPREADER))
+
+
+@pytest.mark.parametrize("argv, fix", [
+    (["spread", "--TOKEN", V], "spreader spread --token $SPREADER_TOKEN --json"),
+    (["spread", "--api-token", V], "spreader spread --token $SPREADER_TOKEN --json"),
+    (["other", "--API-TOKEN", V], "spreader other --json"),
+])
+def test_a_flag_that_nearly_names_the_secret_gives_a_runnable_fix_without_it(argv, fix):
+    from workbench import call
+    outcome = call(_spreader(), argv + ["--json"], environ={})
+    assert V not in outcome.stdout + outcome.stderr
+    assert json.loads(outcome.stdout)["error"]["fix"] == fix
+
+
+def test_a_usage_refusal_over_mcp_does_not_echo_a_secret_through_another_property():
+    from workbench.runtime.arguments import check_arguments
+    program = _spreader()
+    doc = check_arguments(program.tool("other"), {"name": V, "token": V})
+    assert doc["error"]["code"] == "unknown_option" and V not in json.dumps(doc)
