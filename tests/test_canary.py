@@ -38,8 +38,12 @@ CLI_PATHS = {   # path -> (argv, extra environment); the value enters on the com
     "value starting with -": (["spread", "--token", "-" + V], {}),
     "beside an unknown flag": (["spread", "--token", V, "--bogus"], {}),
     "misspelt command": (["sprd", "--token", V], {}),
+    "flag in another case": (["spread", "--TOKEN", V], {}),
+    "a longer flag that holds its name": (["spread", "--api-token", V], {}),
+    "raised by the handler (--debug)": (["spread", "--token", V, "--fail", "--debug"], {}),
+    "with an idempotency key": (["spread", "--token", V, "--idempotency-key", "k1"], {}),
 }
-RUNS_HANDLER = ("flag", "flag=value", "env variable")   # the CLI paths whose handler runs
+RUNS_HANDLER = ("flag", "flag=value", "env variable", "with an idempotency key")   # the CLI paths whose handler runs
 
 MCP_PATHS = {   # path -> (tool, arguments); the value enters as an MCP argument
     "MCP argument": ("spread", {"token": V}),
@@ -47,6 +51,12 @@ MCP_PATHS = {   # path -> (tool, arguments); the value enters as an MCP argument
     "misspelt key nested in an object": ("spread", {"token": "ok", "junk": {"tokn": V}}),
     "misspelt tool name": ("sprd", {"token": V}),
     "key of another tool": ("other", {"token": V}),
+    "key in another case": ("spread", {"TOKEN": V}),
+    "a longer key that holds its name": ("spread", {"api_token": V}),
+    "wrong type under the key": ("spread", {"token": [V]}),
+    "echoed by another property": ("other", {"name": V, "token": V}),
+    "raised by the handler": ("spread", {"token": V, "fail": True}),
+    "with an idempotency key": ("spread", {"token": V, "idempotency_key": "mcp-key"}),
 }
 
 HANDLER_PATHS = {   # path -> what the spreader writes (or the pipeline shows) just before it
@@ -57,6 +67,7 @@ HANDLER_PATHS = {   # path -> what the spreader writes (or the pipeline shows) j
     "a child process": ("child out ", "child err "),
     "a stream saved at import": ("saved ",),
     "a progress message": ("progress ",),
+    "an exception the handler raised": ("raised ",),
 }
 
 
@@ -78,8 +89,9 @@ def _runs(jobs: list, tmp: Path) -> list:
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and done.stderr == "", done.stderr
     results = json.loads((tmp / "results.json").read_text(encoding="utf-8"))
-    for result in results:
-        assert "Traceback" not in result["stdout"] + result["stderr"], result
+    for job, result in zip(jobs, results):   # --debug asks for the traceback
+        assert "--debug" in job["argv"] or "Traceback" not in result["stdout"] + \
+            result["stderr"], result
     return results
 
 
@@ -91,21 +103,20 @@ def cli(tmp_path_factory):
     for argv, extra in CLI_PATHS.values():
         env = _env(tmp, **extra)
         jobs += [{"argv": argv + ["--json"], "env": env, "mode": "file"},
+                 {"argv": argv + ["--format", "ndjson"], "env": env, "mode": "file"},
                  {"argv": argv, "env": env, "mode": "file"},
                  {"argv": argv, "env": env, "mode": "tty"}]
-    argv, _ = CLI_PATHS["flag"]   # an idempotency-store envelope holds the handler's result
-    jobs.append({"argv": argv + ["--idempotency-key", "canary-key", "--json"],
-                 "env": _env(tmp), "mode": "file"})
     results = _runs(jobs, tmp)
     found = {}
     for at, path in enumerate(CLI_PATHS):
-        as_json, human, tty = results[3 * at:3 * at + 3]
+        as_json, ndjson, human, tty = results[4 * at:4 * at + 4]
         found[path] = {"CLI stdout --json": as_json["stdout"],
                        "CLI stderr --json": as_json["stderr"],
+                       "CLI stdout+stderr --format ndjson": ndjson["stdout"] + ndjson["stderr"],
                        "CLI stdout human (not a terminal)": human["stdout"],
                        "CLI stderr human (not a terminal)": human["stderr"],
                        "CLI terminal human (tty)": tty["stdout"]}
-    assert json.loads(results[-1]["stdout"])["ok"] is True, results[-1]
+    assert json.loads(found["with an idempotency key"]["CLI stdout --json"])["ok"] is True
     found["store"] = tmp / "store" / "idempotency.sqlite3"
     return found
 
@@ -128,10 +139,12 @@ async def _session(client, heard: _Heard) -> dict:
     for path, (tool, arguments) in MCP_PATHS.items():
         heard.clear()
         result = await client.call_tool(tool, arguments, progress_callback=heard.progress)
-        if tool == "spread" and not result.is_error:   # notifications race the result
-            with anyio.fail_after(10):
+        if path == "MCP argument":   # its notifications race the result (later ones may
+            # be replays from the idempotency store, with none)
+            with anyio.move_on_after(10):
                 while "done" not in heard:
                     await anyio.sleep(0.01)
+            assert "done" in heard, (path, list(heard), text_of(result))
         found[path] = {"results": text_of(result) + json.dumps(result.structured_content),
                        "notifications": "\n".join(heard)}
     return found
@@ -200,6 +213,7 @@ def mcp(tmp_path_factory):
         out, err = process.communicate(timeout=30)
     found["http"] = _places("HTTP", session, {"MCP server stdout+stderr (HTTP)": out + err})
     asyncio.run(dev())
+    found["store"] = tmp / "store" / "idempotency.sqlite3"
     return found
 
 
@@ -226,7 +240,7 @@ def headless(tmp_path_factory):
 
 # -- the cases ------------------------------------------------------------------------------
 
-CLI_PLACES = ["CLI stdout --json", "CLI stderr --json", "CLI stdout human (not a terminal)",
+CLI_PLACES = ["CLI stdout --json", "CLI stderr --json", "CLI stdout+stderr --format ndjson", "CLI stdout human (not a terminal)",
               "CLI stderr human (not a terminal)", "CLI terminal human (tty)"]
 HEADLESS_PLACES = ["headless report (stdout+stderr)", "headless snapshot files"]
 
@@ -267,7 +281,8 @@ def test_the_handler_ran_over_mcp_and_its_output_arrived_masked(mcp):
 
 
 def test_the_handler_ran_and_a_person_saw_its_output_masked(cli):
-    seen = cli["flag"]["CLI terminal human (tty)"]
+    seen = cli["flag"]["CLI terminal human (tty)"] + \
+        cli["raised by the handler (--debug)"]["CLI terminal human (tty)"]
     for path, tags in HANDLER_PATHS.items():
         if path != "returned by the handler":   # a person sees a table: `token  ***`
             assert any(tag + "***" in seen for tag in tags), (path, seen)
@@ -291,9 +306,11 @@ def test_mcp_path_reaches_no_place(mcp, transport, path, place):
         _clean(text, f"{path} -> {place}")
 
 
-def test_the_idempotency_store_holds_no_secret_and_is_private(cli):
-    store = cli["store"]
+@pytest.mark.parametrize("via", ["CLI", "MCP"])
+def test_the_idempotency_store_holds_no_secret_and_is_private(cli, mcp, via):
+    store = (cli if via == "CLI" else mcp)["store"]
     assert stat.S_IMODE(os.stat(store).st_mode) == 0o600
+    assert b"returned ***" in store.read_bytes()   # the envelope is there, masked
     for extra in ("", "-wal", "-journal"):
         if os.path.exists(str(store) + extra):
             assert V.encode() not in Path(str(store) + extra).read_bytes()
@@ -306,3 +323,49 @@ def test_headless_files_hold_no_secret(headless, path, place):
         _tagged_clean(headless[place], path, place)
     else:
         _clean(headless[place], f"{path} -> {place}")
+
+
+def test_a_secret_split_across_pipe_chunks_is_still_masked():
+    """The live masking pipe holds back a tail that may begin a secret until the next chunk."""
+    import threading
+
+    from workbench.runtime.capture import _forward
+    from workbench.runtime.redact import Redactor
+    redactor = Redactor([V])
+    assert redactor.pending("x " + V[:5]) == 5 and redactor.pending("x " + V) == 0
+    assert redactor.pending("no prefix here") == 0
+    read, write = os.pipe()
+    out_read, out_write = os.pipe()
+    thread = threading.Thread(target=_forward, args=(read, out_write, redactor))
+    thread.start()
+    os.write(write, ("a " + V[:7]).encode())
+    os.write(write, (V[7:] + " b\n").encode())
+    os.close(write)
+    thread.join(30)
+    assert not thread.is_alive()
+    with os.fdopen(out_read, "rb") as seen:
+        assert seen.read() == b"a *** b\n"
+
+
+def _spreader():
+    from workbench.loader import load_program
+    return load_program(str(SPREADER))
+
+
+@pytest.mark.parametrize("argv, fix", [
+    (["spread", "--TOKEN", V], "spreader spread --token $SPREADER_TOKEN --json"),
+    (["spread", "--api-token", V], "spreader spread --token $SPREADER_TOKEN --json"),
+    (["other", "--API-TOKEN", V], "spreader other --json"),
+])
+def test_a_flag_that_nearly_names_the_secret_gives_a_runnable_fix_without_it(argv, fix):
+    from workbench import call
+    outcome = call(_spreader(), argv + ["--json"], environ={})
+    assert V not in outcome.stdout + outcome.stderr
+    assert json.loads(outcome.stdout)["error"]["fix"] == fix
+
+
+def test_a_usage_refusal_over_mcp_does_not_echo_a_secret_through_another_property():
+    from workbench.runtime.arguments import check_arguments
+    program = _spreader()
+    doc = check_arguments(program.tool("other"), {"name": V, "token": V})
+    assert doc["error"]["code"] == "unknown_option" and V not in json.dumps(doc)

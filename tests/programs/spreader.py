@@ -14,6 +14,8 @@ CHILD = "import sys; print('child out', sys.argv[1]); print('child err', sys.arg
 
 def spread(ctx):
     token = ctx.options.token or ""
+    if ctx.options.fail:
+        raise RuntimeError(f"raised {token}")
     ctx.progress(1, 2, f"progress {token}")
     print("printed", token)
     print("printed to stderr", token, file=sys.stderr)
@@ -37,7 +39,8 @@ TOKEN = Option(type="string", sensitive=True, env="SPREADER_TOKEN",
 
 program = Program(name="spreader", version="1.0.0", description="Spreads a secret", commands=[
     Command(name="spread", description="Spread the token everywhere", effects="non_idempotent",
-            options={"token": TOKEN}, examples=["spreader spread"], run=spread),
+            options={"token": TOKEN, "fail": Option(type="boolean", description="raise")},
+            examples=["spreader spread"], run=spread),
     Command(name="other", description="A command without the token", effects="read_only",
             options={"name": Option(type="string", default="x", description="a name")},
             examples=["spreader other"], run=other),

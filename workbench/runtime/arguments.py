@@ -257,7 +257,7 @@ def check_arguments(command, arguments) -> dict | None:
         fixed[key] = _slot(item)
     if not problems:
         return None
-    return _refusal(command, problems, _masked(command, fixed))
+    return _refusal(command, problems, _masked(command, fixed), arguments)
 
 
 def _placeholders(command, fixed: dict) -> dict:
@@ -280,7 +280,9 @@ def _masked(command, fixed: dict) -> dict:
     return out
 
 
-def _refusal(command, problems, fixed) -> dict:
+def _refusal(command, problems, fixed, arguments=None) -> dict:
+    """The usage envelope; any value the arguments give a sensitive key is masked in it
+    (also where another property echoes it)."""
     code = problems[0][0]
     message = "; ".join(problem[1] for problem in problems)
     hints = [problem[2] for problem in problems if problem[2]]
@@ -288,4 +290,6 @@ def _refusal(command, problems, fixed) -> dict:
                             hint="; ".join(dict.fromkeys(hints)) or None,
                             fix=_envelope.encode(fixed))
     program = getattr(command, "program", None)
+    from workbench.runtime.redact import Redactor, secrets_in_arguments
+    doc = Redactor(secrets_in_arguments(program, command, arguments)).value(doc)
     return _envelope.stamp(doc, program.schema_version) if program is not None else doc

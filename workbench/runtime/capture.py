@@ -214,8 +214,10 @@ class Masked:
                 os.dup2(restore, fd)   # the pipe's last write end here: the thread sees EOF
                 os.close(restore)
             self._restore = []
+            import time
+            deadline = time.monotonic() + self.WAIT   # one wait for both pipes
             for thread in self._threads:
-                thread.join(self.WAIT)
+                thread.join(max(0.0, deadline - time.monotonic()))
             self._threads = []
         finally:
             _LOCK.release()

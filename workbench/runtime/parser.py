@@ -432,6 +432,10 @@ def _refuse_unknown_option(command, tokens, i, flag):
     close = list(dict.fromkeys(_canonical(table, f) for f in nearest(flag, spellings)))
     label = " ".join(command.path)
     token = tokens[i]
+    from workbench.runtime.redact import sensitive_flag
+    secret = sensitive_flag(getattr(command, "program", None), flag)   # --TOKEN, --api-token
+    if not close and secret is not None and table.get(secret.flag, (None,))[0] is secret:
+        close = [secret.flag]
     if close:
         fixed = close[0] + token[len(flag):]
         hint = "did you mean " + " or ".join(close) + "?"
@@ -445,6 +449,9 @@ def _refuse_unknown_option(command, tokens, i, flag):
             hint = f"{flag} is an option of '{' '.join(owner.path)}', not of '{label}'"
             if option.type != "boolean" and "=" not in token and i + 1 < len(tokens):
                 width = 2     # drop its value too: it may be a secret, and it is not ours
+        elif secret is not None and secret.type != "boolean" and "=" not in token \
+                and i + 1 < len(tokens):
+            width = 2
         fix = tokens[:i] + tokens[i + width:]
     raise Refusal("unknown_option", f"'{label}' has no option {_clip(flag)}", hint=hint,
                   fix=fix)

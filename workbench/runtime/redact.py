@@ -81,13 +81,14 @@ def slot(option) -> str:
 
 
 def _spellings(program) -> tuple[dict, frozenset]:
-    """(sensitive spelling -> Option, every spelling of every option) for the program."""
+    """(sensitive spelling -> Option, every spelling of every option and global flag)."""
     if program is None:
         return {}, frozenset()
     cached = program.__dict__.get("_redact_spellings")
     if cached is None:
+        from workbench.declaration.builtins import GLOBAL_SPELLINGS
         sensitive: dict = {}
-        known: set = set()
+        known: set = set(GLOBAL_SPELLINGS)
         for command in program.walk():
             for option in command.options.values():
                 known.update(option.spellings)
@@ -96,6 +97,32 @@ def _spellings(program) -> tuple[dict, frozenset]:
                         sensitive.setdefault(spelling, option)
         cached = program._redact_spellings = (sensitive, frozenset(known))
     return cached
+
+
+def _plain(name: str) -> str:
+    """A name with case, leading dashes and `-`/`_` set aside: `--API-Token` -> `api_token`."""
+    return str(name).lstrip("-").casefold().replace("-", "_")
+
+
+def _sensitive_name(name, sensitive: dict, known):
+    """What `name` (a flag or an argument key) refers to in `sensitive` (spelling -> item):
+    its own entry; else, when it is no `known` name, the entry it nearly spells or contains
+    whatever the case and dashes (`--tokn`, `--TOKEN`, `api_token`); else None."""
+    hit = sensitive.get(name)
+    if hit is not None or not sensitive or name in known:
+        return hit
+    plain: dict = {}
+    for spelling, item in sensitive.items():
+        plain.setdefault(_plain(spelling), item)
+    word = _plain(name)
+    if word in plain:
+        return plain[word]
+    from workbench._text import nearest
+    close = nearest(word, list(plain), n=1)
+    if close:
+        return plain[close[0]]
+    return next((item for each, item in plain.items() if len(each) >= MIN_SECRET and each in word),
+                None)
 
 
 def _sensitive_keys(program) -> dict:
@@ -109,16 +136,13 @@ def sensitive_spellings(program) -> dict:
     return _spellings(program)[0]
 
 
-def _sensitive_flag(program, flag: str):
-    """The sensitive Option a flag spells, or nearly spells (`--tokn`, when `--tokn` is no
-    option's own spelling), else None."""
+def sensitive_flag(program, flag: str):
+    """The sensitive Option a flag spells, or nearly spells (`--tokn`, `--TOKEN`,
+    `--api-token`, when that is no option's own spelling), else None."""
     sensitive, known = _spellings(program)
-    option = sensitive.get(flag)
-    if option is not None or not sensitive or not flag.startswith("--") or flag in known:
-        return option
-    from workbench._text import nearest
-    close = nearest(flag, [s for s in sensitive if s.startswith("--")], n=1)
-    return sensitive[close[0]] if close else None
+    if not flag.startswith("--"):
+        return sensitive.get(flag)
+    return _sensitive_name(flag, sensitive, known)
 
 
 def secrets_in_argv(program, argv, environ=None) -> list[str]:
@@ -134,7 +158,7 @@ def secrets_in_argv(program, argv, environ=None) -> list[str]:
         if not token.startswith("-") or token == "-":
             continue
         flag, eq, inline = token.partition("=")
-        option = _sensitive_flag(program, flag)
+        option = sensitive_flag(program, flag)
         if option is None or option.type == "boolean":
             continue
         if eq:
@@ -169,14 +193,14 @@ def secrets_in_arguments(program, command, arguments) -> list[str]:
             sensitive.add(key)
     if not sensitive:
         return []
-    from workbench._text import nearest
+    from workbench.declaration.builtins import GLOBAL_OPTIONS
+    keys.update(GLOBAL_OPTIONS)
+    by_key = {key: key for key in sensitive}
     found: list[str] = []
-    names = sorted(keys)
 
     def walk(mapping) -> None:   # junk nests: {"junk": {"tokn": V}} is masked too
         for key, value in mapping.items():
-            name = key if key in keys else next(iter(nearest(str(key), names, n=1)), None)
-            if name in sensitive:
+            if _sensitive_name(key, by_key, keys) is not None:
                 found.extend(_leaves(value))
             else:
                 for inner in _objects(value):
@@ -221,7 +245,7 @@ def mask_argv(program, tokens) -> list[str]:
             masked.append(token)
             continue
         flag, eq, _ = token.partition("=")
-        option = _sensitive_flag(program, flag) if token.startswith("-") else None
+        option = sensitive_flag(program, flag) if token.startswith("-") else None
         if option is None or option.type == "boolean":
             masked.append(token)
         elif eq:
