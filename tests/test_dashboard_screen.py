@@ -7,6 +7,7 @@ import pytest
 
 from _dashboard_helpers import SAMPLES, dashboard, until
 
+from workbench.dev import cost
 from workbench.dev.dashboard.panes import PANES
 
 SIZES = [(80, 24), (160, 48)]
@@ -30,7 +31,7 @@ async def test_the_url_and_every_tab_are_on_screen(size):
             tab = tabs.get_tab(pane_id)
             assert tab.region.right <= width and tab.region.width > 0, (pane_id, tab.region)
             assert str(tab.label) in lines[2], (pane_id, lines[2])
-            await pilot.press(str(number))
+            await pilot.press(str(number % 10))   # keys 1-9, then 0 for the tenth
             assert app.active_tab == pane_id
         assert ("Envs" in lines[2]) == (width < app.NARROW)
 
@@ -71,7 +72,11 @@ async def test_the_header_counts_the_tokens_agents_read():
         read = sum(row.tokens for row in tokens if row.kind not in ("completion", "config"))
         assert tokens.read_by_agents == read
         assert tokens.read_by_agents + tokens.not_read_by_agents == tokens.total
-        assert f"3 commands, {read} tokens read by agents" in app.header.text
+        assert f"{read} tokens read by agents" in app.header.text
+        cheapest = cost.cheapest_path(app.state)
+        assert f"3 commands, a session {cheapest['tokens']} tokens via {cheapest['title']}, " \
+            in app.header.text
+        assert cheapest["tokens"] == min(app.state.cost.table()["typical"].values())
         assert f"(+{tokens.not_read_by_agents} in completions/configs)" in app.header.text
         app.show_tab("diff")
         assert "1 examples" not in app.pane("diff").text

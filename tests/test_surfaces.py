@@ -373,7 +373,7 @@ def bash_complete(script: str, *words: str) -> list[str]:
 def test_bash_completion_in_a_real_bash(program):
     script = completion_script(program, "bash")
     assert bash_complete(script, "tool", "") == ["deploy", "status", "st", "notes", "help",
-                                                 "completion", "mcp"]
+                                                 "completion", "mcp", "skills"]
     assert bash_complete(script, "tool", "no") == ["notes"]
     assert bash_complete(script, "tool", "notes", "") == ["add", "a", "tag", "purge"]
     assert bash_complete(script, "tool", "notes", "a", "--") == [

@@ -7,6 +7,8 @@ one parser, a layer up (`workbench.runtime.checks`).
 
 from __future__ import annotations
 
+import os
+
 from workbench.declaration.builtins import GLOBAL_SPELLINGS, RESERVED_COMMANDS, RESERVED_SHORTS
 from workbench.declaration.exits import EXIT_CODES
 from workbench.declaration.model import (
@@ -18,6 +20,61 @@ _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 _ARG_CHARS = _NAME_CHARS | _KEY_CHARS
 _SHORT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+
+
+def check_once(program, frame) -> None:
+    """`check_program`, skipped when this very source already passed every check.
+
+    The verdict is a file under `$XDG_CACHE_HOME/burgee/checked/` named by the content of
+    the file whose top level constructs the Program (plus line, names, versions); it is
+    written by `record_verdict` once the examples have passed too. Only a Program built at
+    the top level of a module imported from disk can be trusted this way; any other (a
+    function building one, `burgee dev`'s loader, `BURGEE_CHECK=always`) is checked.
+    """
+    path = _verdict_path(program, frame)
+    if path is not None and os.path.exists(path):
+        program._examples_checked = True
+        return
+    check_program(program)
+    program._verdict = path
+
+
+def record_verdict(program) -> None:
+    """Remember that the program's source passed every check (best effort: a read-only
+    cache only means the checks run again next time)."""
+    path = program.__dict__.pop("_verdict", None)
+    if path is None:
+        return
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "x"):
+            pass
+    except OSError:
+        pass
+
+
+def _verdict_path(program, frame) -> str | None:
+    environ = os.environ
+    if environ.get("BURGEE_CHECK") == "always" or frame.f_code.co_name != "<module>":
+        return None
+    file = frame.f_code.co_filename
+    if getattr(frame.f_globals.get("__loader__"), "path", None) != file:
+        return None   # not imported from this file as it is on disk
+    try:
+        with open(file, "rb") as handle:
+            data = handle.read()
+        ours = os.stat(__file__)
+    except OSError:
+        return None
+    import sys
+    import zlib
+    burgee = getattr(sys.modules.get("workbench"), "__version__", "")
+    ident = (f"{file}\0{frame.f_lineno}\0{program.name}\0{program.version}\0{burgee}\0"
+             f"{ours.st_size}\0{ours.st_mtime_ns}\0{sys.version}").encode("utf-8", "replace")
+    name = (f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}{len(data):x}-"
+            f"{zlib.crc32(ident):08x}{zlib.adler32(ident):08x}")
+    cache = environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(cache, "burgee", "checked", name)
 
 
 def check_program(program) -> None:

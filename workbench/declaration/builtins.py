@@ -14,6 +14,9 @@ from workbench.declaration.params import Argument, Option
 MCP_CLIENTS = ("claude-code", "claude-desktop", "cursor", "vscode", "codex", "gemini")
 """Clients `tool mcp config --client` writes a configuration for."""
 
+SKILL_CLIENTS = ("claude-code",)
+"""Clients `tool skills --client` installs skills for."""
+
 HELP_LEVELS = ("names", "summary", "card")
 SHELLS = ("bash", "zsh", "fish")
 FORMATS = ("json", "ndjson")
@@ -78,6 +81,15 @@ def _builtins() -> dict:
         Builtin(("mcp", "config"), "the configuration that registers this server with a client",
                 {"client": Option("enum", "the MCP client", required=True,
                                   choices=MCP_CLIENTS)}),
+        Builtin(("skills",), "Agent Skills (SKILL.md) and llms.txt for this program: print or "
+                "install them",
+                {"client": Option("enum", "install into this client's skills folder",
+                                  choices=SKILL_CLIENTS),
+                 "project": Option("boolean", "with --client: the project's folder "
+                                   "(./.claude/skills), not the user's", negatable=False),
+                 "dir": Option("string", "write the skill folders under this folder",
+                               placeholder="<folder>"),
+                 "llms": Option("boolean", "print llms.txt instead", negatable=False)}),
     ]
     return {builtin.path: builtin for builtin in table}
 

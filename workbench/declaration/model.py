@@ -137,8 +137,9 @@ class Program:
         self._index: dict[tuple[str, ...], Command | Group] = {}
         self._bind(self, ())
         if check:
-            from workbench.declaration._checks import check_program
-            check_program(self)
+            import sys
+            from workbench.declaration._checks import check_once
+            check_once(self, sys._getframe(1))
 
     def _bind(self, node, path) -> None:
         for child in node.commands:
@@ -182,8 +183,17 @@ class Program:
 
 
 def child_named(node, name: str):
-    """The child of a Program or Group called `name` (or with that alias), or None."""
-    for child in node.commands:
-        if child.name == name or name in child.aliases:
-            return child
-    return None
+    """The child of a Program or Group called `name` (or with that alias), or None.
+
+    A dict built on first use (rebuilt if `commands` changed length); the first child in
+    declared order that has the name or alias wins, as a scan would find it.
+    """
+    built = node.__dict__.get("_children")
+    if built is None or built[0] != len(node.commands):
+        names: dict = {}
+        for child in node.commands:
+            names.setdefault(child.name, child)
+            for alias in child.aliases:
+                names.setdefault(alias, child)
+        built = node._children = (len(node.commands), names)
+    return built[1].get(name) if isinstance(name, str) else None

@@ -308,7 +308,8 @@ class Option(Param):
             len(self.short) == 1 else None
         boolean = self.type == "boolean"
         self.negation = "--no-" + word if boolean and self.negatable else None
-        self.alias_flags = tuple("--" + w for w in map(_flag_word, self.aliases) if w)
+        self.alias_flags = tuple("--" + w for w in map(_flag_word, self.aliases) if w) \
+            if self.aliases else ()
         spellings = {self.flag: (False, None)}
         if self.short_flag:
             spellings[self.short_flag] = (False, None)

@@ -93,6 +93,8 @@ class State:
     load_seconds: float = 0.0
     url: str | None = None
     load_output: str = ""      # what the file printed while loading (latest attempt)
+    cost: object = None        # `cost.CostModel` of `program` (cl100k); None if unmeasured
+    cost_before: object = None  # that of the previous good program (deltas per reload)
 
     @property
     def ok(self) -> bool:
@@ -399,7 +401,14 @@ class Workbench:
         changes = _snapshot.compare(previous.surfaces if previous.program else None, surfaces,
                                     previous.tokens.read_by_agents, table.read_by_agents)
         problems = tuple(_problems.lint(program, surfaces, table, diffs=self.diffs))
-        return State(generation=previous.generation + 1, file=self.file, program=program,
+        from workbench.dev import cost as _cost
+        try:
+            cost = _cost.model(program, surfaces, table=table,
+                               envelopes=_cost.envelopes_from(self.diffs))
+        except Exception:  # noqa: BLE001 - the Cost pane says it is unmeasured; nothing else
+            cost = None
+        return State(cost=cost, cost_before=previous.cost if previous.program else None,
+                     generation=previous.generation + 1, file=self.file, program=program,
                      program_name=program_name, load_error=None, surfaces=surfaces,
                      tokens=table, problems=problems, changes=changes, budgets=budgets,
                      loaded_at=loaded_at, load_seconds=load_seconds, url=self.url)

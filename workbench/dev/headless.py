@@ -6,9 +6,10 @@ readable file per surface (`help.txt`, `cards/deploy.json`, `mcp/tools-list.json
 
 Exit codes (also in docs/ci.md), each with `error.code` in the envelope:
     0  clean: snapshots match, no budget overrun, no error-level problem, CLI == MCP
-    1  a check failed: error.code is snapshot_drift, budget_exceeded, lint_error,
-       invalid_output or envelope_mismatch (the first that applies; error.failures lists
-       them all), or load_failed when FILE does not load
+    1  a check failed: error.code is snapshot_drift, budget_exceeded, session_over_budget,
+       lint_error, invalid_output or envelope_mismatch (the first that applies; error.failures lists
+       them all), invalid_budget for a session budget key that names no path or
+       shape, or load_failed when FILE does not load
     3  FILE does not exist (file_not_found)
 """
 
@@ -136,6 +137,14 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
     if update:
         write_tree(folder, files, existing)
     over = [row.to_dict() for row in state.tokens.over]
+    from workbench.dev import cost as _cost
+    costs = _cost.state_model(state, diffs)
+    try:
+        over_sessions = _cost.over_budget(costs, state.budgets) if costs is not None else []
+    except ValueError as error:
+        return _envelope.failure("invalid_budget", str(error), exit=1,
+                                 hint="fix the key in Program(budgets=...) or "
+                                      "[tool.burgee.budgets], e.g. session.mcp.typical")
     # Budget overruns, invalid output and mismatches are problems too (the same list the
     # dashboard's Problems pane shows), but have checks of their own.
     errors = [p.to_dict() for p in state.problems if p.severity == "error"
@@ -152,6 +161,8 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
         "drift": [] if update else drift,
         "accepted": drift if update else [],
         "over_budget": over,
+        "sessions": costs.to_dict() if costs is not None else None,
+        "over_session_budget": over_sessions,
         "problems": {"error": sum(p.severity == "error" for p in state.problems),
                      "warning": sum(p.severity == "warning" for p in state.problems),
                      "info": sum(p.severity == "info" for p in state.problems),
@@ -167,6 +178,8 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
         failures.append("snapshot_drift")
     if over:
         failures.append("budget_exceeded")
+    if over_sessions:
+        failures.append("session_over_budget")
     if errors:
         failures.append("lint_error")
     if invalid:
@@ -179,6 +192,9 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
     messages = {
         "snapshot_drift": f"{len(drift)} snapshot file(s) differ from {folder}",
         "budget_exceeded": f"{len(over)} surface(s) over budget",
+        "session_over_budget": "; ".join(
+            f"a {o['path']} session of {o['session']} costs {o['tokens']:,} tokens, over "
+            f"{o['budget']} = {o['limit']:,}" for o in over_sessions),
         "lint_error": f"{len(errors)} error-level problem(s)",
         "invalid_output": invalid[0].message if len(invalid) == 1 else
         f"{len(invalid)} examples returned data their output schema refuses; first: "
@@ -189,6 +205,8 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
         "snapshot_drift": "review the drift; if it is intended, rerun with --update and commit "
                           "the snapshot folder",
         "budget_exceeded": "shorten the surface or raise its budget",
+        "session_over_budget": "make what that path reads smaller (report.sessions.paths "
+                               "shows the largest parts), or raise the budget",
         "lint_error": "see report.problems.items for each fix",
         "invalid_output": (invalid[0].fix if invalid else "") + "; see report.problems.items",
         "envelope_mismatch": "see report.diffs.mismatches for the unified diffs",

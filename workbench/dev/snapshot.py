@@ -21,7 +21,7 @@ class Surface:
     """One rendered surface.
 
     id: stable name and snapshot path; kind: its budget kind (help, command_help, help_json,
-    card, schema, command_schema, tool, tools_list, completion, config); command: the path of
+    card, schema, command_schema, tool, tools_list, skill, llms, completion, config); command: the path of
     the command or group it describes, or None for the program; text: what the caller reads;
     data: the parsed JSON for JSON surfaces; error: set when rendering raised.
     """
@@ -119,6 +119,12 @@ def render(program) -> dict:
             add(f"mcp/tools/{tool['name']}.json", "tool", path, lambda tool=tool: tool,
                 json_data=True, title=f"tool {tool['name']}")
 
+    from workbench.surfaces import skills
+    for relative, text in _skill_files(program, add):
+        add(f"skills/{relative}", "skill", _skill_group(program, relative), lambda text=text: text,
+            title=f"skills: {relative}")
+    add("llms.txt", "llms", None, lambda: skills.llms_txt(program), title="skills --llms")
+
     for shell in SHELLS:
         ext = {"bash": "bash", "zsh": "zsh", "fish": "fish"}[shell]
         add(f"completion/{shell}.{ext}", "completion", None,
@@ -156,6 +162,27 @@ def portable_command(program) -> list:
         else:
             out.append(part)
     return out
+
+
+def _skill_files(program, add) -> list:
+    """(relative path, text) of each SKILL.md; a failure shows as one broken surface."""
+    from workbench.surfaces import skills
+    try:
+        return list(skills.skill_files(program).items())
+    except Exception:  # noqa: BLE001 - shown by add() below, as every broken surface is
+        add("skills/SKILL.md", "skill", None, lambda: skills.skill_files(program))
+        return []
+
+
+def _skill_group(program, relative: str):
+    """The group path a per-group skill describes, or None for the program's own skill."""
+    from workbench.surfaces import skills
+    folder = relative.split("/")[0]
+    for group in program.groups():
+        if len(group.path) == 1 and skills.skill_name(program, group) == folder \
+                and folder != skills.skill_name(program):
+            return tuple(group.path)
+    return None
 
 
 def _config_text(value) -> str:

@@ -25,6 +25,8 @@ DEFAULT_BUDGETS = {
     "command_schema": 600,  # `tool deploy --schema`
     "tool": 600,            # one tool as tools/list shows it
     "tools_list": 8000,     # the whole tools/list result
+    "skill": 2500,          # one SKILL.md (`tool skills`); large programs split by group
+    "llms": 6000,           # llms.txt (`tool skills --llms`): one line per command
     "completion": None,     # not read by agents: counted, no budget
     "config": None,
 }
@@ -155,6 +157,43 @@ def count_many(texts) -> list:
                 _remember(key, found)
             total += found
         out.append(total)
+    return out
+
+
+O200K = "o200k_base"
+_o200k = None
+
+
+def encoding_o200k():
+    """o200k_base (GPT-4o and later) from the `bpe-openai` package's bundled data (offline);
+    ImportError names the extra that installs it."""
+    global _o200k
+    if _o200k is None:
+        with _lock:
+            if _o200k is None:
+                try:
+                    import bpe_openai
+                except ImportError:
+                    raise ImportError("counting with o200k needs the bpe-openai package: "
+                                      "pip install 'burgee[o200k]'") from None
+                _o200k = bpe_openai.get_encoding(O200K)
+    return _o200k
+
+
+def count_many_o200k(texts) -> list:
+    """Tokens in each text with o200k_base, cached by whole text (its pre-tokenizer differs
+    from cl100k's, so `chunks` is not used)."""
+    out = []
+    encode = None
+    for text in texts:
+        key = "o200k:" + _key(text)
+        found = _cache.get(key)
+        if found is None:
+            if encode is None:
+                encode = encoding_o200k().encode_ordinary
+            found = len(encode(text))
+            _remember(key, found)
+        out.append(found)
     return out
 
 

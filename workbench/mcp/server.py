@@ -110,11 +110,16 @@ class ProgramServer:
         self.program = program
 
     def tools(self) -> list[dict]:
-        """The current tools/list, computed once per program."""
+        """The current tools/list, computed once per program (a reload is a new program).
+
+        The answer is kept validated and already in its wire form, so a request for the same
+        program only copies the top-level dict (the SDK's runner does) and encodes it.
+        """
         program = self.program
         if self._tools_for is not program:
             self._tools = _tools.list_tools(program)
-            self._listing = mcp_types.ListToolsResult.model_validate({"tools": self._tools})
+            self._listing = mcp_types.ListToolsResult.model_validate({"tools": self._tools}) \
+                .model_dump(by_alias=True, mode="json", exclude_none=True)
             self._tools_for = program
         return self._tools
 

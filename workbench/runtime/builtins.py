@@ -105,19 +105,25 @@ def _help_target(program, path):
 
 
 def _search(program, request, world, serve):
-    from workbench.surfaces.search import search
     sentence = " ".join(request.args.get("words") or []).strip()
     if not sentence:
         raise Refusal("missing_argument", "help search needs words to look for",
                       hint='e.g. help search "undo a deploy"',
                       fix=["help", "search", "<words>"])
-    results = search(program, sentence)
+    doc = search_envelope(program, sentence)
+    return Envelope(doc, _search_text if doc["ok"] else None)
+
+
+def search_envelope(program, sentence: str, entries=None) -> dict:
+    """The envelope `help search SENTENCE --json` prints (before the meta every envelope gets);
+    the cost model measures it too (`entries`: a search index it reuses)."""
+    from workbench.surfaces.search import search
+    results = search(program, sentence, entries=entries)
     if not results:
-        return Envelope(_envelope.failure(
+        return _envelope.failure(
             "not_found", f"no command matches {sentence!r}", exit=_envelope.EXIT_NOT_FOUND,
-            hint=f"list every command with: {program.name} help --json --level names"))
-    return Envelope(_envelope.success({"query": sentence, "results": results}),
-                    _search_text)
+            hint=f"list every command with: {program.name} help --json --level names")
+    return _envelope.success({"query": sentence, "results": results})
 
 
 def _search_text(data) -> str:
@@ -185,6 +191,55 @@ def _script_command(program):
     return None
 
 
+def _skills(program, request, world, serve):
+    from workbench.surfaces import skills
+    options = request.options
+    if options.get("llms"):
+        text = skills.llms_txt(program)
+        return Envelope(_envelope.success({"llms.txt": text}), lambda data: text)
+    files = skills.skill_files(program)
+    folder = options.get("dir")
+    if options.get("client") is not None:
+        folder = _skills_folder(options["client"], options.get("project"), world)
+    elif options.get("project"):
+        raise Refusal("missing_option", "--project chooses the project's skills folder of a "
+                      "client, so it needs --client",
+                      fix=["skills", "--client", "claude-code", "--project"])
+    if folder is None:
+        main = files[f"{skills.skill_name(program)}/SKILL.md"]
+        return Envelope(_envelope.success({"files": files}), lambda data: main)
+    written = _write_files(folder, files)
+    return Envelope(_envelope.success({"folder": folder, "written": written}),
+                    lambda data: "".join(f"wrote {path}\n" for path in data["written"]))
+
+
+def _skills_folder(client, project, world):
+    """Where `client` reads skills: `~/.claude/skills` (or `./.claude/skills` with
+    --project) for Claude Code."""
+    import os
+    if project:
+        return os.path.join(os.getcwd(), ".claude", "skills")
+    home = (world.environ or {}).get("HOME")
+    return os.path.join(home or os.path.expanduser("~"), ".claude", "skills")
+
+
+def _write_files(folder, files) -> list:
+    import os
+    written = []
+    for relative, text in files.items():
+        path = os.path.join(folder, *relative.split("/"))
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        except OSError as error:
+            raise Refusal("unwritable", f"cannot write {path}: {error.strerror or error}",
+                          hint="choose a folder you can write to",
+                          fix=["skills", "--dir", "<folder>"]) from None
+        written.append(path)
+    return written
+
+
 def parse_address(text: str):
     """`HOST:PORT`, `[::1]:PORT`, `:PORT` or `PORT` -> (host, port); host defaults to 127.0.0.1."""
     host, port = "127.0.0.1", text
@@ -203,4 +258,4 @@ def parse_address(text: str):
 
 
 _HANDLERS = {("help",): _help, ("help", "search"): _search, ("completion",): _completion,
-             ("mcp",): _mcp, ("mcp", "config"): _mcp_config}
+             ("mcp",): _mcp, ("mcp", "config"): _mcp_config, ("skills",): _skills}

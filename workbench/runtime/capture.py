@@ -161,21 +161,86 @@ def _read(handle) -> tuple[str, int]:
 
 
 class Masked:
-    """`with Masked(redactor):` — `sys.stdout`/`sys.stderr` mask secrets as a person reads a
-    handler's output live (human mode; nothing is held back)."""
+    """`with Masked(redactor):` — a person reads a handler's output live, with secrets masked.
+
+    `sys.stdout`/`sys.stderr` mask what Python writes to them, and fds 1 and 2 become pipes
+    whose bytes are masked on their way to where the fds pointed before: `os.write`, a child
+    process and a stream saved at import pass the same gate. On exit the fds are restored and
+    the forwarding threads get a bounded wait (a daemon child may keep a pipe open)."""
+
+    WAIT = 2.0
+    """Seconds to wait for what is still in a pipe once the handler is done."""
 
     def __init__(self, redactor):
         self.redactor = redactor
         self._streams = None
+        self._restore: list[tuple[int, int]] = []
+        self._threads: list[threading.Thread] = []
 
     def __enter__(self) -> Masked:
-        self._streams = (sys.stdout, sys.stderr)
-        sys.stdout, sys.stderr = (_MaskingStream(s, self.redactor) for s in self._streams)
+        _LOCK.acquire()
+        try:
+            _flush(sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__)
+            for fd in (1, 2):
+                self._pipe(fd)
+            self._streams = (sys.stdout, sys.stderr)
+            sys.stdout, sys.stderr = (_MaskingStream(s, self.redactor) for s in self._streams)
+        except BaseException:
+            self.__exit__()
+            raise
         return self
 
+    def _pipe(self, fd: int) -> None:
+        try:
+            restore, target = os.dup(fd), os.dup(fd)
+        except OSError:   # closed from the start: nothing to mask, writes fail as before
+            return
+        read, write = os.pipe()
+        os.dup2(write, fd)
+        os.close(write)
+        self._restore.append((fd, restore))
+        thread = threading.Thread(target=_forward, args=(read, target, self.redactor),
+                                  name=f"burgee-mask-{fd}", daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
     def __exit__(self, *exc) -> None:
-        _flush(sys.stdout, sys.stderr)
-        sys.stdout, sys.stderr = self._streams
+        try:
+            if self._streams is not None:
+                _flush(sys.stdout, sys.stderr, *self._streams, sys.__stdout__, sys.__stderr__)
+                sys.stdout, sys.stderr = self._streams
+                self._streams = None
+            for fd, restore in self._restore:
+                os.dup2(restore, fd)   # the pipe's last write end here: the thread sees EOF
+                os.close(restore)
+            self._restore = []
+            for thread in self._threads:
+                thread.join(self.WAIT)
+            self._threads = []
+        finally:
+            _LOCK.release()
+
+
+def _forward(read: int, target: int, redactor) -> None:
+    """Copy a pipe to `target`, masked. A tail that may begin a secret waits for the next
+    chunk; if `target` fails (a reader hung up) the pipe is closed, so the writer fails too."""
+    held = ""
+    try:
+        while True:
+            chunk = os.read(read, 65536)
+            text = redactor.text(held + chunk.decode("utf-8", "surrogateescape"))
+            keep = redactor.pending(text) if chunk else 0
+            held = text[len(text) - keep:] if keep else ""
+            data = memoryview(text[:len(text) - keep].encode("utf-8", "surrogateescape"))
+            while data:
+                data = data[os.write(target, data):]
+            if not chunk:
+                return
+    except OSError:
+        return
+    finally:
+        os.close(read)
+        os.close(target)
 
 
 class _MaskingStream:

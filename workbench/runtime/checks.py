@@ -19,6 +19,8 @@ def ensure_checked(program) -> None:
         for example in command.examples:
             check_example(program, command, example)
     program._examples_checked = True
+    from workbench.declaration._checks import record_verdict
+    record_verdict(program)
 
 
 def check_example(program, command, example: str) -> None:

@@ -336,16 +336,27 @@ def _fileno(stream):
 
 
 def _handle(program, command, request, world, ctx, debug, captured):
-    """Run the handler and deliver its envelope (or stream); `captured` holds what it wrote."""
+    """Run the handler and deliver its envelope (or stream); `captured` holds what it wrote.
+    An idempotency claim is released on every path that did not finish it (try/finally)."""
+    held = []
+    try:
+        return _handle_held(program, command, request, world, ctx, debug, captured, held)
+    finally:
+        for claim in held:
+            claim.release()
+
+
+def _handle_held(program, command, request, world, ctx, debug, captured, held):
     as_json = request.json
     ndjson = request.flags["format"] == "ndjson"
     meta = {"provenance": request.provenance}
     claim = None
     text = command.text
     try:
-        if request.extras.get("idempotency_key"):
-            from workbench.runtime import _keys
+        if request.extras.get("idempotency_key") and not request.extras.get("dry_run"):
+            from workbench.runtime import _keys   # a dry run changes nothing: it claims nothing
             claim = _keys.claim(program, command, request, world.environ)
+            held.append(claim)
             if claim.replay is not None:
                 doc = claim.replay
                 claim = None
@@ -395,12 +406,8 @@ def _handle(program, command, request, world, ctx, debug, captured):
         doc = _envelope.action_required(action.reason, action.message,
                                         _steps(program, command, action.next, as_json))
     except Refusal as refusal:
-        if claim is not None:
-            claim.finish(None, 2)
         return _refuse(program, refusal, as_json, world)
     except (KeyboardInterrupt, PipeClosed):
-        if claim is not None:
-            claim.finish(None, 130)
         raise
     except EOFError:
         doc = _envelope.failure("input_closed", "standard input closed while waiting for an "

@@ -48,6 +48,19 @@ class Redactor:
                 text = text.replace(secret, PLACEHOLDER)
         return text
 
+    def pending(self, text: str) -> int:
+        """How many characters at the end of `text` may begin a secret (a stream holds them
+        back until the next chunk shows whether they do)."""
+        longest = 0
+        for secret in self.secrets:
+            at = text.find(secret[0], max(0, len(text) - len(secret) + 1))
+            while at != -1 and len(text) - at > longest:
+                if secret.startswith(text[at:]):
+                    longest = len(text) - at
+                    break
+                at = text.find(secret[0], at + 1)
+        return longest
+
     def value(self, value):
         """A copy of a JSON-like value with every secret masked in its strings (keys too)."""
         if not self.secrets:
@@ -83,6 +96,12 @@ def _spellings(program) -> tuple[dict, frozenset]:
                         sensitive.setdefault(spelling, option)
         cached = program._redact_spellings = (sensitive, frozenset(known))
     return cached
+
+
+def _sensitive_keys(program) -> dict:
+    """Every sensitive option's key anywhere in the program -> that Option."""
+    return {option.key: option for option in {id(o): o for o in
+                                              sensitive_spellings(program).values()}.values()}
 
 
 def sensitive_spellings(program) -> dict:
@@ -129,8 +148,9 @@ def secrets_in_argv(program, argv, environ=None) -> list[str]:
 
 
 def secrets_in_arguments(program, command, arguments) -> list[str]:
-    """Values MCP arguments give to sensitive properties, including misspelt keys; with no
-    command (an unknown tool name), the sensitive properties of every command count."""
+    """Values MCP arguments give to sensitive properties, including misspelt keys, keys nested
+    in an object and a sensitive key of another command; with no command (an unknown tool
+    name), the sensitive properties of every command count."""
     if not isinstance(arguments, dict):
         return []
     commands = [command] if command is not None else \
@@ -143,15 +163,45 @@ def secrets_in_arguments(program, command, arguments) -> list[str]:
             if option.sensitive:
                 sensitive.add(key)
         keys.update(argument.key for argument in each.arguments)
+    for key, option in _sensitive_keys(program).items():   # another tool's key, misplaced
+        if key not in keys:
+            keys.add(key)
+            sensitive.add(key)
     if not sensitive:
         return []
     from workbench._text import nearest
     found: list[str] = []
-    for key, value in arguments.items():
-        name = key if key in keys else next(iter(nearest(str(key), sorted(keys), n=1)), None)
-        if name in sensitive and value is not None:
-            found.extend(str(v) for v in (value if isinstance(value, list) else [value]))
+    names = sorted(keys)
+
+    def walk(mapping) -> None:   # junk nests: {"junk": {"tokn": V}} is masked too
+        for key, value in mapping.items():
+            name = key if key in keys else next(iter(nearest(str(key), names, n=1)), None)
+            if name in sensitive:
+                found.extend(_leaves(value))
+            else:
+                for inner in _objects(value):
+                    walk(inner)
+
+    walk(arguments)
     return found
+
+
+def _leaves(value) -> list[str]:
+    """Every scalar in a JSON-like value, as text (a secret may hide in a list or object)."""
+    if isinstance(value, dict):
+        return [leaf for item in value.values() for leaf in _leaves(item)]
+    if isinstance(value, (list, tuple)):
+        return [leaf for item in value for leaf in _leaves(item)]
+    return [] if value is None else [str(value)]
+
+
+def _objects(value) -> list[dict]:
+    """The objects directly in a value: itself, or the items of a list."""
+    if isinstance(value, dict):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [item for item in value if isinstance(item, dict)]
+    return []
 
 
 def mask_argv(program, tokens) -> list[str]:

@@ -42,6 +42,14 @@ def listed_commands(program) -> list:
     return out
 
 
+def group_shown(program, group) -> bool:
+    """A group is shown unless it, or a group above it, is hidden."""
+    for depth in range(1, len(group.path) + 1):
+        if program.find(group.path[:depth]).hidden:
+            return False
+    return True
+
+
 def may_need_action(command) -> bool:
     """Whether a command can end in action_required (exit 4): it changes state or has a plan."""
     return command.effects != "read_only" or command.plan is not None

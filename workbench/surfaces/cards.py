@@ -30,7 +30,8 @@ def help_document(program, level: str = "summary") -> dict:
     if level == "names":
         doc["commands"] = [" ".join(command.path) for command in commands]
     else:
-        groups = [_group_summary(group) for group in program.groups() if _shown(program, group)]
+        groups = [_group_summary(group) for group in program.groups()
+                  if _facts.group_shown(program, group)]
         if groups:
             doc["groups"] = groups
         if level == "summary":
@@ -46,14 +47,6 @@ def help_document(program, level: str = "summary") -> dict:
     if level != "card":
         doc["more"]["all_cards"] = f"{name} help --json --level card"
     return doc
-
-
-def _shown(program, group) -> bool:
-    """A group is shown unless it, or a group above it, is hidden."""
-    for depth in range(1, len(group.path) + 1):
-        if program.find(group.path[:depth]).hidden:
-            return False
-    return True
 
 
 def group_document(program, group, level: str = "summary") -> dict:

@@ -145,17 +145,51 @@ def program_schema(program, budget: int | None = None) -> dict:
     if budget is None:
         budget = program.budgets.get("schema", DEFAULT_BUDGET)
     commands = _facts.listed_commands(program)
-    doc: dict = {}
-    for detail in DETAILS:
-        doc = _document(program, detail, budget, [_command_entry(c, detail) for c in commands])
-        if _encoded_size(doc) <= budget:
-            return doc
-    names = doc["commands"]
-    for keep in range(len(names) - 1, -1, -1):
-        doc = _document(program, "names", budget, names[:keep], omitted=len(names) - keep)
-        if _encoded_size(doc) <= budget:
+    for detail in DETAILS[:-1]:
+        entries = _entries_within(program, detail, budget, commands)
+        if entries is not None:
+            return _document(program, detail, budget, entries)
+    names = [_command_entry(c, "names") for c in commands]
+    sizes = [_encoded_size(name) for name in names]
+    total = sum(sizes)
+    headers: dict = {}
+    if _names_size(program, budget, headers, total, len(names), 0) <= budget:
+        return _document(program, "names", budget, names)
+    keep = len(names) - 1
+    while keep > 0:
+        total -= sizes[keep]
+        if _names_size(program, budget, headers, total, keep, len(names) - keep) <= budget:
             break
-    return doc
+        keep -= 1
+    return _document(program, "names", budget, names[:keep], omitted=len(names) - keep)
+
+
+def _entries_within(program, detail: str, budget: int, commands) -> list | None:
+    """The command entries at `detail` if the document they make fits `budget`, else None.
+
+    The document's size is its size without commands plus each entry's and one comma
+    between two, so building stops at the first entry past the budget.
+    """
+    used = _encoded_size(_document(program, detail, budget, []))
+    entries: list = []
+    if used > budget:
+        return None
+    for command in commands:
+        entry = _command_entry(command, detail)
+        used += _encoded_size(entry) + (1 if entries else 0)
+        if used > budget:
+            return None
+        entries.append(entry)
+    return entries
+
+
+def _names_size(program, budget: int, headers: dict, total: int, count: int,
+                omitted: int) -> int:
+    """The encoded size of the names document listing `count` names of `total` characters."""
+    digits = len(str(omitted)) if omitted else 0
+    if digits not in headers:   # the header depends on `omitted` only through its digits
+        headers[digits] = _encoded_size(_document(program, "names", budget, [], omitted=omitted))
+    return headers[digits] + total + max(count - 1, 0)
 
 
 def _document(program, detail: str, budget: int, commands: list, omitted: int = 0) -> dict:

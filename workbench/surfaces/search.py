@@ -7,6 +7,8 @@ declaration order.
 
 from __future__ import annotations
 
+from functools import lru_cache as _lru_cache
+
 from workbench.surfaces import _facts
 
 STOPWORDS = frozenset("a an and are as at be by do for from how i in is it me my of on or the "
@@ -24,6 +26,12 @@ def _stem(word: str) -> str:
 
 def terms(text: str) -> list[str]:
     """Lowercase word stems of `text`, without stop words."""
+    return list(_terms(text))
+
+
+@_lru_cache(maxsize=16384)
+def _terms(text: str) -> tuple:
+    """`terms`, cached by text: a reload re-indexes only what changed."""
     words, current = [], []
     for char in text.lower():
         if char.isalnum():
@@ -33,7 +41,7 @@ def terms(text: str) -> list[str]:
             current = []
     if current:
         words.append("".join(current))
-    return [_stem(w) for w in words if w not in STOPWORDS]
+    return tuple(_stem(w) for w in words if w not in STOPWORDS)
 
 
 def _fields(command):
@@ -51,34 +59,40 @@ def _fields(command):
 def index(program) -> list:
     """[(command, {term: weight})] for every listed command (none hidden, none in a hidden
     group: what `help --json` lists)."""
-    out = []
-    for command in _facts.listed_commands(program):
-        weights: dict = {}
-        for field, text in _fields(command):
-            for term in terms(text):
-                weights[term] = max(weights.get(term, 0.0), _WEIGHTS[field])
-        out.append((command, weights))
-    return out
+    return [(command, _weights(tuple(_fields(command))))
+            for command in _facts.listed_commands(program)]
 
 
-def search(program, sentence: str, limit: int = 5) -> list[dict]:
-    """Best matching commands for `sentence`, best first, with their scores."""
+@_lru_cache(maxsize=4096)
+def _weights(fields: tuple) -> dict:
+    """{term: weight} of one command's fields, cached by their text (never mutated)."""
+    weights: dict = {}
+    for field, text in fields:
+        for term in _terms(text):
+            weights[term] = max(weights.get(term, 0.0), _WEIGHTS[field])
+    return weights
+
+
+def search(program, sentence: str, limit: int = 5, entries=None) -> list[dict]:
+    """Best matching commands for `sentence`, best first, with their scores; `entries`: the
+    program's `index`, when a caller searches it several times."""
     import math
-    entries = index(program)
+    entries = index(program) if entries is None else entries
     query = list(dict.fromkeys(terms(sentence)))
     total = len(entries) or 1
+    frequencies = {term: sum(1 for _, other in entries if term in other) or 1
+                   for term in query}
     scored = []
     for position, (command, weights) in enumerate(entries):
         score = 0.0
         for term in query:
             weight = weights.get(term)
             if weight is None:
-                weight = max((w * 0.5 for t, w in weights.items()
-                              if len(term) >= 3 and (t.startswith(term) or term.startswith(t))),
-                             default=0.0)
+                weight = 0.0 if len(term) < 3 else max(
+                    (w * 0.5 for t, w in weights.items()
+                     if t.startswith(term) or term.startswith(t)), default=0.0)
             if weight:
-                frequency = sum(1 for _, other in entries if term in other) or 1
-                score += weight * (1.0 + math.log(total / frequency))
+                score += weight * (1.0 + math.log(total / frequencies[term]))
         if score > 0:
             scored.append((-round(score, 3), position, command))
     scored.sort(key=lambda entry: (entry[0], entry[1]))

@@ -65,7 +65,8 @@ class DashboardApp(App):
         Binding("c", "copy_config", "Copy config"),
         Binding("ctrl+r", "reload", "Reload", show=False),
         Binding("escape", "escape", "Back", show=False),
-    ] + [Binding(str(number), f"tab({number})", show=False) for number in range(1, 10)]
+    ] + [Binding(str(number), f"tab({number})", show=False) for number in range(1, 10)] \
+      + [Binding("0", "tab(10)", show=False)]
 
     def __init__(self, bench, *, port: int | None = None, serve: bool = True,
                  watch: bool = True, auto_diffs: bool = True, stable: bool = False):

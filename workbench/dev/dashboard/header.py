@@ -1,4 +1,4 @@
-"""The header: program, file, MCP URL (c copies a client config) and the reload status."""
+"""The header: program, file, what a typical agent session costs, MCP URL (c copies a client config) and the reload status."""
 
 from __future__ import annotations
 
@@ -10,6 +10,14 @@ from textual.widgets import Static
 from workbench._text import plural
 
 MASKED_URL = "http://127.0.0.1:<port>/mcp"
+
+
+def session_cost(state) -> dict | None:
+    """The cheapest complete path of a typical session (dev/cost.py), None when unmeasured."""
+    if getattr(state, "cost", None) is None:
+        return None
+    from workbench.dev.cost import cheapest_path
+    return cheapest_path(state)
 
 
 def shown_file(path: str, stable: bool) -> str:
@@ -44,8 +52,12 @@ class HeaderBar(Static):
         line1.append("  " + shown_file(state.file, stable), style="")
         if program is not None:
             tokens = state.tokens
-            line1.append(f"  {plural(len(state.commands()), 'command')}, "
-                         f"{tokens.read_by_agents} tokens read by agents "
+            line1.append(f"  {plural(len(state.commands()), 'command')}, ", style="dim")
+            cheapest = session_cost(state)
+            if cheapest is not None:
+                line1.append(f"a session {cheapest['tokens']} tokens via {cheapest['title']}, ",
+                             style="dim")
+            line1.append(f"{tokens.read_by_agents} tokens read by agents "
                          f"(+{tokens.not_read_by_agents} in completions/configs)", style="dim")
         line2 = Text("MCP ", style="bold")
         if url:

@@ -11,7 +11,8 @@ from textual.widgets import Static
 KEYS = (
     ("/", "filter the command tree (enter or esc goes back to the tree)"),
     ("up / down, enter", "move in the tree; the panes follow the selection"),
-    ("1 \u2026 9", "Help, Card, Schema, MCP, Tokens, Environments, Diff, Traffic, Problems"),
+    ("1 \u2026 9, 0", "Help, Card, Schema, MCP, Tokens, Environments, Diff, Traffic, Problems, "
+                     "Cost"),
     ("tab / shift+tab", "move focus between the tree, the tabs and inputs"),
     ("e", "run the Environments input in every environment"),
     ("d", "run every example CLI --json vs MCP (Diff; read-only commands only)"),

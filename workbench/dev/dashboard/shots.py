@@ -20,7 +20,8 @@ class Shot:
     name: str                  # file stem: screenshots/<name>.svg
     tab: str
     command: str | None = None
-    setup: str | None = None   # "environments:<argv>", "diffs", "broken", "keys", "traffic"
+    setup: str | None = None   # "environments:<argv>", "diffs", "broken", "edited", "keys",
+    #                            "traffic"
     caption: str = ""
     source: str | None = None  # a program's text shown instead of FILE (see COUNTS)
 
@@ -69,6 +70,7 @@ VIEWS = (
          "a Traffic row), sensitive values masked"),
     Shot("schema-violation", "problems", None, "diffs", "a handler's data that breaks its "
          "output schema: which field, what was expected", source=COUNTS),
+    Shot("cost", "cost", None, "edited", "session cost per path, deltas after an edit"),
 )
 
 
@@ -82,7 +84,7 @@ async def capture(file: str, shot: Shot, *, program_name: str | None = None,
     # header) would change with a random folder name.
     folder = None
     copy = os.path.abspath(file)
-    if shot.setup == "broken" or shot.source is not None:
+    if shot.setup in ("broken", "edited") or shot.source is not None:
         folder = os.path.join(tempfile.gettempdir(), "burgee-dashboard-shot")
         os.makedirs(folder, exist_ok=True)
         if shot.source is not None:
@@ -137,6 +139,15 @@ async def _setup(app, pilot, shot: Shot, copy: str) -> None:
     elif setup == "broken":
         with open(copy, "a", encoding="utf-8") as handle:
             handle.write("\n\ndef broken(:\n    pass\n")
+        await app.bench.areload()
+        await pilot.pause()
+    elif setup == "edited":   # a longer description: the Cost pane shows what it costs
+        with open(copy, encoding="utf-8") as handle:
+            source = handle.read()
+        with open(copy, "w", encoding="utf-8") as handle:
+            handle.write(source.replace('description="Deploy a build"',
+                                        'description="Deploy a build to a target, after a plan '
+                                        'and a confirmation, and report what shipped"', 1))
         await app.bench.areload()
         await pilot.pause()
     elif setup == "keys":

@@ -1,6 +1,7 @@
 """One module per tab of the dashboard; each pane draws a View and nothing else."""
 
 from workbench.dev.dashboard.panes.card import CardPane
+from workbench.dev.dashboard.panes.cost import CostPane
 from workbench.dev.dashboard.panes.diff import DiffPane
 from workbench.dev.dashboard.panes.environments import EnvironmentsPane
 from workbench.dev.dashboard.panes.help import HelpPane
@@ -20,5 +21,6 @@ PANES = (
     ("diff", "Diff", DiffPane),
     ("traffic", "Traffic", TrafficPane),
     ("problems", "Problems", ProblemsPane),
+    ("cost", "Cost", CostPane),
 )
-"""(id, tab title, class), in tab order; keys 1-9 follow it."""
+"""(id, tab title, class), in tab order; keys 1-9 and 0 (the tenth) follow it."""

@@ -1,0 +1,242 @@
+"""Big programs: the same generated CLI at N = 10, 100, 1,000 and 5,000 commands, burgee vs Click.
+
+Each program has groups of 20 commands, 4 options each (string, integer, boolean, choice)
+and one example. Every case is a fresh interpreter (`python RUNNER ARGS`) timed from spawn
+to exit, interleaved round-robin across N and framework so machine noise falls on all
+alike; the programs are imported modules with bytecode compiled (as an installed program
+is), and burgee's check verdict is recorded by one warm-up call first (as a released
+program's first start does). tools/list is timed in-process: the first answer for a program
+generation (build, validate, wire form) and a repeat (cached, encoded as the transport does).
+
+    .venv/bin/python benchmarks/scale.py                  # print the tables
+    .venv/bin/python benchmarks/scale.py --runs 7 --write # and update docs/performance.md
+
+The machine is shared: the default (5 timed runs per case) takes about a minute on 2 cores.
+No test depends on these timings; they are measurements, not assertions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import py_compile
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PERFORMANCE_MD = ROOT / "docs" / "performance.md"
+SECTION = "## Big programs"
+SIZES = (10, 100, 1000, 5000)
+CASES = {   # case -> argv (None: the framework has nothing built in)
+    "--help": {"burgee": ["--help"], "click": ["--help"]},
+    "command call": {"burgee": ["g0", "c1", "--alpha", "a", "--json"],
+                     "click": ["g0", "c1", "--alpha", "a"]},
+    "usage error": {"burgee": ["g0", "c1", "--alpah", "a"], "click": ["g0", "c1", "--alpah", "a"]},
+    "help --json": {"burgee": ["help", "--json"], "click": None},
+    "--schema": {"burgee": ["--schema"], "click": None},
+}
+
+
+def _shape(n: int):
+    for g in range(max(1, n // 20)):
+        yield g, range(min(20, n))
+
+
+def burgee_source(n: int) -> str:
+    """The generated burgee program with `n` commands."""
+    out = ["from workbench import Command, Group, Option, Program, run\n\n",
+           "def handler(ctx):\n    return {'ok': True, 'options': ctx.options}\n\n",
+           "program = Program('big', '1.0.0', 'a generated program', commands=[\n"]
+    for g, commands in _shape(n):
+        out.append(f"    Group('g{g}', 'group {g}', commands=[\n")
+        for c in commands:
+            out.append(
+                f"        Command('c{c}', 'command {c} of group {g}', effects='read_only',"
+                f" run=handler, options={{\n"
+                f"            'alpha': Option(description='the alpha value'),\n"
+                f"            'beta': Option(type='integer', description='how many', default=1),\n"
+                f"            'gamma': Option(type='boolean', description='gamma or not'),\n"
+                f"            'delta': Option(type='enum', choices=['x', 'y'],"
+                f" description='which delta')}},\n"
+                f"            examples=['big g{g} c{c} --alpha a']),\n")
+        out.append("    ]),\n")
+    out.append("])\n\n\ndef main():\n    run(program)\n")
+    return "".join(out)
+
+
+def click_source(n: int) -> str:
+    """The same program in Click, written the way its documentation would."""
+    out = ["import json\n\nimport click\n\n\n@click.group()\n@click.version_option('1.0.0')\n"
+           "def cli():\n    \"\"\"a generated program\"\"\"\n\n\n"]
+    for g, commands in _shape(n):
+        out.append(f"@cli.group('g{g}')\ndef g{g}():\n    \"\"\"group {g}\"\"\"\n\n\n")
+        for c in commands:
+            out.append(
+                f"@g{g}.command('c{c}')\n"
+                f"@click.option('--alpha', help='the alpha value')\n"
+                f"@click.option('--beta', type=int, default=1, help='how many')\n"
+                f"@click.option('--gamma', is_flag=True, help='gamma or not')\n"
+                f"@click.option('--delta', type=click.Choice(['x', 'y']), help='which delta')\n"
+                f"def g{g}_c{c}(alpha, beta, gamma, delta):\n"
+                f"    \"\"\"command {c} of group {g}\n\n    Example: big g{g} c{c} --alpha a\"\"\"\n"
+                f"    click.echo(json.dumps({{'ok': True}}))\n\n\n")
+    out.append("def main():\n    cli(prog_name='big')\n")
+    return "".join(out)
+
+
+def _write(folder: Path, n: int) -> dict:
+    """Write both programs and their runners for size `n`; returns framework -> runner path."""
+    runners = {}
+    for framework, source in (("burgee", burgee_source(n)), ("click", click_source(n))):
+        module = f"big_{framework}_{n}"
+        (folder / f"{module}.py").write_text(source)
+        py_compile.compile(str(folder / f"{module}.py"), doraise=True)
+        runner = folder / f"run_{framework}_{n}.py"
+        runner.write_text(f"import {module}\n{module}.main()\n")
+        runners[framework] = runner
+    return runners
+
+
+def _spawn(runner: Path, argv: list, env: dict) -> tuple[float, int]:
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, str(runner), *argv], env=env,
+                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - started, done.returncode
+
+
+def _in_process(folder: Path, n: int, runs: int) -> dict:
+    """In one process: tools/list's first answer and a repeat (median of `runs`), and
+    `--schema`'s document for the loaded program."""
+    code = (
+        "import json, sys, time\n"
+        f"sys.path.insert(0, {str(folder)!r})\n"
+        f"import big_burgee_{n} as m\n"
+        "from workbench.mcp.server import ProgramServer\n"
+        "server = ProgramServer(m.program)\n"
+        "t = time.perf_counter(); server.tools(); first = time.perf_counter() - t\n"
+        "again = []\n"
+        f"for _ in range({runs}):\n"
+        "    t = time.perf_counter()\n"
+        "    json.dumps(dict(server._listing), separators=(',', ':'))\n"
+        "    again.append(time.perf_counter() - t)\n"
+        "from workbench.surfaces.schema import program_schema\n"
+        "t = time.perf_counter(); program_schema(m.program); schema = time.perf_counter() - t\n"
+        "print(json.dumps({'first': first, 'again': sorted(again)[len(again) // 2],"
+        " 'bytes': len(json.dumps(server._listing)), 'schema': schema}))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, env=_env(folder))
+    return json.loads(done.stdout)
+
+
+def _env(folder: Path) -> dict:
+    env = dict(os.environ, XDG_CACHE_HOME=str(folder / "cache"), PYTHONPATH=str(folder))
+    env.pop("BURGEE_CHECK", None)
+    return env
+
+
+def measure(runs: int, sizes=SIZES) -> dict:
+    """Median seconds per (case, framework, n), plus tools/list figures per n."""
+    with tempfile.TemporaryDirectory(prefix="burgee-scale-") as tmp:
+        folder = Path(tmp)
+        env = _env(folder)
+        runners = {n: _write(folder, n) for n in sizes}
+        jobs = [(case, framework, n) for case, argvs in CASES.items()
+                for framework, argv in argvs.items() if argv is not None for n in sizes]
+        for case, framework, n in jobs:   # warm-up: the verdict, the page cache
+            code = _spawn(runners[n][framework], CASES[case][framework], env)[1]
+            if code != (2 if case == "usage error" else 0):
+                raise SystemExit(f"{framework} N={n} {case!r} exited {code}")
+        times: dict = {job: [] for job in jobs}
+        for round_ in range(runs):
+            order = jobs[round_ % len(jobs):] + jobs[:round_ % len(jobs)]
+            for job in order:
+                case, framework, n = job
+                times[job].append(_spawn(runners[n][framework], CASES[case][framework], env)[0])
+        medians = {job: statistics.median(values) for job, values in times.items()}
+        tools = {n: _in_process(folder, n, runs) for n in sizes}
+    return {"medians": medians, "tools": tools}
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms"
+
+
+def render(result: dict, runs: int, sizes=SIZES) -> str:
+    medians, tools = result["medians"], result["tools"]
+    lines = [SECTION, "",
+             "The same generated program at N commands (groups of 20, 4 options each, one "
+             "example) in burgee and Click; every case a fresh interpreter, medians, "
+             "interleaved. Modules are bytecode-compiled and burgee's check verdict was "
+             "recorded by a warm-up call, as for an installed program after its first start. "
+             "Kept short: the machine is shared.", "",
+             f"- Command: `.venv/bin/python benchmarks/scale.py --runs {runs} --write`",
+             f"- Machine: {os.cpu_count()} CPUs, {platform.machine()}, "
+             f"{platform.system()} {platform.release()}, CPython {platform.python_version()}",
+             f"- Runs: {runs} timed per case after one warm-up; "
+             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}", "",
+             "| case | N | burgee | × burgee N=10 | Click | burgee ÷ Click |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for case, argvs in CASES.items():
+        for n in sizes:
+            ours = medians[(case, "burgee", n)]
+            base = medians[(case, "burgee", sizes[0])]
+            theirs = medians.get((case, "click", n))
+            lines.append(f"| `{case}` | {n:,} | {_ms(ours)} | {ours / base:.2f}× | "
+                         + (f"{_ms(theirs)} | {ours / theirs:.2f}× |" if theirs else
+                            "none built in | |"))
+    lines += ["", "In-process, the program already loaded (burgee's MCP server and "
+              "`program_schema`; Click has neither):", "",
+              "| N | tools/list first answer (build + validate + wire form) "
+              "| tools/list repeat (cached, encoded) | tools/list size | `--schema` document |",
+              "|---:|---:|---:|---:|---:|"]
+    for n in sizes:
+        row = tools[n]
+        lines.append(f"| {n:,} | {_ms(row['first'])} | {_ms(row['again'])} | "
+                     f"{row['bytes'] / 1000:,.0f} KB | {_ms(row['schema'])} |")
+    call = (medians[("command call", "burgee", sizes[-1])]
+            / medians[("command call", "burgee", sizes[0])])
+    schema = tools[sizes[-1]]["schema"]
+    schema_start = medians[("--schema", "burgee", sizes[-1])]
+    lines += ["", "Targets (issue 18):", "",
+              f"- a command call at N={sizes[-1]:,} within 1.5× of N={sizes[0]}: "
+              f"**{'met' if call <= 1.5 else 'not met'}** ({call:.2f}×).",
+              f"- `--schema` at N={sizes[-1]:,} under 100 ms: the document "
+              f"**{'met' if schema < 0.1 else 'not met'}** ({_ms(schema)} in-process); the "
+              f"whole process takes {_ms(schema_start)}, most of it building the program.",
+              ""]
+    return "\n".join(lines)
+
+
+def write_section(text: str) -> None:
+    doc = PERFORMANCE_MD.read_text()
+    if SECTION in doc:
+        start = doc.index(SECTION)
+        end = doc.find("\n## ", start + len(SECTION))
+        doc = doc[:start] + text + ("\n" + doc[end + 1:] if end != -1 else "")
+    else:
+        doc = doc.rstrip("\n") + "\n\n" + text
+    PERFORMANCE_MD.write_text(doc.rstrip("\n") + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
+    parser.add_argument("--write", action="store_true", help="update docs/performance.md")
+    args = parser.parse_args()
+    sizes = tuple(int(s) for s in args.sizes.split(","))
+    text = render(measure(args.runs, sizes), args.runs, sizes)
+    print(text)
+    if args.write:
+        write_section(text)
+
+
+if __name__ == "__main__":
+    main()

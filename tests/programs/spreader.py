@@ -1,0 +1,47 @@
+"""A program whose sensitive option spreads its value everywhere it can: the canary for the one
+redaction gate (tests/test_canary.py). The value is returned, printed (Python print, os.write
+to fds 1 and 2, a child process, a stream saved at import) and sent in a progress message."""
+
+import os
+import subprocess
+import sys
+
+from workbench import Command, Option, Program, run
+
+SAVED = sys.stdout
+CHILD = "import sys; print('child out', sys.argv[1]); print('child err', sys.argv[1], file=sys.stderr)"
+
+
+def spread(ctx):
+    token = ctx.options.token or ""
+    ctx.progress(1, 2, f"progress {token}")
+    print("printed", token)
+    print("printed to stderr", token, file=sys.stderr)
+    sys.stdout.flush()
+    os.write(1, f"fd1 {token}\n".encode())
+    os.write(2, f"fd2 {token}\n".encode())
+    subprocess.run([sys.executable, "-c", CHILD, token], check=False)
+    SAVED.write(f"saved {token}\n")
+    SAVED.flush()
+    ctx.progress(2, 2, "done")
+    # the pid differs between CLI and MCP, so `--headless` reports the envelopes' diff
+    return {"token": token, "note": f"returned {token}", "pid": os.getpid()}
+
+
+def other(ctx):
+    return {"other": True}
+
+
+TOKEN = Option(type="string", sensitive=True, env="SPREADER_TOKEN",
+               description="the secret that must never be seen")
+
+program = Program(name="spreader", version="1.0.0", description="Spreads a secret", commands=[
+    Command(name="spread", description="Spread the token everywhere", effects="non_idempotent",
+            options={"token": TOKEN}, examples=["spreader spread"], run=spread),
+    Command(name="other", description="A command without the token", effects="read_only",
+            options={"name": Option(type="string", default="x", description="a name")},
+            examples=["spreader other"], run=other),
+])
+
+if __name__ == "__main__":
+    run(program)

@@ -1,0 +1,193 @@
+"""Big programs (issue 18): checks run once per source, lookups by dict, --schema linear.
+
+Behaviour only, never timing: the verdict cache is written after every check passed, trusted
+for the same bytes, and ignored once the source changes or the Program is not built at a
+module's top level; child lookups agree with a scan in declared order; the budgeted schema
+is the same document the one-name-at-a-time loop made.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import SAMPLES, clean_env, run_program
+
+from workbench import Command, Group, Option, Program
+from workbench.declaration.model import child_named
+from workbench.loader import load_program
+from workbench.surfaces import _facts
+from workbench.surfaces.schema import _command_entry, _document, _encoded_size, program_schema
+
+GOOD = '''from workbench import Command, Option, Program, run
+
+def hello(ctx):
+    return {{"hello": ctx.options["name"]}}
+
+program = Program("hi", "1.0.0", "greets", commands=[
+    Command("hello", "say hello", effects="read_only", run=hello,
+            options={{"name": Option(description="who")}},
+            examples=[{example!r}]),
+])
+
+if __name__ == "__main__":
+    run(program)
+'''
+
+COUNTED = ("import sys; from workbench.declaration import _checks; ran = []; "
+           "real = _checks.check_program; "
+           "_checks.check_program = lambda program: ran.append(1) or real(program); ")
+PROBE = COUNTED + "sys.path.insert(0, sys.argv[1]); import prog; print('checked' if ran else 'trusted')"
+
+
+def _verdicts(cache) -> list:
+    folder = cache / "burgee" / "checked"
+    return sorted(os.listdir(folder)) if folder.is_dir() else []
+
+
+def _trusted(folder, env) -> str:
+    """Whether `prog` in `folder`, imported fresh, ran its definition checks or trusted the
+    verdict ('checked' / 'trusted')."""
+    done = subprocess.run([sys.executable, "-c", PROBE, str(folder)], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+@pytest.fixture
+def program_file(tmp_path):
+    folder = tmp_path / "app"
+    folder.mkdir()
+    path = folder / "prog.py"
+    path.write_text(GOOD.format(example="hi hello --name ada"))
+    return path
+
+
+def test_verdict_is_written_after_every_check_passed_and_then_trusted(program_file, tmp_path):
+    env = clean_env(XDG_CACHE_HOME=tmp_path / "cache")
+    assert _trusted(program_file.parent, env) == "checked"     # imported only: no call yet
+    assert _verdicts(tmp_path / "cache") == []
+    first = run_program(program_file, "hello", "--name", "x", "--json", env=env)
+    assert first.exit == 0 and first.json["data"]["hello"] == "x"
+    assert len(_verdicts(tmp_path / "cache")) == 1           # examples passed too
+    assert _trusted(program_file.parent, env) == "trusted"
+    again = run_program(program_file, "hello", "--name", "y", "--json", env=env)
+    assert again.exit == 0 and again.json["data"]["hello"] == "y"
+    assert len(_verdicts(tmp_path / "cache")) == 1
+
+
+def test_a_changed_source_is_checked_again_and_its_error_reported(program_file, tmp_path):
+    env = clean_env(XDG_CACHE_HOME=tmp_path / "cache")
+    assert run_program(program_file, "hello", "--json", env=env).exit == 0
+    assert len(_verdicts(tmp_path / "cache")) == 1
+    program_file.write_text(GOOD.format(example="hi hello --nme ada"))   # a broken example
+    broken = run_program(program_file, "hello", "--json", env=env)
+    assert broken.exit != 0
+    assert "example 'hi hello --nme ada'" in broken.stdout + broken.stderr
+    assert len(_verdicts(tmp_path / "cache")) == 1           # a failure is never cached
+    program_file.write_text(GOOD.format(example="hi hello --name ada").replace(
+        'effects="read_only"', 'effects="readonly"'))            # a definition error
+    broken = run_program(program_file, "hello", "--json", env=env)
+    assert broken.exit != 0 and "effects" in broken.stdout + broken.stderr
+    assert len(_verdicts(tmp_path / "cache")) == 1
+
+
+def test_burgee_check_always_and_functions_never_use_the_cache(program_file, tmp_path):
+    env = clean_env(XDG_CACHE_HOME=tmp_path / "cache")
+    assert run_program(program_file, "hello", "--json", env=env).exit == 0
+    assert _trusted(program_file.parent, env) == "trusted"
+    assert _trusted(program_file.parent, dict(env, BURGEE_CHECK="always")) == "checked"
+    built_in_a_function = program_file.read_text().replace(
+        "program = Program(", "def make():\n    return Program(").replace(
+        'if __name__', 'program = make()\n\nif __name__')
+    program_file.write_text(built_in_a_function)
+    for _ in range(2):
+        assert run_program(program_file, "hello", "--json", env=env).exit == 0
+        assert _trusted(program_file.parent, env) == "checked"
+
+
+def test_the_dev_loader_always_checks(program_file, tmp_path):
+    """`burgee dev` runs the source it was given, not the file's bytes: never trusted."""
+    env = clean_env(XDG_CACHE_HOME=tmp_path / "cache")
+    assert run_program(program_file, "hello", "--json", env=env).exit == 0
+    code = COUNTED + ("from workbench.dev.loader import exec_file; exec_file(sys.argv[1]); "
+                      "print('checked' if ran else 'trusted')")
+    done = subprocess.run([sys.executable, "-c", code, str(program_file)], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "checked"
+
+
+def test_child_lookup_agrees_with_a_scan_in_declared_order():
+    def handler(ctx):
+        return {}
+    first = Command("first", effects="read_only", run=handler, aliases=("shared",))
+    second = Command("shared", effects="read_only", run=handler)   # unchecked: a clash
+    group = Group("g", commands=[first, second, Command("third", effects="read_only",
+                                                        run=handler, aliases=("t",))])
+    program = Program("p", commands=[group], check=False)
+
+    def scan(node, name):
+        return next((c for c in node.commands if c.name == name or name in c.aliases), None)
+    for name in ("first", "shared", "third", "t", "nope", "g"):
+        assert child_named(group, name) is scan(group, name)
+        assert child_named(program, name) is scan(program, name)
+    late = Command("late", effects="read_only", run=handler)
+    group.commands.append(late)
+    assert child_named(group, "late") is late
+    assert program.find(["g", "t"]).name == "third"
+
+
+def _one_name_at_a_time(program, budget):
+    """The names step as it was before issue 18: the oracle the new one must match."""
+    names = [" ".join(c.path) for c in _facts.listed_commands(program)]
+    doc = _document(program, "names", budget, names)
+    if _encoded_size(doc) <= budget:
+        return doc
+    for keep in range(len(names) - 1, -1, -1):
+        doc = _document(program, "names", budget, names[:keep], omitted=len(names) - keep)
+        if _encoded_size(doc) <= budget:
+            break
+    return doc
+
+
+def _big(commands):
+    def handler(ctx):
+        return {}
+    groups = []
+    for g in range(commands // 20):
+        groups.append(Group(f"g{g}", f"group {g}", commands=[
+            Command(f"c{c}", f"command {c} of group {g}", effects="read_only", run=handler,
+                    options={"alpha": Option(description="alpha value"),
+                             "beta": Option(type="integer", default=1)},
+                    examples=[f"big g{g} c{c} --alpha a"]) for c in range(20)]))
+    return Program("big", "1.0.0", "generated", commands=groups)
+
+
+@pytest.mark.parametrize("budget", [0, 150, 700, 999, 1000, 1001, 1234, 2500, 4000])
+def test_schema_names_trimming_matches_the_one_name_at_a_time_loop(budget):
+    program = _big(200)
+    doc = program_schema(program, budget)
+    if doc["detail"] == "names":
+        assert json.dumps(doc) == json.dumps(_one_name_at_a_time(program, budget))
+        assert _encoded_size(doc) <= budget or doc["commands"] == []
+        if doc.get("omitted"):   # one more name would not have fitted
+            names = [" ".join(c.path) for c in _facts.listed_commands(program)]
+            keep = len(doc["commands"])
+            fuller = _document(program, "names", budget, names[:keep + 1],
+                               omitted=len(names) - keep - 1)
+            assert _encoded_size(fuller) > budget or keep + 1 == len(names)
+
+
+@pytest.mark.parametrize("sample", ["notes", "warehouse", "deploy"])
+def test_each_level_is_the_first_that_fits(sample):
+    program = load_program(str(SAMPLES / f"{sample}.py"))
+    for budget in (300, 800, 1500, 3000, 6000, 8000, 20000, 10 ** 6):
+        doc = program_schema(program, budget)
+        assert _encoded_size(doc) <= budget or doc["detail"] == "names"
+        richer = ("full", "no_descriptions", "property_names", "names")
+        for detail in richer[:richer.index(doc["detail"])]:
+            whole = _document(program, detail, budget, [
+                _command_entry(c, detail) for c in _facts.listed_commands(program)])
+            assert _encoded_size(whole) > budget
