@@ -14,7 +14,8 @@ from _dashboard_helpers import ROOT, SAMPLES, copy_sample
 
 from workbench.dev.dashboard.shots import VIEWS, capture
 
-STABLE_VIEWS = ("overview", "card", "tokens", "problems", "error", "keys")
+STABLE_VIEWS = ("overview", "card", "tokens", "problems", "error", "keys", "traffic",
+                "schema-violation")
 PORT = re.compile(r"127\.0\.0\.1:\d")
 
 
@@ -24,11 +25,13 @@ async def test_a_main_view_renders_the_same_svg_twice(name):
     first = await capture(str(SAMPLES / "deploy.py"), shot)
     second = await capture(str(SAMPLES / "deploy.py"), shot)
     assert first == second
-    assert first.startswith('<svg xml:space="preserve" ') and "deploy.py" in first
+    assert first.startswith('<svg xml:space="preserve" ')
+    assert ("counts.py" if shot.source else "deploy.py") in first
     assert not PORT.search(first) and "burgee-dashboard-shot" not in first
     words = {"overview": "Usage:", "card": "--help&#160;--json", "tokens": "budget",
              "problems": "problems&#160;in", "error": "still&#160;being&#160;served",
-             "keys": "burgee&#160;dev&#160;keys"}
+             "keys": "burgee&#160;dev&#160;keys", "traffic": "request&#160;and&#160;response",
+             "schema-violation": "invalid_output"}
     assert words[name] in first, name
 
 

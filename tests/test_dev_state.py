@@ -82,7 +82,8 @@ def test_a_reload_reports_token_deltas_and_what_changed(tmp_path):
     second = bench.reload()
     assert second.ok, second.load_error
     assert second.changes.added == ("bye",) and second.changes.changed == ("hello",)
-    assert second.changes.tokens_delta == second.tokens.total - first.tokens.total > 0
+    read = second.tokens.read_by_agents - first.tokens.read_by_agents   # what the header shows
+    assert second.changes.tokens_delta == read > 0
     assert second.tokens.get("cards/hello.json").delta > 0
     assert second.tokens.get("cards/bye.json").delta is None
     assert second.changes.summary().startswith("+1 command, 1 changed, +")

@@ -90,8 +90,13 @@ def _progress_reader(on_progress):
 def redact(program, command, arguments):
     """A copy of tool arguments with every sensitive value masked (the one policy,
     `workbench.runtime.redact`), also under a misspelt key or tool name."""
+    return _redactor(program, command, arguments).value(arguments)
+
+
+def _redactor(program, command, arguments):
+    """The one policy's Redactor for the sensitive values of one call's arguments."""
     from workbench.runtime.redact import Redactor, secrets_in_arguments
-    return Redactor(secrets_in_arguments(program, command, arguments)).value(arguments)
+    return Redactor(secrets_in_arguments(program, command, arguments))
 
 
 class DevServer:
@@ -159,13 +164,11 @@ class DevServer:
         program = self.program
         tool = record.get("tool")
         command = program.tool(tool) if (program is not None and tool) else None
-        from workbench.runtime.redact import Redactor, secrets_in_arguments
         arguments = record.get("arguments")
-        hide = Redactor(secrets_in_arguments(program, command, arguments)) if command \
-            else None
+        hide = _redactor(program, command, arguments)
         result = record.get("result")
         if isinstance(result, str):
-            result = hide.text(result) if hide else result
+            result = hide.text(result)
             if len(result) > RESULT_PREVIEW:
                 result = result[:RESULT_PREVIEW] + "\u2026"
         session = record.get("session")
@@ -174,7 +177,7 @@ class DevServer:
             self._clients[session] = client     # requests before the session knows its name
         entry = TrafficEntry(at=record.get("at", time.time()), client=client,
                              session=session, method=record.get("method", "?"),
-                             tool=tool, arguments=redact(program, command, arguments),
+                             tool=tool, arguments=hide.value(arguments),
                              result=result, is_error=bool(record.get("is_error")),
                              seconds=record.get("seconds", 0.0), error=record.get("error"))
         self.bench.record_traffic(entry)

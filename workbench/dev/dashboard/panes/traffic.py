@@ -125,6 +125,8 @@ class TrafficPane(Pane):
 
     def _fill(self, stable: bool) -> None:
         table = self.query_one("#traffic-table", DataTable)
+        following = table.row_count == 0 or table.cursor_row >= table.row_count - 1
+        kept = table.cursor_row
         table.clear(columns=not table.columns)
         if not table.columns:
             for column in COLUMNS:
@@ -142,8 +144,9 @@ class TrafficPane(Pane):
                           justify="right")]
             table.add_row(*cells, key=str(index))
         table.display = bool(self.entries)
-        if self.entries:
-            table.move_cursor(row=len(self.entries) - 1)
+        if self.entries:   # follow new rows unless the cursor was moved up to read one
+            table.move_cursor(row=len(self.entries) - 1 if following
+                              else min(kept, len(self.entries) - 1))
 
     def action_open(self) -> None:
         self.open_row()
