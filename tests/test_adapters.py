@@ -262,7 +262,7 @@ def test_the_loader_finds_objects_by_name_and_refuses_several(tmp_path):
     with pytest.raises(LoadError, match="several command-line objects.*one, two"):
         load_program(str(app))
     program = load_program(str(app), "two")
-    assert call(program, ["two", "--json"]).envelope["data"] == "2"   # text; only {..} [..] parse
+    assert call(program, ["--json"]).envelope["data"] == "2"   # text; only {..} [..] parse
     nothing = tmp_path / "none.py"
     nothing.write_text("import argparse\nX = 1\n")
     with pytest.raises(LoadError, match="declares no Program"):
@@ -359,7 +359,7 @@ def test_single_commands_without_groups_are_one_command_programs():
 
     program = adapt(app, name="greeter")
     assert [c.path for c in program.walk()] == [("greeter",)]
-    outcome = call(program, ["greeter", "bob", "--times", "2", "--loud", "--json"])
+    outcome = call(program, ["bob", "--times", "2", "--loud", "--json"])
     assert outcome.envelope["data"] == "HI bob\nHI bob"
 
     @click.command()
@@ -367,7 +367,7 @@ def test_single_commands_without_groups_are_one_command_programs():
     def count(n):
         click.echo(json.dumps({"n": n}))
 
-    assert call(adapt(count), ["count", "--n", "3", "--json"]).envelope["data"] == {"n": 3}
+    assert call(adapt(count), ["--n", "3", "--json"]).envelope["data"] == {"n": 3}
 
     parser = argparse.ArgumentParser(description="Sum numbers.")
     parser.add_argument("nums", type=int, nargs="+")
@@ -378,7 +378,7 @@ def test_single_commands_without_groups_are_one_command_programs():
     program = adapt(parser, main=main, source="/somewhere/sum_up.py")
     assert program.name == "sum-up" and [c.path for c in program.walk()] == [("sum-up",)]
     assert program.find(["sum-up"]).arguments[0].variadic
-    assert call(program, ["sum-up", "1", "2", "-3", "--json"]).envelope["data"] == "0"
+    assert call(program, ["1", "2", "-3", "--json"]).envelope["data"] == "0"
 
 
 def test_problems_for_adapted_commands_point_at_adapt_not_at_command():
@@ -389,3 +389,40 @@ def test_problems_for_adapted_commands_point_at_adapt_not_at_command():
     assert "adapt(cli, examples=" in fixes["examples_missing"]
     assert "adapt(cli, effects=" in fixes["effects_undeclared"]
     assert "Command(" not in " ".join(p.fix for p in problems)
+
+
+BLACK_LIKE = '''import click
+
+
+@click.command()
+@click.option("--check", is_flag=True, help="Don't write the files back.")
+@click.option("-l", "--line-length", type=int, default=88, help="Characters per line.")
+@click.argument("src", nargs=-1, required=True)
+def main(check, line_length, src):
+    """The uncompromising code formatter."""
+    for name in src:
+        click.echo(f"would reformat {name}" if check else f"reformatted {name} at {line_length}")
+    if check:
+        click.echo("Oh no! 1 file would be reformatted.", err=True)
+        raise SystemExit(1)
+'''
+
+
+def test_a_single_command_program_is_typed_without_a_command_name(tmp_path):
+    app = tmp_path / "black_app.py"
+    app.write_text(BLACK_LIKE)
+    program = load_program(str(app))
+    assert program.name == "black-app" and program.single   # the file, not the function `main`
+    assert [c.tool_name for c in program.walk()] == ["black_app"]
+    done = burgee("run", app, "x.py", "--json", tmp_path=tmp_path)
+    assert json.loads(done.stdout)["data"] == "reformatted x.py at 88"
+    help_text = burgee("run", app, "--help", tmp_path=tmp_path).stdout
+    assert "Usage: black-app [options] <src>..." in help_text and "black-app main" not in help_text
+    refused = json.loads(burgee("run", app, "-l", "wide", "x.py", "--json",
+                                tmp_path=tmp_path).stdout)
+    fix = refused["error"]["fix"]
+    assert fix == "black-app -l <line-length> x.py --json"
+    words = fix.replace("<line-length>", "100").split()
+    assert words[0] == program.name   # runnable as printed, after the program's name
+    done = burgee("run", app, *words[1:], tmp_path=tmp_path)
+    assert done.returncode == 0 and json.loads(done.stdout)["data"] == "reformatted x.py at 100"

@@ -204,8 +204,9 @@ def program(spec: Spec, effects: dict | None, *, name=None, version=None, descri
             raise DefinitionError(
                 f"adapt(effects=...): {path!r} maps to {value!r}; use one of: "
                 f"{', '.join(EFFECTS)}")
-    if spec.single and name and spec.children:
-        spec.children[0].name = name
+    program_name = name or command_name(spec.name)
+    if spec.single and spec.children:
+        spec.children[0].name = program_name
     used: set = set()
     children = _nodes(spec, spec.children, (), effects, used, top=True, examples=examples)
     paths = set(_paths(children))
@@ -220,12 +221,11 @@ def program(spec: Spec, effects: dict | None, *, name=None, version=None, descri
             f"adapt(effects=...): no command {', '.join(map(repr, unknown))}; the commands are: "
             f"{', '.join(repr(p) for p in sorted(_paths(children)))} (paths without the "
             f"program name, space-joined)")
-    program_name = name or command_name(spec.name)
     if not children:
         raise DefinitionError(f"{spec.library} program {program_name!r} has no commands to adapt")
     return Program(name=program_name, version=version or spec.version or "0.0.0",
                    description=description if description is not None else spec.description,
-                   commands=children)
+                   commands=children, single=spec.single)
 
 
 def _paths(nodes, prefix=()):

@@ -72,7 +72,8 @@ def describe(obj, fallback=None) -> Spec:
 
 
 def walk(root, flavour, fallback=None, *, name=None, description=None) -> Spec:
-    name = name or root.name or fallback or flavour.library
+    name = name or (fallback if _named_after_function(root) else None) or root.name or \
+        fallback or flavour.library
     description = description if description is not None else \
         first_paragraph(getattr(root, "help", None) or getattr(root, "short_help", None))
     prefix = (getattr(root, "context_settings", None) or {}).get("auto_envvar_prefix")
@@ -84,6 +85,14 @@ def walk(root, flavour, fallback=None, *, name=None, description=None) -> Spec:
     spec = Spec(flavour.library, name, children, description=description)
     spec.single = not flavour.is_group(root)
     return spec
+
+
+def _named_after_function(node) -> bool:
+    """Whether Click named the command after its function (`cli`, `main`) rather than the
+    author: then the file or entry point names the program."""
+    callback = getattr(node, "callback", None)
+    derived = getattr(callback, "__name__", "").lower().replace("_", "-")
+    return bool(node.name) and node.name in (derived, derived.replace("-", ""))
 
 
 def _children(group, flavour, chain, prefixes):
