@@ -426,3 +426,75 @@ def test_a_single_command_program_is_typed_without_a_command_name(tmp_path):
     assert words[0] == program.name   # runnable as printed, after the program's name
     done = burgee("run", app, *words[1:], tmp_path=tmp_path)
     assert done.returncode == 0 and json.loads(done.stdout)["data"] == "reformatted x.py at 100"
+
+
+def original(app, *args, tmp_path):
+    """The original program run as itself."""
+    return subprocess.run([sys.executable, str(app), *map(str, args)], env=env(tmp_path),
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_human_mode_shows_what_a_failing_original_printed_byte_for_byte(tmp_path):
+    app = tmp_path / "black_app.py"
+    app.write_text(BLACK_LIKE + "\n\nif __name__ == '__main__':\n    main()\n")
+    args = ["--check", "x.py", "y.py"]
+    own, ours = original(app, *args, tmp_path=tmp_path), burgee("run", app, *args,
+                                                                 tmp_path=tmp_path)
+    assert own.returncode == ours.returncode == 1
+    assert (ours.stdout, ours.stderr) == (own.stdout, own.stderr)
+    assert own.stdout == "would reformat x.py\nwould reformat y.py\n"
+    body = json.loads(burgee("run", app, *args, "--json", tmp_path=tmp_path).stdout)
+    assert body["error"]["exit"] == 1
+    assert body["error"]["message"] == "Oh no! 1 file would be reformatted."
+    assert body["error"]["output"] == own.stdout.rstrip("\n")
+
+
+UNRULY = '''import argparse
+import subprocess
+import sys
+
+parser = argparse.ArgumentParser(prog="unruly")
+parser.add_argument("what", choices=["close", "true", "minus", "colour", "child"])
+
+
+def main(argv=None):
+    what = parser.parse_args(argv).what
+    if what == "close":
+        with sys.stdout as out:   # json.tool writes so when the output is stdout
+            out.write('{"closed": true}\\n')
+    elif what == "true":
+        sys.exit(True)
+    elif what == "minus":
+        sys.exit(-1)
+    elif what == "colour":
+        print("\\x1b[1;32mgreen\\x1b[0m done\\r")
+    else:
+        sys.stdout.flush()
+        subprocess.run([sys.executable, "-c", "print('from a child')"], check=True)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+@pytest.mark.parametrize("what, status", [("close", 0), ("true", 1), ("minus", 255),
+                                          ("colour", 0), ("child", 0)])
+def test_an_unruly_original_behaves_as_itself(what, status, tmp_path):
+    app = tmp_path / "unruly.py"
+    app.write_text(UNRULY)
+    own, ours = original(app, what, tmp_path=tmp_path), burgee("run", app, what,
+                                                               tmp_path=tmp_path)
+    assert own.returncode == ours.returncode == status
+    assert (ours.stdout, ours.stderr) == (own.stdout, own.stderr)
+    done = burgee("run", app, what, "--json", tmp_path=tmp_path)
+    assert done.returncode == status
+    body = json.loads(done.stdout)   # one envelope, nothing before it
+    if status:
+        assert body["error"]["exit"] == status and body["ok"] is False
+    elif what == "close":
+        assert body["data"] == {"closed": True}
+    elif what == "colour":
+        assert body["data"] == "green done"
+    else:
+        assert body["meta"]["output"]["stdout"] == "from a child\n"

@@ -222,8 +222,8 @@ class _Runner:
                 return 2
             return result if isinstance(result, int) and not isinstance(result, bool) else 0
 
-        code, out, err = _capture.captured(call, world)
-        if code == 2 and ": error: " in err:
+        code, out, err = _capture.captured(call, world, request)
+        if err is not None and code == 2 and ": error: " in err:
             raise _usage(err, command, request, given)
         return _capture.finish(code, out, err, command, request, world)
 

@@ -232,7 +232,7 @@ class _Runner:
                 sys.stderr.write("Aborted!\n")
                 return 1
 
-        code, out, err = _capture.captured(call, world)
+        code, out, err = _capture.captured(call, world, request)
         return _capture.finish(code, out, err, command, request, world)
 
 

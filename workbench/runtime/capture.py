@@ -23,12 +23,12 @@ KEEP = 64 * 1024
 _LOCK = threading.RLock()   # re-entrant: a handler may call() another program in-process
 
 
-class _Guarded:
-    """A text stream over a captured fd that a handler may close without harm."""
+class KeepOpen:
+    """A stream a handler may close without harm (`with sys.stdout:` in `json.tool`): closing
+    only flushes, so whoever handed it out can still read or write it."""
 
-    def __init__(self, fd: int):
-        import io
-        self._stream = _text_over(fd, line_buffering=True)
+    def __init__(self, stream):
+        self._stream = stream
 
     def close(self) -> None:   # `with sys.stdout:` in a handler must not close the real thing
         self._stream.flush()
@@ -75,7 +75,7 @@ class Capture:
             os.dup2(self._files[0].fileno(), 1)
             os.dup2(self._files[1].fileno(), 2)
             self._streams = (sys.stdout, sys.stderr)
-            sys.stdout, sys.stderr = _Guarded(1), _Guarded(2)
+            sys.stdout, sys.stderr = (KeepOpen(_text_over(fd, line_buffering=True)) for fd in (1, 2))
             self.real_stdout = _text_over(self._saved[0], write_through=True)
             self.real_stderr = _text_over(self._saved[1], write_through=True)
         except BaseException:
