@@ -498,3 +498,28 @@ def test_an_unruly_original_behaves_as_itself(what, status, tmp_path):
         assert body["data"] == "green done"
     else:
         assert body["meta"]["output"]["stdout"] == "from a child\n"
+
+
+def test_versions_come_from_version_option_and_the_version_action():
+    import argparse
+
+    import click
+
+    @click.command()
+    @click.version_option("2.5.1", prog_name="tool")
+    def tool():
+        click.echo("ok")
+
+    assert adapt(tool).version == "2.5.1"
+    parser = argparse.ArgumentParser(prog="uname")
+    parser.add_argument("--version", action="version", version="%(prog)s 9.4 (GNU coreutils) Linux")
+    parser.set_defaults(func=lambda ns: print("x"))
+    assert adapt(parser).version == "9.4"
+
+
+def test_an_installed_program_is_named_by_its_console_script():
+    from black import main
+    program = adapt(main)
+    assert (program.name, program.single) == ("black", True)
+    from importlib import metadata
+    assert program.version == metadata.version("black")

@@ -27,7 +27,10 @@ def describe(parser, fallback=None, main=None) -> Spec:
     version = None
     for action in parser._actions:
         if isinstance(action, argparse._VersionAction) and action.version:
-            version = str(action.version).replace("%(prog)s", "").strip().split()[-1]
+            import re
+            found = re.search(r"\d+(?:\.\d+)+[\w.+-]*|\b\d+\b",
+                              str(action.version).replace("%(prog)s", ""))
+            version = found.group(0) if found else None
     chain = [(parser, prog)]
     subparsers = _subparsers(parser)
     if subparsers is None:

@@ -82,9 +82,34 @@ def walk(root, flavour, fallback=None, *, name=None, description=None) -> Spec:
         children = _children(root, flavour, [(root, name)], [prefix])
     else:
         children = [_command(root, root.name or name, flavour, [(root, name)], [prefix])]
-    spec = Spec(flavour.library, name, children, description=description)
+    spec = Spec(flavour.library, name, children, description=description,
+                version=declared_version(root))
     spec.single = not flavour.is_group(root)
     return spec
+
+
+def declared_version(root) -> str | None:
+    """The version a Click `version_option` prints: its `version=`, else its `package_name`'s
+    installed version; None without one (the entry point's distribution may give it)."""
+    for param in getattr(root, "params", ()):
+        callback = getattr(param, "callback", None)
+        code = getattr(callback, "__code__", None)
+        if not getattr(param, "is_eager", False) or param.name != "version" or code is None:
+            continue
+        try:
+            cells = {name: cell.cell_contents for name, cell in
+                     zip(code.co_freevars, callback.__closure__ or ())}
+        except ValueError:   # an empty cell
+            continue
+        if isinstance(cells.get("version"), str):
+            return cells["version"]
+        if isinstance(cells.get("package_name"), str):
+            from importlib import metadata
+            try:
+                return metadata.version(cells["package_name"])
+            except metadata.PackageNotFoundError:
+                return None
+    return None
 
 
 def _named_after_function(node) -> bool:
