@@ -26,31 +26,46 @@ def captured(fn, world, request):
     """
     import io
 
-    from workbench.runtime.capture import KeepOpen
+    from workbench.runtime.capture import Capture, KeepOpen
     from workbench.runtime.pipeline import reads_live
     lock, _ = _state()
     live = reads_live(world, request)
-    out, err = (None, None) if live else (io.StringIO(), io.StringIO())
     stdin = world.stdin if world.stdin is not None else io.StringIO("")
+    capture = Capture(keep=DATA_KEEP)
     with lock:
         saved = sys.stdin, sys.argv, sys.stdout, sys.stderr
         sys.stdin = stdin
-        sys.stdout, sys.stderr = (KeepOpen(stream) for stream in
-                                  ((sys.stdout, sys.stderr) if live else (out, err)))
         try:
-            try:
-                code = exit_status(fn())
-            except SystemExit as exit_:
-                if exit_.code is not None and not isinstance(exit_.code, int):
-                    sys.stderr.write(f"{exit_.code}\n")
-                code = exit_status(exit_.code)
+            if live:
+                sys.stdout, sys.stderr = KeepOpen(sys.stdout), KeepOpen(sys.stderr)
+                code = _status(fn)
+            else:   # fd level: a stream saved at import and a subprocess land here too
+                with capture:
+                    code = _status(fn)
         finally:
-            for stream in (sys.stdout, sys.stderr):
-                stream.flush()
+            if live:
+                for stream in (sys.stdout, sys.stderr):
+                    stream.flush()
             sys.stdin, sys.argv, sys.stdout, sys.stderr = saved
     if live:
         return code, None, None
-    return code, plain(out.getvalue()), plain(err.getvalue())
+    output = capture.output() or {}
+    return code, plain(output.get("stdout", "")), plain(output.get("stderr", ""))
+
+
+DATA_KEEP = 16 * 1024 * 1024
+"""Characters of an original's stdout (and stderr) kept as data under --json and MCP."""
+
+
+def _status(fn) -> int:
+    """Run the original; its exit status, as Python would exit (a SystemExit text goes to
+    stderr)."""
+    try:
+        return exit_status(fn())
+    except SystemExit as exit_:
+        if exit_.code is not None and not isinstance(exit_.code, int):
+            sys.stderr.write(f"{exit_.code}\n")
+        return exit_status(exit_.code)
 
 
 def exit_status(code) -> int:

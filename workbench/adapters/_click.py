@@ -122,7 +122,7 @@ def _named_after_function(node) -> bool:
 
 def _children(group, flavour, chain, prefixes):
     out = []
-    for token, child in list(group.commands.items()):
+    for token, child in _subcommands(group, chain[-1][1]):
         sub_prefix = f"{prefixes[-1]}_{token.upper().replace('-', '_')}" if prefixes[-1] else None
         sub_chain = chain + [(child, token)]
         if flavour.is_group(child):
@@ -131,6 +131,26 @@ def _children(group, flavour, chain, prefixes):
                                  hidden=bool(getattr(child, "hidden", False))))
         else:
             out.append(_command(child, token, flavour, sub_chain, prefixes + [sub_prefix]))
+    return out
+
+
+def _subcommands(group, token) -> list:
+    """(name, command) under a group as its own `--help` lists them: `list_commands()` and
+    `get_command()`, so lazy groups (Flask's app and plugin commands) are expanded. A name
+    that gives no command is left out."""
+    try:
+        ctx = type(group).context_class(group, info_name=token, resilient_parsing=True)
+        names = list(group.list_commands(ctx))
+    except Exception:   # noqa: BLE001 - a library's own code; fall back to what it registered
+        return list(group.commands.items())
+    out = []
+    for name in names:
+        try:
+            child = group.get_command(ctx, name)
+        except Exception:   # noqa: BLE001
+            child = None
+        if child is not None:
+            out.append((name, child))
     return out
 
 
