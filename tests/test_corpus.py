@@ -143,3 +143,37 @@ def test_a_usage_errors_fix_runs_as_printed(name, place):
     assert words[0] == name
     done = burgee(name, *words[1:], place=place)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("name", list(PROGRAMS))
+async def test_the_mcp_result_is_the_clis_bytes(name, place, monkeypatch):
+    from mcp import Client, StdioServerParameters
+
+    from workbench.runtime.arguments import from_argv
+    monkeypatch.chdir(place)
+    monkeypatch.setenv("FLASK_APP", "app")
+    wrapper, _, call, _ = PROGRAMS[name]
+    wrapper = CORPUS / f"{wrapper}.py"
+    command, arguments = from_argv(load_program(str(wrapper)), call)
+    cli = burgee(name, *call, "--json", place=place)
+    extra = {k: str(v) for k, v in env(place).items()
+             if k in ("XDG_STATE_HOME", "HOME", "PYTHONPATH", "FLASK_APP", "NO_COLOR", "COLUMNS")}
+    server = StdioServerParameters(command=sys.executable,
+                                   args=["-m", "workbench.cli", "mcp", str(wrapper)],
+                                   env=extra, cwd=str(place))
+    async with Client(server, mode="legacy", cache=None) as client:
+        result = await client.call_tool(command.tool_name, arguments)
+    assert "".join(getattr(part, "text", "") for part in result.content) == cli.stdout[:-1]
+    assert not result.is_error
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_burgee_dev_headless_passes_after_update(name, place):
+    wrapper = CORPUS / f"{PROGRAMS[name][0]}.py"
+    dev = [sys.executable, "-m", "workbench.cli", "dev", str(wrapper), "--headless",
+           "--snapshots", str(place / "snapshots")]
+    first = run(dev + ["--update"], place)
+    assert first.returncode == 0, first.stdout[-2000:] + first.stderr[-2000:]
+    again = run(dev, place)
+    assert again.returncode == 0, again.stdout[-2000:] + again.stderr[-2000:]
