@@ -523,3 +523,22 @@ def test_an_installed_program_is_named_by_its_console_script():
     assert (program.name, program.single) == ("black", True)
     from importlib import metadata
     assert program.version == metadata.version("black")
+
+
+def test_case_insensitive_choices_and_abbreviated_long_flags_stay_as_the_original_reads_them():
+    import argparse
+
+    import click
+
+    @click.command()
+    @click.argument("kind", type=click.Choice(["TEXT", "FLOAT"], case_sensitive=False))
+    def column(kind):
+        click.echo(kind)
+
+    assert call(adapt(column), ["float", "--json"]).envelope["data"] == "FLOAT"
+    parser = argparse.ArgumentParser(prog="isort")
+    parser.add_argument("--df", "--diff", dest="show_diff", action="store_true")
+    parser.set_defaults(func=lambda ns: print("diff" if ns.show_diff else "no diff"))
+    program = adapt(parser)
+    assert "diff" in program.commands[0].options
+    assert call(program, ["--diff", "--json"]).envelope["data"] == "diff"

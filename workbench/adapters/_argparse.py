@@ -122,7 +122,8 @@ def _input(action, parser, level):
     else:
         required = bool(action.required)
         longs = [o for o in action.option_strings if o.startswith("--")]
-        name = longs[0] if longs else action.dest
+        # the longest long flag names it: isort's `--df` is short for `--diff`
+        name = max(longs, key=len) if longs else action.dest
         shorts = [o[1] for o in action.option_strings if len(o) == 2 and o[1] != "-"]
         short = shorts[0] if shorts else None
     return Input(name, positional=positional, type=kind, items=items, choices=choices,

@@ -37,8 +37,10 @@ class Flavour:
         """(type, items, choices) of a parameter's values, before multiple/nargs."""
         click = self.click
         kind = param.type
-        if isinstance(kind, click.Choice):
+        if isinstance(kind, click.Choice) and getattr(kind, "case_sensitive", True):
             return "enum", "string", [choice_text(c) for c in kind.choices]
+        if isinstance(kind, click.Choice):   # any case goes: the original checks the value
+            return "string", "string", None
         if isinstance(kind, click.types.IntParamType):
             return "integer", "string", None
         if isinstance(kind, click.types.FloatParamType):
