@@ -542,3 +542,38 @@ def test_case_insensitive_choices_and_abbreviated_long_flags_stay_as_the_origina
     program = adapt(parser)
     assert "diff" in program.commands[0].options
     assert call(program, ["--diff", "--json"]).envelope["data"] == "diff"
+
+
+def test_a_lazy_group_is_expanded_and_what_it_cannot_load_is_an_error():
+    import click
+
+    from workbench.dev.problems import lint
+
+    @click.command()
+    def real():
+        click.echo("real")
+
+    class Lazy(click.Group):
+        def list_commands(self, ctx):
+            return ["real", "broken"]
+
+        def get_command(self, ctx, name):
+            if name == "broken":
+                raise ImportError("no module named plugin")
+            return real
+
+    @click.option("--pair", nargs=2)
+    @click.command()
+    def pairs(pair):
+        click.echo(" ".join(pair or ()))
+
+    cli = Lazy(name="lazy", commands={})
+    cli.add_command(pairs)
+    program = adapt(cli)
+    assert [c.path for c in program.walk()] == [("real",)]
+    assert call(program, ["real", "--json"]).envelope["data"] == "real"
+    found = {p.code: p for p in lint(program)}
+    assert found["command_not_adapted"].severity == "error"
+    assert "broken" in found["command_not_adapted"].message
+    arity = {p.code: p for p in lint(adapt(pairs))}["arity_not_checked"]
+    assert arity.severity == "warning" and "exactly 2" in arity.fix

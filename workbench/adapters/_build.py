@@ -83,6 +83,7 @@ class Spec:
         self.version = version
         self.description = description
         self.single = False   # one command, no groups: it takes the program's name
+        self.problems: list = []   # (severity, code, message, fix, command path) it noted
 
 
 class Adapted:
@@ -223,9 +224,11 @@ def program(spec: Spec, effects: dict | None, *, name=None, version=None, descri
             f"program name, space-joined)")
     if not children:
         raise DefinitionError(f"{spec.library} program {program_name!r} has no commands to adapt")
-    return Program(name=program_name, version=version or spec.version or "0.0.0",
+    made = Program(name=program_name, version=version or spec.version or "0.0.0",
                    description=description if description is not None else spec.description,
                    commands=children, single=spec.single)
+    made.adapter_problems = list(spec.problems)   # listed by the workbench's lint
+    return made
 
 
 def _paths(nodes, prefix=()):

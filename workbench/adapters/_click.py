@@ -80,12 +80,15 @@ def walk(root, flavour, fallback=None, *, name=None, description=None) -> Spec:
         first_paragraph(getattr(root, "help", None) or getattr(root, "short_help", None))
     prefix = (getattr(root, "context_settings", None) or {}).get("auto_envvar_prefix")
     prefix = prefix.upper().replace("-", "_") if prefix else None
+    problems: list = []
     if flavour.is_group(root):
-        children = _children(root, flavour, [(root, name)], [prefix])
+        children = _children(root, flavour, [(root, name)], [prefix], problems)
     else:
-        children = [_command(root, root.name or name, flavour, [(root, name)], [prefix])]
+        children = [_command(root, root.name or name, flavour, [(root, name)], [prefix],
+                             problems)]
     spec = Spec(flavour.library, name, children, description=description,
                 version=declared_version(root))
+    spec.problems = problems
     spec.single = not flavour.is_group(root)
     return spec
 
@@ -122,37 +125,51 @@ def _named_after_function(node) -> bool:
     return bool(node.name) and node.name in (derived, derived.replace("-", ""))
 
 
-def _children(group, flavour, chain, prefixes):
+def _children(group, flavour, chain, prefixes, problems):
     out = []
-    for token, child in _subcommands(group, chain[-1][1]):
+    for token, child in _subcommands(group, chain, problems):
         sub_prefix = f"{prefixes[-1]}_{token.upper().replace('-', '_')}" if prefixes[-1] else None
         sub_chain = chain + [(child, token)]
         if flavour.is_group(child):
             out.append(GroupSpec(token, _help(child), _children(child, flavour, sub_chain,
-                                                                prefixes + [sub_prefix]),
+                                                                prefixes + [sub_prefix],
+                                                                problems),
                                  hidden=bool(getattr(child, "hidden", False))))
         else:
-            out.append(_command(child, token, flavour, sub_chain, prefixes + [sub_prefix]))
+            out.append(_command(child, token, flavour, sub_chain, prefixes + [sub_prefix],
+                                problems))
     return out
 
 
-def _subcommands(group, token) -> list:
+def _subcommands(group, chain, problems) -> list:
     """(name, command) under a group as its own `--help` lists them: `list_commands()` and
     `get_command()`, so lazy groups (Flask's app and plugin commands) are expanded. A name
-    that gives no command is left out."""
+    that gives no command is a problem (the workbench lists it), never silently missing."""
+    path = " ".join(token for _, token in chain[1:])
     try:
-        ctx = type(group).context_class(group, info_name=token, resilient_parsing=True)
-        names = list(group.list_commands(ctx))
-    except Exception:   # noqa: BLE001 - a library's own code; fall back to what it registered
+        ctx = type(group).context_class(group, info_name=chain[-1][1], resilient_parsing=True)
+        listed = list(group.list_commands(ctx))   # Click sorts them: keep declaration order
+        names = [n for n in group.commands if n in listed] + \
+            [n for n in listed if n not in group.commands]
+    except Exception as error:   # noqa: BLE001 - a library's own code
+        problems.append(("error", "commands_not_listed", f"group '{path or chain[0][1]}' could "
+                         f"not list its commands: {type(error).__name__}: {error}",
+                         "make the group's list_commands() work without arguments (a lazy "
+                         "group that needs an app or a plugin: install or point at it)", path))
         return list(group.commands.items())
     out = []
     for name in names:
         try:
-            child = group.get_command(ctx, name)
-        except Exception:   # noqa: BLE001
-            child = None
-        if child is not None:
-            out.append((name, child))
+            child, why = group.get_command(ctx, name), "get_command() gave None"
+        except Exception as error:   # noqa: BLE001
+            child, why = None, f"{type(error).__name__}: {error}"
+        if child is None:
+            problems.append(("error", "command_not_adapted", f"'{(path + ' ' + name).strip()}' "
+                             f"is listed but could not be loaded ({why})",
+                             "make the group's get_command() return it (its module must "
+                             "import), or stop listing it", path))
+            continue
+        out.append((name, child))
     return out
 
 
@@ -160,7 +177,7 @@ def _help(node) -> str:
     return getattr(node, "short_help", None) or getattr(node, "help", None) or ""
 
 
-def _command(node, token, flavour, chain, prefixes) -> CommandSpec:
+def _command(node, token, flavour, chain, prefixes, problems) -> CommandSpec:
     inputs = []
     last = len(chain) - 1
     for level, (owner, _) in enumerate(chain):
@@ -171,6 +188,15 @@ def _command(node, token, flavour, chain, prefixes) -> CommandSpec:
             if positional and level != last:
                 continue   # a group's own arguments cannot be given per command
             inputs.append(_input(param, flavour, level, positional, prefixes[level]))
+            nargs = getattr(param, "nargs", 1)
+            if not positional and isinstance(nargs, int) and nargs > 1:
+                where = " ".join(t for _, t in chain[1:]) or chain[0][1]
+                problems.append((
+                    "warning", "arity_not_checked",
+                    f"'{where}' option {param.opts[0]} takes {nargs} values per use; they are "
+                    f"one flat list here, so a wrong count reaches the original unchecked",
+                    f"give {param.opts[0]} exactly {nargs} values each time (over MCP: a list "
+                    f"whose length is a multiple of {nargs})", where))
     deprecated = getattr(node, "deprecated", None)
     return CommandSpec(token, _help(node), inputs, _Runner(flavour, chain),
                        hidden=bool(getattr(node, "hidden", False)),
