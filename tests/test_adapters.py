@@ -577,3 +577,20 @@ def test_a_lazy_group_is_expanded_and_what_it_cannot_load_is_an_error():
     assert "broken" in found["command_not_adapted"].message
     arity = {p.code: p for p in lint(adapt(pairs))}["arity_not_checked"]
     assert arity.severity == "warning" and "exactly 2" in arity.fix
+
+
+def test_a_working_directory_default_is_described_not_baked_in(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    import click
+    monkeypatch.chdir(tmp_path)
+
+    @click.command()
+    @click.option("--root", type=click.Path(), default=Path.cwd(), help="Where to look.")
+    def find(root):
+        click.echo(str(root))
+
+    option = adapt(find).commands[0].options["root"]
+    assert option.default is None
+    assert option.description == "Where to look. Default: the working directory."
+    assert call(adapt(find), ["--json"]).envelope["data"] == str(tmp_path)

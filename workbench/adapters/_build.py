@@ -180,8 +180,26 @@ def _scalar(kind: str, value, choices):
     return None
 
 
+def _working_directory(value) -> bool:
+    """Whether a default is the directory the program was loaded in (`Path.cwd()`)."""
+    if not isinstance(value, str) and not hasattr(value, "__fspath__"):
+        return False
+    import os
+    try:
+        return os.path.abspath(os.fspath(value)) == os.getcwd() and os.fspath(value) != "."
+    except (TypeError, ValueError, OSError):
+        return False
+
+
 def clean_default(item: Input):
-    """The original's default when it is plain data of the input's type, else None."""
+    """The original's default when it is plain data of the input's type, else None. A
+    default computed from the working directory is none: the description says so instead,
+    and the original computes it again where it runs (never baked into snapshots)."""
+    if _working_directory(item.default):
+        item.default = None
+        note = "Default: the working directory."
+        if note not in item.description:
+            item.description = f"{first_paragraph(item.description)} {note}".strip()
     if item.type == "list" or item.variadic:
         value = item.default
         if not isinstance(value, (list, tuple)) or not value:
