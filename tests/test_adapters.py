@@ -594,3 +594,17 @@ def test_a_working_directory_default_is_described_not_baked_in(tmp_path, monkeyp
     assert option.default is None
     assert option.description == "Where to look. Default: the working directory."
     assert call(adapt(find), ["--json"]).envelope["data"] == str(tmp_path)
+
+
+def test_a_required_argument_after_an_optional_one_is_a_listed_problem():
+    import argparse
+
+    from workbench.dev.problems import lint
+    parser = argparse.ArgumentParser(prog="fetch")
+    parser.add_argument("method", nargs="?", default="GET")
+    parser.add_argument("url")
+    parser.set_defaults(func=lambda ns: print(ns.method, ns.url))
+    program = adapt(parser)
+    assert call(program, ["GET", "example.org", "--json"]).envelope["data"] == "GET example.org"
+    problem = {p.code: p for p in lint(program)}["positional_order"]
+    assert problem.command == "fetch" and "url" in problem.message

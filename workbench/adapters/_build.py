@@ -286,13 +286,13 @@ def _nodes(spec, items, prefix, effects, used, top, examples):
         if joined in effects:
             used.add(joined)
             effect = effects[joined]
-        command = _command(spec, item, label, aliases, effect or "undeclared")
+        command = _command(spec, item, label, aliases, effect or "undeclared", joined)
         command.examples = list(examples.get(joined, ()))
         out.append(command)
     return out
 
 
-def _command(spec, item: CommandSpec, label, aliases, effect):
+def _command(spec, item: CommandSpec, label, aliases, effect, where):
     options: dict = {}
     arguments: list = []
     flags_taken: set = set()
@@ -360,6 +360,13 @@ def _command(spec, item: CommandSpec, label, aliases, effect):
         inp.type, inp.choices = kind, choices
         inp.variadic = variadic
         required = bool(inp.required) and not optional_seen
+        if inp.required and optional_seen:
+            spec.problems.append((
+                "warning", "positional_order",
+                f"'{where}' argument {inp.name} is required but follows an optional one, so it "
+                f"is optional here; the original still refuses a call without it",
+                f"give every argument up to {inp.name} (as the original's usage line shows), "
+                f"or make the earlier one an option in the original", where))
         if not required:
             optional_seen = True
         default = None if required else clean_default(inp)
