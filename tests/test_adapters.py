@@ -608,3 +608,21 @@ def test_a_required_argument_after_an_optional_one_is_a_listed_problem():
     assert call(program, ["GET", "example.org", "--json"]).envelope["data"] == "GET example.org"
     problem = {p.code: p for p in lint(program)}["positional_order"]
     assert problem.command == "fetch" and "url" in problem.message
+
+
+def test_a_groups_own_argument_is_a_listed_error_not_silently_dropped():
+    import click
+
+    from workbench.dev.problems import lint
+
+    @click.group()
+    @click.argument("db")
+    def root(db):
+        pass
+
+    @root.command()
+    def tables():
+        click.echo("t")
+
+    problem = {p.code: p for p in lint(adapt(root))}["group_argument_dropped"]
+    assert problem.severity == "error" and problem.command == "tables"

@@ -185,8 +185,15 @@ def _command(node, token, flavour, chain, prefixes, problems) -> CommandSpec:
             if not getattr(param, "expose_value", True) or getattr(param, "hidden", False):
                 continue   # --version, --install-completion, hidden options
             positional = param.param_type_name == "argument"
-            if positional and level != last:
-                continue   # a group's own arguments cannot be given per command
+            if positional and level != last:   # a group's own arguments: not modelled
+                where = " ".join(t for _, t in chain[1:])
+                problems.append((
+                    "error", "group_argument_dropped",
+                    f"'{where}' cannot be called: its group '{chain[level][1]}' takes the "
+                    f"argument {param.name}, which the adapter does not model",
+                    f"make {param.name} an option of the group in the original "
+                    f"(@click.option), or call the original directly", where))
+                continue
             inputs.append(_input(param, flavour, level, positional, prefixes[level]))
             nargs = getattr(param, "nargs", 1)
             if not positional and isinstance(nargs, int) and nargs > 1:
