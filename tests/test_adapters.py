@@ -262,7 +262,7 @@ def test_the_loader_finds_objects_by_name_and_refuses_several(tmp_path):
     with pytest.raises(LoadError, match="several command-line objects.*one, two"):
         load_program(str(app))
     program = load_program(str(app), "two")
-    assert call(program, ["two", "--json"]).envelope["data"] == "2"   # text; only {..} [..] parse
+    assert call(program, ["--json"]).envelope["data"] == "2"   # text; only {..} [..] parse
     nothing = tmp_path / "none.py"
     nothing.write_text("import argparse\nX = 1\n")
     with pytest.raises(LoadError, match="declares no Program"):
@@ -359,7 +359,7 @@ def test_single_commands_without_groups_are_one_command_programs():
 
     program = adapt(app, name="greeter")
     assert [c.path for c in program.walk()] == [("greeter",)]
-    outcome = call(program, ["greeter", "bob", "--times", "2", "--loud", "--json"])
+    outcome = call(program, ["bob", "--times", "2", "--loud", "--json"])
     assert outcome.envelope["data"] == "HI bob\nHI bob"
 
     @click.command()
@@ -367,7 +367,7 @@ def test_single_commands_without_groups_are_one_command_programs():
     def count(n):
         click.echo(json.dumps({"n": n}))
 
-    assert call(adapt(count), ["count", "--n", "3", "--json"]).envelope["data"] == {"n": 3}
+    assert call(adapt(count), ["--n", "3", "--json"]).envelope["data"] == {"n": 3}
 
     parser = argparse.ArgumentParser(description="Sum numbers.")
     parser.add_argument("nums", type=int, nargs="+")
@@ -378,7 +378,7 @@ def test_single_commands_without_groups_are_one_command_programs():
     program = adapt(parser, main=main, source="/somewhere/sum_up.py")
     assert program.name == "sum-up" and [c.path for c in program.walk()] == [("sum-up",)]
     assert program.find(["sum-up"]).arguments[0].variadic
-    assert call(program, ["sum-up", "1", "2", "-3", "--json"]).envelope["data"] == "0"
+    assert call(program, ["1", "2", "-3", "--json"]).envelope["data"] == "0"
 
 
 def test_problems_for_adapted_commands_point_at_adapt_not_at_command():
@@ -389,3 +389,240 @@ def test_problems_for_adapted_commands_point_at_adapt_not_at_command():
     assert "adapt(cli, examples=" in fixes["examples_missing"]
     assert "adapt(cli, effects=" in fixes["effects_undeclared"]
     assert "Command(" not in " ".join(p.fix for p in problems)
+
+
+BLACK_LIKE = '''import click
+
+
+@click.command()
+@click.option("--check", is_flag=True, help="Don't write the files back.")
+@click.option("-l", "--line-length", type=int, default=88, help="Characters per line.")
+@click.argument("src", nargs=-1, required=True)
+def main(check, line_length, src):
+    """The uncompromising code formatter."""
+    for name in src:
+        click.echo(f"would reformat {name}" if check else f"reformatted {name} at {line_length}")
+    if check:
+        click.echo("Oh no! 1 file would be reformatted.", err=True)
+        raise SystemExit(1)
+'''
+
+
+def test_a_single_command_program_is_typed_without_a_command_name(tmp_path):
+    app = tmp_path / "black_app.py"
+    app.write_text(BLACK_LIKE)
+    program = load_program(str(app))
+    assert program.name == "black-app" and program.single   # the file, not the function `main`
+    assert [c.tool_name for c in program.walk()] == ["black_app"]
+    done = burgee("run", app, "x.py", "--json", tmp_path=tmp_path)
+    assert json.loads(done.stdout)["data"] == "reformatted x.py at 88"
+    help_text = burgee("run", app, "--help", tmp_path=tmp_path).stdout
+    assert "Usage: black-app [options] <src>..." in help_text and "black-app main" not in help_text
+    refused = json.loads(burgee("run", app, "-l", "wide", "x.py", "--json",
+                                tmp_path=tmp_path).stdout)
+    fix = refused["error"]["fix"]
+    assert fix == "black-app -l <line-length> x.py --json"
+    words = fix.replace("<line-length>", "100").split()
+    assert words[0] == program.name   # runnable as printed, after the program's name
+    done = burgee("run", app, *words[1:], tmp_path=tmp_path)
+    assert done.returncode == 0 and json.loads(done.stdout)["data"] == "reformatted x.py at 100"
+
+
+def original(app, *args, tmp_path):
+    """The original program run as itself."""
+    return subprocess.run([sys.executable, str(app), *map(str, args)], env=env(tmp_path),
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_human_mode_shows_what_a_failing_original_printed_byte_for_byte(tmp_path):
+    app = tmp_path / "black_app.py"
+    app.write_text(BLACK_LIKE + "\n\nif __name__ == '__main__':\n    main()\n")
+    args = ["--check", "x.py", "y.py"]
+    own, ours = original(app, *args, tmp_path=tmp_path), burgee("run", app, *args,
+                                                                 tmp_path=tmp_path)
+    assert own.returncode == ours.returncode == 1
+    assert (ours.stdout, ours.stderr) == (own.stdout, own.stderr)
+    assert own.stdout == "would reformat x.py\nwould reformat y.py\n"
+    body = json.loads(burgee("run", app, *args, "--json", tmp_path=tmp_path).stdout)
+    assert body["error"]["exit"] == 1
+    assert body["error"]["message"] == "Oh no! 1 file would be reformatted."
+    assert body["error"]["output"] == own.stdout.rstrip("\n")
+
+
+UNRULY = '''import argparse
+import subprocess
+import sys
+
+parser = argparse.ArgumentParser(prog="unruly")
+parser.add_argument("what", choices=["close", "true", "minus", "colour", "child"])
+
+
+def main(argv=None):
+    what = parser.parse_args(argv).what
+    if what == "close":
+        with sys.stdout as out:   # json.tool writes so when the output is stdout
+            out.write('{"closed": true}\\n')
+    elif what == "true":
+        sys.exit(True)
+    elif what == "minus":
+        sys.exit(-1)
+    elif what == "colour":
+        print("\\x1b[1;32mgreen\\x1b[0m done\\r")
+    else:
+        sys.stdout.flush()
+        subprocess.run([sys.executable, "-c", "print('from a child')"], check=True)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+@pytest.mark.parametrize("what, status", [("close", 0), ("true", 1), ("minus", 255),
+                                          ("colour", 0), ("child", 0)])
+def test_an_unruly_original_behaves_as_itself(what, status, tmp_path):
+    app = tmp_path / "unruly.py"
+    app.write_text(UNRULY)
+    own, ours = original(app, what, tmp_path=tmp_path), burgee("run", app, what,
+                                                               tmp_path=tmp_path)
+    assert own.returncode == ours.returncode == status
+    assert (ours.stdout, ours.stderr) == (own.stdout, own.stderr)
+    done = burgee("run", app, what, "--json", tmp_path=tmp_path)
+    assert done.returncode == status
+    body = json.loads(done.stdout)   # one envelope, nothing before it
+    if status:
+        assert body["error"]["exit"] == status and body["ok"] is False
+    elif what == "close":
+        assert body["data"] == {"closed": True}
+    elif what == "colour":
+        assert body["data"] == "green done"
+    else:
+        assert body["data"] == "from a child"   # fd level: the child's output is data
+
+
+def test_versions_come_from_version_option_and_the_version_action():
+    import argparse
+
+    import click
+
+    @click.command()
+    @click.version_option("2.5.1", prog_name="tool")
+    def tool():
+        click.echo("ok")
+
+    assert adapt(tool).version == "2.5.1"
+    parser = argparse.ArgumentParser(prog="uname")
+    parser.add_argument("--version", action="version", version="%(prog)s 9.4 (GNU coreutils) Linux")
+    parser.set_defaults(func=lambda ns: print("x"))
+    assert adapt(parser).version == "9.4"
+
+
+def test_an_installed_program_is_named_by_its_console_script():
+    from black import main
+    program = adapt(main)
+    assert (program.name, program.single) == ("black", True)
+    from importlib import metadata
+    assert program.version == metadata.version("black")
+
+
+def test_case_insensitive_choices_and_abbreviated_long_flags_stay_as_the_original_reads_them():
+    import argparse
+
+    import click
+
+    @click.command()
+    @click.argument("kind", type=click.Choice(["TEXT", "FLOAT"], case_sensitive=False))
+    def column(kind):
+        click.echo(kind)
+
+    assert call(adapt(column), ["float", "--json"]).envelope["data"] == "FLOAT"
+    parser = argparse.ArgumentParser(prog="isort")
+    parser.add_argument("--df", "--diff", dest="show_diff", action="store_true")
+    parser.set_defaults(func=lambda ns: print("diff" if ns.show_diff else "no diff"))
+    program = adapt(parser)
+    assert "diff" in program.commands[0].options
+    assert call(program, ["--diff", "--json"]).envelope["data"] == "diff"
+
+
+def test_a_lazy_group_is_expanded_and_what_it_cannot_load_is_an_error():
+    import click
+
+    from workbench.dev.problems import lint
+
+    @click.command()
+    def real():
+        click.echo("real")
+
+    class Lazy(click.Group):
+        def list_commands(self, ctx):
+            return ["real", "broken"]
+
+        def get_command(self, ctx, name):
+            if name == "broken":
+                raise ImportError("no module named plugin")
+            return real
+
+    @click.option("--pair", nargs=2)
+    @click.command()
+    def pairs(pair):
+        click.echo(" ".join(pair or ()))
+
+    cli = Lazy(name="lazy", commands={})
+    cli.add_command(pairs)
+    program = adapt(cli)
+    assert [c.path for c in program.walk()] == [("real",)]
+    assert call(program, ["real", "--json"]).envelope["data"] == "real"
+    found = {p.code: p for p in lint(program)}
+    assert found["command_not_adapted"].severity == "error"
+    assert "broken" in found["command_not_adapted"].message
+    arity = {p.code: p for p in lint(adapt(pairs))}["arity_not_checked"]
+    assert arity.severity == "warning" and "exactly 2" in arity.fix
+
+
+def test_a_working_directory_default_is_described_not_baked_in(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    import click
+    monkeypatch.chdir(tmp_path)
+
+    @click.command()
+    @click.option("--root", type=click.Path(), default=Path.cwd(), help="Where to look.")
+    def find(root):
+        click.echo(str(root))
+
+    option = adapt(find).commands[0].options["root"]
+    assert option.default is None
+    assert option.description == "Where to look. Default: the working directory."
+    assert call(adapt(find), ["--json"]).envelope["data"] == str(tmp_path)
+
+
+def test_a_required_argument_after_an_optional_one_is_a_listed_problem():
+    import argparse
+
+    from workbench.dev.problems import lint
+    parser = argparse.ArgumentParser(prog="fetch")
+    parser.add_argument("method", nargs="?", default="GET")
+    parser.add_argument("url")
+    parser.set_defaults(func=lambda ns: print(ns.method, ns.url))
+    program = adapt(parser)
+    assert call(program, ["GET", "example.org", "--json"]).envelope["data"] == "GET example.org"
+    problem = {p.code: p for p in lint(program)}["positional_order"]
+    assert problem.command == "fetch" and "url" in problem.message
+
+
+def test_a_groups_own_argument_is_a_listed_error_not_silently_dropped():
+    import click
+
+    from workbench.dev.problems import lint
+
+    @click.group()
+    @click.argument("db")
+    def root(db):
+        pass
+
+    @root.command()
+    def tables():
+        click.echo("t")
+
+    problem = {p.code: p for p in lint(adapt(root))}["group_argument_dropped"]
+    assert problem.severity == "error" and problem.command == "tables"

@@ -112,3 +112,14 @@ def test_an_edited_sibling_is_never_read_from_stale_bytecode(tmp_path):
     os.utime(helper, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     second = loader.load(str(tmp_path / "app.py"), timeout=10)
     assert second.module.helper.WORD == "bbbb"
+
+
+def test_a_module_that_touches_stdout_at_import_gets_real_files(tmp_path):
+    # httpie calls curses.setupterm(fd=sys.stdout.fileno()); pre-commit wraps sys.stdout.buffer
+    prefix = ("import os\nimport sys\nsys.stdout.fileno(), sys.stderr.fileno()\n"
+              "OUT = sys.stdout.buffer\nOUT.write(b'bytes at import\\n')\nOUT.flush()\n"
+              "print('text at import')\nos.write(2, b'straight to fd 2\\n')\n")
+    loaded = loader.load(write(tmp_path / "app.py", prefix + GOOD), timeout=10)
+    assert loaded.ok, loaded.error and loaded.error.message
+    assert "bytes at import\ntext at import\n" in loaded.output
+    assert "straight to fd 2\n" in loaded.output

@@ -74,6 +74,9 @@ def adapt(obj: object, effects: dict[str, str] | None = None, *,
             raise TypeError("main= must be the program's entry function, e.g. main=main")
         from workbench.adapters import _argparse
         spec = _argparse.describe(obj, fallback, main)
+    if name is None or version is None:
+        script, release = _entry_point(obj, kind)
+        name, version = name or script, version or spec.version or release
     from workbench.adapters import _build
     program = _build.program(spec, effects, name=name, version=version,
                              description=description, examples=examples)
@@ -83,6 +86,28 @@ def adapt(obj: object, effects: dict[str, str] | None = None, *,
         import os
         program.source = os.path.abspath(source)
     return program
+
+
+def _entry_point(obj, kind) -> tuple:
+    """(name, version) of the installed console script that runs `obj`'s module (`black`,
+    `sqlite-utils`, `flask`), else (None, None): a program is named as people type it."""
+    if kind == "argparse":
+        return None, None
+    callback = getattr(obj, "callback", None) if kind == "click" else \
+        getattr(getattr(obj, "registered_callback", None), "callback", None) or next(
+            (c.callback for c in getattr(obj, "registered_commands", ())), None)
+    module = getattr(callback, "__module__", None)
+    if not module or module.startswith("__"):
+        return None, None
+    from importlib import metadata
+    hits = [point for point in metadata.entry_points(group="console_scripts")
+            if point.value.split(":")[0].strip() == module]
+    hits.sort(key=lambda point: point.value.split(":")[-1].strip() !=
+              getattr(callback, "__name__", None))   # the function itself first
+    if not hits:
+        return None, None
+    dist = getattr(hits[0], "dist", None)
+    return hits[0].name, getattr(dist, "version", None)
 
 
 def find_adaptable(namespace: dict, name: str | None = None):

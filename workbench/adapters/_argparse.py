@@ -27,7 +27,10 @@ def describe(parser, fallback=None, main=None) -> Spec:
     version = None
     for action in parser._actions:
         if isinstance(action, argparse._VersionAction) and action.version:
-            version = str(action.version).replace("%(prog)s", "").strip().split()[-1]
+            import re
+            found = re.search(r"\d+(?:\.\d+)+[\w.+-]*|\b\d+\b",
+                              str(action.version).replace("%(prog)s", ""))
+            version = found.group(0) if found else None
     chain = [(parser, prog)]
     subparsers = _subparsers(parser)
     if subparsers is None:
@@ -119,7 +122,8 @@ def _input(action, parser, level):
     else:
         required = bool(action.required)
         longs = [o for o in action.option_strings if o.startswith("--")]
-        name = longs[0] if longs else action.dest
+        # the longest long flag names it: isort's `--df` is short for `--diff`
+        name = max(longs, key=len) if longs else action.dest
         shorts = [o[1] for o in action.option_strings if len(o) == 2 and o[1] != "-"]
         short = shorts[0] if shorts else None
     return Input(name, positional=positional, type=kind, items=items, choices=choices,
@@ -222,8 +226,8 @@ class _Runner:
                 return 2
             return result if isinstance(result, int) and not isinstance(result, bool) else 0
 
-        code, out, err = _capture.captured(call, world)
-        if code == 2 and ": error: " in err:
+        code, out, err = _capture.captured(call, world, request)
+        if err is not None and code == 2 and ": error: " in err:
             raise _usage(err, command, request, given)
         return _capture.finish(code, out, err, command, request, world)
 

@@ -83,6 +83,7 @@ class Spec:
         self.version = version
         self.description = description
         self.single = False   # one command, no groups: it takes the program's name
+        self.problems: list = []   # (severity, code, message, fix, command path) it noted
 
 
 class Adapted:
@@ -179,8 +180,26 @@ def _scalar(kind: str, value, choices):
     return None
 
 
+def _working_directory(value) -> bool:
+    """Whether a default is the directory the program was loaded in (`Path.cwd()`)."""
+    if not isinstance(value, str) and not hasattr(value, "__fspath__"):
+        return False
+    import os
+    try:
+        return os.path.abspath(os.fspath(value)) == os.getcwd() and os.fspath(value) != "."
+    except (TypeError, ValueError, OSError):
+        return False
+
+
 def clean_default(item: Input):
-    """The original's default when it is plain data of the input's type, else None."""
+    """The original's default when it is plain data of the input's type, else None. A
+    default computed from the working directory is none: the description says so instead,
+    and the original computes it again where it runs (never baked into snapshots)."""
+    if _working_directory(item.default):
+        item.default = None
+        note = "Default: the working directory."
+        if note not in item.description:
+            item.description = f"{first_paragraph(item.description)} {note}".strip()
     if item.type == "list" or item.variadic:
         value = item.default
         if not isinstance(value, (list, tuple)) or not value:
@@ -204,8 +223,9 @@ def program(spec: Spec, effects: dict | None, *, name=None, version=None, descri
             raise DefinitionError(
                 f"adapt(effects=...): {path!r} maps to {value!r}; use one of: "
                 f"{', '.join(EFFECTS)}")
-    if spec.single and name and spec.children:
-        spec.children[0].name = name
+    program_name = name or command_name(spec.name)
+    if spec.single and spec.children:
+        spec.children[0].name = program_name
     used: set = set()
     children = _nodes(spec, spec.children, (), effects, used, top=True, examples=examples)
     paths = set(_paths(children))
@@ -220,12 +240,13 @@ def program(spec: Spec, effects: dict | None, *, name=None, version=None, descri
             f"adapt(effects=...): no command {', '.join(map(repr, unknown))}; the commands are: "
             f"{', '.join(repr(p) for p in sorted(_paths(children)))} (paths without the "
             f"program name, space-joined)")
-    program_name = name or command_name(spec.name)
     if not children:
         raise DefinitionError(f"{spec.library} program {program_name!r} has no commands to adapt")
-    return Program(name=program_name, version=version or spec.version or "0.0.0",
+    made = Program(name=program_name, version=version or spec.version or "0.0.0",
                    description=description if description is not None else spec.description,
-                   commands=children)
+                   commands=children, single=spec.single)
+    made.adapter_problems = list(spec.problems)   # listed by the workbench's lint
+    return made
 
 
 def _paths(nodes, prefix=()):
@@ -265,13 +286,13 @@ def _nodes(spec, items, prefix, effects, used, top, examples):
         if joined in effects:
             used.add(joined)
             effect = effects[joined]
-        command = _command(spec, item, label, aliases, effect or "undeclared")
+        command = _command(spec, item, label, aliases, effect or "undeclared", joined)
         command.examples = list(examples.get(joined, ()))
         out.append(command)
     return out
 
 
-def _command(spec, item: CommandSpec, label, aliases, effect):
+def _command(spec, item: CommandSpec, label, aliases, effect, where):
     options: dict = {}
     arguments: list = []
     flags_taken: set = set()
@@ -339,6 +360,13 @@ def _command(spec, item: CommandSpec, label, aliases, effect):
         inp.type, inp.choices = kind, choices
         inp.variadic = variadic
         required = bool(inp.required) and not optional_seen
+        if inp.required and optional_seen:
+            spec.problems.append((
+                "warning", "positional_order",
+                f"'{where}' argument {inp.name} is required but follows an optional one, so it "
+                f"is optional here; the original still refuses a call without it",
+                f"give every argument up to {inp.name} (as the original's usage line shows), "
+                f"or make the earlier one an option in the original", where))
         if not required:
             optional_seen = True
         default = None if required else clean_default(inp)

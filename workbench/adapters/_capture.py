@@ -15,34 +15,77 @@ def _state():
     return _STATE
 
 
-def captured(fn, world):
-    """Call `fn()` with stdout/stderr captured and stdin from the caller (or empty).
+def captured(fn, world, request):
+    """Call `fn()` with stdin from the caller (or empty); (exit status, stdout, stderr).
 
-    Returns (exit code, stdout, stderr). `fn` returns an exit code (None for 0) or raises;
-    SystemExit is caught as Python would report it (a string goes to stderr, exit 1). Other
-    exceptions propagate (the runtime reports them as `internal`). Calls are serialised:
-    sys.stdout is one per process.
+    A person (human mode) sees what the original writes as it writes it, and stdout/stderr
+    come back None. For data (--json, MCP, in-process) both are caught as text. `fn`
+    returns an exit code (None for 0) or raises; SystemExit is caught as Python would exit
+    (a string goes to stderr, exit 1). Other exceptions propagate (the runtime reports them
+    as `internal`). Calls are serialised: sys.stdout is one per process.
     """
-    import contextlib
     import io
+
+    from workbench.runtime.capture import Capture, KeepOpen
+    from workbench.runtime.pipeline import reads_live
     lock, _ = _state()
-    out, err = io.StringIO(), io.StringIO()
+    live = reads_live(world, request)
     stdin = world.stdin if world.stdin is not None else io.StringIO("")
+    capture = Capture(keep=DATA_KEEP)
     with lock:
-        saved = sys.stdin, sys.argv
+        saved = sys.stdin, sys.argv, sys.stdout, sys.stderr
         sys.stdin = stdin
         try:
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                try:
-                    code = fn()
-                except SystemExit as exit_:
-                    code = exit_.code
-                    if code is not None and not isinstance(code, int):
-                        err.write(f"{code}\n")
-                        code = 1
+            if live:
+                sys.stdout, sys.stderr = KeepOpen(sys.stdout), KeepOpen(sys.stderr)
+                code = _status(fn)
+            else:   # fd level: a stream saved at import and a subprocess land here too
+                with capture:
+                    code = _status(fn)
         finally:
-            sys.stdin, sys.argv = saved
-    return (code or 0), out.getvalue(), err.getvalue()
+            if live:
+                for stream in (sys.stdout, sys.stderr):
+                    stream.flush()
+            sys.stdin, sys.argv, sys.stdout, sys.stderr = saved
+    if live:
+        return code, None, None
+    output = capture.output() or {}
+    return code, plain(output.get("stdout", "")), plain(output.get("stderr", ""))
+
+
+DATA_KEEP = 16 * 1024 * 1024
+"""Characters of an original's stdout (and stderr) kept as data under --json and MCP."""
+
+
+def _status(fn) -> int:
+    """Run the original; its exit status, as Python would exit (a SystemExit text goes to
+    stderr)."""
+    try:
+        return exit_status(fn())
+    except SystemExit as exit_:
+        if exit_.code is not None and not isinstance(exit_.code, int):
+            sys.stderr.write(f"{exit_.code}\n")
+        return exit_status(exit_.code)
+
+
+def exit_status(code) -> int:
+    """The status a process exits with for `sys.exit(code)`: None/False 0, True 1, an int
+    modulo 256 (-1 is 255), anything else 1."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return int(code) & 0xFF
+    return 1
+
+
+def plain(text: str) -> str:
+    """Text without terminal colour codes and carriage returns at line ends (data, not a
+    terminal)."""
+    if "\x1b" not in text and "\r" not in text:
+        return text
+    import re
+    text = re.sub(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)", "", text)
+    return re.sub(r"\r+(?=\n|$)", "", text)
 
 
 def output_data(text: str):
@@ -65,9 +108,15 @@ def output_data(text: str):
     return text[:-1] if text.endswith("\n") else text
 
 
-def finish(code: int, out: str, err: str, command, request, world):
-    """Data for a finished run, or Fail with the original's exit code."""
+def finish(code: int, out, err, command, request, world):
+    """Data for a finished run, or Fail with the original's exit status. After a live run
+    (out is None) a failure ends the process with that status: the person saw it all."""
     from workbench.declaration.model import Fail
+    if out is None:
+        _state()[1].last = None
+        if code:
+            raise SystemExit(code)
+        return None
     data = output_data(out)
     if code == 0:
         if err.strip():

@@ -37,8 +37,10 @@ class Flavour:
         """(type, items, choices) of a parameter's values, before multiple/nargs."""
         click = self.click
         kind = param.type
-        if isinstance(kind, click.Choice):
+        if isinstance(kind, click.Choice) and getattr(kind, "case_sensitive", True):
             return "enum", "string", [choice_text(c) for c in kind.choices]
+        if isinstance(kind, click.Choice):   # any case goes: the original checks the value
+            return "string", "string", None
         if isinstance(kind, click.types.IntParamType):
             return "integer", "string", None
         if isinstance(kind, click.types.FloatParamType):
@@ -72,31 +74,102 @@ def describe(obj, fallback=None) -> Spec:
 
 
 def walk(root, flavour, fallback=None, *, name=None, description=None) -> Spec:
-    name = name or root.name or fallback or flavour.library
+    name = name or (fallback if _named_after_function(root) else None) or root.name or \
+        fallback or flavour.library
     description = description if description is not None else \
         first_paragraph(getattr(root, "help", None) or getattr(root, "short_help", None))
     prefix = (getattr(root, "context_settings", None) or {}).get("auto_envvar_prefix")
     prefix = prefix.upper().replace("-", "_") if prefix else None
+    problems: list = []
     if flavour.is_group(root):
-        children = _children(root, flavour, [(root, name)], [prefix])
+        children = _children(root, flavour, [(root, name)], [prefix], problems)
     else:
-        children = [_command(root, root.name or name, flavour, [(root, name)], [prefix])]
-    spec = Spec(flavour.library, name, children, description=description)
+        children = [_command(root, root.name or name, flavour, [(root, name)], [prefix],
+                             problems)]
+    spec = Spec(flavour.library, name, children, description=description,
+                version=declared_version(root))
+    spec.problems = problems
     spec.single = not flavour.is_group(root)
     return spec
 
 
-def _children(group, flavour, chain, prefixes):
+def declared_version(root) -> str | None:
+    """The version a Click `version_option` prints: its `version=`, else its `package_name`'s
+    installed version; None without one (the entry point's distribution may give it)."""
+    for param in getattr(root, "params", ()):
+        callback = getattr(param, "callback", None)
+        code = getattr(callback, "__code__", None)
+        if not getattr(param, "is_eager", False) or param.name != "version" or code is None:
+            continue
+        try:
+            cells = {name: cell.cell_contents for name, cell in
+                     zip(code.co_freevars, callback.__closure__ or ())}
+        except ValueError:   # an empty cell
+            continue
+        if isinstance(cells.get("version"), str):
+            return cells["version"]
+        if isinstance(cells.get("package_name"), str):
+            from importlib import metadata
+            try:
+                return metadata.version(cells["package_name"])
+            except metadata.PackageNotFoundError:
+                return None
+    return None
+
+
+def _named_after_function(node) -> bool:
+    """Whether Click named the command after its function (`cli`, `main`) rather than the
+    author: then the file or entry point names the program."""
+    callback = getattr(node, "callback", None)
+    derived = getattr(callback, "__name__", "").lower().replace("_", "-")
+    return bool(node.name) and node.name in (derived, derived.replace("-", ""))
+
+
+def _children(group, flavour, chain, prefixes, problems):
     out = []
-    for token, child in list(group.commands.items()):
+    for token, child in _subcommands(group, chain, problems):
         sub_prefix = f"{prefixes[-1]}_{token.upper().replace('-', '_')}" if prefixes[-1] else None
         sub_chain = chain + [(child, token)]
         if flavour.is_group(child):
             out.append(GroupSpec(token, _help(child), _children(child, flavour, sub_chain,
-                                                                prefixes + [sub_prefix]),
+                                                                prefixes + [sub_prefix],
+                                                                problems),
                                  hidden=bool(getattr(child, "hidden", False))))
         else:
-            out.append(_command(child, token, flavour, sub_chain, prefixes + [sub_prefix]))
+            out.append(_command(child, token, flavour, sub_chain, prefixes + [sub_prefix],
+                                problems))
+    return out
+
+
+def _subcommands(group, chain, problems) -> list:
+    """(name, command) under a group as its own `--help` lists them: `list_commands()` and
+    `get_command()`, so lazy groups (Flask's app and plugin commands) are expanded. A name
+    that gives no command is a problem (the workbench lists it), never silently missing."""
+    path = " ".join(token for _, token in chain[1:])
+    try:
+        ctx = type(group).context_class(group, info_name=chain[-1][1], resilient_parsing=True)
+        listed = list(group.list_commands(ctx))   # Click sorts them: keep declaration order
+        names = [n for n in group.commands if n in listed] + \
+            [n for n in listed if n not in group.commands]
+    except Exception as error:   # noqa: BLE001 - a library's own code
+        problems.append(("error", "commands_not_listed", f"group '{path or chain[0][1]}' could "
+                         f"not list its commands: {type(error).__name__}: {error}",
+                         "make the group's list_commands() work without arguments (a lazy "
+                         "group that needs an app or a plugin: install or point at it)", path))
+        return list(group.commands.items())
+    out = []
+    for name in names:
+        try:
+            child, why = group.get_command(ctx, name), "get_command() gave None"
+        except Exception as error:   # noqa: BLE001
+            child, why = None, f"{type(error).__name__}: {error}"
+        if child is None:
+            problems.append(("error", "command_not_adapted", f"'{(path + ' ' + name).strip()}' "
+                             f"is listed but could not be loaded ({why})",
+                             "make the group's get_command() return it (its module must "
+                             "import), or stop listing it", path))
+            continue
+        out.append((name, child))
     return out
 
 
@@ -104,7 +177,7 @@ def _help(node) -> str:
     return getattr(node, "short_help", None) or getattr(node, "help", None) or ""
 
 
-def _command(node, token, flavour, chain, prefixes) -> CommandSpec:
+def _command(node, token, flavour, chain, prefixes, problems) -> CommandSpec:
     inputs = []
     last = len(chain) - 1
     for level, (owner, _) in enumerate(chain):
@@ -112,9 +185,25 @@ def _command(node, token, flavour, chain, prefixes) -> CommandSpec:
             if not getattr(param, "expose_value", True) or getattr(param, "hidden", False):
                 continue   # --version, --install-completion, hidden options
             positional = param.param_type_name == "argument"
-            if positional and level != last:
-                continue   # a group's own arguments cannot be given per command
+            if positional and level != last:   # a group's own arguments: not modelled
+                where = " ".join(t for _, t in chain[1:])
+                problems.append((
+                    "error", "group_argument_dropped",
+                    f"'{where}' cannot be called: its group '{chain[level][1]}' takes the "
+                    f"argument {param.name}, which the adapter does not model",
+                    f"make {param.name} an option of the group in the original "
+                    f"(@click.option), or call the original directly", where))
+                continue
             inputs.append(_input(param, flavour, level, positional, prefixes[level]))
+            nargs = getattr(param, "nargs", 1)
+            if not positional and isinstance(nargs, int) and nargs > 1:
+                where = " ".join(t for _, t in chain[1:]) or chain[0][1]
+                problems.append((
+                    "warning", "arity_not_checked",
+                    f"'{where}' option {param.opts[0]} takes {nargs} values per use; they are "
+                    f"one flat list here, so a wrong count reaches the original unchecked",
+                    f"give {param.opts[0]} exactly {nargs} values each time (over MCP: a list "
+                    f"whose length is a multiple of {nargs})", where))
     deprecated = getattr(node, "deprecated", None)
     return CommandSpec(token, _help(node), inputs, _Runner(flavour, chain),
                        hidden=bool(getattr(node, "hidden", False)),
@@ -223,7 +312,7 @@ class _Runner:
                 sys.stderr.write("Aborted!\n")
                 return 1
 
-        code, out, err = _capture.captured(call, world)
+        code, out, err = _capture.captured(call, world, request)
         return _capture.finish(code, out, err, command, request, world)
 
 

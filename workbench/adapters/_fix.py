@@ -15,7 +15,7 @@ def refusal(command, request, given, code: str, message: str, item, add: bool = 
         if where.get("source") in ("env", "stdin"):
             continue
         args[inp.key] = value
-    where = f"{command.program.name} {' '.join(command.path)}"
+    where = " ".join((command.program.name, *command.words))
     hint = f"see '{where} --help' for what it accepts"
     if item is not None:
         if item.positional:
@@ -37,5 +37,5 @@ def refusal(command, request, given, code: str, message: str, item, add: bool = 
     try:
         fix = to_argv(command, args)
     except ValueError:
-        fix = list(command.path)
+        fix = list(command.words)
     return Refusal(code, message, hint=hint, fix=fix)

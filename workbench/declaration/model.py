@@ -86,6 +86,12 @@ class Command:
         return "_".join(self.path).replace("-", "_")
 
     @property
+    def words(self) -> tuple:
+        """The words that select this command after the program name: its path, or none in
+        a single-command program (`black --check x.py`)."""
+        return () if getattr(self.program, "single", False) else self.path
+
+    @property
     def declared_options(self) -> dict:
         """Options the author declared (without --limit, --dry-run, ... the framework added)."""
         return {k: o for k, o in self.options.items() if k not in self.framework_keys}
@@ -124,8 +130,9 @@ class Program:
 
     def __init__(self, name: str, version: str = "0.0.0", description: str = "", commands=(),
                  budgets: dict | None = None, *, schema_version: str = "1",
-                 output_budget: int | None = None, check: bool = True):
+                 output_budget: int | None = None, check: bool = True, single: bool = False):
         self.name = name
+        self.single = single  # one command, typed without its name (adapted `black`, `http`)
         self.version = version
         self.description = description
         self.commands = list(commands)
@@ -135,6 +142,9 @@ class Program:
         self.path: tuple[str, ...] = ()
         self.source: str | None = None  # file it was loaded from, set by loaders
         self._index: dict[tuple[str, ...], Command | Group] = {}
+        if single and (len(self.commands) != 1 or self.commands[0].is_group):
+            raise DefinitionError(f"program {name!r}: single=True needs exactly one command and "
+                                  f"no groups; drop single=True or keep one Command")
         self._bind(self, ())
         if check:
             import sys

@@ -244,16 +244,16 @@ def exec_file(file: str, source: str | None = None, *, program_name: str | None 
     sys.modules[name] = module
     if folder not in sys.path:
         sys.path.insert(0, folder)
-    import contextlib
-    import io
-    printed = io.StringIO()
+    from workbench.runtime.capture import Capture
+    capture = Capture()
     try:
         # A module that prints at import must not write over a dashboard or an MCP stdio
-        # wire: keep what it printed as data instead.
-        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+        # wire: keep what it printed as data instead. The capture is at the fd level, so the
+        # module sees real files (fileno(), .buffer), as under `run` (httpie, pre-commit).
+        with capture:
             exec(code, module.__dict__)
     except BaseException as exc:  # noqa: BLE001 - user code may raise anything, even SystemExit
-        loaded.output = printed.getvalue()
+        loaded.output = _printed(capture)
         if previous is not None:
             sys.modules[name] = previous
         else:
@@ -262,7 +262,7 @@ def exec_file(file: str, source: str | None = None, *, program_name: str | None 
             raise
         loaded.error = _import_error(exc, file)
         return _done(loaded, started)
-    loaded.output = printed.getvalue()
+    loaded.output = _printed(capture)
     found = find_program(module.__dict__, program_name)
     if isinstance(found, LoadError):
         loaded.error = found
@@ -282,6 +282,12 @@ def exec_file(file: str, source: str | None = None, *, program_name: str | None 
             pass
         loaded.module = module
     return _done(loaded, started)
+
+
+def _printed(capture) -> str:
+    """What a module wrote while it loaded, stdout then stderr."""
+    output = capture.output() or {}
+    return output.get("stdout", "") + output.get("stderr", "")
 
 
 def _done(loaded: Loaded, started: float) -> Loaded:

@@ -26,6 +26,8 @@ def lint(program, surfaces=None, tokens=None, diffs=()) -> list:
                         f"add Group(name='{node.name}', description=...)", name))
     for command in program.walk():
         found.extend(_command_problems(program, command))
+    for severity, code, message, fix, where in getattr(program, "adapter_problems", ()):
+        add(Problem(severity, code, message, fix, where or None))   # what adapt() could not carry
     if surfaces:
         found.extend(_surface_problems(surfaces))
     if tokens is not None:

@@ -53,7 +53,7 @@ def to_argv(command: Command, arguments: dict[str, object] | None) -> list[str]:
     value means not given. Raises ValueError for a property the command does not have.
     """
     inputs = _inputs(command)
-    argv = list(command.path)
+    argv = list(command.words)
     positionals: list[str] = []
     given = dict(arguments or {})
     for key in given:

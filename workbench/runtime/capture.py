@@ -23,12 +23,12 @@ KEEP = 64 * 1024
 _LOCK = threading.RLock()   # re-entrant: a handler may call() another program in-process
 
 
-class _Guarded:
-    """A text stream over a captured fd that a handler may close without harm."""
+class KeepOpen:
+    """A stream a handler may close without harm (`with sys.stdout:` in `json.tool`): closing
+    only flushes, so whoever handed it out can still read or write it."""
 
-    def __init__(self, fd: int):
-        import io
-        self._stream = _text_over(fd, line_buffering=True)
+    def __init__(self, stream):
+        self._stream = stream
 
     def close(self) -> None:   # `with sys.stdout:` in a handler must not close the real thing
         self._stream.flush()
@@ -54,7 +54,8 @@ class Capture:
     envelope and stream lines); `output()` is what was caught, as {"stdout", "stderr", ...}.
     """
 
-    def __init__(self):
+    def __init__(self, keep: int = KEEP):
+        self.keep = keep   # characters of each stream kept (an adapted program's data: more)
         self.real_stdout = None
         self.real_stderr = None
         self._saved: list[int] = []
@@ -75,7 +76,7 @@ class Capture:
             os.dup2(self._files[0].fileno(), 1)
             os.dup2(self._files[1].fileno(), 2)
             self._streams = (sys.stdout, sys.stderr)
-            sys.stdout, sys.stderr = _Guarded(1), _Guarded(2)
+            sys.stdout, sys.stderr = (KeepOpen(_text_over(fd, line_buffering=True)) for fd in (1, 2))
             self.real_stdout = _text_over(self._saved[0], write_through=True)
             self.real_stderr = _text_over(self._saved[1], write_through=True)
         except BaseException:
@@ -98,7 +99,7 @@ class Capture:
                 for fd in self._saved:
                     os.close(fd)
                 self._saved = []
-            self._text = {name: _read(handle) for name, handle in
+            self._text = {name: _read(handle, self.keep) for name, handle in
                           zip(("stdout", "stderr"), self._files)}
             for handle in self._files:
                 handle.close()
@@ -114,7 +115,8 @@ class Capture:
         if self._text is None:   # still capturing (a stream's @end): flush, then read
             _flush(sys.stdout, sys.stderr, *(self._streams or ()))
         text = self._text if self._text is not None else {
-            name: _read(handle) for name, handle in zip(("stdout", "stderr"), self._files)}
+            name: _read(handle, self.keep)
+            for name, handle in zip(("stdout", "stderr"), self._files)}
         out: dict = {}
         dropped: dict = {}
         for name in ("stdout", "stderr"):
@@ -145,17 +147,17 @@ def _flush(*streams) -> None:
             pass
 
 
-def _read(handle) -> tuple[str, int]:
-    """(the last KEEP characters or so, total bytes written): never all of a 10 MB print."""
+def _read(handle, keep: int = KEEP) -> tuple[str, int]:
+    """(the last `keep` characters or so, total bytes written): never all of a 10 MB print."""
     try:
         handle.flush()
         size = os.fstat(handle.fileno()).st_size
-        handle.seek(max(0, size - KEEP))
+        handle.seek(max(0, size - keep))
         data = handle.read()
     except (OSError, ValueError):
         return "", 0
     text = data.decode("utf-8", "replace")
-    if size > KEEP and "\n" in text[:-1]:
+    if size > keep and "\n" in text[:-1]:
         text = text[text.index("\n") + 1:]   # start at a line, not mid-character
     return text, size
 

@@ -182,4 +182,4 @@ class Context:
 
     def invocation(self) -> list:
         """This call's argv after the program name (sensitive values masked), for `next`/`fix`."""
-        return list(self.command.path) + list(self._request.tokens)
+        return list(self.command.words) + list(self._request.tokens)

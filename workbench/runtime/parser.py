@@ -128,6 +128,12 @@ def parse(program, argv, environ, *, placeholders: bool = False) -> Request:
     flags = request.flags
     node = program
     i = 0
+    if getattr(program, "single", False):
+        builtin, used = find_builtin(argv) if argv and argv[0] != "--" else (None, 0)
+        if builtin is not None:
+            return _parse_builtin(request, builtin, argv, used, environ)
+        node = program.commands[0]
+        request.path.append(node.name)
     while node.is_group and i < len(argv) and argv[i] != "--" and not argv[i].startswith("-"):
         name = argv[i]
         child = child_named(node, name)
@@ -570,7 +576,7 @@ def _fill_missing(request, command, values, where, environ, tokens, placeholders
             raise Refusal("missing_argument",
                           f"'{' '.join(command.path)}' needs {argument.metavar}" +
                           (f" ({argument.description})" if argument.description else ""),
-                          hint=f"usage: {' '.join(command.path)} " +
+                          hint=f"usage: {' '.join(command.words) or command.program.name} " +
                                " ".join(a.metavar for a in command.arguments),
                           fix=tokens[:insert] + missing + tokens[insert:])
         values[key] = [] if argument.variadic else argument.default

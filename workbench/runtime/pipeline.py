@@ -295,6 +295,12 @@ def _stream_head(program, command) -> dict:
             "format": "ndjson", "items": "one JSON value per line until the @end line"}
 
 
+def reads_live(world, request) -> bool:
+    """Whether a person reads the handler's output as it is written (no --json, no ndjson,
+    no in-process capture)."""
+    return not (world.capture or request.json or world.ndjson)
+
+
 def _invoke(program, command, request, world, debug):
     as_json = request.json
     ndjson = request.flags["format"] == "ndjson"
@@ -311,7 +317,7 @@ def _invoke(program, command, request, world, debug):
             value = request.args[key]
             request.args[key] = [text if v == "-" else v for v in value] \
                 if isinstance(value, list) else text
-    if not (world.capture or as_json or world.ndjson):   # a person reads it live
+    if reads_live(world, request):
         if world.redactor:
             from workbench.runtime.capture import Masked
             with Masked(world.redactor):

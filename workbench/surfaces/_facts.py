@@ -112,7 +112,7 @@ def deprecation(item) -> str:
 
 def usage(program, node) -> str:
     """The usage line: `tool deploy --target <target> [options] <file>`."""
-    words = [program.name, *node.path]
+    words = [program.name, *(node.path if node.is_group else node.words)]
     if node.is_group:
         words.append("<command>")
         words.append("[options]")

@@ -196,7 +196,7 @@ def _show(value) -> str:
 def _command_help(program, command) -> list[str]:
     from workbench.declaration.model import EFFECT_MEANINGS
     name = program.name
-    path = " ".join(command.path)
+    path = " ".join((name, *command.words))
     lines = _wrap(_facts.usage(program, command), WIDTH, "         ", "Usage: ")
     if command.description:
         lines += [""] + _wrap(command.description, WIDTH)
@@ -225,6 +225,6 @@ def _command_help(program, command) -> list[str]:
                    WIDTH, "  ", "Exit codes: ")
     lines += [""]
     lines += _wrap("Also: --json (one JSON envelope on stdout). As data: "
-                   f"'{name} {path} --help --json', input schema: '{name} {path} --schema'.",
+                   f"'{path} --help --json', input schema: '{path} --schema'.",
                    WIDTH)
     return lines

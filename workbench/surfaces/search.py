@@ -100,7 +100,7 @@ def search(program, sentence: str, limit: int = 5, entries=None) -> list[dict]:
     for negative, _, command in scored[:limit]:
         entry = {"command": " ".join(command.path), "description": command.description,
                  "effects": command.effects, "score": -negative,
-                 "usage": f"{program.name} {' '.join(command.path)} --help"}
+                 "usage": " ".join((program.name, *command.words, "--help"))}
         if command.effects != "withheld":
             entry["tool"] = command.tool_name
         results.append(entry)

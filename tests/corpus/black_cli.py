@@ -1,0 +1,2 @@
+"""black as installed: its Click command."""
+from black import main  # noqa: F401

@@ -1,0 +1,179 @@
+"""Real programs from PyPI through the adapters: sqlite-utils, black, httpie, flask and
+`python -m json.tool`, each run as itself and through burgee (the test extra installs them).
+
+For each: the commands and parameters its own tree has; a harmless command prints the same
+bytes as the original in human mode and the same output inside the --json envelope; the
+MCP result equals the CLI's bytes; `burgee dev --headless --update` then `--headless` pass; a
+usage error's fix, run as printed, succeeds. Wrapper files in tests/corpus/ import each
+program's own object (and its own main for argparse ones).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, clean_env
+from workbench.loader import load_program
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+BIN = Path(sys.executable).parent
+FLASK_APP = "from flask import Flask\n\napp = Flask(__name__)\n\n\n@app.route('/hi')\ndef hi():\n" \
+            "    return 'hi'\n"
+
+# program: (wrapper, the original's argv, a harmless call, [(bad call, placeholder, value)])
+PROGRAMS = {
+    "sqlite-utils": ("sqlite_utils_cli", [str(BIN / "sqlite-utils")],
+                     ["tables", "data.db", "--counts"],
+                     (["rows", "data.db", "dogs", "--limit", "many"], "<limit>", "1")),
+    "black": ("black_cli", [str(BIN / "black")], ["--code", "x  =  [1,2]"],
+              (["--code", "x=1", "--line-length", "wide"], "<line-length>", "40")),
+    "http": ("httpie_cli", [str(BIN / "http")],
+             ["--ignore-stdin", "--offline", "--print=H", "example.org/get", "a==1"],
+             (["--ignore-stdin", "--offline", "--timeout", "soon", "example.org"], "<timeout>",
+              "5")),
+    "flask": ("flask_cli", [str(BIN / "flask")], ["routes"],
+              (["routes", "--sort", "size"], None, None)),   # the fix names a choice
+    "python-m-json-tool": ("json_tool_cli", [sys.executable, "-m", "json.tool"],
+                           ["--sort-keys", "in.json"],
+                           (["--indent", "wide", "in.json"], "<indent>", "2")),
+}
+
+
+@pytest.fixture
+def place(tmp_path):
+    """A working directory with a database, a JSON file and a Flask app, and its env."""
+    import sqlite3
+    with sqlite3.connect(tmp_path / "data.db") as db:
+        db.execute("create table dogs (id integer primary key, name text)")
+        db.execute("insert into dogs (name) values ('Cleo'), ('Pancakes')")
+    (tmp_path / "in.json").write_text('{"b": [1, 2], "a": "caf\\u00e9"}\n')
+    (tmp_path / "app.py").write_text(FLASK_APP)
+    return tmp_path
+
+
+def env(place):
+    return clean_env(XDG_STATE_HOME=place / "state", HOME=place / "home", PYTHONPATH=ROOT,
+                     FLASK_APP="app", NO_COLOR="1", COLUMNS="100")
+
+
+def run(argv, place):
+    return subprocess.run(argv, env=env(place), cwd=place, capture_output=True, text=True,
+                          timeout=120)
+
+
+def burgee(name, *args, place):
+    wrapper = CORPUS / f"{PROGRAMS[name][0]}.py"
+    return run([sys.executable, "-m", "workbench.cli", "run", str(wrapper), *args], place)
+
+
+def _click_counts(group, token, ctx_class=None):
+    """{command path: number of parameters} from a Click tree as its own help lists it."""
+    import click
+    out = {}
+
+    def visit(node, path, inherited):
+        own = [p for p in node.params if p.expose_value and not getattr(p, "hidden", False)]
+        if isinstance(node, click.Group):
+            ctx = node.context_class(node, info_name=path[-1] if path else token,
+                                     resilient_parsing=True)
+            options = [p for p in own if not isinstance(p, click.Argument)]
+            for name in node.list_commands(ctx):
+                child = node.get_command(ctx, name)
+                if child is not None:
+                    visit(child, path + (name,), inherited + len(options))
+        else:
+            out[path] = inherited + len(own)
+    visit(group, (), 0)
+    return out
+
+
+def _argparse_count(parser) -> int:
+    import argparse
+    return len([a for a in parser._actions if a.help != argparse.SUPPRESS and not isinstance(
+        a, (argparse._HelpAction, argparse._VersionAction))])
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_the_adapted_tree_has_the_originals_commands_and_parameters(name, place, monkeypatch):
+    monkeypatch.chdir(place)
+    monkeypatch.setenv("FLASK_APP", "app")
+    wrapper = CORPUS / f"{PROGRAMS[name][0]}.py"
+    program = load_program(str(wrapper))
+    assert program.name == name
+    ours = {(() if program.single else c.path): len(c.declared_options) + len(c.arguments)
+            for c in program.walk()}
+    from workbench.loader import exec_file
+    module = exec_file(str(wrapper), "__corpus_original__")
+    original = getattr(module, "parser", None)
+    if original is not None:
+        assert ours == {(): _argparse_count(original)}
+    else:
+        root = next(v for k, v in vars(module).items() if k in ("cli", "main"))
+        assert ours == _click_counts(root, name)
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_a_harmless_call_prints_what_the_original_prints(name, place):
+    _, argv, call, _ = PROGRAMS[name]
+    own = run(argv + call, place)
+    assert own.returncode == 0, own.stderr
+    ours = burgee(name, *call, place=place)
+    assert (ours.returncode, ours.stdout, ours.stderr) == (0, own.stdout, own.stderr)
+    body = json.loads(burgee(name, *call, "--json", place=place).stdout)
+    data = body["data"]
+    text = own.stdout[:-1] if own.stdout.endswith("\n") else own.stdout
+    assert data == (json.loads(text) if text[:1] in "{[" else text)
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_a_usage_errors_fix_runs_as_printed(name, place):
+    _, _, _, (bad, placeholder, value) = PROGRAMS[name]
+    refused = burgee(name, *bad, "--json", place=place)
+    assert refused.returncode == 2, refused.stdout
+    fix = json.loads(refused.stdout)["error"]["fix"]
+    assert placeholder is None or placeholder in fix, fix
+    import shlex
+    words = shlex.split(fix.replace(placeholder, value) if placeholder else fix)
+    assert words[0] == name
+    done = burgee(name, *words[1:], place=place)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("name", list(PROGRAMS))
+async def test_the_mcp_result_is_the_clis_bytes(name, place, monkeypatch):
+    from mcp import Client, StdioServerParameters
+
+    from workbench.runtime.arguments import from_argv
+    monkeypatch.chdir(place)
+    monkeypatch.setenv("FLASK_APP", "app")
+    wrapper, _, call, _ = PROGRAMS[name]
+    wrapper = CORPUS / f"{wrapper}.py"
+    command, arguments = from_argv(load_program(str(wrapper)), call)
+    cli = burgee(name, *call, "--json", place=place)
+    extra = {k: str(v) for k, v in env(place).items()
+             if k in ("XDG_STATE_HOME", "HOME", "PYTHONPATH", "FLASK_APP", "NO_COLOR", "COLUMNS")}
+    server = StdioServerParameters(command=sys.executable,
+                                   args=["-m", "workbench.cli", "mcp", str(wrapper)],
+                                   env=extra, cwd=str(place))
+    async with Client(server, mode="legacy", cache=None) as client:
+        result = await client.call_tool(command.tool_name, arguments)
+    assert "".join(getattr(part, "text", "") for part in result.content) == cli.stdout[:-1]
+    assert not result.is_error
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_burgee_dev_headless_passes_after_update(name, place):
+    wrapper = CORPUS / f"{PROGRAMS[name][0]}.py"
+    dev = [sys.executable, "-m", "workbench.cli", "dev", str(wrapper), "--headless",
+           "--snapshots", str(place / "snapshots")]
+    first = run(dev + ["--update"], place)
+    assert first.returncode == 0, first.stdout[-2000:] + first.stderr[-2000:]
+    again = run(dev, place)
+    assert again.returncode == 0, again.stdout[-2000:] + again.stderr[-2000:]
