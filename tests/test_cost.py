@@ -143,7 +143,7 @@ def test_headless_fails_a_session_over_budget_then_passes_under_it(tmp_path):
     assert code == 1 and doc["error"]["code"] == "session_over_budget", doc
     over = doc["report"]["over_session_budget"]
     assert [o["budget"] for o in over] == ["session.mcp.typical"]
-    assert "a mcp session of 20 turns, 10 calls, 3 commands costs" in doc["error"]["message"]
+    assert "an MCP tools session of 20 turns, 10 calls, 3 commands costs" in doc["error"]["message"]
     assert doc["error"]["hint"].startswith("make what that path reads smaller")
     spent = over[0]["tokens"]
     write_app(tmp_path, f'budgets={{"session.mcp": {spent}}},')

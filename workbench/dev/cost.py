@@ -359,6 +359,11 @@ def deltas(before: CostModel | None, after: CostModel, shapes=None) -> dict:
             for name in new}
 
 
+def path_words(path: str) -> str:
+    """'an MCP tools session', 'a CLI help + cards session'."""
+    return f"{'an' if path == 'mcp' else 'a'} {TITLES[path]} session"
+
+
 def sentences(changes: dict, shapes=None) -> list:
     """Deltas in words: 'this edit made an MCP session of 20 turns 1,900 tokens dearer'."""
     shapes = SHAPES if shapes is None else shapes
@@ -366,8 +371,8 @@ def sentences(changes: dict, shapes=None) -> list:
     for name, row in changes.items():
         for path, change in row.items():
             if change:
-                out.append(f"this edit made {'an' if path == 'mcp' else 'a'} {TITLES[path]} "
-                           f"session of {shapes[name].turns} turns {abs(change):,} tokens "
+                out.append(f"this edit made {path_words(path)} of {shapes[name].turns} "
+                           f"turns {abs(change):,} tokens "
                            f"{'dearer' if change > 0 else 'cheaper'}")
     return out
 

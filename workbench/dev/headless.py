@@ -193,7 +193,7 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
         "snapshot_drift": f"{len(drift)} snapshot file(s) differ from {folder}",
         "budget_exceeded": f"{len(over)} surface(s) over budget",
         "session_over_budget": "; ".join(
-            f"a {o['path']} session of {o['session']} costs {o['tokens']:,} tokens, over "
+            f"{_cost.path_words(o['path'])} of {o['session']} costs {o['tokens']:,} tokens, over "
             f"{o['budget']} = {o['limit']:,}" for o in over_sessions),
         "lint_error": f"{len(errors)} error-level problem(s)",
         "invalid_output": invalid[0].message if len(invalid) == 1 else
