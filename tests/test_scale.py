@@ -191,3 +191,22 @@ def test_each_level_is_the_first_that_fits(sample):
             whole = _document(program, detail, budget, [
                 _command_entry(c, detail) for c in _facts.listed_commands(program)])
             assert _encoded_size(whole) > budget
+
+
+def test_tools_list_is_built_once_per_program_generation():
+    import asyncio
+
+    import mcp.types as mcp_types
+
+    from workbench.mcp.server import ProgramServer
+    from workbench.surfaces.tools import list_tools
+    first = load_program(str(SAMPLES / "notes.py"))
+    server = ProgramServer(first)
+    answer = asyncio.run(server._on_list_tools(None, None))
+    assert answer == mcp_types.ListToolsResult.model_validate(
+        {"tools": list_tools(first)}).model_dump(by_alias=True, mode="json", exclude_none=True)
+    assert asyncio.run(server._on_list_tools(None, None)) is answer    # same generation
+    reloaded = load_program(str(SAMPLES / "notes.py"))
+    server.set_program(reloaded)
+    fresh = asyncio.run(server._on_list_tools(None, None))
+    assert fresh is not answer and fresh == answer                       # new generation
