@@ -180,7 +180,9 @@ def render(result: dict, runs: int, sizes=SIZES) -> str:
              f"- Machine: {os.cpu_count()} CPUs, {platform.machine()}, "
              f"{platform.system()} {platform.release()}, CPython {platform.python_version()}",
              f"- Runs: {runs} timed per case after one warm-up; "
-             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}", "",
+             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average at the end "
+             f"{os.getloadavg()[0]:.1f} (absolute times swell with it; the ratios are "
+             f"interleaved, so less so)", "",
              "| case | N | burgee | × burgee N=10 | Click | burgee ÷ Click |",
              "|---|---:|---:|---:|---:|---:|"]
     for case, argvs in CASES.items():
