@@ -180,6 +180,17 @@ def test_schema_names_trimming_matches_the_one_name_at_a_time_loop(budget):
             assert _encoded_size(fuller) > budget or keep + 1 == len(names)
 
 
+def test_schema_of_a_program_with_no_listed_command_matches_the_old_loop():
+    def handler(ctx):
+        return {}
+    program = Program("p", commands=[Command("x", effects="read_only", run=handler,
+                                             hidden=True)])
+    assert _facts.listed_commands(program) == []
+    for budget in (0, 10, 10 ** 6):
+        doc = program_schema(program, budget)
+        assert doc["commands"] == [] and "omitted" not in doc
+
+
 @pytest.mark.parametrize("sample", ["notes", "warehouse", "deploy"])
 def test_each_level_is_the_first_that_fits(sample):
     program = load_program(str(SAMPLES / f"{sample}.py"))
