@@ -10,6 +10,8 @@ generation (build, validate, wire form) and a repeat (cached, encoded as the tra
 
     .venv/bin/python benchmarks/scale.py                  # print the tables
     .venv/bin/python benchmarks/scale.py --runs 7 --write # and update docs/performance.md
+    git archive REV workbench | tar -x -C /tmp/old           # an older tree, then:
+    .venv/bin/python benchmarks/scale.py --against /tmp/old  # before/after, in-process
 
 The machine is shared: the default (5 timed runs per case) takes about a minute on 2 cores.
 No test depends on these timings; they are measurements, not assertions.
@@ -164,6 +166,57 @@ def measure(runs: int, sizes=SIZES) -> dict:
     return {"medians": medians, "tools": tools}
 
 
+AGAINST = """
+import io, json, os, sys, time
+sys.path.insert(0, sys.argv[1])
+t = time.perf_counter()
+import workbench
+from workbench.runtime.pipeline import World, execute
+from workbench.surfaces.schema import program_schema
+t0 = time.perf_counter()
+import {module} as m
+t1 = time.perf_counter()
+execute(m.program, ['g0', 'c1', '--alpha', 'a', '--json'],
+        World(os.environ, io.StringIO(), io.StringIO(), io.StringIO()))
+t2 = time.perf_counter()
+program_schema(m.program)
+t3 = time.perf_counter()
+print(json.dumps({{"tree": workbench.__file__, "build": t1 - t0, "call": t2 - t1,
+                  "schema": t3 - t2}}))
+"""
+
+
+def against(tree: str, n: int, runs: int) -> str:
+    """Before/after in one process per run: build the N-command program (module run, checks
+    or their verdict), its first call, and `--schema`'s document; trees alternate."""
+    with tempfile.TemporaryDirectory(prefix="burgee-scale-") as tmp:
+        folder = Path(tmp)
+        _write(folder, n)
+        env = _env(folder)
+        trees = {"before": str(Path(tree).resolve()), "after": str(ROOT)}
+        rows: dict = {label: [] for label in trees}
+        for round_ in range(runs + 1):   # the first round records the verdict, not timed
+            for label, path in trees.items():
+                env_tree = dict(env, PYTHONPATH=f"{path}{os.pathsep}{folder}")
+                done = subprocess.run(
+                    [sys.executable, "-c", AGAINST.format(module=f"big_burgee_{n}"), path],
+                    env=env_tree, capture_output=True, text=True, check=True)
+                row = json.loads(done.stdout)
+                if not row["tree"].startswith(path):
+                    raise SystemExit(f"{label} imported {row['tree']}, not {path}")
+                if round_:
+                    rows[label].append(row)
+    lines = [f"In-process at N={n:,}, medians of {runs}, trees alternating "
+             f"(load average at the end {os.getloadavg()[0]:.1f}):", "",
+             "| step | before | after | after ÷ before |", "|---|---:|---:|---:|"]
+    for step, words in (("build", "build the program (module run + checks or verdict)"),
+                        ("call", "first command call"), ("schema", "`--schema` document")):
+        old = statistics.median(r[step] for r in rows["before"])
+        new = statistics.median(r[step] for r in rows["after"])
+        lines.append(f"| {words} | {_ms(old)} | {_ms(new)} | {new / old:.2f}× |")
+    return "\n".join(lines) + "\n"
+
+
 def _ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms"
 
@@ -180,7 +233,9 @@ def render(result: dict, runs: int, sizes=SIZES) -> str:
              f"- Machine: {os.cpu_count()} CPUs, {platform.machine()}, "
              f"{platform.system()} {platform.release()}, CPython {platform.python_version()}",
              f"- Runs: {runs} timed per case after one warm-up; "
-             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}", "",
+             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average at the end "
+             f"{os.getloadavg()[0]:.1f} (absolute times swell with it; the ratios are "
+             f"interleaved, so less so)", "",
              "| case | N | burgee | × burgee N=10 | Click | burgee ÷ Click |",
              "|---|---:|---:|---:|---:|---:|"]
     for case, argvs in CASES.items():
@@ -230,8 +285,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
     parser.add_argument("--write", action="store_true", help="update docs/performance.md")
+    parser.add_argument("--against", metavar="TREE",
+                        help="a folder holding an older workbench/: before/after in-process")
     args = parser.parse_args()
     sizes = tuple(int(s) for s in args.sizes.split(","))
+    if args.against:
+        print(against(args.against, sizes[-1], args.runs))
+        return
     text = render(measure(args.runs, sizes), args.runs, sizes)
     print(text)
     if args.write:

@@ -180,6 +180,17 @@ def test_schema_names_trimming_matches_the_one_name_at_a_time_loop(budget):
             assert _encoded_size(fuller) > budget or keep + 1 == len(names)
 
 
+def test_schema_of_a_program_with_no_listed_command_matches_the_old_loop():
+    def handler(ctx):
+        return {}
+    program = Program("p", commands=[Command("x", effects="read_only", run=handler,
+                                             hidden=True)])
+    assert _facts.listed_commands(program) == []
+    for budget in (0, 10, 10 ** 6):
+        doc = program_schema(program, budget)
+        assert doc["commands"] == [] and "omitted" not in doc
+
+
 @pytest.mark.parametrize("sample", ["notes", "warehouse", "deploy"])
 def test_each_level_is_the_first_that_fits(sample):
     program = load_program(str(SAMPLES / f"{sample}.py"))
@@ -191,3 +202,22 @@ def test_each_level_is_the_first_that_fits(sample):
             whole = _document(program, detail, budget, [
                 _command_entry(c, detail) for c in _facts.listed_commands(program)])
             assert _encoded_size(whole) > budget
+
+
+def test_tools_list_is_built_once_per_program_generation():
+    import asyncio
+
+    import mcp.types as mcp_types
+
+    from workbench.mcp.server import ProgramServer
+    from workbench.surfaces.tools import list_tools
+    first = load_program(str(SAMPLES / "notes.py"))
+    server = ProgramServer(first)
+    answer = asyncio.run(server._on_list_tools(None, None))
+    assert answer == mcp_types.ListToolsResult.model_validate(
+        {"tools": list_tools(first)}).model_dump(by_alias=True, mode="json", exclude_none=True)
+    assert asyncio.run(server._on_list_tools(None, None)) is answer    # same generation
+    reloaded = load_program(str(SAMPLES / "notes.py"))
+    server.set_program(reloaded)
+    fresh = asyncio.run(server._on_list_tools(None, None))
+    assert fresh is not answer and fresh == answer                       # new generation

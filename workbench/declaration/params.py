@@ -258,6 +258,9 @@ def _flag_word(name) -> str | None:
     return word or None
 
 
+_SPELLED = frozenset(("flag", "short_flag", "negation", "alias_flags", "metavar", "spellings"))
+
+
 class Option(Param):
     """A named input: the key `skip_build` is the flag `--skip-build` and the MCP property
     `skip_build`. `short="d"` (or `"-d"`) adds `-d`; `aliases=["dest"]` (or `"--dest"`) keeps
@@ -285,8 +288,7 @@ class Option(Param):
         self.replaced_by = replaced_by
         self.aliases = tuple(aliases) if not isinstance(aliases, str) else (aliases,)
         self.negatable = negatable
-        self._key = ""
-        self._spell()
+        self._key = ""   # spelled when a Command gives it its key (or when first read)
 
     @property
     def key(self) -> str:
@@ -296,6 +298,13 @@ class Option(Param):
     def key(self, key: str) -> None:
         self._key = key
         self._spell()
+
+    def __getattr__(self, name: str):
+        # Only reached for an unset slot: spellings of an Option no Command has keyed yet.
+        if name in _SPELLED:
+            self._spell()
+            return object.__getattribute__(self, name)
+        raise AttributeError(f"'Option' object has no attribute {name!r}")
 
     def _spell(self) -> None:
         """Derive every spelling from the key, short and aliases (once per key)."""

@@ -153,7 +153,7 @@ def program_schema(program, budget: int | None = None) -> dict:
     sizes = [_encoded_size(name) for name in names]
     total = sum(sizes)
     headers: dict = {}
-    if _names_size(program, budget, headers, total, len(names), 0) <= budget:
+    if not names or _names_size(program, budget, headers, total, len(names), 0) <= budget:
         return _document(program, "names", budget, names)
     keep = len(names) - 1
     while keep > 0:
