@@ -136,9 +136,8 @@ def _holder_dead(host, pidns, pid, started) -> bool:
 class Claim:
     """A claimed key: `replay` holds the stored envelope when this call must not run again."""
 
-    def __init__(self, connection, path, scope, key, token, replay=None):
+    def __init__(self, connection, scope, key, token, replay=None):
         self.connection = connection
-        self.path = path
         self.scope = scope
         self.key = key
         self.token = token
@@ -221,7 +220,7 @@ def _claim(program, command, request, path) -> Claim:
                 connection.execute("ROLLBACK")
                 raise
             if taken:
-                return Claim(connection, path, scope, stored_key, token)
+                return Claim(connection, scope, stored_key, token)
             stored_digest, state, result = row[:3]
             if stored_digest != digest:
                 raise Fail("idempotency_conflict",
@@ -232,7 +231,7 @@ def _claim(program, command, request, path) -> Claim:
                 doc = json.loads(result)
                 doc.setdefault("meta", {})["replayed"] = True
                 connection.close()
-                return Claim(None, path, scope, stored_key, token, replay=doc)
+                return Claim(None, scope, stored_key, token, replay=doc)
             if time.monotonic() > deadline:
                 raise Fail("in_progress", f"a call with idempotency key {key!r} is still running",
                            hint="retry the same call later; it will return that call's result",
