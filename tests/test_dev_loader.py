@@ -72,7 +72,9 @@ def test_no_program_and_several_programs(tmp_path):
 
 def test_a_failed_reload_keeps_the_last_good_program(tmp_path):
     file = write(tmp_path / "app.py", GOOD)
-    bench = Workbench(file, load_timeout=1.0)
+    # A loaded machine can take over a second to load a good program: only the endless
+    # import runs under the short timeout, so no other case can be mistaken for it.
+    bench = Workbench(file, load_timeout=30.0)
     events = []
     bench.subscribe(events.append)
     first = bench.reload()
@@ -81,6 +83,7 @@ def test_a_failed_reload_keeps_the_last_good_program(tmp_path):
                          (GOOD + "\nraise RuntimeError('boom')\n", "import"),
                          (GOOD + "\nimport time\nwhile True:\n    time.sleep(1)\n", "timeout")):
         write(tmp_path / "app.py", broken)
+        bench.load_timeout = 1.0 if kind == "timeout" else 30.0
         state = bench.reload()
         assert state.load_error.kind == kind
         assert state.program is first.program          # still the last good one
