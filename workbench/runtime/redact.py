@@ -113,7 +113,8 @@ def _sensitive_name(name, sensitive: dict, known):
         return hit
     plain: dict = {}
     for spelling, item in sensitive.items():
-        plain.setdefault(_plain(spelling), item)
+        if len(_plain(spelling)) > 1:   # `-t` is matched as itself only
+            plain.setdefault(_plain(spelling), item)
     word = _plain(name)
     if word in plain:
         return plain[word]
