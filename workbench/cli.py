@@ -121,6 +121,8 @@ program = Program(
 def main(argv=None) -> None:
     """Console entry point. `burgee run FILE ...` and `burgee mcp FILE ...` hand argv on untouched."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["dev"]:   # the workbench checks every load and leaves no verdict behind
+        os.environ.setdefault("BURGEE_CHECK", "always")
     if len(argv) >= 2 and argv[0] in ("run", "mcp") and not argv[1].startswith("-") and (
             argv[1].endswith(".py") or os.path.isfile(argv[1])):
         if argv[0] == "mcp":

@@ -43,7 +43,7 @@ def record_verdict(program) -> None:
     """Remember that the program's source passed every check (best effort: a read-only
     cache only means the checks run again next time)."""
     path = program.__dict__.pop("_verdict", None)
-    if path is None:
+    if path is None or os.environ.get("BURGEE_CHECK") == "always":
         return
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
