@@ -188,7 +188,7 @@ def test_mcp_config_refuses_an_unknown_client_with_the_nearest():
 
 def test_every_builtin_and_global_flag_is_declared_once():
     assert set(BUILTINS) == {("help",), ("help", "search"), ("completion",), ("mcp",),
-                             ("mcp", "config")}
+                             ("mcp", "config"), ("skills",)}
     assert list(GLOBAL_OPTIONS) == ["json", "help", "schema", "version", "debug", "format",
                                     "progress"]
     assert GLOBAL_OPTIONS["help"].short_flag == "-h"
