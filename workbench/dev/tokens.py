@@ -143,21 +143,8 @@ def count(text: str) -> int:
 
 def count_many(texts) -> list:
     """Tokens in each text, cached by content; large texts are counted chunk by chunk."""
-    encode = None
-    out = []
-    for text in texts:
-        total = 0
-        for piece in chunks(text):
-            key = _key(piece)
-            found = _cache.get(key)
-            if found is None:
-                if encode is None:
-                    encode = encoding().encode_ordinary
-                found = len(encode(piece))
-                _remember(key, found)
-            total += found
-        out.append(total)
-    return out
+    return [sum(_cached_count(_key(piece), piece, encoding) for piece in chunks(text))
+            for text in texts]
 
 
 O200K = "o200k_base"
@@ -183,18 +170,16 @@ def encoding_o200k():
 def count_many_o200k(texts) -> list:
     """Tokens in each text with o200k_base, cached by whole text (its pre-tokenizer differs
     from cl100k's, so `chunks` is not used)."""
-    out = []
-    encode = None
-    for text in texts:
-        key = "o200k:" + _key(text)
-        found = _cache.get(key)
-        if found is None:
-            if encode is None:
-                encode = encoding_o200k().encode_ordinary
-            found = len(encode(text))
-            _remember(key, found)
-        out.append(found)
-    return out
+    return [_cached_count("o200k:" + _key(text), text, encoding_o200k) for text in texts]
+
+
+def _cached_count(key: str, text: str, encoding_of) -> int:
+    """Tokens in `text` under `key` in the cache, counted with `encoding_of()` on a miss."""
+    found = _cache.get(key)
+    if found is None:
+        found = len(encoding_of().encode_ordinary(text))
+        _remember(key, found)
+    return found
 
 
 def _remember(key: str, found: int) -> None:
