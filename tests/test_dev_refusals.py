@@ -43,3 +43,27 @@ def test_a_busy_port_is_refused_with_exit_2_and_a_fix(tmp_path):
     assert "--port 0" in error["fix"] and "--port 0" in error["hint"]
     assert "OSError" not in done.stderr and "Traceback" not in done.stderr
     assert "serving MCP" not in done.stderr
+
+
+BROKEN = '''from workbench import Command, Program
+program = Program(name="bad", version="1.0.0", description="Bad", commands=[
+    Command(name="go", description="Go", run=lambda ctx: {}),
+])
+'''
+
+
+def test_a_file_that_fails_to_load_is_refused_without_a_traceback(tmp_path):
+    (tmp_path / "bad.py").write_text(BROKEN)
+    as_json = burgee("run", "bad.py", "go", "--json", cwd=tmp_path)
+    doc = json.loads(as_json.stdout)
+    assert as_json.returncode == 1 and as_json.stderr == ""
+    assert doc["ok"] is False and doc["error"]["code"] == "import_failed"
+    assert "add effects=" in doc["error"]["message"] and "--debug" in doc["error"]["hint"]
+    for argv in (("run", "bad.py", "go"), ("mcp", "bad.py")):
+        plain = burgee(*argv, cwd=tmp_path)
+        assert plain.returncode == 1 and plain.stdout == ""
+        assert "add effects=" in plain.stderr and "Traceback" not in plain.stderr
+    debug = burgee("run", "bad.py", "go", "--debug", cwd=tmp_path)
+    assert "Traceback" in debug.stderr and debug.returncode == 1
+    missing = burgee("run", "nothere.py", "go", "--json", cwd=tmp_path)
+    assert missing.returncode == 3 and json.loads(missing.stdout)["error"]["code"] == "not_found"

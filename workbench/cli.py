@@ -62,12 +62,30 @@ def serve_file(path: str, argv) -> int:
     try:
         program = load_program(path, name)
     except LoadError as error:
-        sys.stderr.write(f"error: {error.message}\n" + (error.details or ""))
-        return 3 if error.code == "not_found" else 1
+        return _load_failed(error, argv)
     from workbench.mcp import serve
     from workbench.runtime.pipeline import World, execute
     world = World(os.environ, sys.stdin, sys.stdout, sys.stderr)
     return execute(program, ["mcp", *tokens], world, serve=serve)[0]
+
+
+def _load_failed(error, argv) -> int:
+    """FILE gave no Program: an envelope under the caller's --json, else the error and a hint
+    on stderr; the traceback only under --debug. Returns the exit code."""
+    from workbench.runtime import envelope
+    options = argv[:argv.index("--")] if "--" in argv else argv
+    debug = "--debug" in options
+    code = 3 if error.code == "not_found" else 1
+    hint = ("check the file's path" if code == 3 else "fix the file, then run again") + (
+        "" if debug or not error.details else " (--debug shows the traceback)")
+    doc = envelope.failure(error.code, envelope.safe_text(error.message), code, hint)
+    if "--json" in options:
+        sys.stdout.write(envelope.encode(doc) + "\n")
+    else:
+        sys.stderr.write(envelope.render_problem(doc))
+    if debug and error.details:
+        sys.stderr.write(error.details)
+    return code
 
 
 def _refuse_watch(tokens) -> int:
@@ -131,8 +149,7 @@ def main(argv=None) -> None:
         try:
             target = load_program(argv[1])
         except LoadError as error:
-            sys.stderr.write(f"error: {error.message}\n" + (error.details or ""))
-            sys.exit(3 if error.code == "not_found" else 1)
+            sys.exit(_load_failed(error, argv[2:]))
         rest = argv[2:]
         run(target, rest[1:] if rest[:1] == ["--"] else rest)
     run(program, argv)
