@@ -202,6 +202,21 @@ def test_a_batch_with_some_failures_is_partial_with_exit_8(warehouse):
     assert all(f["retryable"] is False for f in doc["data"]["failed"])
 
 
+def test_a_partial_batch_streams_what_succeeded_and_ends_with_the_failed(warehouse):
+    result = warehouse("items", "import", "SKU-0001=3", "SKU-9999=1", "--format", "ndjson",
+                       "--idempotency-key", "batch-1")
+    lines = _lines(result)
+    assert result.exit == 8 and result.stderr == ""
+    assert lines[0]["@meta"]["command"] == "items import"
+    assert lines[1:-1] == [{"sku": "SKU-0001", "count": 10}]
+    end = lines[-1]["@end"]
+    assert end["ok"] == "partial" and end["count"] == 1 and end["exit"] == 8
+    assert [f["code"] for f in end["failed"]] == ["not_found"]
+    again = warehouse("items", "import", "SKU-0001=3", "SKU-9999=1", "--format", "ndjson",
+                      "--idempotency-key", "batch-1")
+    assert again.exit == 8 and _lines(again)[1:-1] == [{"sku": "SKU-0001", "count": 10}]
+
+
 def test_an_old_option_name_works_with_a_warning(warehouse):
     doc = warehouse("items", "restock", "--item", "SKU-0003", "--count", "1", "--json").json
     assert doc["ok"] is True and doc["meta"]["warnings"] == ["--item is deprecated; use --sku"]

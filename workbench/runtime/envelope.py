@@ -119,8 +119,12 @@ def exit_code(doc: dict) -> int:
 
 
 def stream_end(doc: dict, count: int) -> dict:
-    """The `@end` record closing an NDJSON stream, from the envelope the stream ended with."""
+    """The `@end` record closing an NDJSON stream, from the envelope the stream ended with
+    (a partial batch: `"ok":"partial"` and the `failed` items, exit 8)."""
     code = exit_code(doc)
+    if doc["ok"] == "partial":
+        return {"ok": "partial", "count": count, "exit": code,
+                "failed": doc["data"].get("failed", [])}
     end: dict = {"ok": doc["ok"] is True, "count": count, "exit": code}
     if doc["ok"] is not True:
         end["error"] = doc["error"]

@@ -256,13 +256,13 @@ def _seal(program, world, doc) -> dict:
     return world.redactor.value(doc) if world.redactor else doc
 
 
-def _deliver(program, world, doc, as_json, text=None, sealed=False):
+def _deliver(program, world, doc, as_json, text=None, sealed=False, command=None):
     """Print a finished envelope (the document, or text for a person); (exit, envelope)."""
     if not sealed:
         doc = _seal(program, world, doc)
     code = _envelope.exit_code(doc)
     if world.ndjson:
-        return _deliver_stream(program, world, doc), doc
+        return _deliver_stream(program, world, doc, command), doc
     if as_json:
         world.out(_envelope.encode(doc) + "\n")
         return code, doc
@@ -279,8 +279,10 @@ def _deliver_stream(program, world, doc, command=None) -> int:
     encode = _envelope.encode
     world.out(encode({"@meta": _stream_head(program, command)}) + "\n")
     count = 0
-    if doc.get("ok") is True:
+    if doc.get("ok") is True or doc.get("ok") == "partial":
         data = doc.get("data")
+        if doc["ok"] == "partial":   # the items that succeeded; @end lists the failed ones
+            data = data.get("succeeded", [])
         for item in data if isinstance(data, list) else [data]:
             world.out(encode(item) + "\n")
             count += 1
@@ -384,7 +386,8 @@ def _handle_held(program, command, request, world, ctx, debug, captured, held):
             data = command.adapter.invoke(command, request, world)
         else:
             data = command.run(ctx)
-        if hasattr(data, "__next__") or (ndjson and not command.paginated):
+        if hasattr(data, "__next__") or (ndjson and not command.paginated
+                                         and not isinstance(data, Partial)):
             if ndjson:
                 return _stream(program, command, request, world, ctx, data, debug,
                                captured=captured)
@@ -429,7 +432,7 @@ def _handle_held(program, command, request, world, ctx, debug, captured, held):
     doc = _seal(program, world, doc)
     if claim is not None:
         claim.finish(doc, _envelope.exit_code(doc))
-    return _deliver(program, world, doc, as_json, text=text, sealed=True)
+    return _deliver(program, world, doc, as_json, text=text, sealed=True, command=command)
 
 
 def _output_problem(command, data, world):
