@@ -245,11 +245,13 @@ def exec_file(file: str, source: str | None = None, *, program_name: str | None 
     if folder not in sys.path:
         sys.path.insert(0, folder)
     from workbench.runtime.capture import Capture
-    capture = Capture()
+    capture = Capture(wait=False)
     try:
         # A module that prints at import must not write over a dashboard or an MCP stdio
         # wire: keep what it printed as data instead. The capture is at the fd level, so the
         # module sees real files (fileno(), .buffer), as under `run` (httpie, pre-commit).
+        # It never waits: while another capture holds the fds (`burgee dev --json` runs under
+        # the pipeline's, a tool call under its own) the output already goes to its files.
         with capture:
             exec(code, module.__dict__)
     except BaseException as exc:  # noqa: BLE001 - user code may raise anything, even SystemExit

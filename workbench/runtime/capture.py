@@ -54,8 +54,10 @@ class Capture:
     envelope and stream lines); `output()` is what was caught, as {"stdout", "stderr", ...}.
     """
 
-    def __init__(self, keep: int = KEEP):
+    def __init__(self, keep: int = KEEP, wait: bool = True):
         self.keep = keep   # characters of each stream kept (an adapted program's data: more)
+        self.wait = wait   # False: when another capture holds fds 1 and 2 (they already go to
+        #                    its files, so nothing reaches a screen or a wire), capture nothing
         self.real_stdout = None
         self.real_stderr = None
         self._saved: list[int] = []
@@ -67,7 +69,9 @@ class Capture:
     def __enter__(self) -> Capture:
         import io
         import tempfile
-        _LOCK.acquire()
+        if not _LOCK.acquire(blocking=self.wait):
+            self._text = {}
+            return self
         self._held = True
         try:
             _flush(sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__)
