@@ -30,21 +30,29 @@ def wait_for(check, limit: float = 30.0, what: str = "", show=lambda: ""):
     raise AssertionError(f"gave up waiting for {what}; the screen:\n{show()}")
 
 
-@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
-def test_the_dashboard_runs_in_a_real_terminal(tmp_path, size):
-    width, height = size
+def _start(tmp_path, width, height):
+    """`burgee dev` on a copy of deploy.py in a detached tmux session of that size; returns
+    (file, the file its exit code lands in, the tmux command prefix, a screen reader)."""
     file = copy_sample(tmp_path, "deploy.py")
-    socket = f"burgee-test-{uuid.uuid4().hex[:8]}"
     rc = tmp_path / "rc"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1",
            "TERM": "xterm-256color"}
     command = (f"{sys.executable} -m workbench.cli dev {file.name}; "
                f"echo $? > {rc}; sleep 30")
-    tmux = ["tmux", "-L", socket]
+    tmux = ["tmux", "-L", f"burgee-test-{uuid.uuid4().hex[:8]}"]
     subprocess.run(tmux + ["new-session", "-d", "-s", "dash", "-x", str(width), "-y", str(height),
                            "-c", str(tmp_path), command], check=True, env=env)
-    screen = lambda: subprocess.run(tmux + ["capture-pane", "-p", "-t", "dash"],  # noqa: E731
-                                    capture_output=True, text=True).stdout
+
+    def screen():
+        return subprocess.run(tmux + ["capture-pane", "-p", "-t", "dash"],
+                              capture_output=True, text=True).stdout
+    return file, rc, tmux, screen
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+def test_the_dashboard_runs_in_a_real_terminal(tmp_path, size):
+    width, height = size
+    file, rc, tmux, screen = _start(tmp_path, width, height)
     try:
         wait_for(lambda: "rollback" in screen() and URL.search(screen()),
                  what="the dashboard to open and serve", show=screen)
@@ -69,18 +77,7 @@ def test_the_dashboard_runs_in_a_real_terminal(tmp_path, size):
 
 
 def test_ctrl_c_quits_a_real_terminal(tmp_path):
-    file = copy_sample(tmp_path, "deploy.py")
-    socket = f"burgee-test-{uuid.uuid4().hex[:8]}"
-    rc = tmp_path / "rc"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1",
-           "TERM": "xterm-256color"}
-    command = (f"{sys.executable} -m workbench.cli dev {file.name}; "
-               f"echo $? > {rc}; sleep 30")
-    tmux = ["tmux", "-L", socket]
-    subprocess.run(tmux + ["new-session", "-d", "-s", "dash", "-x", "80", "-y", "24",
-                           "-c", str(tmp_path), command], check=True, env=env)
-    screen = lambda: subprocess.run(tmux + ["capture-pane", "-p", "-t", "dash"],  # noqa: E731
-                                    capture_output=True, text=True).stdout
+    file, rc, tmux, screen = _start(tmp_path, 80, 24)
     try:
         wait_for(lambda: "rollback" in screen() and "generation 1" in screen(),
                  what="the dashboard to open", show=screen)
