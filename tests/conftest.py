@@ -2,6 +2,7 @@
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,12 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_programs"
 PROGRAMS = Path(__file__).resolve().parent / "programs"
+# A runner started in the background (nohup, `&` in a non-interactive shell) ignores SIGINT, and
+# an ignored signal stays ignored across exec: every program a test starts would then shrug off
+# the Ctrl-C the interrupt tests send. Handling it here makes children start with the default.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
 AGENT_VARIABLES = ("AI_AGENT", "CLAUDECODE", "CURSOR_AGENT", "CODEX_THREAD_ID", "GEMINI_CLI",
                    "CI", "FORCE_TTY")
 
