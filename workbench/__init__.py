@@ -11,11 +11,12 @@ from workbench.runtime.context import Context
 from workbench.runtime.pipeline import Outcome, call
 
 __all__ = ["Program", "Group", "Command", "Option", "Argument", "Fail", "DefinitionError",
-           "Context", "Outcome", "run", "call", "to_argv", "adapt", "__version__"]
+           "Context", "Outcome", "run", "call", "to_argv", "adapt", "testing", "__version__"]
 
 TYPE_CHECKING = False   # typing's own flag costs an import of typing at start-up
 if TYPE_CHECKING:
     from workbench.adapters import adapt
+    from workbench import testing
     from workbench.runtime.arguments import to_argv
 
 _LAZY = {"to_argv": "workbench.runtime.arguments", "adapt": "workbench.adapters"}
@@ -23,10 +24,14 @@ _LAZY = {"to_argv": "workbench.runtime.arguments", "adapt": "workbench.adapters"
 
 def __getattr__(name: str) -> object:
     """Load the heavier public names on first use (Textual-style lazy attributes)."""
+    import importlib
+    if name == "testing":   # the testing helper, a module: `workbench.testing.Runner`
+        value = importlib.import_module("workbench.testing")
+        globals()[name] = value
+        return value
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'workbench' has no attribute {name!r}")
-    import importlib
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value

@@ -25,6 +25,14 @@ def is_interactive(environ, stdout_tty: bool, agent: str | None) -> bool:
     return environ.get("FORCE_TTY") == "1" or (stdout_tty and agent is None)
 
 
+def _real_file(stream) -> bool:
+    try:
+        stream.fileno()
+        return True
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
 class ActionRequired(Exception):
     """Raised by `ctx.action_required`; becomes the exit-4 envelope."""
 
@@ -107,7 +115,7 @@ class Context:
 
     def _ask(self, text: str, secret: bool = False) -> str:
         world = self._world
-        if secret:
+        if secret and _real_file(world.stdin):   # in-memory stdin (a test): read it plainly
             import getpass
             return getpass.getpass(text, stream=world.stderr)
         world.stderr.write(text)
