@@ -112,7 +112,8 @@ class Runner:
         """Run a command line (argv after the program name, or one string split like a shell).
 
         Args:
-            argv: e.g. `["deploy", "--target", "prod", "--json"]` or `"deploy --target prod"`.
+            argv: e.g. `["deploy", "--target", "prod", "--json"]`, or one string such as
+                `"deploy --target prod"` or a `next` command as printed (`"tool deploy ..."`).
             env: extra variables for this run (None as a value removes one).
             input: standard input; without it stdin is empty (as `< /dev/null`).
             agent: simulate this agent (`"claude-code"`, `"cursor"`, `"codex"`, `"gemini"`, or
@@ -123,6 +124,8 @@ class Runner:
         if isinstance(argv, str):
             from workbench._text import split
             argv = split(argv)
+            if argv[:1] == [self.program.name] and self.program.find(argv[:1]) is None:
+                argv = argv[1:]   # as printed in `next` and `fix`: the program's name first
         environ = self.environ(env, agent)
         out, err = io.StringIO(), io.StringIO()
         stdin = _Input(input or "", terminal)
