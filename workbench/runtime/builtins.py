@@ -152,6 +152,8 @@ def _mcp(program, request, world, serve):
         raise Refusal("unavailable_here", f"'{program.name} mcp' serves MCP from a process of "
                       f"its own; it cannot run inside another call",
                       hint=f"start it as a command: {program.name} mcp", fix=None)
+    from workbench.runtime.extras import require
+    require("mcp", f"'{program.name} mcp'")   # a Fail naming the install command
     if address is None and not _readable(world.stdin):
         raise Refusal("stdin_closed", "standard input is closed, and MCP over stdio reads "
                       "requests from it",

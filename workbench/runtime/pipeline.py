@@ -222,6 +222,8 @@ def _builtin(program, request, world, serve):
         result = builtins.run_builtin(program, request, world, serve)
     except Refusal as refusal:
         return _refuse(program, refusal, as_json, world)
+    except Fail as fail:   # e.g. `tool mcp` without the mcp extra
+        return _deliver(program, world, _from_fail(program, None, fail, as_json), as_json)
     if isinstance(result, builtins.Served):
         return result.exit, None
     if isinstance(result, builtins.Envelope):
@@ -441,6 +443,8 @@ def _output_problem(command, data, world):
     from workbench.surfaces.output import output_problem, validation_asked
     if isinstance(data, Partial) or not validation_asked(world.environ):
         return None
+    from workbench.runtime.extras import require
+    require("validate", "BURGEE_VALIDATE=1 (checking output against its schema)")
     return output_problem(command, data)
 
 

@@ -11,6 +11,7 @@ arguments and a crash are all tool results.
 
 from __future__ import annotations
 
+from workbench.declaration.model import Fail
 from workbench.runtime import envelope as _envelope
 from workbench.runtime.arguments import check_arguments, to_argv, with_json
 from workbench.surfaces import tools as _tools
@@ -36,6 +37,9 @@ def call_tool(program, name, arguments, run) -> dict:
             return planned
         command, argv = planned
         return outcome_result(command, run(command, argv))
+    except Fail as fail:   # the output check without jsonschema installed
+        return result(_envelope.stamp(_envelope.from_fail(fail, None), program.schema_version),
+                      False)
     except Exception as error:  # noqa: BLE001 - a bug here is still a tool result
         return internal_result(program, error)
 
@@ -69,7 +73,9 @@ def outcome_result(command, outcome) -> dict:
     doc = outcome.envelope
     ok = doc.get("ok") is True if isinstance(doc, dict) else outcome.exit == 0
     if ok and isinstance(doc, dict) and command.output:
+        from workbench.runtime.extras import require
         from workbench.surfaces.output import output_problem, projected_in
+        require("validate", f"checking the output schema of tool {command.tool_name!r}")
         problem = output_problem(command, doc.get("data"), projected_in(doc))
         if problem is not None:
             meta = doc.get("meta") if isinstance(doc.get("meta"), dict) else {}
