@@ -38,7 +38,7 @@ def test_the_extras_table_matches_pyproject(extra):
 
 
 def test_the_test_extra_brings_everything_burgee_dev_needs():
-    assert "burgee[dev,o200k]" in PROJECT["optional-dependencies"]["test"]
+    assert "burgee[dev,o200k,docs]" in PROJECT["optional-dependencies"]["test"]
     assert missing("dev") == [] and missing("mcp") == []
 
 

@@ -7,11 +7,11 @@ __version__ = "0.1.0"   # the one version source: pyproject.toml reads it (setup
 
 from workbench.declaration.model import Argument, Command, DefinitionError, Fail, Group, Option, Program
 from workbench.entry import run
-from workbench.runtime.context import Context
+from workbench.runtime.context import Context, Partial
 from workbench.runtime.pipeline import Outcome, call
 
 __all__ = ["Program", "Group", "Command", "Option", "Argument", "Fail", "DefinitionError",
-           "Context", "Outcome", "run", "call", "to_argv", "adapt", "testing", "__version__"]
+           "Context", "Partial", "Outcome", "run", "call", "to_argv", "adapt", "testing", "__version__"]
 
 TYPE_CHECKING = False   # typing's own flag costs an import of typing at start-up
 if TYPE_CHECKING:

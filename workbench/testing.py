@@ -43,12 +43,17 @@ MARKERS = tuple(variable for variable, _ in AGENT_VARIABLES) + ("CI", "FORCE_TTY
 
 
 class Result:
-    """What one run gave.
+    """What one run gave (`Runner` builds it).
 
-    `exit` is the exit code the command line would end with; `stdout` and `stderr` are what
-    it printed (for `call`: the tool result's text, and nothing); `envelope` is the envelope
-    the run built (also when it was printed as text for a person), or None for help, schemas
-    and other documents; `result` is the MCP CallToolResult (wire dict) for `call`, else None.
+    Attributes:
+        exit: the exit code the command line would end with (for `call`, the one its
+            envelope stands for).
+        stdout: what it printed on standard output (for `call`, the tool result's text).
+        stderr: what it printed on standard error (for `call`, nothing).
+        envelope: the envelope the run built (also when it was printed as text for a
+            person), or None for help, schemas and other documents.
+        result: for `call`, the MCP CallToolResult as the server sends it (a dict with
+            `content`, `isError` and maybe `structuredContent`); else None.
     """
 
     __slots__ = ("exit", "stdout", "stderr", "envelope", "result")
@@ -140,7 +145,14 @@ class Runner:
     def call(self, tool_name: str, arguments: Mapping[str, object] | None = None,
              env: Mapping[str, str | None] | None = None, agent: str | None = None) -> Result:
         """Call tool `tool_name` with `arguments` as an MCP client would: the result is what the
-        MCP server answers (`result`), its text as `stdout`, the envelope parsed."""
+        MCP server answers (`result`), its text as `stdout`, the envelope parsed.
+
+        Args:
+            tool_name: the MCP tool name (`deploy`, `pr_merge` for `pr merge`).
+            arguments: the tool's arguments, property -> value, as a client sends them.
+            env: extra variables for this call (None as a value removes one).
+            agent: simulate this agent, as for `invoke`.
+        """
         from workbench.runtime.pipeline import call as run_argv
         from workbench.runtime.toolcall import call_tool
         environ = self.environ(env, agent)
