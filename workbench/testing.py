@@ -28,7 +28,7 @@ import sys
 
 from workbench.runtime import envelope as _envelope
 from workbench.runtime.context import AGENT_VARIABLES
-from workbench.runtime.pipeline import World, execute
+from workbench.runtime.pipeline import Outcome, World, execute
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -42,8 +42,8 @@ MARKERS = tuple(variable for variable, _ in AGENT_VARIABLES) + ("CI", "FORCE_TTY
 """Variables removed from the inherited environment: who runs the tests must not change them."""
 
 
-class Result:
-    """What one run gave (`Runner` builds it).
+class Result(Outcome):
+    """What one run gave (`Runner` builds it): an `Outcome`, with `result` for `call`.
 
     Attributes:
         exit: the exit code the command line would end with (for `call`, the one its
@@ -56,14 +56,11 @@ class Result:
             `content`, `isError` and maybe `structuredContent`); else None.
     """
 
-    __slots__ = ("exit", "stdout", "stderr", "envelope", "result")
+    __slots__ = ("result",)
 
     def __init__(self, exit: int, stdout: str, stderr: str, envelope: dict | None = None,
                  result: dict | None = None):
-        self.exit = exit
-        self.stdout = stdout
-        self.stderr = stderr
-        self.envelope = envelope
+        super().__init__(exit, stdout, stderr, envelope)
         self.result = result
 
     @property
