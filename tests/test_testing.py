@@ -336,3 +336,11 @@ def test_a_custom_program_needs_no_file():
     assert runner.invoke(["greet", "ada", "--shout", "--json"]).json["data"] == \
         {"greeting": "HELLO ada"}
     assert runner.call("greet", {"name": "ada"}).json["data"] == {"greeting": "hello ada"}
+
+
+def test_ctx_stdin_and_sys_stdin_are_one_stream():
+    def both(ctx):
+        return {"ctx": ctx.stdin(), "sys": sys.stdin.read()}
+    program = Program("both", commands=[Command("read", effects="read_only", run=both)])
+    assert Runner(program).invoke(["read", "--json"], input="once").json["data"] == \
+        {"ctx": "once", "sys": ""}

@@ -29,6 +29,8 @@ import sys
 from workbench.runtime import envelope as _envelope
 from workbench.runtime.context import AGENT_VARIABLES
 from workbench.runtime.pipeline import Outcome, World, execute
+from workbench.runtime.pipeline import call as _call_argv
+from workbench.runtime.toolcall import call_tool
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -130,10 +132,10 @@ class Runner:
                 argv = argv[1:]   # as printed in `next` and `fix`: the program's name first
         environ = self.environ(env, agent)
         out, err = io.StringIO(), io.StringIO()
-        stdin = _Input(input or "", terminal)
+        stdin = _Input(input or "", terminal)   # one stream: ctx.stdin() and sys.stdin share it
         world = World(dict(environ), stdin, out, err, stdin_tty=terminal, stdout_tty=terminal)
         world.capture = True   # a handler's output is caught even for a person
-        with _Isolated(environ, input or "", terminal) as stray:
+        with _Isolated(environ, stdin) as stray:
             code, doc = execute(self.program, [str(token) for token in argv], world)
         strays = stray.output() or {}
         return Result(code, out.getvalue() + strays.get("stdout", ""),
@@ -150,14 +152,12 @@ class Runner:
             env: extra variables for this call (None as a value removes one).
             agent: simulate this agent, as for `invoke`.
         """
-        from workbench.runtime.pipeline import call as run_argv
-        from workbench.runtime.toolcall import call_tool
         environ = self.environ(env, agent)
 
         def run(command, argv):
-            return run_argv(self.program, argv, environ=environ)
+            return _call_argv(self.program, argv, environ=environ)
 
-        with _Isolated(environ, "", False):
+        with _Isolated(environ, _Input("", False)):   # the server's own output goes nowhere
             result = call_tool(self.program, tool_name,
                                dict(arguments) if arguments is not None else None, run)
         text = result["content"][0]["text"]
@@ -190,12 +190,12 @@ class _Input(io.StringIO):
 
 
 class _Isolated:
-    """`with _Isolated(environ, stdin, terminal) as stray:` — the run's environment and stdin
-    in place of the process's, and fds 1 and 2 caught (`stray.output()`); all restored."""
+    """`with _Isolated(environ, stdin) as stray:` — the run's environment and stdin in place
+    of the process's, and fds 1 and 2 caught (`stray.output()`); all restored."""
 
-    def __init__(self, environ: dict, stdin: str, terminal: bool):
+    def __init__(self, environ: dict, stdin):
         self._environ = environ
-        self._stdin = _Input(stdin, terminal)
+        self._stdin = stdin
         self._saved_environ = None
         self._saved_stdin = None
         self._capture = None
