@@ -344,3 +344,11 @@ def test_ctx_stdin_and_sys_stdin_are_one_stream():
     program = Program("both", commands=[Command("read", effects="read_only", run=both)])
     assert Runner(program).invoke(["read", "--json"], input="once").json["data"] == \
         {"ctx": "once", "sys": ""}
+
+
+def test_an_adapted_program_runs_too():
+    """An argparse program, adapted: the person sees its own output, a JSON caller the data."""
+    runner = Runner(load_program(str(SAMPLES / "argparse_app.py")))
+    assert runner.invoke("temp 100").stdout == "100 c = 212.00 f\n"
+    assert runner.invoke("temp 100 --json").json["data"] == "100 c = 212.00 f"
+    assert runner.call("temp", {"value": 100}).json["data"] == "100 c = 212.00 f"
