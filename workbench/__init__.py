@@ -7,15 +7,16 @@ __version__ = "0.1.0"   # the one version source: pyproject.toml reads it (setup
 
 from workbench.declaration.model import Argument, Command, DefinitionError, Fail, Group, Option, Program
 from workbench.entry import run
-from workbench.runtime.context import Context
+from workbench.runtime.context import Context, Partial
 from workbench.runtime.pipeline import Outcome, call
 
 __all__ = ["Program", "Group", "Command", "Option", "Argument", "Fail", "DefinitionError",
-           "Context", "Outcome", "run", "call", "to_argv", "adapt", "__version__"]
+           "Context", "Partial", "Outcome", "run", "call", "to_argv", "adapt", "testing", "__version__"]
 
 TYPE_CHECKING = False   # typing's own flag costs an import of typing at start-up
 if TYPE_CHECKING:
     from workbench.adapters import adapt
+    from workbench import testing
     from workbench.runtime.arguments import to_argv
 
 _LAZY = {"to_argv": "workbench.runtime.arguments", "adapt": "workbench.adapters"}
@@ -23,10 +24,14 @@ _LAZY = {"to_argv": "workbench.runtime.arguments", "adapt": "workbench.adapters"
 
 def __getattr__(name: str) -> object:
     """Load the heavier public names on first use (Textual-style lazy attributes)."""
+    import importlib
+    if name == "testing":   # the testing helper, a module: `workbench.testing.Runner`
+        value = importlib.import_module("workbench.testing")
+        globals()[name] = value
+        return value
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'workbench' has no attribute {name!r}")
-    import importlib
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value

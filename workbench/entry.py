@@ -20,7 +20,18 @@ from workbench.runtime.pipeline import World, execute
 
 
 def run(program: Program, argv: list[str] | None = None) -> NoReturn:
-    """Parse `argv` (default `sys.argv[1:]`), run, print, and exit with the contract's code."""
+    """Parse `argv` (default `sys.argv[1:]`), run, print, and exit with the contract's code.
+
+        if __name__ == "__main__":
+            run(program)
+
+    It never returns: it raises `SystemExit` with the exit code. `tool mcp` serves the
+    program over MCP (with the `mcp` extra installed).
+
+    Args:
+        program: the `Program` to run.
+        argv: the command line after the program name (default `sys.argv[1:]`).
+    """
     if argv is None:
         argv = sys.argv[1:]
     closed = [fd for fd in (1, 2) if not _is_open(fd)]
