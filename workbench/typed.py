@@ -95,6 +95,7 @@ class App:
                          "output_budget": output_budget, "single": single}
         self._nodes: list = []   # ("command", function, options) or ("group", App)
         self._program = None
+        self._mounted = False   # a group of another App (then never a program of its own)
         caller = sys._getframe(1)
         self._frame = caller if caller.f_code.co_name == "<module>" else None
 
@@ -138,6 +139,7 @@ class App:
             group.name = name
         if description is not None:
             group.description = description
+        group._mounted = True
         self._nodes.append(("group", group, None))
         self._program = None
         return group
@@ -175,9 +177,10 @@ class App:
 
 
 def programs_in(namespace: dict) -> list:
-    """(variable name, Program) for each App at the top of a module namespace."""
+    """(variable name, Program) for each App at the top of a module namespace (groups
+    mounted in another App are part of that one)."""
     return [(key, value.program) for key, value in list(namespace.items())
-            if isinstance(value, App) and not key.startswith("__")]
+            if isinstance(value, App) and not value._mounted and not key.startswith("__")]
 
 
 # --- one function -> one Command -------------------------------------------------------------
