@@ -228,7 +228,7 @@ def _command(function, options: dict) -> Command:
     returned = hints.get("return")
     output, plain = options["output"], False
     if output is None and returned is not None:
-        output, plain = _output_schema(returned)
+        output, plain = _output_schema(returned, getattr(function, "__globals__", {}))
     plan = options["plan"]
     if plan is not None and getattr(plan, "__code__", None) is not None:
         plan = _caller(plan, _plan_inputs(plan, inputs, context, where), _context_of(plan), False)
@@ -259,19 +259,24 @@ def _hints(function, where) -> dict:
     raw = getattr(function, "__annotations__", None) or {}
     out = {}
     for name, hint in raw.items():
-        if isinstance(hint, str):
+        if isinstance(hint, str) or hasattr(hint, "__forward_arg__"):
             hint = _evaluate(hint, getattr(function, "__globals__", {}), f"{where}: the hint "
                              f"of {name!r}")
         out[name] = hint
     return out
 
 
-def _evaluate(text: str, namespace: dict, what: str):
-    try:
-        return eval(text, dict(namespace))   # noqa: S307 - the program's own annotation
-    except Exception as error:  # noqa: BLE001 - any failure is a definition problem
-        raise DefinitionError(f"{what} {text!r} cannot be evaluated ({type(error).__name__}: "
-                              f"{error}); import the names it uses at module level") from None
+def _evaluate(text, namespace: dict, what: str):
+    """A string annotation (or typing's ForwardRef) evaluated in `namespace`."""
+    while isinstance(text, str) or hasattr(text, "__forward_arg__"):
+        text = text if isinstance(text, str) else text.__forward_arg__
+        try:
+            text = eval(text, dict(namespace))   # noqa: S307 - the program's own annotation
+        except Exception as error:  # noqa: BLE001 - any failure is a definition problem
+            raise DefinitionError(f"{what} {text!r} cannot be evaluated ({type(error).__name__}"
+                                  f": {error}); import the names it uses at module level") \
+                from None
+    return text
 
 
 def _is_context(hint) -> bool:
@@ -514,7 +519,7 @@ def _header_next(lines, number: int) -> bool:
 
 # --- output schema from the return annotation --------------------------------------------
 
-def _output_schema(hint):
+def _output_schema(hint, namespace: dict):
     """(JSON Schema, holds dataclasses?) for a TypedDict / dataclass (or a list of one)
     return annotation; (None, False) for anything else."""
     hint = _unwrap(hint)[0]
@@ -524,7 +529,7 @@ def _output_schema(hint):
     if not _is_record(target):
         return None, False
     holder: list = []
-    return _schema(hint, holder), bool(holder)
+    return _schema(hint, holder, namespace), bool(holder)
 
 
 def _is_record(hint) -> bool:
@@ -532,18 +537,20 @@ def _is_record(hint) -> bool:
         issubclass(hint, dict) and hasattr(hint, "__required_keys__")))
 
 
-def _schema(hint, holder: list) -> dict:
+def _schema(hint, holder: list, namespace: dict) -> dict:
+    if isinstance(hint, str) or hasattr(hint, "__forward_arg__"):
+        hint = _evaluate(hint, namespace, "the output hint")
     hint, _meta, optional = _unwrap(hint)
     special = _special(hint)
     if special in ("Required", "NotRequired", "ReadOnly"):
-        return _schema(hint.__args__[0], holder)
+        return _schema(hint.__args__[0], holder, namespace)
     if isinstance(hint, type) and _is_record(hint):
         schema = _record(hint, holder)
     elif hint is list or special in ("list", "tuple", "set"):
         args = getattr(hint, "__args__", None)
         schema = {"type": "array"}
         if args:
-            schema["items"] = _schema(args[0], holder)
+            schema["items"] = _schema(args[0], holder, namespace)
     elif hint is dict or special == "dict":
         schema = {"type": "object"}
     elif special == "Literal":
@@ -577,9 +584,9 @@ def _record(kind, holder: list) -> dict:
         required = [name for name, _ in items if name in keys]
     properties = {}
     for name, hint in items:
-        if isinstance(hint, str):
+        if isinstance(hint, str) or hasattr(hint, "__forward_arg__"):
             hint = _evaluate(hint, namespace, f"{kind.__name__}.{name}: the hint")
-        properties[name] = _schema(hint, holder)
+        properties[name] = _schema(hint, holder, namespace)
     schema: dict = {"type": "object", "properties": properties}
     if required:
         schema["required"] = required
