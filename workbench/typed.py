@@ -36,15 +36,21 @@ _PASSED = ("name", "aliases", "hidden", "output", "text", "plan", "since", "depr
            "replaced_by", "paginated", "batch", "errors", "description")
 
 
+_NOTHING = object()   # no default: the input is required
+
+
 class Opt:
-    """Metadata for an option: `Annotated[str, Opt(short="t", env="TOKEN", sensitive=True)]`.
+    """Metadata for an option: `Annotated[str, Opt(short="t", env="TOKEN", sensitive=True)]`,
+    or as the default, Typer's older style: `target: str = Opt(short="t")` (required) or
+    `build: str = Opt("build to ship", default="latest")` (no `typing` import needed).
 
     Also makes a parameter without a default a required option (instead of an argument)."""
 
     __slots__ = ("description", "short", "env", "sensitive", "aliases", "placeholder",
-                 "since", "deprecated", "replaced_by", "negatable")
+                 "since", "deprecated", "replaced_by", "negatable", "default")
 
-    def __init__(self, description: str | None = None, *, short: str | None = None,
+    def __init__(self, description: str | None = None, *, default=_NOTHING,
+                 short: str | None = None,
                  env: str | None = None, sensitive: bool = False, aliases=(),
                  placeholder: str | None = None, since: str | None = None,
                  deprecated: str | bool | None = None, replaced_by: str | None = None,
@@ -59,17 +65,21 @@ class Opt:
         self.deprecated = deprecated
         self.replaced_by = replaced_by
         self.negatable = negatable
+        self.default = default
 
 
 class Arg:
-    """Metadata for a positional argument: `Annotated[str, Arg(stdin=True)]`.
+    """Metadata for a positional argument: `Annotated[str, Arg(stdin=True)]`, or as the
+    default: `file: str = Arg(stdin=True)`, `file: str = Arg(default="-")`.
 
     Also makes a parameter with a default an optional argument (instead of an option)."""
 
-    __slots__ = ("description", "stdin", "since", "deprecated")
+    __slots__ = ("description", "stdin", "since", "deprecated", "default")
 
-    def __init__(self, description: str | None = None, *, stdin: bool = False,
-                 since: str | None = None, deprecated: str | bool | None = None):
+    def __init__(self, description: str | None = None, *, default=_NOTHING,
+                 stdin: bool = False, since: str | None = None,
+                 deprecated: str | bool | None = None):
+        self.default = default
         self.description = description
         self.stdin = stdin
         self.since = since
@@ -359,6 +369,20 @@ def _param(name: str, hint, defaults: dict, described: dict, where: str):
         raise DefinitionError(f"{where}: parameter {name!r} has {len(meta)} Opt/Arg markers; "
                               f"keep one")
     marker = meta[0] if meta else None
+    if marker is not None and marker.default is not _NOTHING:
+        raise DefinitionError(f"{where}: parameter {name!r}: inside Annotated[...] give the "
+                              f"default after '=', not as {type(marker).__name__}(default=...)")
+    given = defaults.get(name, _NOTHING)
+    if isinstance(given, (Opt, Arg)):   # Typer's older style: the marker is the default
+        if marker is not None:
+            raise DefinitionError(f"{where}: parameter {name!r} has metadata both in "
+                                  f"Annotated[...] and as its default; keep one")
+        marker = given
+        defaults = dict(defaults)
+        if given.default is _NOTHING:
+            defaults.pop(name, None)
+        else:
+            defaults[name] = given.default
     many = base is list or _special(base) in ("list", "tuple", "set")
     if many:
         args = getattr(base, "__args__", None) or (str,)
