@@ -174,6 +174,26 @@ def test_opt_without_a_default_is_a_required_option_arg_with_one_an_optional_arg
         ("file", False, "-", True, "input")
 
 
+def test_opt_and_arg_as_the_default_need_no_annotated():
+    def go(target: str = Opt("where", short="t"), build: str = Opt(default="latest"),
+           name: str = Arg(), file: str = Arg("input", default="-")):
+        """Go"""
+    command = one(go)
+    target, build = command.options["target"], command.options["build"]
+    assert (target.required, target.short_flag, target.description) == (True, "-t", "where")
+    assert (build.required, build.default) == (False, "latest")
+    assert [(a.name, a.required, a.default) for a in command.arguments] == \
+        [("name", True, None), ("file", False, "-")]
+
+    def twice(target: Annotated[str, Opt()] = Opt()):
+        """Twice"""
+    assert "keep one" in refused(twice)
+
+    def inside(target: Annotated[str, Opt(default="x")]):
+        """Inside"""
+    assert "give the default after '='" in refused(inside)
+
+
 def test_string_annotations_from_a_future_import_are_read(tmp_path):
     source = tmp_path / "prog.py"
     source.write_text(textwrap.dedent('''
@@ -590,3 +610,16 @@ def test_the_public_names_load_typed_lazily():
     assert "workbench.typed" in modules_after("import workbench\nworkbench.App")
     import workbench
     assert {"App", "Opt", "Arg"} <= set(workbench.__all__) and workbench.App is App
+
+
+def test_the_workbench_loader_finds_an_app_and_names_its_definition_error(tmp_path):
+    from workbench.dev import loader
+    loaded = loader.load(str(ROOT / "sample_programs" / "typed" / "notes.py"), timeout=30)
+    assert loaded.error is None and loaded.name == "app" and loaded.program.name == "notes"
+    bad = tmp_path / "bad.py"
+    bad.write_text("from workbench.typed import App\napp = App('bad')\n"
+                   "@app.command(effects='read_only')\ndef go(x):\n    '''Go'''\n",
+                   encoding="utf-8")
+    loaded = loader.load(str(bad), timeout=30)
+    assert loaded.error.kind == "definition"
+    assert "parameter 'x' has no type hint; annotate it" in loaded.error.message

@@ -29,7 +29,6 @@ from workbench.declaration.model import (
 )
 
 _SCALARS = {str: "string", int: "integer", float: "number", bool: "boolean"}
-_JSON = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean"}
 _SUPPORTED = ("str, int, float, bool, Literal[...], list[T], Optional[T] (or T | None) or "
               "Path, optionally inside Annotated[T, Opt(...)] / Annotated[T, Arg(...)]")
 _PASSED = ("name", "aliases", "hidden", "output", "text", "plan", "since", "deprecated",
@@ -222,8 +221,7 @@ def _command(function, options: dict) -> Command:
     summary, described = _docstring(function.__doc__)
     option_map, arguments, inputs, context = {}, [], [], None
     for name in names:
-        hint = hints.get(name)
-        if name == "ctx" or _is_context(hint):
+        if _is_context(name, hints.get(name)):
             context = name
             continue
         if name not in hints:
@@ -241,7 +239,7 @@ def _command(function, options: dict) -> Command:
         output, plain = _output_schema(returned, getattr(function, "__globals__", {}))
     plan = options["plan"]
     if plan is not None and getattr(plan, "__code__", None) is not None:
-        plan = _caller(plan, _plan_inputs(plan, inputs, context, where), _context_of(plan), False)
+        plan = _caller(plan, _plan_inputs(plan, inputs, where), _context_of(plan), False)
     name = options["name"] or function.__name__.replace("_", "-")
     description = options["description"]
     return Command(name, summary if description is None else description, options["effects"],
@@ -289,17 +287,20 @@ def _evaluate(text, namespace: dict, what: str):
     return text
 
 
-def _is_context(hint) -> bool:
+def _is_context(name: str, hint) -> bool:
+    """Whether a parameter receives `ctx`: named `ctx`, or annotated `Context`."""
+    if name == "ctx" or hint == "Context":
+        return True
     return isinstance(hint, type) and hint.__name__ == "Context" and \
         hint.__module__ == "workbench.runtime.context"
 
 
 def _context_of(function) -> str | None:
+    """The name of the parameter of `function` that receives `ctx`, or None."""
     code = function.__code__
     hints = getattr(function, "__annotations__", None) or {}
     for name in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]:
-        hint = hints.get(name)
-        if name == "ctx" or _is_context(hint) or hint == "Context":
+        if _is_context(name, hints.get(name)):
             return name
     return None
 
@@ -432,12 +433,12 @@ def _plain_value(value):
     return getattr(value, "value", None) if hasattr(value, "_value_") else str(value)
 
 
-def _plan_inputs(plan, inputs, context, where) -> list:
+def _plan_inputs(plan, inputs, where) -> list:
     code = plan.__code__
     wanted = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
-    known = {name: item for item in inputs for name in (item[0],)}
+    known = {item[0]: item for item in inputs}
     for name in wanted:
-        if name not in known and name != "ctx" and name != _context_of(plan):
+        if name not in known and name != _context_of(plan):
             raise DefinitionError(f"{where}: its plan function takes {name!r}, which is not "
                                   f"one of the command's inputs ({', '.join(known) or 'none'}); "
                                   f"rename it to match, or take ctx")
