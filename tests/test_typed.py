@@ -623,3 +623,15 @@ def test_the_workbench_loader_finds_an_app_and_names_its_definition_error(tmp_pa
     loaded = loader.load(str(bad), timeout=30)
     assert loaded.error.kind == "definition"
     assert "parameter 'x' has no type hint; annotate it" in loaded.error.message
+
+
+def test_the_loader_compiles_a_file_without_its_own_future_imports(tmp_path):
+    """`burgee run FILE` used to compile FILE with the loader's `from __future__ import
+    annotations`, turning every hint into a string the file's module could no longer resolve."""
+    from workbench.loader import exec_file, load_program
+    source = tmp_path / "plain.py"
+    source.write_text("def f(x: int): pass\nHINT = f.__annotations__['x']\n", encoding="utf-8")
+    assert exec_file(str(source)).HINT is int
+    program = load_program(str(ROOT / "sample_programs" / "typed" / "notes.py"))
+    notes = program.find(["list"]).output["properties"]["notes"]
+    assert notes["items"]["additionalProperties"] is False

@@ -34,7 +34,7 @@ def exec_file(path: str, module_name: str = "__burgee_user__"):
     previous = sys.modules.get(module_name)
     sys.modules[module_name] = module
     try:
-        code = compile(source, path, "exec")
+        code = compile(source, path, "exec", dont_inherit=True)   # not this module's __future__
         exec(code, module.__dict__)
     except SystemExit as error:
         raise LoadError(f"{path} called sys.exit({error.code}) while loading; keep "

@@ -570,7 +570,7 @@ def _schema(hint, holder: list, namespace: dict) -> dict:
     if special in ("Required", "NotRequired", "ReadOnly"):
         return _schema(hint.__args__[0], holder, namespace)
     if isinstance(hint, type) and _is_record(hint):
-        schema = _record(hint, holder)
+        schema = _record(hint, holder, namespace)
     elif hint is list or special in ("list", "tuple", "set"):
         args = getattr(hint, "__args__", None)
         schema = {"type": "array"}
@@ -591,9 +591,9 @@ def _schema(hint, holder: list, namespace: dict) -> dict:
     return schema
 
 
-def _record(kind, holder: list) -> dict:
-    module = sys.modules.get(kind.__module__)
-    namespace = vars(module) if module is not None else {}
+def _record(kind, holder: list, namespace: dict) -> dict:
+    module = sys.modules.get(kind.__module__)   # its own module, else the function's
+    namespace = vars(module) if module is not None else namespace
     fields = getattr(kind, "__dataclass_fields__", None)
     if fields is not None:
         holder.append(kind)
