@@ -13,7 +13,8 @@ from workbench.typed import App, Arg, Opt
 
 _data = runpy.run_path(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                     "warehouse.py"))
-_load, _save, _item = _data["_load"], _data["_save"], _data["_item"]
+_load, _save, _item, _add_counts = (_data[name] for name in ("_load", "_save", "_item",
+                                                             "_add_counts"))
 
 Store = Annotated[Optional[str], Opt(
     "JSON file holding the stock (default: a fresh demo stock in memory)",
@@ -80,22 +81,7 @@ def restock(ctx, sku: Sku, count: Annotated[int, Opt("how many to add")], store:
                examples=["warehouse items import SKU-0001=3 SKU-9999=1 SKU-0002=x"])
 def import_items(ctx, lines: Annotated[list[str], Arg("SKU=COUNT pairs")], store: Store = None):
     """Add counts from SKU=COUNT lines"""
-    state = _load(ctx)
-    succeeded, failed = [], []
-    for line in lines:
-        sku, _, count = line.partition("=")
-        try:
-            item = _item(state, sku)
-            item["count"] += int(count)
-            succeeded.append({"sku": sku, "count": item["count"]})
-        except Fail as fail:
-            failed.append({"item": line, "code": fail.code, "message": fail.message,
-                           "retryable": False})
-        except ValueError:
-            failed.append({"item": line, "code": "invalid_count",
-                           "message": f"{count!r} is not a whole number", "retryable": False})
-    _save(ctx, state)
-    return ctx.partial(succeeded, failed)
+    return _add_counts(ctx, lines)
 
 
 orders = app.group("orders", "Customer orders")
