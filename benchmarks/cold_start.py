@@ -354,8 +354,10 @@ def machine(python: str, env: dict) -> str:
     except OSError:
         pass
     pyver = _run([python, "-c", "import sys; print(sys.version.split()[0])"], env=env)
+    load = "/".join(f"{x:.1f}" for x in os.getloadavg())
     return (f"{os.cpu_count()} CPUs (nproc {len(os.sched_getaffinity(0))}), {cpu}, "
-            f"{platform.system()} {platform.release()}, CPython {pyver.stdout.strip()}")
+            f"{platform.system()} {platform.release()}, CPython {pyver.stdout.strip()}; "
+            f"load average {load} (1/5/15 min) when the report was written")
 
 
 def table(samples: dict, notes: dict, frameworks) -> tuple[str, dict]:
@@ -417,20 +419,20 @@ def the_command(args_argv: list[str]) -> str:
     return shlex.join([shown, script, *args_argv])
 
 
-def section(report: str) -> str:
-    return f"{SECTION}\n\n{report.strip()}\n"
+def section(report: str, heading: str = SECTION) -> str:
+    return f"{heading}\n\n{report.strip()}\n"
 
 
-def write_section(report: str, path: Path = PERFORMANCE_MD) -> None:
-    """Replace the Cold start section (up to the next `## `), leaving every other one."""
+def write_section(report: str, path: Path = PERFORMANCE_MD, heading: str = SECTION) -> None:
+    """Replace the section `heading` (up to the next `## `), leaving every other one."""
     intro = ("# Performance\n\n"
              "How fast burgee's surfaces are, measured by the scripts in `benchmarks/`. Each\n"
              "section says what was measured, the exact command that produced it, and the\n"
              "machine it ran on; rerun the command to reproduce. Timings are measurements,\n"
              "never test assertions.\n\n")
     text = path.read_text() if path.exists() else intro
-    body = section(report)
-    found = re.search(rf"^{re.escape(SECTION)}[ \t]*$", text, flags=re.M)
+    body = section(report, heading)
+    found = re.search(rf"^{re.escape(heading)}[ \t]*$", text, flags=re.M)
     if found is None:
         text = text.rstrip("\n") + "\n\n" + body
     else:
@@ -535,6 +537,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated subset of " + ",".join(FRAMEWORKS))
     parser.add_argument("--write", action="store_true",
                         help="update the Cold start section of docs/performance.md")
+    parser.add_argument("--section", default=SECTION[3:], metavar="TITLE",
+                        help="with --write: the section to replace or add (default "
+                             f"'{SECTION[3:]}'), e.g. for a run on a loaded machine")
     parser.add_argument("--why", metavar="FRAMEWORK", choices=FRAMEWORKS,
                         help="instead of timing, list what FRAMEWORK's program imports "
                              "(-X importtime) for --why-case")
@@ -631,8 +636,8 @@ def main(argv: list[str] | None = None) -> int:
                        + why(env_info.python, "burgee_typed", "--help", 5, 10, env))
         print(report)
         if args.write:
-            write_section(report)
-            log(f"wrote the Cold start section of {PERFORMANCE_MD.relative_to(ROOT)}")
+            write_section(report, heading="## " + args.section)
+            log(f"wrote the {args.section} section of {PERFORMANCE_MD.relative_to(ROOT)}")
         return 0
     finally:
         env_info.close(args.keep_venv)
