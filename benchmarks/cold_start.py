@@ -625,7 +625,11 @@ def main(argv: list[str] | None = None) -> int:
             report += ("\n\n### Typed declarations against the same program as data\n\n"
                        "The same runs, burgee rows only. CPU time is the child's user + system "
                        "time (`wait4`),\nwhich a loaded machine disturbs less than wall time.\n\n"
-                       + typed_table(samples, cpu))
+                       + typed_table(samples, cpu)
+                       + "\n\n`burgee_annotated` pays for the program's own `import typing` (which "
+                       "brings `re`,\n`collections`, ...: `--why burgee_annotated` lists them); "
+                       "reading its hints imports\nnothing more than `burgee_typed`'s "
+                       "(tests/test_typed.py compares `sys.modules`).")
         if ("burgee", "--help") in med:
             report += ("\n\n### What burgee's `--help` imports\n\n"
                        f"From `{the_command(['--why', 'burgee'])}`:\n\n"
