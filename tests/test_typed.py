@@ -37,7 +37,7 @@ def one(function=None, **options):
 
 
 def run(app, *argv, **kwargs):
-    outcome = call(app.program, [*argv, "--json"], **kwargs)
+    outcome = call(app, [*argv, "--json"], **kwargs)   # call() takes an App as run() does
     return outcome.exit, outcome.envelope
 
 
