@@ -1,6 +1,7 @@
 """burgee: declare a command line once; every surface an agent or a person reads is projected from it.
 
     from workbench import Program, Group, Command, Option, Argument, Fail, run
+    from workbench import App, Opt, Arg          # typed declarations (workbench.typed)
 """
 
 __version__ = "0.1.0"   # the one version source: pyproject.toml reads it (setuptools `attr:`)
@@ -11,15 +12,18 @@ from workbench.runtime.context import Context, Partial
 from workbench.runtime.pipeline import Outcome, call
 
 __all__ = ["Program", "Group", "Command", "Option", "Argument", "Fail", "DefinitionError",
-           "Context", "Partial", "Outcome", "run", "call", "to_argv", "adapt", "testing", "__version__"]
+           "Context", "Partial", "Outcome", "run", "call", "to_argv", "adapt", "testing",
+           "App", "Opt", "Arg", "__version__"]
 
 TYPE_CHECKING = False   # typing's own flag costs an import of typing at start-up
 if TYPE_CHECKING:
     from workbench.adapters import adapt
     from workbench import testing
     from workbench.runtime.arguments import to_argv
+    from workbench.typed import App, Arg, Opt
 
-_LAZY = {"to_argv": "workbench.runtime.arguments", "adapt": "workbench.adapters"}
+_LAZY = {"to_argv": "workbench.runtime.arguments", "adapt": "workbench.adapters",
+         "App": "workbench.typed", "Opt": "workbench.typed", "Arg": "workbench.typed"}
 
 
 def __getattr__(name: str) -> object:

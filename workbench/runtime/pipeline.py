@@ -135,6 +135,7 @@ def call(program: Program, argv: list[str], *, environ: dict[str, str] | None = 
          on_progress: Callable[[float, float | None, str | None], None] | None = None
          ) -> Outcome:
     """Run argv in-process with captured streams, exactly as the CLI would (no terminal).
+    `program` may also be a typed `App` (workbench.typed).
 
         outcome = call(program, ["deploy", "--target", "staging", "--yes", "--json"])
         outcome.exit, outcome.envelope["data"]
@@ -150,6 +151,9 @@ def call(program: Program, argv: list[str], *, environ: dict[str, str] | None = 
             server sends them as progress notifications); messages arrive masked.
     """
     import io
+    as_program = getattr(program, "as_program", None)   # a typed App (workbench.typed)
+    if as_program is not None:
+        program = as_program()
     out, err = io.StringIO(), io.StringIO()
     world = World(dict(os.environ if environ is None else environ),
                   io.StringIO(stdin) if stdin is not None else None, out, err)
