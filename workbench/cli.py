@@ -40,6 +40,21 @@ def _dev(ctx):
     return run_dev(ctx)
 
 
+def _new(ctx):
+    from workbench import _starter
+    name, path = ctx.args.name, ctx.options.path
+    folder = path or name
+    _starter.check_name(name)
+    data = _starter.write(name, os.path.abspath(folder), folder)
+    ctx.changed(bool(data["written"]))
+    return data
+
+
+def _new_text(data) -> str:
+    from workbench import _starter
+    return _starter.render(data)
+
+
 def _mcp(ctx):   # `burgee mcp FILE`: main() routes it; this declaration feeds help and schemas
     return serve_file(ctx.args.file, list(ctx.args.args))
 
@@ -143,6 +158,28 @@ program = Program(
                 options={"program": PROGRAM},
                 examples=["burgee run sample_programs/deploy.py -- deploy --target staging --yes"],
                 run=_run),
+        Command(name="new", description="Start a project: a typed program, its tests and a CI "
+                                        "job, in ./NAME or --path DIR",
+                effects="idempotent",
+                arguments=[Argument("name", description="the program's name (lower-case, "
+                                    "words joined by '-'): the command people type")],
+                options={"path": Option(type="string", placeholder="<dir>",
+                                        description="the project folder (default: ./NAME); "
+                                        "must be new or empty")},
+                examples=["burgee new mytool", "burgee new mytool --path tools/mytool"],
+                output={"type": "object", "properties": {
+                    "name": {"type": "string"}, "folder": {"type": "string"},
+                    "files": {"type": "array", "items": {"type": "string"}},
+                    "written": {"type": "array", "items": {"type": "string"}},
+                    "next": {"type": "array", "items": {"type": "string"}}},
+                    "required": ["name", "folder", "files", "written", "next"],
+                    "additionalProperties": False},
+                errors=[{"code": "invalid_name", "exit": 1,
+                         "when": "NAME is not a program name"},
+                        {"code": "folder_not_empty", "exit": 5,
+                         "when": "the folder holds other files"},
+                        {"code": "not_a_folder", "exit": 5, "when": "the path is a file"}],
+                run=_new, text=_new_text),
         Command(name="schema", description="Print the schema of the program declared in FILE",
                 effects="read_only", arguments=[FILE], options={"program": PROGRAM},
                 examples=["burgee schema sample_programs/deploy.py"], run=_schema, text=_pretty),
