@@ -79,3 +79,24 @@ def test_the_handler_context_documents_what_it_holds():
     for attribute in ("program", "command", "options", "args", "json", "agent", "interactive",
                       "environ", "plan"):
         assert re.search(rf"^\s+{attribute}:", doc, re.M), attribute
+
+
+def test_the_getting_started_program_reads_the_same_in_both_forms(tmp_path):
+    """The guide's data-form and typed-form to-do programs give byte-identical surfaces and
+    envelopes, as the guide says."""
+    from workbench.loader import load_program
+
+    guide = (ROOT / "docs" / "getting-started.md").read_text(encoding="utf-8")
+    data_form, typed_form = [block for block in re.findall(r"```python\n(.*?)```", guide,
+                                                           flags=re.S) if "ITEMS" in block]
+    assert "Program(" in data_form and "App(" in typed_form
+    runners = []
+    for name, source in (("todo.py", data_form), ("todo_typed.py", typed_form)):
+        (tmp_path / name).write_text(source, encoding="utf-8")
+        runners.append(testing.Runner(load_program(str(tmp_path / name))))
+    for argv in (["--help"], ["show", "--help"], ["--schema"], ["help", "--json"],
+                 ["add", "--help", "--json"], ["completion", "bash"], ["show", "1", "--json"],
+                 ["show", "7", "--json"], ["add", "buy milk", "--json"], ["add"]):
+        data, typed = (runner.invoke(argv) for runner in runners)
+        assert (typed.exit, typed.stdout, typed.stderr) == (data.exit, data.stdout, data.stderr)
+    assert runners[0].call("show", {"id": 1}).result == runners[1].call("show", {"id": 1}).result
