@@ -160,7 +160,7 @@ def _subcommands(group, chain, problems) -> list:
     out = []
     for name in names:
         try:
-            child, why = group.get_command(ctx, name), "get_command() gave None"
+            child, why = _resolved(group, ctx, name), "get_command() gave None"
         except Exception as error:   # noqa: BLE001
             child, why = None, f"{type(error).__name__}: {error}"
         if child is None:
@@ -171,6 +171,17 @@ def _subcommands(group, chain, problems) -> list:
             continue
         out.append((name, child))
     return out
+
+
+def _resolved(group, ctx, name):
+    """The command `name` runs: what the group's resolve_command() gives, as at dispatch (a
+    group may swap a placeholder without params or help for the real command there:
+    huggingface_hub's `hf`), else get_command()."""
+    try:
+        child = group.resolve_command(ctx, [name])[1]
+    except Exception:   # noqa: BLE001 - a library's own code; get_command() says why
+        child = None
+    return child if child is not None else group.get_command(ctx, name)
 
 
 def _help(node) -> str:
@@ -185,6 +196,9 @@ def _command(node, token, flavour, chain, prefixes, problems) -> CommandSpec:
             if not getattr(param, "expose_value", True) or getattr(param, "hidden", False):
                 continue   # --version, --install-completion, hidden options
             positional = param.param_type_name == "argument"
+            if level != last and getattr(param, "is_eager", False) and param.callback:
+                _note_action(problems, chain[:level + 1], param)
+                continue   # the group's own action (hf's --install-completion, --skills)
             if positional and level != last:   # a group's own arguments: not modelled
                 where = " ".join(t for _, t in chain[1:])
                 problems.append((
@@ -198,16 +212,31 @@ def _command(node, token, flavour, chain, prefixes, problems) -> CommandSpec:
             nargs = getattr(param, "nargs", 1)
             if not positional and isinstance(nargs, int) and nargs > 1:
                 where = " ".join(t for _, t in chain[1:]) or chain[0][1]
+                flag = param.opts[0]
                 problems.append((
                     "warning", "arity_not_checked",
-                    f"'{where}' option {param.opts[0]} takes {nargs} values per use; they are "
-                    f"one flat list here, so a wrong count reaches the original unchecked",
-                    f"give {param.opts[0]} exactly {nargs} values each time (over MCP: a list "
-                    f"whose length is a multiple of {nargs})", where))
+                    f"'{where}' option {flag} takes {nargs} values per use; they are one flat "
+                    f"list here, typed one per flag, and a count that is not a multiple of "
+                    f"{nargs} is refused", f"give {flag} once per value, exactly {nargs} values "
+                    f"per use: " + " ".join(f"{flag} V{n + 1}" for n in range(nargs)) +
+                    f" (over MCP: a list whose length is a multiple of {nargs})", where))
     deprecated = getattr(node, "deprecated", None)
     return CommandSpec(token, _help(node), inputs, _Runner(flavour, chain),
                        hidden=bool(getattr(node, "hidden", False)),
                        deprecated=deprecated if isinstance(deprecated, str) else bool(deprecated))
+
+
+def _note_action(problems, chain, param) -> None:
+    """An eager option of a group with a callback runs and exits (`--install-completion`):
+    an action of the group itself, not an input of each command under it."""
+    where = " ".join(t for _, t in chain)
+    flag = max(param.opts, key=len)
+    problem = ("info", "group_action_not_modelled",
+               f"'{where}' option {flag} is an action of the group itself (it runs and exits), "
+               f"so its commands do not take it", f"run it on the original program: {where} "
+               f"{flag}", " ".join(t for _, t in chain[1:]))
+    if problem not in problems:
+        problems.append(problem)
 
 
 def _input(param, flavour, level, positional, prefix) -> Input:
@@ -286,6 +315,7 @@ class _Runner:
         from workbench.adapters import _capture
         flavour = self.flavour
         root = self.chain[0][0]
+        _check_arity(given, command, request)
         argv = self.argv(given)
         by_param = {id(item.ref): item for item, _ in given}
         by_param.update({id(item.ref): item for item in command.adapter.inputs.values()})
@@ -314,6 +344,23 @@ class _Runner:
 
         code, out, err = _capture.captured(call, world, request)
         return _capture.finish(code, out, err, command, request, world)
+
+
+def _check_arity(given, command, request) -> None:
+    """An option taking N values per use (`-p NAME VALUE`) is one flat list in the model:
+    refuse a count that is not a multiple of N before the original takes the next argument
+    as the missing value; the fix fills the gap with placeholders."""
+    from workbench.adapters._fix import refusal
+    for item, value in given:
+        nargs = getattr(item.ref, "nargs", 1)
+        if item.positional or item.type != "list" or not isinstance(nargs, int) or nargs < 2 \
+                or not len(value) % nargs:
+            continue
+        spot = command.options[item.key]
+        gap = nargs - len(value) % nargs
+        raise refusal(command, request, given, "invalid_value",
+                      f"{spot.flag} takes {nargs} values per use; got {len(value)}", item,
+                      value=[*value, *[spot.metavar] * gap])
 
 
 def usage_refusal(error, flavour, by_param, command, request, given):
