@@ -754,3 +754,18 @@ def test_an_option_taking_two_values_refuses_a_wrong_count_with_a_runnable_fix()
     assert error["fix"] == "rows --param a --param <param> dogs --json"
     fixed = call(program, error["fix"].replace("<param>", "3").split()[1:])
     assert fixed.envelope["data"] == "dogs {'a': '3'}"
+
+
+@pytest.mark.asyncio
+async def test_a_refusal_the_original_makes_gives_its_fix_as_arguments_over_mcp(tmp_path):
+    from mcp import Client, StdioServerParameters
+    extra = {k: str(v) for k, v in env(tmp_path).items()
+             if k in ("XDG_STATE_HOME", "HOME", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
+    server = StdioServerParameters(command=sys.executable,
+                                   args=["-m", "workbench.cli", "mcp", str(CLICK)],
+                                   env=extra, cwd=str(tmp_path))
+    async with Client(server, mode="legacy", cache=None) as client:
+        result = await client.call_tool("done", {"task_id": 0})   # IntRange: the original's
+    body = json.loads("".join(getattr(part, "text", "") for part in result.content))
+    assert result.is_error and body["error"]["code"] == "invalid_value"
+    assert json.loads(body["error"]["fix"]) == {"task_id": "<task-id>"}   # not 'tasks done ...'
