@@ -396,6 +396,16 @@ def _flags(key: str, kind: str) -> set:
     return set(probe.spellings)
 
 
+def group_argument_dropped(where: str, group: str, name: str, how: str) -> tuple:
+    """The problem for a command under a group that takes its own positional argument,
+    which the model does not carry (the command cannot be called through it)."""
+    return ("error", "group_argument_dropped",
+            f"'{where}' cannot be called: its group '{group}' takes the argument {name}, which "
+            f"the adapter does not model",
+            f"make {name} an option of the group in the original ({how}), or call the original "
+            f"directly", where)
+
+
 def text_value(value) -> str:
     """A value as the original program's parser reads it (`true`/`false` for booleans)."""
     if value is True:

@@ -10,7 +10,7 @@ caller gave and runs `make_context` + `invoke` on the root, as `main()` would, i
 from __future__ import annotations
 
 from workbench.adapters._build import (CommandSpec, GroupSpec, Input, Spec, first_paragraph,
-                                       rebuild_argv, text_value)
+                                       group_argument_dropped, rebuild_argv, text_value)
 
 
 class Flavour:
@@ -200,13 +200,9 @@ def _command(node, token, flavour, chain, prefixes, problems) -> CommandSpec:
                 _note_action(problems, chain[:level + 1], param)
                 continue   # the group's own action (hf's --install-completion, --skills)
             if positional and level != last:   # a group's own arguments: not modelled
-                where = " ".join(t for _, t in chain[1:])
-                problems.append((
-                    "error", "group_argument_dropped",
-                    f"'{where}' cannot be called: its group '{chain[level][1]}' takes the "
-                    f"argument {param.name}, which the adapter does not model",
-                    f"make {param.name} an option of the group in the original "
-                    f"(@click.option), or call the original directly", where))
+                problems.append(group_argument_dropped(" ".join(t for _, t in chain[1:]),
+                                                       chain[level][1], param.name,
+                                                       "@click.option"))
                 continue
             inputs.append(_input(param, flavour, level, positional, prefixes[level]))
             nargs = getattr(param, "nargs", 1)
