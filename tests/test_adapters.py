@@ -536,6 +536,15 @@ def test_case_insensitive_choices_and_abbreviated_long_flags_stay_as_the_origina
         click.echo(kind)
 
     assert call(adapt(column), ["float", "--json"]).envelope["data"] == "FLOAT"
+
+    @click.command()
+    @click.option("--kind", type=click.Choice(["TEXT", "FLOAT"], case_sensitive=False),
+                  default="text")
+    def typed(kind):
+        click.echo(kind)
+
+    assert adapt(typed).commands[0].options["kind"].default == "text"   # not dropped
+    assert call(adapt(typed), ["--json"]).envelope["data"] == "TEXT"
     parser = argparse.ArgumentParser(prog="isort")
     parser.add_argument("--df", "--diff", dest="show_diff", action="store_true")
     parser.set_defaults(func=lambda ns: print("diff" if ns.show_diff else "no diff"))
