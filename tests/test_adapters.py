@@ -743,11 +743,11 @@ def test_a_groups_eager_actions_are_not_copied_onto_its_commands_but_listed():
     def sync():
         click.echo("synced")
 
-    program = adapt(tool, name="tool")
+    program = adapt(tool, name="tl")   # named as its entry point is, not as its function
     assert list(program.find(("sync",)).options) == ["verbose"]   # not --install-completion
     found = {p.code: p for p in lint(program)}["group_action_not_modelled"]
-    assert found.severity == "info" and "--install-completion" in found.message
-    assert found.fix == "run it on the original program: tool --install-completion"
+    assert found.severity == "info" and "'tl' option --install-completion" in found.message
+    assert found.fix == "run it on the original program: tl --install-completion"
     assert call(program, ["sync", "--verbose", "--json"]).envelope["data"] == "synced"
 
 

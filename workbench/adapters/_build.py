@@ -245,7 +245,9 @@ def program(spec: Spec, effects: dict | None, *, name=None, version=None, descri
     made = Program(name=program_name, version=version or spec.version or "0.0.0",
                    description=description if description is not None else spec.description,
                    commands=children, single=spec.single)
-    made.adapter_problems = list(spec.problems)   # listed by the workbench's lint
+    made.adapter_problems = [tuple(part.replace("{program}", program_name)
+                                   if isinstance(part, str) else part for part in problem)
+                             for problem in spec.problems]   # listed by the workbench's lint
     return made
 
 

@@ -225,7 +225,7 @@ def _command(node, token, flavour, chain, prefixes, problems) -> CommandSpec:
 def _note_action(problems, chain, param) -> None:
     """An eager option of a group with a callback runs and exits (`--install-completion`):
     an action of the group itself, not an input of each command under it."""
-    where = " ".join(t for _, t in chain)
+    where = " ".join(["{program}", *(t for _, t in chain[1:])])   # named in _build.program
     flag = max(param.opts, key=len)
     problem = ("info", "group_action_not_modelled",
                f"'{where}' option {flag} is an action of the group itself (it runs and exits), "
