@@ -639,9 +639,9 @@ def test_a_groups_own_argument_is_a_listed_error_not_silently_dropped():
     parser = argparse.ArgumentParser(prog="tool")
     parser.add_argument("db")
     parser.add_subparsers(dest="cmd").add_parser("tables").set_defaults(func=print)
-    problem = {p.code: p for p in lint(adapt(parser))}["group_argument_dropped"]
+    problem = {p.code: p for p in lint(adapt(parser, name="tl"))}["group_argument_dropped"]
     assert problem.severity == "error" and problem.command == "tables"
-    assert "db" in problem.message and "option" in problem.fix
+    assert "its group 'tl' takes the argument db" in problem.message and "option" in problem.fix
 
 
 def test_version_of_a_single_command_program_prints_its_version_and_runs_nothing():

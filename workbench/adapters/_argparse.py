@@ -13,7 +13,8 @@ import os
 import sys
 
 from workbench.adapters._build import (CommandSpec, GroupSpec, Input, Spec, first_paragraph,
-                                       group_argument_dropped, rebuild_argv, text_value)
+                                       group_name, group_argument_dropped, rebuild_argv,
+                                       text_value)
 
 HANDLER_KEYS = ("func", "handler", "callback", "run", "command")
 """`set_defaults` names that hold a subcommand's handler, in the order they are looked for."""
@@ -84,7 +85,7 @@ def _command(token, description, chain, main, problems) -> CommandSpec:
                 continue
             if item.positional and level != last:   # a parent parser's own positional
                 problems.append(group_argument_dropped(
-                    " ".join(t for _, t in chain[1:]), chain[level][1], action.dest,
+                    " ".join(t for _, t in chain[1:]), group_name(chain, level), action.dest,
                     f"add_argument('--{action.dest.replace('_', '-')}')"))
                 continue
             inputs.append(item)

@@ -398,6 +398,12 @@ def _flags(key: str, kind: str) -> set:
     return set(probe.spellings)
 
 
+def group_name(chain, level: int) -> str:
+    """The name of the group at `level` of a chain; the root is `{program}`, filled in by
+    `program()` once the program's final name is known (an entry point's, say)."""
+    return "{program}" if level == 0 else chain[level][1]
+
+
 def group_argument_dropped(where: str, group: str, name: str, how: str) -> tuple:
     """The problem for a command under a group that takes its own positional argument,
     which the model does not carry (the command cannot be called through it)."""

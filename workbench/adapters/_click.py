@@ -10,7 +10,8 @@ caller gave and runs `make_context` + `invoke` on the root, as `main()` would, i
 from __future__ import annotations
 
 from workbench.adapters._build import (CommandSpec, GroupSpec, Input, Spec, first_paragraph,
-                                       group_argument_dropped, rebuild_argv, text_value)
+                                       group_name, group_argument_dropped, rebuild_argv,
+                                       text_value)
 
 
 class Flavour:
@@ -201,7 +202,7 @@ def _command(node, token, flavour, chain, prefixes, problems) -> CommandSpec:
                 continue   # the group's own action (hf's --install-completion, --skills)
             if positional and level != last:   # a group's own arguments: not modelled
                 problems.append(group_argument_dropped(" ".join(t for _, t in chain[1:]),
-                                                       chain[level][1], param.name,
+                                                       group_name(chain, level), param.name,
                                                        "@click.option"))
                 continue
             inputs.append(_input(param, flavour, level, positional, prefixes[level]))
@@ -225,7 +226,7 @@ def _command(node, token, flavour, chain, prefixes, problems) -> CommandSpec:
 def _note_action(problems, chain, param) -> None:
     """An eager option of a group with a callback runs and exits (`--install-completion`):
     an action of the group itself, not an input of each command under it."""
-    where = " ".join(["{program}", *(t for _, t in chain[1:])])   # named in _build.program
+    where = " ".join([group_name(chain, 0), *(t for _, t in chain[1:])])
     flag = max(param.opts, key=len)
     problem = ("info", "group_action_not_modelled",
                f"'{where}' option {flag} is an action of the group itself (it runs and exits), "
