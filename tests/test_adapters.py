@@ -795,3 +795,20 @@ async def test_a_refusal_the_original_makes_gives_its_fix_as_arguments_over_mcp(
     body = json.loads("".join(getattr(part, "text", "") for part in result.content))
     assert result.is_error and body["error"]["code"] == "invalid_value"
     assert json.loads(body["error"]["fix"]) == {"task_id": "<task-id>"}   # not 'tasks done ...'
+
+
+def test_an_argparse_option_taking_two_values_refuses_a_wrong_count_too():
+    import argparse
+    parser = argparse.ArgumentParser(prog="rows")
+    parser.add_argument("-p", "--param", nargs=2, action="append", help="Named parameter.")
+    parser.add_argument("table")
+    parser.set_defaults(func=lambda ns: print(ns.table, ns.param))
+    program = adapt(parser)
+    assert call(program, ["-p", "a", "-p", "3", "dogs", "--json"]).envelope["data"] == \
+        "dogs [['a', '3']]"
+    error = call(program, ["-p", "a", "dogs", "--json"]).envelope["error"]
+    assert (error["code"], error["fix"]) == ("invalid_value",
+                                             "rows --param a --param <param> dogs --json")
+    from workbench.dev.problems import lint
+    arity = {p.code: p for p in lint(program)}["arity_not_checked"]
+    assert arity.fix.startswith("give -p once per value, exactly 2 values per use: -p V1 -p V2")

@@ -13,8 +13,8 @@ import os
 import sys
 
 from workbench.adapters._build import (CommandSpec, GroupSpec, Input, Spec, first_paragraph,
-                                       group_name, group_argument_dropped, rebuild_argv,
-                                       text_value)
+                                       arity_problem, group_argument_dropped, group_name,
+                                       rebuild_argv, text_value)
 
 HANDLER_KEYS = ("func", "handler", "callback", "run", "command")
 """`set_defaults` names that hold a subcommand's handler, in the order they are looked for."""
@@ -89,6 +89,8 @@ def _command(token, description, chain, main, problems) -> CommandSpec:
                     f"add_argument('--{action.dest.replace('_', '-')}')"))
                 continue
             inputs.append(item)
+            if not item.positional and isinstance(action.nargs, int) and action.nargs > 1:
+                problems.append(arity_problem(chain, action.option_strings[0], action.nargs))
     return CommandSpec(token, _expand(description, chain[-1][0]), inputs, _Runner(chain, main))
 
 
@@ -212,6 +214,8 @@ class _Runner:
 
     def __call__(self, given, command, request, world):
         from workbench.adapters import _capture
+        from workbench.adapters._fix import check_arity
+        check_arity(given, command, request)
         root = self.chain[0][0]
         argv = self.argv(given)
 

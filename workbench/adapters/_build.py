@@ -414,6 +414,18 @@ def group_argument_dropped(where: str, group: str, name: str, how: str) -> tuple
             f"directly", where)
 
 
+def arity_problem(chain, flag: str, nargs: int) -> tuple:
+    """The warning for an option taking `nargs` values per use: one flat list in the model,
+    typed one value per flag; the adapter refuses a count that is not a multiple."""
+    where = " ".join(t for _, t in chain[1:]) or group_name(chain, 0)
+    return ("warning", "arity_not_checked",
+            f"'{where}' option {flag} takes {nargs} values per use; they are one flat list "
+            f"here, typed one per flag, and a count that is not a multiple of {nargs} is "
+            f"refused", f"give {flag} once per value, exactly {nargs} values per use: " +
+            " ".join(f"{flag} V{n + 1}" for n in range(nargs)) +
+            f" (over MCP: a list whose length is a multiple of {nargs})", where)
+
+
 def text_value(value) -> str:
     """A value as the original program's parser reads it (`true`/`false` for booleans)."""
     if value is True:

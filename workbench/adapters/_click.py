@@ -10,8 +10,8 @@ caller gave and runs `make_context` + `invoke` on the root, as `main()` would, i
 from __future__ import annotations
 
 from workbench.adapters._build import (CommandSpec, GroupSpec, Input, Spec, first_paragraph,
-                                       group_name, group_argument_dropped, rebuild_argv,
-                                       text_value)
+                                       arity_problem, group_argument_dropped, group_name,
+                                       rebuild_argv, text_value)
 
 
 class Flavour:
@@ -208,15 +208,7 @@ def _command(node, token, flavour, chain, prefixes, problems) -> CommandSpec:
             inputs.append(_input(param, flavour, level, positional, prefixes[level]))
             nargs = getattr(param, "nargs", 1)
             if not positional and isinstance(nargs, int) and nargs > 1:
-                where = " ".join(t for _, t in chain[1:]) or chain[0][1]
-                flag = param.opts[0]
-                problems.append((
-                    "warning", "arity_not_checked",
-                    f"'{where}' option {flag} takes {nargs} values per use; they are one flat "
-                    f"list here, typed one per flag, and a count that is not a multiple of "
-                    f"{nargs} is refused", f"give {flag} once per value, exactly {nargs} values "
-                    f"per use: " + " ".join(f"{flag} V{n + 1}" for n in range(nargs)) +
-                    f" (over MCP: a list whose length is a multiple of {nargs})", where))
+                problems.append(arity_problem(chain, param.opts[0], nargs))
     deprecated = getattr(node, "deprecated", None)
     return CommandSpec(token, _help(node), inputs, _Runner(flavour, chain),
                        hidden=bool(getattr(node, "hidden", False)),
@@ -312,7 +304,8 @@ class _Runner:
         from workbench.adapters import _capture
         flavour = self.flavour
         root = self.chain[0][0]
-        _check_arity(given, command, request)
+        from workbench.adapters._fix import check_arity
+        check_arity(given, command, request)
         argv = self.argv(given)
         by_param = {id(item.ref): item for item, _ in given}
         by_param.update({id(item.ref): item for item in command.adapter.inputs.values()})
@@ -341,23 +334,6 @@ class _Runner:
 
         code, out, err = _capture.captured(call, world, request)
         return _capture.finish(code, out, err, command, request, world)
-
-
-def _check_arity(given, command, request) -> None:
-    """An option taking N values per use (`-p NAME VALUE`) is one flat list in the model:
-    refuse a count that is not a multiple of N before the original takes the next argument
-    as the missing value; the fix fills the gap with placeholders."""
-    from workbench.adapters._fix import refusal
-    for item, value in given:
-        nargs = getattr(item.ref, "nargs", 1)
-        if item.positional or item.type != "list" or not isinstance(nargs, int) or nargs < 2 \
-                or not len(value) % nargs:
-            continue
-        spot = command.options[item.key]
-        gap = nargs - len(value) % nargs
-        raise refusal(command, request, given, "invalid_value",
-                      f"{spot.flag} takes {nargs} values per use; got {len(value)}", item,
-                      value=[*value, *[spot.metavar] * gap])
 
 
 def usage_refusal(error, flavour, by_param, command, request, given):
