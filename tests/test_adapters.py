@@ -812,3 +812,10 @@ def test_an_argparse_option_taking_two_values_refuses_a_wrong_count_too():
     from workbench.dev.problems import lint
     arity = {p.code: p for p in lint(program)}["arity_not_checked"]
     assert arity.fix.startswith("give -p once per value, exactly 2 values per use: -p V1 -p V2")
+
+
+def test_a_group_without_a_callback_is_versioned_by_its_classs_console_script():
+    from flask.cli import cli   # FlaskGroup: no callback; its --version is its own callback
+    from importlib import metadata
+    program = adapt(cli)
+    assert (program.name, program.version) == ("flask", metadata.version("flask"))

@@ -97,6 +97,10 @@ def _entry_point(obj, kind) -> tuple:
         getattr(getattr(obj, "registered_callback", None), "callback", None) or next(
             (c.callback for c in getattr(obj, "registered_commands", ())), None)
     module = getattr(callback, "__module__", None)
+    if module is None and kind == "click":   # a group class without a callback (FlaskGroup)
+        module = type(obj).__module__
+        if module.split(".")[0] in ("click", "typer"):
+            return None, None
     if not module or module.startswith("__"):
         return None, None
     hits = [(script, target, folder) for script, target, folder in _console_scripts()
