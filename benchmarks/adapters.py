@@ -43,6 +43,10 @@ def measure(runs: int) -> list:
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=str(ROOT))
     rows = []
     with tempfile.TemporaryDirectory() as cwd:
+        # httpie would fork a daemon fetching packages.httpie.io after every start
+        Path(cwd, "httpie").mkdir()
+        Path(cwd, "httpie", "config.json").write_text('{"disable_update_warnings": true}\n')
+        env["HTTPIE_CONFIG_DIR"] = str(Path(cwd, "httpie"))
         for name, (wrapper, original) in PROGRAMS.items():
             ours = [sys.executable, "-m", "workbench.cli", "run", str(CORPUS / f"{wrapper}.py"),
                     "--help"]

@@ -525,6 +525,19 @@ def test_an_installed_program_is_named_by_its_console_script():
     assert program.version == metadata.version("black")
 
 
+def test_the_console_script_is_found_without_importing_importlib_metadata():
+    # importing importlib.metadata cost about 0.2 s of `burgee run black --help`
+    code = ("import sys, black\nbefore = 'importlib.metadata' in sys.modules\n"
+            "from workbench import adapt\nprogram = adapt(black.main)\n"
+            "print(program.name, program.version, before, 'importlib.metadata' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, env=clean_env(PYTHONPATH=ROOT))
+    from importlib import metadata
+    name, version, before, after = done.stdout.split()
+    assert (name, version) == ("black", metadata.version("black")), done.stderr
+    assert after == before   # the adapter imported nothing black had not (False today)
+
+
 def test_case_insensitive_choices_and_abbreviated_long_flags_stay_as_the_original_reads_them():
     import argparse
 
@@ -536,6 +549,15 @@ def test_case_insensitive_choices_and_abbreviated_long_flags_stay_as_the_origina
         click.echo(kind)
 
     assert call(adapt(column), ["float", "--json"]).envelope["data"] == "FLOAT"
+
+    @click.command()
+    @click.option("--kind", type=click.Choice(["TEXT", "FLOAT"], case_sensitive=False),
+                  default="text")
+    def typed(kind):
+        click.echo(kind)
+
+    assert adapt(typed).commands[0].options["kind"].default == "text"   # not dropped
+    assert call(adapt(typed), ["--json"]).envelope["data"] == "TEXT"
     parser = argparse.ArgumentParser(prog="isort")
     parser.add_argument("--df", "--diff", dest="show_diff", action="store_true")
     parser.set_defaults(func=lambda ns: print("diff" if ns.show_diff else "no diff"))
@@ -626,3 +648,177 @@ def test_a_groups_own_argument_is_a_listed_error_not_silently_dropped():
 
     problem = {p.code: p for p in lint(adapt(root))}["group_argument_dropped"]
     assert problem.severity == "error" and problem.command == "tables"
+    import argparse   # a root positional before the subparsers, likewise
+    parser = argparse.ArgumentParser(prog="tool")
+    parser.add_argument("db")
+    parser.add_subparsers(dest="cmd").add_parser("tables").set_defaults(func=print)
+    problem = {p.code: p for p in lint(adapt(parser, name="tl"))}["group_argument_dropped"]
+    assert problem.severity == "error" and problem.command == "tables"
+    assert "its group 'tl' takes the argument db" in problem.message and "option" in problem.fix
+
+
+def test_version_of_a_single_command_program_prints_its_version_and_runs_nothing():
+    import argparse
+
+    import click
+
+    @click.command()
+    @click.version_option("2.5.1", prog_name="tool")
+    @click.argument("src", nargs=-1, required=True)
+    def tool(src):
+        click.echo("ran")
+
+    done = call(adapt(tool, name="tool"), ["--version"])   # black --version ran black
+    assert (done.exit, done.stdout) == (0, "tool 2.5.1\n")
+    assert json.loads(call(adapt(tool, name="tool"), ["--version", "--json"]).stdout) == {
+        "name": "tool", "version": "2.5.1"}
+    parser = argparse.ArgumentParser(prog="pretty")
+    parser.add_argument("--version", action="version", version="%(prog)s 3.1")
+    parser.add_argument("infile", nargs="?")
+    parser.set_defaults(func=lambda ns: print("read stdin"))   # json.tool read stdin
+    done = call(adapt(parser), ["--version"])
+    assert (done.exit, done.stdout) == (0, "pretty 3.1\n")
+
+
+def test_a_command_a_group_loads_in_resolve_command_keeps_its_options_and_description():
+    import click
+
+    @click.command(help="Download files from the Hub.")
+    @click.argument("repo")
+    @click.option("--revision", help="A branch or tag.")
+    def download(repo, revision):
+        click.echo(f"{repo}@{revision}")
+
+    @click.group(help="Manage authentication.")
+    def auth():
+        pass
+
+    @auth.command(help="Who you are.")
+    def whoami():
+        click.echo("me")
+
+    # huggingface_hub's `hf`: placeholders without params or help (LazyHfCommand,
+    # LazyHfGroup) that its group swaps for the real command in resolve_command()
+    class LazyCommand(click.Command):
+        def __init__(self, name, real):
+            super().__init__(name=name)
+            self.real = real
+
+    class LazyGroup(click.Group):
+        def __init__(self, name, real):
+            super().__init__(name=name)
+            self.real = real
+
+        def list_commands(self, ctx):
+            return self.real.list_commands(ctx)
+
+        def get_command(self, ctx, name):
+            return self.real.get_command(ctx, name)
+
+    class Hf(click.Group):
+        def resolve_command(self, ctx, args):
+            cmd = self.get_command(ctx, args[0])
+            if isinstance(cmd, (LazyCommand, LazyGroup)):
+                self.commands[args[0]] = cmd.real
+            return super().resolve_command(ctx, args)
+
+    hf = Hf(name="hf")
+    hf.add_command(LazyCommand("download", download))
+    hf.add_command(LazyGroup("auth", auth))
+    program = adapt(hf)
+    assert [c.path for c in program.walk()] == [("download",), ("auth", "whoami")]
+    command = program.find(("download",))
+    assert command.description == "Download files from the Hub."
+    assert [a.key for a in command.arguments] == ["repo"] and "revision" in command.options
+    assert program.groups()[0].description == "Manage authentication."
+    assert call(program, ["download", "gpt2", "--revision", "v1", "--json"]).envelope[
+        "data"] == "gpt2@v1"
+
+
+def test_a_groups_eager_actions_are_not_copied_onto_its_commands_but_listed():
+    import click
+
+    from workbench.dev.problems import lint
+
+    def _complete(ctx, param, value):
+        if value:
+            click.echo("installed")
+            ctx.exit()
+
+    @click.group()
+    @click.option("--install-completion", is_flag=True, is_eager=True, callback=_complete,
+                  help="Install completion for the current shell.")
+    @click.option("--verbose", is_flag=True, help="Say more.")
+    def tool(install_completion, verbose):
+        pass
+
+    @tool.command()
+    def sync():
+        click.echo("synced")
+
+    program = adapt(tool, name="tl")   # named as its entry point is, not as its function
+    assert list(program.find(("sync",)).options) == ["verbose"]   # not --install-completion
+    found = {p.code: p for p in lint(program)}["group_action_not_modelled"]
+    assert found.severity == "info" and "'tl' option --install-completion" in found.message
+    assert found.fix == "run it on the original program: tl --install-completion"
+    assert call(program, ["sync", "--verbose", "--json"]).envelope["data"] == "synced"
+
+
+def test_an_option_taking_two_values_refuses_a_wrong_count_with_a_runnable_fix():
+    import click
+
+    @click.command()
+    @click.option("-p", "--param", multiple=True, nargs=2, help="Named parameter.")
+    @click.argument("table")
+    def rows(param, table):
+        click.echo(f"{table} {dict(param)}")
+
+    program = adapt(rows, name="rows")
+    assert call(program, ["-p", "a", "-p", "3", "dogs", "--json"]).envelope["data"] == \
+        "dogs {'a': '3'}"
+    done = call(program, ["-p", "a", "dogs", "--json"])   # `dogs` was swallowed as a's value
+    error = done.envelope["error"]
+    assert (done.exit, error["code"]) == (2, "invalid_value")
+    assert "2 values" in error["message"]
+    assert error["fix"] == "rows --param a --param <param> dogs --json"
+    fixed = call(program, error["fix"].replace("<param>", "3").split()[1:])
+    assert fixed.envelope["data"] == "dogs {'a': '3'}"
+
+
+@pytest.mark.asyncio
+async def test_a_refusal_the_original_makes_gives_its_fix_as_arguments_over_mcp(tmp_path):
+    from mcp import Client, StdioServerParameters
+    extra = {k: str(v) for k, v in env(tmp_path).items()
+             if k in ("XDG_STATE_HOME", "HOME", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
+    server = StdioServerParameters(command=sys.executable,
+                                   args=["-m", "workbench.cli", "mcp", str(CLICK)],
+                                   env=extra, cwd=str(tmp_path))
+    async with Client(server, mode="legacy", cache=None) as client:
+        result = await client.call_tool("done", {"task_id": 0})   # IntRange: the original's
+    body = json.loads("".join(getattr(part, "text", "") for part in result.content))
+    assert result.is_error and body["error"]["code"] == "invalid_value"
+    assert json.loads(body["error"]["fix"]) == {"task_id": "<task-id>"}   # not 'tasks done ...'
+
+
+def test_an_argparse_option_taking_two_values_refuses_a_wrong_count_too():
+    import argparse
+    parser = argparse.ArgumentParser(prog="rows")
+    parser.add_argument("-p", "--param", nargs=2, action="append", help="Named parameter.")
+    parser.add_argument("table")
+    parser.set_defaults(func=lambda ns: print(ns.table, ns.param))
+    program = adapt(parser)
+    assert call(program, ["-p", "a", "-p", "3", "dogs", "--json"]).envelope["data"] == \
+        "dogs [['a', '3']]"
+    error = call(program, ["-p", "a", "dogs", "--json"]).envelope["error"]
+    assert (error["code"], error["fix"]) == ("invalid_value",
+                                             "rows --param a --param <param> dogs --json")
+    from workbench.dev.problems import lint
+    arity = {p.code: p for p in lint(program)}["arity_not_checked"]
+    assert arity.fix.startswith("give -p once per value, exactly 2 values per use: -p V1 -p V2")
+
+
+def test_a_group_without_a_callback_is_versioned_by_its_classs_console_script():
+    from flask.cli import cli   # FlaskGroup: no callback; its --version is its own callback
+    from importlib import metadata
+    program = adapt(cli)
+    assert (program.name, program.version) == ("flask", metadata.version("flask"))

@@ -54,12 +54,22 @@ def place(tmp_path):
         db.execute("insert into dogs (name) values ('Cleo'), ('Pancakes')")
     (tmp_path / "in.json").write_text('{"b": [1, 2], "a": "caf\\u00e9"}\n')
     (tmp_path / "app.py").write_text(FLASK_APP)
+    (tmp_path / "httpie").mkdir()
+    (tmp_path / "httpie" / "config.json").write_text(HTTPIE_CONFIG)
     return tmp_path
+
+
+# httpie forks a daemon that fetches packages.httpie.io after every call unless told not to:
+# no network at test time, and no grandchild holding the test's pipes open.
+HTTPIE_CONFIG = '{"disable_update_warnings": true}\n'
+ENV_KEYS = ("XDG_STATE_HOME", "HOME", "PYTHONPATH", "FLASK_APP", "NO_COLOR", "COLUMNS",
+            "HTTPIE_CONFIG_DIR")
 
 
 def env(place):
     return clean_env(XDG_STATE_HOME=place / "state", HOME=place / "home", PYTHONPATH=ROOT,
-                     FLASK_APP="app", NO_COLOR="1", COLUMNS="100")
+                     FLASK_APP="app", NO_COLOR="1", COLUMNS="100",
+                     HTTPIE_CONFIG_DIR=place / "httpie")
 
 
 def run(argv, place):
@@ -157,8 +167,7 @@ async def test_the_mcp_result_is_the_clis_bytes(name, place, monkeypatch):
     wrapper = CORPUS / f"{wrapper}.py"
     command, arguments = from_argv(load_program(str(wrapper)), call)
     cli = burgee(name, *call, "--json", place=place)
-    extra = {k: str(v) for k, v in env(place).items()
-             if k in ("XDG_STATE_HOME", "HOME", "PYTHONPATH", "FLASK_APP", "NO_COLOR", "COLUMNS")}
+    extra = {k: str(v) for k, v in env(place).items() if k in ENV_KEYS}
     server = StdioServerParameters(command=sys.executable,
                                    args=["-m", "workbench.cli", "mcp", str(wrapper)],
                                    env=extra, cwd=str(place))

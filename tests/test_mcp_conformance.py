@@ -3,7 +3,8 @@
 For each example: the CLI runs in a subprocess with `--json`; the same call goes through the
 SDK's own client to a real `python FILE mcp` server process (stdio; HTTP for a subset), with
 the same environment and the same state folder put back to the same contents before each side.
-The tool's text must equal the CLI's stdout without its final newline, errors included.
+The tool's text must equal the CLI's stdout without its final newline, errors included,
+except that a refusal an adapted program's original made gives its fix as arguments.
 """
 
 from __future__ import annotations
@@ -38,6 +39,18 @@ def _plan(program):
     return out
 
 
+def _fix_as_arguments(command, cli_text, mcp_text) -> bool:
+    """An adapted command's original refused the call (exit 2): over MCP the envelope is the
+    CLI's except that its fix is the arguments that make the CLI's fix line."""
+    from workbench.runtime.arguments import to_argv, with_json
+    cli, mcp = json.loads(cli_text), json.loads(mcp_text)
+    if command.adapter is None or cli.get("error", {}).get("exit") != 2:
+        return False
+    arguments = json.loads(mcp["error"].pop("fix"))
+    line = " ".join([command.program.name, *with_json(to_argv(command, arguments))])
+    return line == cli["error"].pop("fix") and mcp == cli
+
+
 async def _compare(client, file, program, plan, state, extra, cwd):
     """Run each planned example on both sides; return (compared count, mismatches)."""
     mismatches, compared = [], 0
@@ -61,7 +74,7 @@ async def _compare(client, file, program, plan, state, extra, cwd):
         problem = None
         if cli.stderr:
             problem = f"CLI wrote to stderr under --json: {cli.stderr!r}"
-        elif text != expected:
+        elif text != expected and not _fix_as_arguments(command, expected, text):
             problem = f"text differs:\n  cli: {expected}\n  mcp: {text}"
         elif bool(result.is_error) != (cli.returncode != 0):
             problem = f"isError {result.is_error} but CLI exit {cli.returncode}"

@@ -105,17 +105,73 @@ def _entry_point(obj, kind) -> tuple:
         getattr(getattr(obj, "registered_callback", None), "callback", None) or next(
             (c.callback for c in getattr(obj, "registered_commands", ())), None)
     module = getattr(callback, "__module__", None)
+    if module is None and kind == "click":   # a group class without a callback (FlaskGroup)
+        module = type(obj).__module__
+        if module.split(".")[0] in ("click", "typer"):
+            return None, None
     if not module or module.startswith("__"):
         return None, None
-    from importlib import metadata
-    hits = [point for point in metadata.entry_points(group="console_scripts")
-            if point.value.split(":")[0].strip() == module]
-    hits.sort(key=lambda point: point.value.split(":")[-1].strip() !=
+    hits = [(script, target, folder) for script, target, folder in _console_scripts()
+            if target.split(":")[0].strip() == module]
+    hits.sort(key=lambda hit: hit[1].split(":")[-1].strip() !=
               getattr(callback, "__name__", None))   # the function itself first
     if not hits:
         return None, None
-    dist = getattr(hits[0], "dist", None)
-    return hits[0].name, getattr(dist, "version", None)
+    return hits[0][0], _dist_version(hits[0][2])
+
+
+def _console_scripts():
+    """(script, "module:function", metadata folder) of every installed distribution, first
+    on sys.path winning, as importlib.metadata finds them: read from the `entry_points.txt`
+    files directly, since importing importlib.metadata costs more than the rest of the
+    adapter (0.2 s of a 1 s start)."""
+    import os
+    import sys
+    seen: set = set()
+    for entry in sys.path:
+        try:
+            names = sorted(os.listdir(entry or "."))
+        except OSError:
+            continue
+        for name in names:
+            stem, dot, kind = name.rpartition(".")
+            if kind not in ("dist-info", "egg-info") or not dot:
+                continue
+            project = stem.split("-")[0].lower().replace("-", "_").replace(".", "_")
+            if project in seen:
+                continue
+            seen.add(project)
+            try:
+                with open(os.path.join(entry or ".", name, "entry_points.txt"),
+                          encoding="utf-8") as file:
+                    text = file.read()
+            except OSError:
+                continue
+            section = None
+            for line in text.splitlines():
+                line = line.strip()
+                if line.startswith("["):
+                    section = line.strip("[]").strip()
+                elif section == "console_scripts" and "=" in line:
+                    script, _, target = line.partition("=")
+                    yield script.strip(), target.split("[")[0].strip(), \
+                        os.path.join(entry or ".", name)
+
+
+def _dist_version(folder: str) -> str | None:
+    """The version in a distribution's metadata file (`Version:`), else None."""
+    import os
+    for name in ("METADATA", "PKG-INFO"):
+        try:
+            with open(os.path.join(folder, name), encoding="utf-8") as file:
+                for line in file:
+                    if line.startswith("Version:"):
+                        return line.partition(":")[2].strip() or None
+                    if not line.strip():
+                        break   # the headers end at the first blank line
+        except OSError:
+            continue
+    return None
 
 
 def find_adaptable(namespace: dict, name: str | None = None):

@@ -13,6 +13,7 @@ import os
 import sys
 
 from workbench.adapters._build import (CommandSpec, GroupSpec, Input, Spec, first_paragraph,
+                                       arity_problem, group_argument_dropped, group_name,
                                        rebuild_argv, text_value)
 
 HANDLER_KEYS = ("func", "handler", "callback", "run", "command")
@@ -33,12 +34,14 @@ def describe(parser, fallback=None, main=None) -> Spec:
             version = found.group(0) if found else None
     chain = [(parser, prog)]
     subparsers = _subparsers(parser)
+    problems: list = []
     if subparsers is None:
-        children = [_command(prog, parser.description or "", chain, main)]
+        children = [_command(prog, parser.description or "", chain, main, problems)]
     else:
-        children = _children(subparsers, chain, main)
+        children = _children(subparsers, chain, main, problems)
     spec = Spec("argparse", prog, children, version=version,
                 description=first_paragraph(_expand(parser.description, parser)))
+    spec.problems = problems
     spec.single = subparsers is None
     return spec
 
@@ -50,7 +53,7 @@ def _subparsers(parser):
     return None
 
 
-def _children(action, chain, main):
+def _children(action, chain, main, problems):
     helps = {choice.dest: choice.help for choice in action._choices_actions}
     out, seen = [], {}
     for token, sub in action.choices.items():
@@ -63,24 +66,31 @@ def _children(action, chain, main):
         sub_chain = chain + [(sub, token)]
         inner = _subparsers(sub)
         if inner is not None:
-            node = GroupSpec(token, description, _children(inner, sub_chain, main))
+            node = GroupSpec(token, description, _children(inner, sub_chain, main, problems))
         else:
-            node = _command(token, description, sub_chain, main)
+            node = _command(token, description, sub_chain, main, problems)
         node.hidden = helps.get(token) == argparse.SUPPRESS and token in helps
         seen[id(sub)] = node
         out.append(node)
     return out
 
 
-def _command(token, description, chain, main) -> CommandSpec:
+def _command(token, description, chain, main, problems) -> CommandSpec:
     inputs = []
     last = len(chain) - 1
     for level, (parser, _) in enumerate(chain):
         for action in parser._actions:
             item = _input(action, parser, level)
-            if item is None or (item.positional and level != last):
+            if item is None:
+                continue
+            if item.positional and level != last:   # a parent parser's own positional
+                problems.append(group_argument_dropped(
+                    " ".join(t for _, t in chain[1:]), group_name(chain, level), action.dest,
+                    f"add_argument('--{action.dest.replace('_', '-')}')"))
                 continue
             inputs.append(item)
+            if not item.positional and isinstance(action.nargs, int) and action.nargs > 1:
+                problems.append(arity_problem(chain, action.option_strings[0], action.nargs))
     return CommandSpec(token, _expand(description, chain[-1][0]), inputs, _Runner(chain, main))
 
 
@@ -204,6 +214,8 @@ class _Runner:
 
     def __call__(self, given, command, request, world):
         from workbench.adapters import _capture
+        from workbench.adapters._fix import check_arity
+        check_arity(given, command, request)
         root = self.chain[0][0]
         argv = self.argv(given)
 

@@ -245,7 +245,9 @@ def program(spec: Spec, effects: dict | None, *, name=None, version=None, descri
     made = Program(name=program_name, version=version or spec.version or "0.0.0",
                    description=description if description is not None else spec.description,
                    commands=children, single=spec.single)
-    made.adapter_problems = list(spec.problems)   # listed by the workbench's lint
+    made.adapter_problems = [tuple(part.replace("{program}", program_name)
+                                   if isinstance(part, str) else part for part in problem)
+                             for problem in spec.problems]   # listed by the workbench's lint
     return made
 
 
@@ -394,6 +396,34 @@ def _flags(key: str, kind: str) -> set:
     probe = Option(type=kind)
     probe.key = key
     return set(probe.spellings)
+
+
+def group_name(chain, level: int) -> str:
+    """The name of the group at `level` of a chain; the root is `{program}`, filled in by
+    `program()` once the program's final name is known (an entry point's, say)."""
+    return "{program}" if level == 0 else chain[level][1]
+
+
+def group_argument_dropped(where: str, group: str, name: str, how: str) -> tuple:
+    """The problem for a command under a group that takes its own positional argument,
+    which the model does not carry (the command cannot be called through it)."""
+    return ("error", "group_argument_dropped",
+            f"'{where}' cannot be called: its group '{group}' takes the argument {name}, which "
+            f"the adapter does not model",
+            f"make {name} an option of the group in the original ({how}), or call the original "
+            f"directly", where)
+
+
+def arity_problem(chain, flag: str, nargs: int) -> tuple:
+    """The warning for an option taking `nargs` values per use: one flat list in the model,
+    typed one value per flag; the adapter refuses a count that is not a multiple."""
+    where = " ".join(t for _, t in chain[1:]) or group_name(chain, 0)
+    return ("warning", "arity_not_checked",
+            f"'{where}' option {flag} takes {nargs} values per use; they are one flat list "
+            f"here, typed one per flag, and a count that is not a multiple of {nargs} is "
+            f"refused", f"give {flag} once per value, exactly {nargs} values per use: " +
+            " ".join(f"{flag} V{n + 1}" for n in range(nargs)) +
+            f" (over MCP: a list whose length is a multiple of {nargs})", where)
 
 
 def text_value(value) -> str:

@@ -10,6 +10,7 @@ caller gave and runs `make_context` + `invoke` on the root, as `main()` would, i
 from __future__ import annotations
 
 from workbench.adapters._build import (CommandSpec, GroupSpec, Input, Spec, first_paragraph,
+                                       arity_problem, group_argument_dropped, group_name,
                                        rebuild_argv, text_value)
 
 
@@ -160,7 +161,7 @@ def _subcommands(group, chain, problems) -> list:
     out = []
     for name in names:
         try:
-            child, why = group.get_command(ctx, name), "get_command() gave None"
+            child, why = _resolved(group, ctx, name), "get_command() gave None"
         except Exception as error:   # noqa: BLE001
             child, why = None, f"{type(error).__name__}: {error}"
         if child is None:
@@ -171,6 +172,17 @@ def _subcommands(group, chain, problems) -> list:
             continue
         out.append((name, child))
     return out
+
+
+def _resolved(group, ctx, name):
+    """The command `name` runs: what the group's resolve_command() gives, as at dispatch (a
+    group may swap a placeholder without params or help for the real command there:
+    huggingface_hub's `hf`), else get_command()."""
+    try:
+        child = group.resolve_command(ctx, [name])[1]
+    except Exception:   # noqa: BLE001 - a library's own code; get_command() says why
+        child = None
+    return child if child is not None else group.get_command(ctx, name)
 
 
 def _help(node) -> str:
@@ -185,29 +197,35 @@ def _command(node, token, flavour, chain, prefixes, problems) -> CommandSpec:
             if not getattr(param, "expose_value", True) or getattr(param, "hidden", False):
                 continue   # --version, --install-completion, hidden options
             positional = param.param_type_name == "argument"
+            if level != last and getattr(param, "is_eager", False) and param.callback:
+                _note_action(problems, chain[:level + 1], param)
+                continue   # the group's own action (hf's --install-completion, --skills)
             if positional and level != last:   # a group's own arguments: not modelled
-                where = " ".join(t for _, t in chain[1:])
-                problems.append((
-                    "error", "group_argument_dropped",
-                    f"'{where}' cannot be called: its group '{chain[level][1]}' takes the "
-                    f"argument {param.name}, which the adapter does not model",
-                    f"make {param.name} an option of the group in the original "
-                    f"(@click.option), or call the original directly", where))
+                problems.append(group_argument_dropped(" ".join(t for _, t in chain[1:]),
+                                                       group_name(chain, level), param.name,
+                                                       "@click.option"))
                 continue
             inputs.append(_input(param, flavour, level, positional, prefixes[level]))
             nargs = getattr(param, "nargs", 1)
             if not positional and isinstance(nargs, int) and nargs > 1:
-                where = " ".join(t for _, t in chain[1:]) or chain[0][1]
-                problems.append((
-                    "warning", "arity_not_checked",
-                    f"'{where}' option {param.opts[0]} takes {nargs} values per use; they are "
-                    f"one flat list here, so a wrong count reaches the original unchecked",
-                    f"give {param.opts[0]} exactly {nargs} values each time (over MCP: a list "
-                    f"whose length is a multiple of {nargs})", where))
+                problems.append(arity_problem(chain, param.opts[0], nargs))
     deprecated = getattr(node, "deprecated", None)
     return CommandSpec(token, _help(node), inputs, _Runner(flavour, chain),
                        hidden=bool(getattr(node, "hidden", False)),
                        deprecated=deprecated if isinstance(deprecated, str) else bool(deprecated))
+
+
+def _note_action(problems, chain, param) -> None:
+    """An eager option of a group with a callback runs and exits (`--install-completion`):
+    an action of the group itself, not an input of each command under it."""
+    where = " ".join([group_name(chain, 0), *(t for _, t in chain[1:])])
+    flag = max(param.opts, key=len)
+    problem = ("info", "group_action_not_modelled",
+               f"'{where}' option {flag} is an action of the group itself (it runs and exits), "
+               f"so its commands do not take it", f"run it on the original program: {where} "
+               f"{flag}", " ".join(t for _, t in chain[1:]))
+    if problem not in problems:
+        problems.append(problem)
 
 
 def _input(param, flavour, level, positional, prefix) -> Input:
@@ -286,6 +304,8 @@ class _Runner:
         from workbench.adapters import _capture
         flavour = self.flavour
         root = self.chain[0][0]
+        from workbench.adapters._fix import check_arity
+        check_arity(given, command, request)
         argv = self.argv(given)
         by_param = {id(item.ref): item for item, _ in given}
         by_param.update({id(item.ref): item for item in command.adapter.inputs.values()})

@@ -91,13 +91,14 @@ def to_argv(command: Command, arguments: dict[str, object] | None) -> list[str]:
     return argv
 
 
-def from_argv(program, argv) -> tuple:
+def from_argv(program, argv, *, placeholders: bool = False) -> tuple:
     """(command, MCP arguments) for a command line: the inverse of `to_argv`.
 
     Only what the command line itself gives becomes an argument (flags and positionals, in
     the order given); defaults and environment values are left to the server, as a client
     would leave them. A leading program name and `--json` are ignored. Raises ValueError when
-    argv names no runnable command or does not parse (the parser's message).
+    argv names no runnable command or does not parse (the parser's message). `placeholders`
+    keeps `<slot>` values as they are (a fix).
     """
     from workbench.runtime.parser import Refusal, parse
     tokens = list(argv)
@@ -106,7 +107,7 @@ def from_argv(program, argv) -> tuple:
     head = tokens.index("--") if "--" in tokens else len(tokens)
     tokens = [t for t in tokens[:head] if t != "--json"] + tokens[head:]
     try:
-        request = parse(program, tokens, {})
+        request = parse(program, tokens, {}, placeholders=placeholders)
     except Refusal as refusal:
         raise ValueError(refusal.message) from None
     command = request.command

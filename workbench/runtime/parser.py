@@ -132,6 +132,9 @@ def parse(program, argv, environ, *, placeholders: bool = False) -> Request:
         builtin, used = find_builtin(argv) if argv and argv[0] != "--" else (None, 0)
         if builtin is not None:
             return _parse_builtin(request, builtin, argv, used, environ)
+        if flags["version"] and not flags["help"]:   # the program's version, as for a group
+            request.node = program
+            return request
         node = program.commands[0]
         request.path.append(node.name)
     while node.is_group and i < len(argv) and argv[i] != "--" and not argv[i].startswith("-"):

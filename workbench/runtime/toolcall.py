@@ -71,6 +71,8 @@ def outcome_result(command, outcome) -> dict:
     """
     text = outcome.stdout[:-1] if outcome.stdout.endswith("\n") else outcome.stdout
     doc = outcome.envelope
+    if _fix_as_arguments(command, doc):
+        text = None   # encoded again with the fix changed
     ok = doc.get("ok") is True if isinstance(doc, dict) else outcome.exit == 0
     if ok and isinstance(doc, dict) and command.output:
         from workbench.runtime.extras import require
@@ -86,6 +88,29 @@ def outcome_result(command, outcome) -> dict:
             and isinstance(doc.get("data"), dict):
         structured = doc["data"]
     return result(doc or {}, ok, text=text, structured=structured)
+
+
+def _fix_as_arguments(command, doc) -> bool:
+    """A usage refusal (exit 2) the original of an adapted command made (a range, a custom
+    type) names its fix as a command line; over MCP an argument refusal's fix is the
+    arguments to send (compact JSON), so turn it into them. True when the fix was changed."""
+    error = doc.get("error") if isinstance(doc, dict) else None
+    fix = error.get("fix") if isinstance(error, dict) else None
+    program = command.program
+    if not isinstance(fix, str) or command.adapter is None or \
+            error.get("exit") != _envelope.EXIT_USAGE or not fix.startswith(program.name + " "):
+        return False
+    import shlex
+
+    from workbench.runtime.arguments import from_argv
+    try:
+        found, arguments = from_argv(program, shlex.split(fix), placeholders=True)
+    except ValueError:
+        return False
+    if found is not command:
+        return False
+    error["fix"] = _envelope.encode(arguments)
+    return True
 
 
 def unknown_tool(program, name) -> dict:
