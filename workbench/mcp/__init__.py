@@ -4,6 +4,8 @@
     tool mcp --http 127.0.0.1:8000    # streamable HTTP at http://127.0.0.1:8000/mcp
     tool mcp config --client cursor [--json]
 
+`asgi(program)` is the same server as an ASGI app for uvicorn/gunicorn workers (scale-out).
+
 Importing this package is cheap; the MCP SDK is imported only when a server is built
 (`workbench.mcp.server`).
 """
@@ -41,3 +43,37 @@ def serve(program, address=None) -> int:
     except KeyboardInterrupt:
         return 130
     return 0
+
+
+def asgi(program, *, stateless: bool = True, path: str = "/mcp", allowed_hosts=None,
+         environ=None):
+    """An ASGI app serving `program` (a Program, or a file burgee can load) over streamable
+    HTTP at `path`, for any ASGI server:
+
+        # app.py
+        from workbench.mcp import asgi
+        from mytool import program
+        app = asgi(program)
+
+        uvicorn app:app --workers 4
+        gunicorn app:app -k uvicorn_worker.UvicornWorker -w 4
+
+    Stateless (the default) keeps no session between requests, so a load balancer may send
+    each request to any worker or machine; idempotency keys are shared through
+    BURGEE_IDEMPOTENCY_URL (docs/mcp.md). `Host` must be loopback or one of `allowed_hosts`
+    (default: BURGEE_MCP_ALLOWED_HOSTS, comma-separated), else 421; a foreign `Origin` is 403.
+    The result is a plain ASGI callable: wrap it in any ASGI middleware (auth, logging).
+    """
+    import os
+
+    from workbench.mcp.server import ProgramServer, quiet_logging
+    quiet_logging()
+    if allowed_hosts is None:
+        listed = (environ if environ is not None else os.environ).get(
+            "BURGEE_MCP_ALLOWED_HOSTS", "")
+        allowed_hosts = [name.strip() for name in listed.split(",") if name.strip()]
+    if isinstance(program, (str, os.PathLike)):
+        from workbench.loader import load_program
+        program = load_program(os.fspath(program))
+    served = ProgramServer(program, environ=environ)
+    return served.http_app(path=path, stateless=stateless, allowed_hosts=list(allowed_hosts))
