@@ -11,14 +11,16 @@ from workbench.runtime.context import Context
 from workbench.runtime.pipeline import Outcome, call
 
 __all__ = ["Program", "Group", "Command", "Option", "Argument", "Fail", "DefinitionError",
-           "Context", "Outcome", "run", "call", "to_argv", "adapt", "__version__"]
+           "Context", "Outcome", "run", "call", "to_argv", "adapt", "asgi", "__version__"]
 
 TYPE_CHECKING = False   # typing's own flag costs an import of typing at start-up
 if TYPE_CHECKING:
     from workbench.adapters import adapt
+    from workbench.mcp import asgi
     from workbench.runtime.arguments import to_argv
 
-_LAZY = {"to_argv": "workbench.runtime.arguments", "adapt": "workbench.adapters"}
+_LAZY = {"to_argv": "workbench.runtime.arguments", "adapt": "workbench.adapters",
+         "asgi": "workbench.mcp"}
 
 
 def __getattr__(name: str) -> object:

@@ -14,6 +14,14 @@ from __future__ import annotations
 
 import sys
 
+TYPE_CHECKING = False   # typing's own flag costs an import of typing
+if TYPE_CHECKING:
+    import os
+
+    from starlette.applications import Starlette
+
+    from workbench.declaration.model import Program
+
 
 def _write(stream, text: str) -> None:
     try:
@@ -45,8 +53,8 @@ def serve(program, address=None) -> int:
     return 0
 
 
-def asgi(program, *, stateless: bool = True, path: str = "/mcp", allowed_hosts=None,
-         environ=None):
+def asgi(program: Program | str | os.PathLike, *, stateless: bool = True, path: str = "/mcp",
+         allowed_hosts: list[str] | None = None, environ: dict | None = None) -> Starlette:
     """An ASGI app serving `program` (a Program, or a file burgee can load) over streamable
     HTTP at `path`, for any ASGI server:
 
