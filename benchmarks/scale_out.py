@@ -178,7 +178,12 @@ def main() -> None:
             f"{load[0]:.1f} at the end (the machine was shared and loaded). "
             "uvicorn serving `workbench.mcp.asgi` (stateless) for tests/programs/keyed.py, "
             "the PostgreSQL idempotency store on a throwaway local server; the SDK's client, "
-            "handshake era.\n\n" + table(rows, options.calls, options.clients) + "\n")
+            "handshake era; the client runs in the benchmark's own process on the same "
+            "machine.\n\n" + table(rows, options.calls, options.clients) + "\n\n"
+            "What it shows is correctness spread over workers (one body run for 16 racing "
+            "calls, no error in the mixed load). Throughput cannot grow with workers on a "
+            "machine with fewer free cores than workers: read the ratio only from a run on "
+            "an idle machine with at least as many cores as workers plus the client.\n")
     print(text)
     if options.write:
         write(text)

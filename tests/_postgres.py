@@ -37,7 +37,8 @@ def missing():
     return None
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
@@ -61,7 +62,7 @@ def throwaway_postgres(max_connections: int = 200):
         os.chmod(root, 0o700)
         for path in (root, sockets):
             os.chown(path, user.pw_uid, user.pw_gid)
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "LC_ALL": "C", "LANG": "C"}
     started = False
     try:

@@ -6,27 +6,24 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
+
+from _postgres import free_port
 
 APP = """from workbench.mcp import asgi
 app = asgi({file!r})
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 async def call(url, name, arguments, mode="legacy"):
     """One tools/call over a fresh streamable-HTTP connection (the SDK's own client)."""
+    import anyio
     from mcp import Client
-    async with Client(url, mode=mode, cache=None) as client:
-        return await client.call_tool(name, arguments)
+    with anyio.fail_after(300):   # a hang fails the caller rather than blocking it forever
+        async with Client(url, mode=mode, cache=None) as client:
+            return await client.call_tool(name, arguments)
 
 
 async def worker_pids(url, workers, timeout=120.0) -> set:
@@ -57,7 +54,7 @@ def uvicorn_pool(program_file, workers: int, env: dict, folder):
     os.makedirs(app_dir, exist_ok=True)
     with open(os.path.join(app_dir, "app.py"), "w") as handle:
         handle.write(APP.format(file=str(program_file)))
-    port = _free_port()
+    port = free_port()
     log = open(os.path.join(str(folder), "uvicorn.log"), "w")
     process = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "app:app", "--app-dir", app_dir, "--host", "127.0.0.1",

@@ -144,7 +144,7 @@ ELSEWHERE = ("another-host", "pid:[1]", 4242, "1")
 def test_a_holder_on_another_host_is_taken_over_only_after_its_lease(store_env):
     """Its liveness cannot be checked from here: its claim stands until its lease runs out."""
     me = _keys.holder()
-    assert _attempt(store_env, "H", ELSEWHERE, lease=1.0)[0] is True
+    assert _attempt(store_env, "H", ELSEWHERE, lease=3.0)[0] is True
     taken, row = _attempt(store_env, "H", me)
     assert taken is False and row[1] == "pending" and row[3] == "another-host"
     _wait_for(lambda: _attempt(store_env, "H", me)[0], "the lease running out")
@@ -153,11 +153,11 @@ def test_a_holder_on_another_host_is_taken_over_only_after_its_lease(store_env):
 def test_a_live_holder_renews_its_lease(store_env):
     """A claim held longer than its lease is not taken over: its holder renews it."""
     store = _store(store_env)
-    claim = _keys.Claim(store, "prog cmd", "R", "tok", lease=0.6)
-    store.attempt("prog cmd", "R", "d", "tok", ELSEWHERE, 0.6)   # as if held from elsewhere
+    store.attempt("prog cmd", "R", "d", "tok", ELSEWHERE, 2.0)   # as if held from elsewhere
+    claim = _keys.Claim(store, "prog cmd", "R", "tok", lease=2.0)
     try:
-        for _ in range(10):   # 5 leases long
-            time.sleep(0.3)
+        for _ in range(16):   # 4 leases long
+            time.sleep(0.5)
             assert _attempt(store_env, "R", _keys.holder())[0] is False
     finally:
         claim.release()
@@ -167,7 +167,7 @@ def test_a_live_holder_renews_its_lease(store_env):
 def test_a_kept_result_expires(store_env):
     store = _store(store_env)
     assert store.attempt("prog cmd", "E", "d", "tok", _keys.holder(), 30.0)[0] is True
-    store.finish("prog cmd", "E", "tok", '{"ok": true}', 0, 0.5)
+    store.finish("prog cmd", "E", "tok", '{"ok": true}', 0, 3.0)
     store.close()
     taken, row = _attempt(store_env, "E", _keys.holder())
     assert taken is False and row[1] == "done" and json.loads(row[2]) == {"ok": True}
