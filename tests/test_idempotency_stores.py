@@ -228,3 +228,34 @@ def test_an_unknown_scheme_is_refused_with_the_fix():
         _keys.open_store({"BURGEE_IDEMPOTENCY_URL": "mysql://db/keys"})
     assert refused.value.code == "idempotency_store_unavailable"
     assert "postgresql://" in refused.value.hint
+
+
+@pytest.mark.asyncio
+async def test_a_call_waiting_for_a_key_does_not_stall_the_server(keyed, tmp_path):
+    """Was: the claim waited inside the process-wide output capture, so while one MCP call
+    waited for another process's holder, every other call of that server waited too."""
+    import anyio
+    from mcp import Client
+
+    from _mcp_helpers import stdio_params
+    argv = ["--gate", keyed.gate, "--idempotency-key", "W", "--json"]
+    holder = keyed.start(*argv)
+    _wait_for(lambda: keyed.runs() == 1, "the holder inside its body")
+    extra = {k: keyed.env[k] for k in ("BURGEE_STATE_DIR", "BURGEE_IDEMPOTENCY_URL")
+             if k in keyed.env} | {"PYTHONPATH": str(KEYED.parent.parent.parent)}
+    arguments = {"log": str(keyed.log), "gate": str(keyed.gate), "idempotency_key": "W"}
+    async with Client(stdio_params(KEYED, extra, tmp_path), mode="legacy", cache=None) as client:
+        waiting = []
+        async with anyio.create_task_group() as group:
+            group.start_soon(lambda: _append(waiting, client.call_tool("act", arguments)))
+            await anyio.sleep(0.5)   # let the call find the key pending (else it replays later)
+            who = await client.call_tool("who", {})
+            assert not who.is_error and "done" not in _read(keyed.log)   # answered meanwhile
+            keyed.gate.write_text("")
+    first, _ = holder.communicate(timeout=60)
+    doc = json.loads(waiting[0].content[0].text)
+    assert doc["meta"]["replayed"] is True and doc["data"] == json.loads(first)["data"]
+
+
+async def _append(into, awaitable):
+    into.append(await awaitable)
