@@ -9,7 +9,8 @@ For each N, against a throwaway PostgreSQL (tests/_postgres.py) and tests/progra
 2. mixed: 2,000 calls from 20 concurrent clients (one SDK client session each), in turn
    `who` (read-only), `act` with a fresh key (runs the body), `act` repeating this client's
    previous key (a replay), `act` with a key all clients share in that round (a race).
-   Checked: 0 errors. Measured: calls/s over the phase, p50/p99 per-call latency.
+   Checked: 0 errors. Measured: calls/s over the phase, p50/p99 per-call latency, and CPU
+   per call of the workers and of the client.
 
     .venv/bin/python benchmarks/scale_out.py [--calls 2000] [--clients 20] [--workers 1 4] [--write]
 
@@ -22,6 +23,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import statistics
 import sys
 import tempfile
@@ -112,6 +114,16 @@ async def mixed(url, folder: Path, calls: int, clients: int, tag: str) -> dict:
             "workers_serving": len(pids)}
 
 
+def _cpu(pids) -> float:
+    """CPU seconds (user + system) the worker processes used so far, from /proc."""
+    total = 0
+    for pid in pids:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def measure(workers_list, calls, clients) -> list[dict]:
     rows = []
     with throwaway_postgres() as database, tempfile.TemporaryDirectory() as scratch:
@@ -122,9 +134,14 @@ def measure(workers_list, calls, clients) -> list[dict]:
                    "BURGEE_STATE_DIR": str(folder / "state"), "PYTHONPATH": str(ROOT),
                    "PYTHONDONTWRITEBYTECODE": "1"}
             with uvicorn_pool(KEYED, workers, env, folder) as url:
-                anyio.run(worker_pids, url, workers)
+                pids = anyio.run(worker_pids, url, workers)
                 race = anyio.run(one_key, url, folder, f"w{workers}")
+                server, client = _cpu(pids), resource.getrusage(resource.RUSAGE_SELF)
                 load = anyio.run(mixed, url, folder, calls, clients, f"w{workers}")
+                after = resource.getrusage(resource.RUSAGE_SELF)
+                load["server_cpu_ms"] = 1000 * (_cpu(pids) - server) / load["calls"]
+                load["client_cpu_ms"] = 1000 * (after.ru_utime + after.ru_stime - client.ru_utime
+                                                - client.ru_stime) / load["calls"]
             rows.append({"workers": workers, "one_key": race, "mixed": load})
             print(json.dumps(rows[-1]), flush=True)
     return rows
@@ -132,14 +149,16 @@ def measure(workers_list, calls, clients) -> list[dict]:
 
 def table(rows, calls, clients) -> str:
     lines = ["| uvicorn workers | one key: body runs / identical / replayed / workers serving "
-             f"| {calls} mixed calls, {clients} clients: errors | calls/s | p50 ms | p99 ms |",
-             "|---|---|---|---|---|---|"]
+             f"| {calls} mixed calls, {clients} clients: errors | calls/s | p50 ms | p99 ms "
+             "| server CPU ms/call | client CPU ms/call |",
+             "|---|---|---|---|---|---|---|---|"]
     for row in rows:
         race, load = row["one_key"], row["mixed"]
         lines.append(f"| {row['workers']} | {race['body_runs']} / "
                      f"{'yes' if race['identical'] else 'NO'} ({race['ok']}/{race['calls']} ok)"
                      f" / {race['replayed']} / {race['workers_serving']} | {load['errors']} | "
-                     f"{load['per_second']:.0f} | {load['p50_ms']:.1f} | {load['p99_ms']:.1f} |")
+                     f"{load['per_second']:.0f} | {load['p50_ms']:.1f} | {load['p99_ms']:.1f} | "
+                     f"{load['server_cpu_ms']:.1f} | {load['client_cpu_ms']:.1f} |")
     if len(rows) > 1 and rows[0]["mixed"]["per_second"]:
         ratio = rows[-1]["mixed"]["per_second"] / rows[0]["mixed"]["per_second"]
         lines.append(f"\n{rows[-1]['workers']} workers / {rows[0]['workers']} worker "
@@ -183,7 +202,10 @@ def main() -> None:
             "What it shows is correctness spread over workers (one body run for 16 racing "
             "calls, no error in the mixed load). Throughput cannot grow with workers on a "
             "machine with fewer free cores than workers: read the ratio only from a run on "
-            "an idle machine with at least as many cores as workers plus the client.\n")
+            "an idle machine with at least as many cores as workers plus the client. CPU "
+            "per call (the workers' user + system time from /proc, the benchmark process's "
+            "own for the client) depends less on the load: the SDK client in one process "
+            "costs more than half what the server does per call.\n")
     print(text)
     if options.write:
         write(text)
