@@ -47,20 +47,25 @@ async def worker_pids(url, workers, timeout=120.0) -> set:
 
 
 @contextlib.contextmanager
-def uvicorn_pool(program_file, workers: int, env: dict, folder):
-    """Serve `program_file` with `uvicorn app:app --workers N` (app.py written to `folder`);
-    yield the /mcp URL; stop the whole process group afterwards."""
+def uvicorn_pool(program_file, workers: int, env: dict, folder, server: str = "uvicorn"):
+    """Serve `program_file` with `uvicorn app:app --workers N` (or gunicorn with uvicorn
+    workers; app.py written to `folder`); yield the /mcp URL; stop the process group after."""
     app_dir = os.path.join(str(folder), "app")
     os.makedirs(app_dir, exist_ok=True)
     with open(os.path.join(app_dir, "app.py"), "w") as handle:
         handle.write(APP.format(file=str(program_file)))
     port = free_port()
     log = open(os.path.join(str(folder), "uvicorn.log"), "w")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app:app", "--app-dir", app_dir, "--host", "127.0.0.1",
-         "--port", str(port), "--workers", str(workers), "--log-level", "warning"],
-        env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-        start_new_session=True)
+    argv = {"uvicorn": ["-m", "uvicorn", "app:app", "--app-dir", app_dir, "--host",
+                        "127.0.0.1", "--port", str(port), "--workers", str(workers),
+                        "--log-level", "warning"],
+            "gunicorn": ["-m", "gunicorn", "app:app", "--chdir", app_dir, "-k",
+                         "uvicorn_worker.UvicornWorker", "-w", str(workers), "-b",
+                         f"127.0.0.1:{port}", "--log-level", "warning",
+                         "--no-control-socket"]}[server]   # its default path is shared
+    process = subprocess.Popen([sys.executable, *argv], env=env, stdin=subprocess.DEVNULL,
+                               stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                               cwd=app_dir)
     try:
         yield f"http://127.0.0.1:{port}/mcp"
     finally:

@@ -46,6 +46,16 @@ async def test_two_workers_share_one_key_through_postgres(postgres_url, tmp_path
 
 
 @pytest.mark.asyncio
+async def test_gunicorn_with_uvicorn_workers_serves_the_same_app(tmp_path):
+    env = clean_env(BURGEE_STATE_DIR=tmp_path / "state", PYTHONPATH=ROOT)
+    with uvicorn_pool(KEYED, 2, env, tmp_path, server="gunicorn") as url:
+        assert len(await worker_pids(url, 2)) == 2
+        done = await call(url, "act", {"log": str(tmp_path / "log"), "idempotency_key": "G"})
+        again = await call(url, "act", {"log": str(tmp_path / "log"), "idempotency_key": "G"})
+    assert not done.is_error and json.loads(again.content[0].text)["meta"]["replayed"] is True
+
+
+@pytest.mark.asyncio
 async def test_the_asgi_app_checks_host_and_origin(tmp_path):
     """As `tool mcp --http`: a foreign Host is 421, a foreign Origin 403; a name listed in
     BURGEE_MCP_ALLOWED_HOSTS (the load balancer's) is served."""
