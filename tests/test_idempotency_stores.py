@@ -208,8 +208,8 @@ def test_without_psycopg_the_url_is_refused_naming_the_extra(tmp_path):
         **base, BURGEE_IDEMPOTENCY_URL="postgresql://burgee@db.example/keys"))
     assert refused.exit == 7 and refused.stderr == "", refused
     error = refused.json["error"]
-    assert error["code"] == "idempotency_store_unavailable"
-    assert "pip install 'burgee[postgres]'" in error["hint"]
+    assert error["code"] == "missing_extra"
+    assert "pip install 'burgee[postgres]'" in error["message"] + error["hint"]
 
 
 def test_an_unreachable_server_is_named_without_its_password(tmp_path):

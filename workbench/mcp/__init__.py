@@ -74,6 +74,8 @@ def asgi(program: Program | str | os.PathLike, *, stateless: bool = True, path: 
     """
     import os
 
+    from workbench.runtime.extras import require
+    require("mcp", "workbench.mcp.asgi")   # a Fail naming pip install 'burgee[mcp]'
     from workbench.mcp.server import ProgramServer, quiet_logging
     quiet_logging()
     if allowed_hosts is None:

@@ -37,12 +37,13 @@ def shown(url: str) -> str:
 
 
 def _psycopg():
+    """psycopg, or the `missing_extra` Fail naming pip install 'burgee[postgres]'."""
     try:
         import psycopg
     except ImportError:
-        raise _refusal("BURGEE_IDEMPOTENCY_URL names a PostgreSQL store, but psycopg (3) is not "
-                       "installed", "pip install 'burgee[postgres]' (or unset "
-                       "BURGEE_IDEMPOTENCY_URL for the SQLite file)") from None
+        from workbench.runtime.extras import missing_extra
+        raise missing_extra("postgres", "BURGEE_IDEMPOTENCY_URL=postgresql://... (the "
+                            "PostgreSQL idempotency store)", ["psycopg"]) from None
     return psycopg
 
 
