@@ -71,6 +71,17 @@ def asgi(program: Program | str | os.PathLike, *, stateless: bool = True, path: 
     BURGEE_IDEMPOTENCY_URL (docs/mcp.md). `Host` must be loopback or one of `allowed_hosts`
     (default: BURGEE_MCP_ALLOWED_HOSTS, comma-separated), else 421; a foreign `Origin` is 403.
     The result is a plain ASGI callable: wrap it in any ASGI middleware (auth, logging).
+
+    Args:
+        program: the `Program` to serve, or the path of a file burgee can load (a declared
+            program, or a Click, Typer or argparse one).
+        stateless: keep no session between requests (any worker may answer any request);
+            False keeps sessions, which then need sticky routing.
+        path: where the MCP endpoint is mounted.
+        allowed_hosts: names (besides loopback) that the `Host` and `Origin` headers may
+            carry, on any port; None reads BURGEE_MCP_ALLOWED_HOSTS.
+        environ: the environment the calls see (default: the process's), which selects the
+            idempotency store (BURGEE_IDEMPOTENCY_URL, BURGEE_STATE_DIR).
     """
     import os
 
