@@ -73,3 +73,15 @@ def notes(tmp_path):
 @pytest.fixture
 def kitchen():
     return lambda *args, **kw: run_program(PROGRAMS / "kitchen.py", *args, **kw)
+
+
+@pytest.fixture(scope="session")
+def postgres_url():
+    """A throwaway PostgreSQL server for the whole session (tests/_postgres.py), removed after;
+    skipped with the reason when Debian's `postgresql` package is not installed here."""
+    from _postgres import missing, throwaway_postgres
+    reason = missing()
+    if reason is not None:
+        pytest.skip(reason)
+    with throwaway_postgres() as url:
+        yield url

@@ -68,7 +68,8 @@ def _documented(obj) -> list[str]:
     workbench.Fail, workbench.run, workbench.call, workbench.to_argv, workbench.adapt,
     workbench.Context.confirm, workbench.Context.prompt, workbench.Context.action_required,
     workbench.Context.progress, testing.Runner, testing.Runner.invoke,
-    testing.Runner.call, workbench.App, workbench.App.command, workbench.Opt, workbench.Arg],
+    testing.Runner.call, workbench.App, workbench.App.command, workbench.Opt, workbench.Arg,
+    workbench.asgi],
     ids=lambda obj: obj.__qualname__)
 def test_constructors_and_entry_points_document_every_parameter(obj):
     assert _documented(obj) == []

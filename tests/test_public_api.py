@@ -28,7 +28,7 @@ def test_every_public_name_resolves_and_context_and_outcome_are_among_them():
 
 
 def test_public_callables_annotate_every_parameter_and_the_return():
-    for name in ("run", "call", "to_argv", "adapt"):
+    for name in ("run", "call", "to_argv", "adapt", "asgi"):
         function = getattr(workbench, name)
         signature = inspect.signature(function)
         missing = [p for p, item in signature.parameters.items()

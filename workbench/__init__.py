@@ -13,17 +13,19 @@ from workbench.runtime.pipeline import Outcome, call
 
 __all__ = ["Program", "Group", "Command", "Option", "Argument", "Fail", "DefinitionError",
            "Context", "Partial", "Outcome", "run", "call", "to_argv", "adapt", "testing",
-           "App", "Opt", "Arg", "__version__"]
+           "App", "Opt", "Arg", "asgi", "__version__"]
 
 TYPE_CHECKING = False   # typing's own flag costs an import of typing at start-up
 if TYPE_CHECKING:
     from workbench.adapters import adapt
     from workbench import testing
+    from workbench.mcp import asgi
     from workbench.runtime.arguments import to_argv
     from workbench.typed import App, Arg, Opt
 
 _LAZY = {"to_argv": "workbench.runtime.arguments", "adapt": "workbench.adapters",
-         "App": "workbench.typed", "Opt": "workbench.typed", "Arg": "workbench.typed"}
+         "App": "workbench.typed", "Opt": "workbench.typed", "Arg": "workbench.typed",
+         "asgi": "workbench.mcp"}
 
 
 def __getattr__(name: str) -> object:

@@ -1,5 +1,6 @@
 """A non-idempotent command that logs each run of its body, for the idempotency-key tests.
 
+`who` answers with its process id (which worker of a pool served the call).
 `act --log FILE --mode MODE [--gate PATH]` appends `start <pid> <time>` to FILE, waits
 until PATH exists, appends `done <pid>`, then ends as MODE says: ok, partial, fail, raise, exit,
 interrupt.
@@ -44,6 +45,8 @@ program = Program(
                          "gate": Option(type="string", description="wait until this file "
                                         "exists")},
                 examples=["keyed act --log /tmp/log"], run=act),
+        Command(name="who", description="Say which process answers", effects="read_only",
+                examples=["keyed who"], run=lambda ctx: {"pid": os.getpid()}),
     ],
 )
 

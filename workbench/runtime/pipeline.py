@@ -344,21 +344,40 @@ def _invoke(program, command, request, world, debug):
             value = request.args[key]
             request.args[key] = [text if v == "-" else v for v in value] \
                 if isinstance(value, list) else text
-    if reads_live(world, request):
-        if world.redactor:
-            from workbench.runtime.capture import Masked
-            with Masked(world.redactor):
-                return _handle(program, command, request, world, ctx, debug, None)
-        return _handle(program, command, request, world, ctx, debug, None)
-    from workbench.runtime.capture import Capture
-    streams = world.stdout, world.stderr
-    with Capture() as captured:
-        if _fileno(world.stdout) == 1 or _fileno(world.stderr) == 2:   # the process's own
-            world.stdout, world.stderr = captured.real_stdout, captured.real_stderr
-        try:
-            return _handle(program, command, request, world, ctx, debug, captured)
-        finally:
-            world.stdout, world.stderr = streams
+    claimed = _claim_key(program, command, request, world)
+    try:
+        if reads_live(world, request):
+            if world.redactor:
+                from workbench.runtime.capture import Masked
+                with Masked(world.redactor):
+                    return _handle(program, command, request, world, ctx, debug, None, claimed)
+            return _handle(program, command, request, world, ctx, debug, None, claimed)
+        from workbench.runtime.capture import Capture
+        streams = world.stdout, world.stderr
+        with Capture() as captured:
+            if _fileno(world.stdout) == 1 or _fileno(world.stderr) == 2:   # the process's own
+                world.stdout, world.stderr = captured.real_stdout, captured.real_stderr
+            try:
+                return _handle(program, command, request, world, ctx, debug, captured, claimed)
+            finally:
+                world.stdout, world.stderr = streams
+    finally:
+        if claimed is not None and not isinstance(claimed, Fail):
+            claimed.release()   # a no-op once finished
+
+
+def _claim_key(program, command, request, world):
+    """The call's idempotency claim (None without a key; a dry run claims nothing), or the
+    Fail it met, to be raised where failures become envelopes. Claimed before the handler's
+    capture: waiting for another holder must not hold the process-wide capture lock, which
+    would stall every other call of a server process meanwhile."""
+    if not request.extras.get("idempotency_key") or request.extras.get("dry_run"):
+        return None
+    from workbench.runtime import _keys
+    try:
+        return _keys.claim(program, command, request, world.environ)
+    except Fail as fail:
+        return fail
 
 
 def _fileno(stream):
@@ -368,28 +387,20 @@ def _fileno(stream):
         return None
 
 
-def _handle(program, command, request, world, ctx, debug, captured):
-    """Run the handler and deliver its envelope (or stream); `captured` holds what it wrote.
-    An idempotency claim is released on every path that did not finish it (try/finally)."""
-    held = []
-    try:
-        return _handle_held(program, command, request, world, ctx, debug, captured, held)
-    finally:
-        for claim in held:
-            claim.release()
-
-
-def _handle_held(program, command, request, world, ctx, debug, captured, held):
+def _handle(program, command, request, world, ctx, debug, captured, claimed):
+    """Run the handler and deliver its envelope (or stream); `captured` holds what it wrote;
+    `claimed` is `_claim_key`'s answer, released by the caller on every path that did not
+    finish it (try/finally)."""
     as_json = request.json
     ndjson = request.flags["format"] == "ndjson"
     meta = {"provenance": request.provenance}
     claim = None
     text = command.text
     try:
-        if request.extras.get("idempotency_key") and not request.extras.get("dry_run"):
-            from workbench.runtime import _keys   # a dry run changes nothing: it claims nothing
-            claim = _keys.claim(program, command, request, world.environ)
-            held.append(claim)
+        if isinstance(claimed, Fail):
+            raise claimed
+        if claimed is not None:
+            claim = claimed
             if claim.replay is not None:
                 doc = claim.replay
                 claim = None

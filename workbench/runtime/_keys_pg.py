@@ -1,0 +1,130 @@
+"""The PostgreSQL idempotency store (`BURGEE_IDEMPOTENCY_URL=postgresql://...`): keys shared by
+every worker and machine that points at one database.
+
+Same interface and rules as the SQLite store (`workbench.runtime._keys`): a claim is one
+transaction serialised per key by a transaction-scoped advisory lock; times come from the
+server's clock, so leases and expiry do not depend on the callers' clocks agreeing. psycopg 3
+(`pip install 'burgee[postgres]'`) is imported only here, only when the URL is set.
+Connections are kept per process (a small idle pool) so a server's calls do not reconnect.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from workbench.declaration.model import Fail
+from workbench.runtime._keys import COLUMNS, _refusal, takeable
+
+TABLE = "burgee_idempotency"
+_CREATE = (f"CREATE TABLE IF NOT EXISTS {TABLE} (scope text, key text, digest text, "
+           "state text, result text, exit integer, created double precision, "
+           "expires double precision, token text, host text, pidns text, pid integer, "
+           "started text, PRIMARY KEY (scope, key))")
+_NOW = "extract(epoch from clock_timestamp())::double precision"
+_IDLE: dict[str, list] = {}     # url -> idle connections of this process
+_READY: set[str] = set()        # urls whose table this process has made sure of
+_LOCK = threading.Lock()
+_KEEP = 8                       # idle connections kept per url
+
+
+def shown(url: str) -> str:
+    """The URL without its password, for messages."""
+    head, sep, tail = url.partition("://")
+    if "@" not in tail:
+        return url
+    user, _, rest = tail.rpartition("@")
+    return f"{head}{sep}{user.split(':', 1)[0]}{':***' if ':' in user else ''}@{rest}"
+
+
+def _psycopg():
+    """psycopg, or the `missing_extra` Fail naming pip install 'burgee[postgres]'."""
+    try:
+        import psycopg
+    except ImportError:
+        from workbench.runtime.extras import missing_extra
+        raise missing_extra("postgres", "BURGEE_IDEMPOTENCY_URL=postgresql://... (the "
+                            "PostgreSQL idempotency store)", ["psycopg"]) from None
+    return psycopg
+
+
+class PostgresStore:
+    """Idempotency keys in the table `burgee_idempotency` of the database at `url`."""
+
+    def __init__(self, url: str):
+        self.url = url
+        self.psycopg = _psycopg()
+        self.errors = (self.psycopg.Error, OSError)
+        self.connection = None
+
+    def unavailable(self, error) -> Fail:
+        return _refusal(f"the idempotency store {shown(self.url)} cannot be used: "
+                        f"{str(error).strip() or type(error).__name__}",
+                        "start that PostgreSQL server or fix BURGEE_IDEMPOTENCY_URL (user, "
+                        "password, host, database; the user needs CREATE on the first use), or "
+                        "unset it for the SQLite file under BURGEE_STATE_DIR")
+
+    def connect(self) -> None:
+        with _LOCK:
+            idle = _IDLE.get(self.url)
+            connection = idle.pop() if idle else None
+        if connection is not None and not connection.closed:
+            self.connection = connection
+            return
+        connection = self.psycopg.connect(self.url, autocommit=True, connect_timeout=10)
+        if self.url not in _READY:
+            with connection.transaction():   # concurrent CREATE TABLE IF NOT EXISTS can fail
+                connection.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (TABLE,))
+                connection.execute(_CREATE)
+            _READY.add(self.url)
+        self.connection = connection
+
+    def attempt(self, scope, key, digest, token, holder, lease):
+        connection = self.connection
+        with connection.transaction():
+            connection.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+                               (scope + "\n" + key,))
+            connection.execute(f"DELETE FROM {TABLE} WHERE scope=%s AND key=%s AND expires < "
+                               f"{_NOW}", (scope, key))
+            connection.execute(   # some other expired keys, never waiting on a busy row
+                f"DELETE FROM {TABLE} WHERE ctid IN (SELECT ctid FROM {TABLE} WHERE expires < "
+                f"{_NOW} LIMIT 20 FOR UPDATE SKIP LOCKED)")
+            row = connection.execute(
+                f"SELECT digest, state, result, host, pidns, pid, started FROM {TABLE} "
+                "WHERE scope=%s AND key=%s", (scope, key)).fetchone()
+            taken = takeable(row, digest)
+            if taken:
+                names = ", ".join(COLUMNS)
+                connection.execute(
+                    f"INSERT INTO {TABLE} ({names}) VALUES (%s, %s, %s, 'pending', NULL, NULL, "
+                    f"{_NOW}, {_NOW} + %s, %s, %s, %s, %s, %s) ON CONFLICT (scope, key) DO "
+                    "UPDATE SET " + ", ".join(f"{c}=excluded.{c}" for c in COLUMNS[2:]),
+                    (scope, key, digest, lease, token, *holder))
+        return taken, row
+
+    def renew(self, scope, key, token, lease) -> bool:
+        cursor = self.connection.execute(
+            f"UPDATE {TABLE} SET expires={_NOW} + %s WHERE scope=%s AND key=%s AND token=%s "
+            "AND state='pending'", (lease, scope, key, token))
+        return cursor.rowcount == 1
+
+    def finish(self, scope, key, token, result, exit_code, ttl) -> None:
+        self.connection.execute(
+            f"UPDATE {TABLE} SET state='done', result=%s, exit=%s, expires={_NOW} + %s WHERE "
+            "scope=%s AND key=%s AND token=%s", (result, exit_code, ttl, scope, key, token))
+
+    def release(self, scope, key, token) -> None:
+        self.connection.execute(f"DELETE FROM {TABLE} WHERE scope=%s AND key=%s AND token=%s "
+                                "AND state='pending'", (scope, key, token))
+
+    def close(self) -> None:
+        """Hand the connection back to this process's idle pool (closed if broken or full)."""
+        connection, self.connection = self.connection, None
+        if connection is None or connection.closed:
+            return
+        idle_state = self.psycopg.pq.TransactionStatus.IDLE
+        with _LOCK:
+            idle = _IDLE.setdefault(self.url, [])
+            if connection.info.transaction_status == idle_state and len(idle) < _KEEP:
+                idle.append(connection)
+                return
+        connection.close()
