@@ -95,6 +95,8 @@ class State:
     load_output: str = ""      # what the file printed while loading (latest attempt)
     cost: object = None        # `cost.CostModel` of `program` (cl100k); None if unmeasured
     cost_before: object = None  # that of the previous good program (deltas per reload)
+    review: object = None      # `changes.Review` since the previous good program (None: first)
+    review_snapshot: object = None  # `changes.Review` since the snapshot folder (None: none)
 
     @property
     def ok(self) -> bool:
@@ -251,6 +253,7 @@ class Workbench:
         self.file = os.path.abspath(file)
         self.program_name = program_name
         self.run_writes = run_writes
+        self.snapshots: str | None = None   # the snapshot folder reviews compare with
         self.load_timeout = load_timeout
         self.call_timeout = call_timeout
         self.debounce_ms = debounce_ms
@@ -407,11 +410,32 @@ class Workbench:
                                envelopes=_cost.envelopes_from(self.diffs))
         except Exception:  # noqa: BLE001 - the Cost pane says it is unmeasured; nothing else
             cost = None
+        review, review_snapshot = self._reviews(program, surfaces, previous)
         return State(cost=cost, cost_before=previous.cost if previous.program else None,
+                     review=review, review_snapshot=review_snapshot,
                      generation=previous.generation + 1, file=self.file, program=program,
                      program_name=program_name, load_error=None, surfaces=surfaces,
                      tokens=table, problems=problems, changes=changes, budgets=budgets,
                      loaded_at=loaded_at, load_seconds=load_seconds, url=self.url)
+
+    def _reviews(self, program, surfaces, previous) -> tuple:
+        """The change review since the previous good program and since the snapshot folder
+        (`--headless`'s default, beside FILE); None where there is nothing to compare."""
+        from workbench.dev import changes as _changes
+        from workbench.dev import headless as _headless
+        try:
+            files = {surface.id: surface.pretty() for surface in surfaces.values()}
+            review = None
+            if previous.program is not None:
+                review = _changes.review_files(
+                    {surface.id: surface.pretty() for surface in previous.surfaces.values()},
+                    files)
+            folder = _headless.snapshot_folder(self.file, program.name, self.snapshots)
+            stored = {rel: text for rel, text in _headless.read_tree(folder).items()
+                      if rel not in _headless.META_FILES}
+            return review, (_changes.review_files(stored, files) if stored else None)
+        except Exception:  # noqa: BLE001 - a review never stops a reload
+            return None, None
 
     # --- watching -----------------------------------------------------------------------
 

@@ -21,7 +21,7 @@ import os
 import sys
 
 DEFAULT_FOLDER = os.path.join(".burgee", "snapshots")
-_META_FILES = ("tokens.json", "problems.json", "diffs.json")
+META_FILES = ("tokens.json", "problems.json", "diffs.json")
 
 
 def snapshot_folder(file: str, program_name: str, snapshots: str | None) -> str:
@@ -70,7 +70,7 @@ def _pretty(data) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
 
-def _read_tree(folder: str) -> dict:
+def read_tree(folder: str) -> dict:
     found = {}
     if not os.path.isdir(folder):
         return found
@@ -132,7 +132,7 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
     state = bench.state
     folder = snapshot_folder(file, state.program.name, snapshots)
     files = files_for(state, diffs)
-    existing = _read_tree(folder)
+    existing = read_tree(folder)
     drift = []
     for rel, text in files.items():
         if rel not in existing:

@@ -83,8 +83,8 @@ def _from_git(rev: str, path: str, program_name: str | None) -> dict:
 
 def read_snapshot(folder: str) -> dict:
     """The files of a snapshot folder as `{relative path: text}`."""
-    from workbench.dev.headless import _read_tree
-    return {rel: text for rel, text in _read_tree(_snapshot_root(folder)).items()
+    from workbench.dev.headless import read_tree
+    return {rel: text for rel, text in read_tree(_snapshot_root(folder)).items()
             if text is not None}
 
 

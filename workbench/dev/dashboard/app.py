@@ -200,6 +200,11 @@ class DashboardApp(App):
             self.notify(state.load_error.message, title="load failed", severity="error")
         else:
             summary = state.changes.summary()
+            review = state.review
+            if review is not None and review.breaking:
+                summary += f", {len(review.breaking)} breaking (see Problems)"
+                self.notify(review.breaking[0].reason, title="breaking change",
+                            severity="warning")
             if not first:
                 self.notice = summary
                 self.notify(summary, title="reloaded")

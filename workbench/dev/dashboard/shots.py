@@ -21,7 +21,7 @@ class Shot:
     tab: str
     command: str | None = None
     setup: str | None = None   # "environments:<argv>", "diffs", "broken", "edited", "keys",
-    #                            "traffic"
+    #                            "traffic", "breaking"
     caption: str = ""
     source: str | None = None  # a program's text shown instead of FILE (see COUNTS)
 
@@ -71,6 +71,8 @@ VIEWS = (
     Shot("schema-violation", "problems", None, "diffs", "a handler's data that breaks its "
          "output schema: which field, what was expected", source=COUNTS),
     Shot("cost", "cost", None, "edited", "session cost per path, deltas after an edit"),
+    Shot("change-review", "problems", None, "breaking", "a save that renames --build and adds "
+         "--region: the breaking change first, with the likely new name"),
 )
 
 
@@ -84,7 +86,7 @@ async def capture(file: str, shot: Shot, *, program_name: str | None = None,
     # header) would change with a random folder name.
     folder = None
     copy = os.path.abspath(file)
-    if shot.setup in ("broken", "edited") or shot.source is not None:
+    if shot.setup in ("broken", "edited", "breaking") or shot.source is not None:
         folder = os.path.join(tempfile.gettempdir(), "burgee-dashboard-shot")
         os.makedirs(folder, exist_ok=True)
         if shot.source is not None:
@@ -150,6 +152,17 @@ async def _setup(app, pilot, shot: Shot, copy: str) -> None:
                                         'and a confirmation, and report what shipped"', 1))
         await app.bench.areload()
         await pilot.pause()
+    elif setup == "breaking":   # --build renamed (breaking), --region added (additive)
+        with open(copy, encoding="utf-8") as handle:
+            source = handle.read()
+        with open(copy, "w", encoding="utf-8") as handle:
+            handle.write(source.replace(
+                '"build": Option(type="string", default="latest", description="build to ship")',
+                '"build_id": Option(type="string", default="latest", description="build to '
+                'ship"), "region": Option(type="string", description="where to run")', 1))
+        await app.bench.areload()
+        await pilot.pause()
+        app.show_tab("problems")
     elif setup == "keys":
         await pilot.press("question_mark")
     elif setup == "traffic":
