@@ -139,7 +139,12 @@ program = Program(
                          "port": Option(type="integer", description="MCP port on 127.0.0.1 "
                                         "(default: a free one)"),
                          "run_writes": Option(type="boolean", description="also run examples of "
-                                              "commands that write (each in a sandbox)")},
+                                              "commands that write (each in a sandbox)"),
+                         "record": Option(type="boolean", description="record every MCP call "
+                                          "to .burgee/traffic/ (R in the dashboard)"),
+                         "replay": Option(type="string", placeholder="<file.jsonl>",
+                                          description="with --headless: replay recorded calls, "
+                                          "report what answers differently")},
                 examples=["burgee dev sample_programs/notes.py",
                           "burgee dev sample_programs/notes.py --headless"],
                 run=_dev),

@@ -476,3 +476,84 @@ def _output(name, old, new, surface, found, where: str = "") -> None:
                                 f"new data field '{where + key}' on '{name}'"
                                 + (" (always present)" if key in required_b else ""),
                                 None, where + key))
+
+
+# --- results: one recorded call against the same call now (replay) ------------------------------
+
+def _kind_of(value) -> str:
+    return {dict: "object", list: "array", str: "string", bool: "boolean",
+            type(None): "null"}.get(type(value), "number")
+
+
+def review_result(call: str, command: str | None, old: str | None, new: str | None,
+                  limit: int = 10) -> list:
+    """Changes between a recorded result text (an envelope) and today's, for `call` (how the
+    report names it, e.g. `status {"target": "db"}`). Breaking: the call fails now, its error
+    code or exit changed, a data field went away or changed type or value. Additive: a new
+    data field, or a call that failed and now succeeds. `meta` is not compared."""
+    surface = "replay"
+    try:
+        a, b = json.loads(old or ""), json.loads(new or "")
+    except ValueError:
+        if old == new:
+            return []
+        return [Change(BREAKING, "result_changed", command, surface,
+                       f"{call} answers other text now; review it, then record again",
+                       old, new)]
+    if not (isinstance(a, dict) and isinstance(b, dict)):
+        return [] if a == b else [Change(BREAKING, "result_changed", command, surface,
+                                         f"{call} answers another document now", a, b)]
+    if a.get("ok") and not b.get("ok"):
+        error = b.get("error") or {}
+        return [Change(BREAKING, "call_now_fails", command, surface,
+                       f"{call} succeeded when recorded and now fails: {error.get('code')}: "
+                       f"{error.get('message')}", True, error.get("code"))]
+    if not a.get("ok") and b.get("ok"):
+        return [Change(ADDITIVE, "call_now_succeeds", command, surface,
+                       f"{call} failed when recorded ({(a.get('error') or {}).get('code')}) and "
+                       f"succeeds now", (a.get("error") or {}).get("code"), True)]
+    if not a.get("ok"):
+        ea, eb = a.get("error") or {}, b.get("error") or {}
+        found = []
+        if ea.get("code") != eb.get("code"):
+            found.append(Change(BREAKING, "error_code_changed", command, surface,
+                                f"{call} now fails with {eb.get('code')} (was {ea.get('code')}):"
+                                f" callers branch on error.code", ea.get("code"), eb.get("code")))
+        if ea.get("exit") != eb.get("exit"):
+            found.append(Change(BREAKING, "exit_changed", command, surface,
+                                f"{call} now exits {eb.get('exit')} (was {ea.get('exit')})",
+                                ea.get("exit"), eb.get("exit")))
+        return found
+    found: list = []
+    _data(call, command, a.get("data"), b.get("data"), "data", found)
+    return found[:limit]
+
+
+def _data(call, command, a, b, where, found) -> None:
+    if a == b:
+        return
+    ka, kb = _kind_of(a), _kind_of(b)
+    if ka != kb:
+        found.append(Change(BREAKING, "result_field_retyped", command, "replay",
+                            f"{call}: {where} is now {kb} (was {ka}): callers parsing it break",
+                            a, b))
+    elif ka == "object":
+        for key in a:
+            if key not in b:
+                found.append(Change(BREAKING, "result_field_removed", command, "replay",
+                                    f"{call}: {where}.{key} is gone: callers reading it break",
+                                    a[key], None))
+            else:
+                _data(call, command, a[key], b[key], f"{where}.{key}", found)
+        for key in b:
+            if key not in a:
+                found.append(Change(ADDITIVE, "result_field_added", command, "replay",
+                                    f"{call}: new {where}.{key}", None, b[key]))
+    elif ka == "array" and len(a) == len(b):
+        for index, (x, y) in enumerate(zip(a, b)):
+            _data(call, command, x, y, f"{where}[{index}]", found)
+    else:
+        found.append(Change(BREAKING, "result_value_changed", command, "replay",
+                            f"{call}: {where} is {json.dumps(b)[:80]} now (recorded "
+                            f"{json.dumps(a)[:80]}); if intended, record the call again",
+                            a, b))

@@ -254,6 +254,7 @@ class Workbench:
         self.program_name = program_name
         self.run_writes = run_writes
         self.snapshots: str | None = None   # the snapshot folder reviews compare with
+        self.recorder = None       # a `replay.Recorder` while recording calls
         self.load_timeout = load_timeout
         self.call_timeout = call_timeout
         self.debounce_ms = debounce_ms
@@ -557,7 +558,26 @@ class Workbench:
 
     def record_traffic(self, entry: TrafficEntry) -> None:
         self.traffic.append(entry)
+        recorder = self.recorder
+        if recorder is not None:
+            try:
+                recorder.record(entry, self.program)
+            except OSError:   # a full disk stops the recording, never the server
+                self.recorder = None
         self.publish("traffic", entry)
+
+    def start_recording(self, path: str | None = None) -> str:
+        """Append every answered tools/call to a replay file (`workbench.dev.replay`); returns
+        its path (default `.burgee/traffic/<program>-<time>.jsonl` beside FILE)."""
+        from workbench.dev.replay import Recorder
+        name = self.program.name if self.program is not None else "program"
+        self.recorder = Recorder(path) if path else Recorder.beside(self.file, name)
+        return self.recorder.path
+
+    def stop_recording(self):
+        """Stop recording; returns the Recorder that was writing (path, count), or None."""
+        recorder, self.recorder = self.recorder, None
+        return recorder
 
     def client_config(self, client: str = "claude-code") -> str:
         """A client configuration for the live HTTP server (what the dashboard copies)."""

@@ -19,6 +19,7 @@ KEYS = (
     ("D", "the same with the examples of commands that write, after a confirmation"),
     ("x", "cancel the runs in progress"),
     ("c", "copy a client config for the live MCP server (Claude Code)"),
+    ("R", "record every MCP call to .burgee/traffic/*.jsonl, or stop (a replay file)"),
     ("ctrl+r", "reload the file now (saves reload by themselves)"),
     ("ctrl+p", "command palette: every action, every command, every client config"),
     ("?", "this screen"),
