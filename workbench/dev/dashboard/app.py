@@ -45,13 +45,13 @@ class DashboardApp(App):
     #body { height: 1fr; }
     #tabs { width: 1fr; height: 1fr; }
     #tabs TabPane { padding: 0; height: 1fr; }
-    DashboardApp.-narrow CommandTree { width: 20; }
+    DashboardApp.-narrow CommandTree { width: 18; }
     DashboardApp.-narrow #tabs Tab { padding: 0 0 0 1; }
     """
     NARROW = 110
     """Below this many columns the sidebar and the tab labels shrink, so at 80 columns every
     tab stays on screen."""
-    SHORT_TITLES = {"environments": "Envs"}
+    SHORT_TITLES = {"environments": "Envs", "problems": "Probs"}
     """Tab labels shortened in the narrow layout."""
     BINDINGS = [
         Binding("q", "quit", "Quit"),
@@ -64,6 +64,7 @@ class DashboardApp(App):
         Binding("x", "cancel", "Cancel"),
         Binding("c", "copy_config", "Copy config"),
         Binding("R", "toggle_record", "Record", show=False),
+        Binding("k", "tab(11)", "Call", show=False),
         Binding("ctrl+r", "reload", "Reload", show=False),
         Binding("escape", "escape", "Back", show=False),
     ] + [Binding(str(number), f"tab({number})", show=False) for number in range(1, 10)] \
@@ -327,6 +328,7 @@ class DashboardApp(App):
             self.sidebar.tree_widget.focus()
 
     def action_tab(self, number: int) -> None:
+        """Show the number-th tab (1-based; 11 is the Call pane, key `k`)."""
         if 1 <= number <= len(PANES):
             self.show_tab(PANES[number - 1][0])
 

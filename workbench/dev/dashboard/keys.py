@@ -13,6 +13,7 @@ KEYS = (
     ("up / down, enter", "move in the tree; the panes follow the selection"),
     ("1 \u2026 9, 0", "Help, Card, Schema, MCP, Tokens, Environments, Diff, Traffic, Problems, "
                      "Cost"),
+    ("k", "the Call pane: a form from the selected command's schema, run as CLI or MCP"),
     ("tab / shift+tab", "move focus between the tree, the tabs and inputs"),
     ("e", "run the Environments input in every environment"),
     ("d", "run every example CLI --json vs MCP (Diff; read-only commands only)"),
