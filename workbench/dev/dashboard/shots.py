@@ -21,7 +21,7 @@ class Shot:
     tab: str
     command: str | None = None
     setup: str | None = None   # "environments:<argv>", "diffs", "broken", "edited", "keys",
-    #                            "traffic", "breaking"
+    #                            "traffic", "breaking", "call"
     caption: str = ""
     source: str | None = None  # a program's text shown instead of FILE (see COUNTS)
 
@@ -71,6 +71,8 @@ VIEWS = (
     Shot("schema-violation", "problems", None, "diffs", "a handler's data that breaks its "
          "output schema: which field, what was expected", source=COUNTS),
     Shot("cost", "cost", None, "edited", "session cost per path, deltas after an edit"),
+    Shot("call", "call", "deploy", "call", "the Call pane: a form from deploy's schema, run over "
+         "MCP: the request, the whole response"),
     Shot("change-review", "problems", None, "breaking", "a save that renames --build and adds "
          "--region: the breaking change first, with the likely new name"),
 )
@@ -163,6 +165,15 @@ async def _setup(app, pilot, shot: Shot, copy: str) -> None:
         await app.bench.areload()
         await pilot.pause()
         app.show_tab("problems")
+    elif setup == "call":       # fill deploy's form and run it over MCP (a write: two presses)
+        pane = app.pane("call")
+        pane.set_value("target", "staging")
+        pane.set_value("yes", True)
+        await pilot.pause()
+        pane.run("mcp")
+        worker = pane.run("mcp")
+        if worker is not None:
+            await worker.wait()
     elif setup == "keys":
         await pilot.press("question_mark")
     elif setup == "traffic":
