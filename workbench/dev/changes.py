@@ -111,6 +111,8 @@ def major_bump(old: str | None, new: str | None) -> bool:
 
 def _json(files: dict, path: str):
     text = files.get(path)
+    if not isinstance(text, str):
+        return text        # already data (a live surface's), or missing
     if not text:
         return None
     try:
@@ -147,17 +149,31 @@ def contract(files: dict) -> dict:
 
 
 def review_files(old_files: dict, new_files: dict) -> Review:
-    """Every change from `old_files` to `new_files` (snapshot folder contents), classified."""
-    old, new = contract(old_files), contract(new_files)
+    """Every change from `old_files` to `new_files` (snapshot folder contents), classified;
+    with no change found, `unexplained` names the files that differ anyway."""
+    review = review_contracts(contract(old_files), contract(new_files))
+    if review.changes:
+        return review
+    return Review((), review.old_version, review.new_version, review.major_bump, tuple(sorted(
+        path for path in set(old_files) | set(new_files)
+        if old_files.get(path) != new_files.get(path))))
+
+
+def review_contracts(old: dict, new: dict) -> Review:
+    """Every change between two `contract()`s, classified, breaking first."""
     found: list = []
     _program(old, new, found)
     _commands(old, new, found)
     found.sort(key=lambda change: KINDS.index(change.kind))   # stable: breaking first
-    unexplained = () if found else tuple(sorted(
-        path for path in set(old_files) | set(new_files)
-        if old_files.get(path) != new_files.get(path)))
     return Review(tuple(found), old["version"], new["version"],
-                  major_bump(old["version"], new["version"]), unexplained)
+                  major_bump(old["version"], new["version"]))
+
+
+def live_files(surfaces: dict) -> dict:
+    """Rendered surfaces (`snapshot.render`) as `contract()` input, without a JSON round trip:
+    the data of JSON surfaces, the text of the others."""
+    return {sid: surface.data if surface.is_json and surface.error is None else surface.text
+            for sid, surface in surfaces.items()}
 
 
 # --- the rules ---------------------------------------------------------------------------------
@@ -215,7 +231,7 @@ def _commands(old, new, found) -> None:
             found.append(Change(ADDITIVE, "command_added", name, after[name]["card_file"],
                                 f"new command '{name}'; no existing call changes", None, name))
     for name in before:
-        if name in after:
+        if name in after and before[name] != after[name]:   # equal facts: nothing to say
             _command(name, before[name], after[name], found)
 
 

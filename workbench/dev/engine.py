@@ -255,6 +255,8 @@ class Workbench:
         self.run_writes = run_writes
         self.snapshots: str | None = None   # the snapshot folder reviews compare with
         self.recorder = None       # a `replay.Recorder` while recording calls
+        self._contract = None      # `changes.contract` of the last good program
+        self._stored_contract = None   # (folder signature, contract) of the snapshot folder
         self.load_timeout = load_timeout
         self.call_timeout = call_timeout
         self.debounce_ms = debounce_ms
@@ -421,22 +423,43 @@ class Workbench:
 
     def _reviews(self, program, surfaces, previous) -> tuple:
         """The change review since the previous good program and since the snapshot folder
-        (`--headless`'s default, beside FILE); None where there is nothing to compare."""
+        (`--headless`'s default, beside FILE); None where there is nothing to compare. The
+        contracts are kept: the previous one on the bench, the folder's until a file in it
+        changes."""
         from workbench.dev import changes as _changes
         from workbench.dev import headless as _headless
         try:
-            files = {surface.id: surface.pretty() for surface in surfaces.values()}
+            now = _changes.contract(_changes.live_files(surfaces))
+            before, self._contract = self._contract, now
             review = None
-            if previous.program is not None:
-                review = _changes.review_files(
-                    {surface.id: surface.pretty() for surface in previous.surfaces.values()},
-                    files)
+            if previous.program is not None and before is not None:
+                review = _changes.review_contracts(before, now)
             folder = _headless.snapshot_folder(self.file, program.name, self.snapshots)
-            stored = {rel: text for rel, text in _headless.read_tree(folder).items()
-                      if rel not in _headless.META_FILES}
-            return review, (_changes.review_files(stored, files) if stored else None)
+            stored = self._snapshot_contract(folder)
+            return review, (_changes.review_contracts(stored, now) if stored else None)
         except Exception:  # noqa: BLE001 - a review never stops a reload
             return None, None
+
+    def _snapshot_contract(self, folder: str):
+        """`changes.contract` of the snapshot folder, read again only when it changed."""
+        from workbench.dev import changes as _changes
+        from workbench.dev import headless as _headless
+        signature = []
+        for root, _dirs, names in os.walk(folder):
+            for name in names:
+                try:
+                    signature.append((root, name, os.stat(os.path.join(root, name)).st_mtime_ns))
+                except OSError:
+                    pass
+        signature = tuple(sorted(signature))
+        if not signature:
+            return None
+        cached = self._stored_contract
+        if cached is None or cached[0] != signature:
+            stored = {rel: text for rel, text in _headless.read_tree(folder).items()
+                      if rel not in _headless.META_FILES}
+            cached = self._stored_contract = (signature, _changes.contract(stored))
+        return cached[1]
 
     # --- watching -----------------------------------------------------------------------
 
