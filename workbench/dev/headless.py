@@ -7,10 +7,10 @@ readable file per surface (`help.txt`, `cards/deploy.json`, `mcp/tools-list.json
 Exit codes (also in docs/ci.md), each with `error.code` in the envelope:
     0  clean: snapshots match (or differ only by additive changes, or breaking ones under a
        major version bump), no budget overrun, no error-level problem, CLI == MCP
-    1  a check failed: error.code is breaking_change, snapshot_drift, budget_exceeded, session_over_budget,
-       lint_error, invalid_output or envelope_mismatch (the first that applies; error.failures lists
-       them all), invalid_budget for a session budget key that names no path or
-       shape, or load_failed when FILE does not load
+    1  a check failed: error.code is breaking_change, snapshot_drift, budget_exceeded,
+       session_over_budget, lint_error, invalid_output or envelope_mismatch (the first that
+       applies; error.failures lists them all), invalid_budget for a session budget key that
+       names no path or shape, or load_failed when FILE does not load
     3  FILE does not exist (file_not_found)
 """
 
