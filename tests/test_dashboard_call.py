@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+from contextlib import asynccontextmanager
 
 from _dashboard_helpers import dashboard, until
 from textual.widgets import Checkbox, Input, Select
@@ -47,6 +48,19 @@ async def open_call(app, pilot, command):
     await pilot.pause()
     assert app.active_tab == "call"
     return app.pane("call")
+
+
+@asynccontextmanager
+async def kit_call(tmp_path, command, **values):
+    """The dashboard on the kit program, its Call pane open on `command`, fields filled."""
+    file = tmp_path / "kit.py"
+    file.write_text(KIT, encoding="utf-8")
+    async with dashboard(file) as (app, pilot):
+        pane = await open_call(app, pilot, command)
+        for key, value in values.items():
+            pane.set_value(key, value)
+        await pilot.pause()
+        yield file, app, pilot, pane
 
 
 async def run(pilot, pane, via):
@@ -123,25 +137,14 @@ def test_values_are_checked_as_typed():
 
 
 async def test_a_write_runs_on_the_second_press_only(tmp_path):
-    file = tmp_path / "kit.py"
-    file.write_text(KIT, encoding="utf-8")
-    async with dashboard(file) as (app, pilot):
-        pane = await open_call(app, pilot, "drop")
-        pane.set_value("name", "bolt")
-        await pilot.pause()
+    async with kit_call(tmp_path, "drop", name="bolt") as (_file, _app, pilot, pane):
         assert pane.run("mcp") is None and "non_idempotent: press Run MCP again" in pane.text
         await run(pilot, pane, "mcp")
         assert json.loads(pane.last["text"])["data"] == {"dropped": "bolt"}
 
 
 async def test_a_result_becomes_an_example_after_the_diff_and_a_replay_line(tmp_path):
-    file = tmp_path / "kit.py"
-    file.write_text(KIT, encoding="utf-8")
-    async with dashboard(file) as (app, pilot):
-        pane = await open_call(app, pilot, "make")
-        pane.set_value("name", "nut")
-        pane.set_value("color", "green")
-        await pilot.pause()
+    async with kit_call(tmp_path, "make", name="nut", color="green") as (file, app, pilot, pane):
         await run(pilot, pane, "mcp")
 
         path = pane.add_to_replay()
