@@ -22,6 +22,7 @@ MARKERS = {   # what each pane shows for the program itself
     "traffic": "MCP traffic",
     "problems": "problems in",
     "cost": "session cost of",
+    "call": "call ",
 }
 
 
@@ -36,7 +37,7 @@ async def test_each_tab_renders_for_each_sample(sample):
         for name in (None, first_command(app)):
             app.select_command(name)
             for number, pane_id in enumerate(PANE_IDS, 1):
-                await pilot.press(str(number % 10))
+                await pilot.press("k" if number == 11 else str(number % 10))
                 assert app.active_tab == pane_id
                 pane = app.pane(pane_id)
                 assert not pane.stale and pane.text.strip(), (sample, name, pane_id)

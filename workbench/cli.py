@@ -28,6 +28,27 @@ def _schema(ctx):
     return program_schema(_load(ctx))
 
 
+def _diff(ctx):
+    from workbench.dev.review import SourceError, diff_sources
+    try:
+        review = diff_sources(ctx.args.old, ctx.args.new, ctx.options.program)
+    except SourceError as error:
+        raise Fail("bad_source", str(error), exit=3,
+                   hint="pass a program file, a snapshot folder, or REV:path") from None
+    data = review.to_dict()
+    if ctx.options.check and review.blocked:
+        raise Fail("breaking_change", f"{len(review.breaking)} breaking change(s) without a "
+                   f"major version bump ({review.old_version} -> {review.new_version})",
+                   hint="keep the old contract as each change says, or raise the major "
+                        "version", review=data)
+    return data
+
+
+def _review_text(data) -> str:
+    from workbench.dev.review import render_review
+    return render_review(data)
+
+
 def _run(ctx):   # reached only for `burgee run --program X FILE ...` forms; main() fast-paths the rest
     program = _load(ctx)
     run(program, list(ctx.args.args))
@@ -147,7 +168,12 @@ program = Program(
                          "port": Option(type="integer", description="MCP port on 127.0.0.1 "
                                         "(default: a free one)"),
                          "run_writes": Option(type="boolean", description="also run examples of "
-                                              "commands that write (each in a sandbox)")},
+                                              "commands that write (each in a sandbox)"),
+                         "record": Option(type="boolean", description="record every MCP call "
+                                          "to .burgee/traffic/ (R in the dashboard)"),
+                         "replay": Option(type="string", placeholder="<file.jsonl>",
+                                          description="with --headless: replay recorded calls, "
+                                          "report what answers differently")},
                 examples=["burgee dev sample_programs/notes.py",
                           "burgee dev sample_programs/notes.py --headless"],
                 run=_dev),
@@ -180,6 +206,18 @@ program = Program(
                          "when": "the folder holds other files"},
                         {"code": "not_a_folder", "exit": 5, "when": "the path is a file"}],
                 run=_new, text=_new_text),
+        Command(name="diff", description="Classify every change between two versions of a "
+                                         "program: breaking, additive or cosmetic",
+                effects="read_only",
+                arguments=[Argument("old", description="program file, snapshot folder or "
+                                    "REV:path (git)"),
+                           Argument("new", description="program file, snapshot folder or "
+                                    "REV:path (git)")],
+                options={"program": PROGRAM,
+                         "check": Option(type="boolean", description="exit 1 on a breaking "
+                                         "change without a major version bump")},
+                examples=["burgee diff HEAD:sample_programs/deploy.py sample_programs/deploy.py"],
+                run=_diff, text=_review_text),
         Command(name="schema", description="Print the schema of the program declared in FILE",
                 effects="read_only", arguments=[FILE], options={"program": PROGRAM},
                 examples=["burgee schema sample_programs/deploy.py"], run=_schema, text=_pretty),

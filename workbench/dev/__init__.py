@@ -47,19 +47,26 @@ def sample_file() -> str:
 
 def main(file: str | None = None, *, headless: bool = False, update: bool = False,
          port: int | None = None, program_name: str | None = None, run_writes: bool = False,
-         snapshots: str | None = None, out=None, schema_version: str = "1") -> int:
+         snapshots: str | None = None, out=None, schema_version: str = "1",
+         record: bool = False, replay: str | None = None) -> int:
     """Run `burgee dev FILE`; returns the process exit code.
 
     headless: no screen; check the snapshot folder (default `.burgee/snapshots/` beside the
     file), print one JSON envelope report to `out` (stdout), exit non-zero on drift, a budget
     overrun, an error-level problem or a CLI/MCP mismatch (codes in docs/ci.md).
     update: with headless, accept the current surfaces as the new snapshots.
+    replay: with headless, replay the calls recorded in that file instead (docs/ci.md).
+    record: without headless, record every MCP tools/call to `.burgee/traffic/`.
     schema_version: with headless, the report's meta.schema_version (the printing program's).
     Without headless: serve MCP on 127.0.0.1:`port` (free port when None), reload on save,
     and keep serving: on a terminal in the dashboard (`q` quits), else logging to stderr
     until Ctrl-C.
     """
     file = file or sample_file()
+    if headless and replay:
+        from workbench.dev.replay import run_replay
+        return run_replay(file, replay, run_writes=run_writes, program_name=program_name,
+                          out=out, schema_version=schema_version)
     if headless:
         from workbench.dev.headless import run_headless
         return run_headless(file, update=update, program_name=program_name,
@@ -74,10 +81,11 @@ def main(file: str | None = None, *, headless: bool = False, update: bool = Fals
                    fix="dev")   # `burgee dev` with no FILE opens the bundled sample
     if out is None and sys.stdin.isatty() and sys.stdout.isatty():
         from workbench.dev.dashboard import run_dashboard   # a terminal: the dashboard
-        return run_dashboard(file, port=port, program_name=program_name, run_writes=run_writes)
+        return run_dashboard(file, port=port, program_name=program_name, run_writes=run_writes,
+                             record=record)
     from workbench.dev.serve import serve_http_forever      # piped: one log line per event
     return serve_http_forever(file, port=port, program_name=program_name,
-                              run_writes=run_writes, out=out)
+                              run_writes=run_writes, out=out, record=record)
 
 
 def headless_report(file: str | None = None, *, update: bool = False,
@@ -99,7 +107,8 @@ def run_dev(ctx):
     code = main(ctx.args.get("file"), headless=bool(options.get("headless")),
                 update=bool(options.get("update")), port=options.get("port"),
                 program_name=options.get("program"), run_writes=bool(options.get("run_writes")),
-                snapshots=options.get("snapshots"), schema_version=ctx.program.schema_version)
+                snapshots=options.get("snapshots"), schema_version=ctx.program.schema_version,
+                record=bool(options.get("record")), replay=options.get("replay"))
     raise SystemExit(code)
 
 

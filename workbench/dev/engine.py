@@ -95,6 +95,8 @@ class State:
     load_output: str = ""      # what the file printed while loading (latest attempt)
     cost: object = None        # `cost.CostModel` of `program` (cl100k); None if unmeasured
     cost_before: object = None  # that of the previous good program (deltas per reload)
+    review: object = None      # `changes.Review` since the previous good program (None: first)
+    review_snapshot: object = None  # `changes.Review` since the snapshot folder (None: none)
 
     @property
     def ok(self) -> bool:
@@ -251,6 +253,10 @@ class Workbench:
         self.file = os.path.abspath(file)
         self.program_name = program_name
         self.run_writes = run_writes
+        self.snapshots: str | None = None   # the snapshot folder reviews compare with
+        self.recorder = None       # a `replay.Recorder` while recording calls
+        self._contract = None      # `changes.contract` of the last good program
+        self._stored_contract = None   # (folder signature, contract) of the snapshot folder
         self.load_timeout = load_timeout
         self.call_timeout = call_timeout
         self.debounce_ms = debounce_ms
@@ -407,11 +413,53 @@ class Workbench:
                                envelopes=_cost.envelopes_from(self.diffs))
         except Exception:  # noqa: BLE001 - the Cost pane says it is unmeasured; nothing else
             cost = None
+        review, review_snapshot = self._reviews(program, surfaces, previous)
         return State(cost=cost, cost_before=previous.cost if previous.program else None,
+                     review=review, review_snapshot=review_snapshot,
                      generation=previous.generation + 1, file=self.file, program=program,
                      program_name=program_name, load_error=None, surfaces=surfaces,
                      tokens=table, problems=problems, changes=changes, budgets=budgets,
                      loaded_at=loaded_at, load_seconds=load_seconds, url=self.url)
+
+    def _reviews(self, program, surfaces, previous) -> tuple:
+        """The change review since the previous good program and since the snapshot folder
+        (`--headless`'s default, beside FILE); None where there is nothing to compare. The
+        contracts are kept: the previous one on the bench, the folder's until a file in it
+        changes."""
+        from workbench.dev import changes as _changes
+        from workbench.dev import headless as _headless
+        try:
+            now = _changes.contract(_changes.live_files(surfaces))
+            before, self._contract = self._contract, now
+            review = None
+            if previous.program is not None and before is not None:
+                review = _changes.review_contracts(before, now)
+            folder = _headless.snapshot_folder(self.file, program.name, self.snapshots)
+            stored = self._snapshot_contract(folder)
+            return review, (_changes.review_contracts(stored, now) if stored else None)
+        except Exception:  # noqa: BLE001 - a review never stops a reload
+            return None, None
+
+    def _snapshot_contract(self, folder: str):
+        """`changes.contract` of the snapshot folder, read again only when it changed."""
+        from workbench.dev import changes as _changes
+        from workbench.dev import headless as _headless
+        signature = []
+        for root, _dirs, names in os.walk(folder):
+            for name in names:
+                try:
+                    signature.append((root, name, os.stat(os.path.join(root, name)).st_mtime_ns))
+                except OSError:
+                    pass
+        signature = tuple(sorted(signature))
+        if not signature:
+            return None
+        cached = self._stored_contract
+        if cached is None or cached[0] != signature:
+            stored = {rel: text for rel, text in _headless.read_tree(folder).items()
+                      if rel not in _headless.META_FILES}
+            cached = self._stored_contract = (signature, _changes.contract(stored))
+        return cached[1]
 
     # --- watching -----------------------------------------------------------------------
 
@@ -533,7 +581,26 @@ class Workbench:
 
     def record_traffic(self, entry: TrafficEntry) -> None:
         self.traffic.append(entry)
+        recorder = self.recorder
+        if recorder is not None:
+            try:
+                recorder.record(entry, self.program)
+            except OSError:   # a full disk stops the recording, never the server
+                self.recorder = None
         self.publish("traffic", entry)
+
+    def start_recording(self, path: str | None = None) -> str:
+        """Append every answered tools/call to a replay file (`workbench.dev.replay`); returns
+        its path (default `.burgee/traffic/<program>-<time>.jsonl` beside FILE)."""
+        from workbench.dev.replay import Recorder
+        name = self.program.name if self.program is not None else "program"
+        self.recorder = Recorder(path) if path else Recorder.beside(self.file, name)
+        return self.recorder.path
+
+    def stop_recording(self):
+        """Stop recording; returns the Recorder that was writing (path, count), or None."""
+        recorder, self.recorder = self.recorder, None
+        return recorder
 
     def client_config(self, client: str = "claude-code") -> str:
         """A client configuration for the live HTTP server (what the dashboard copies)."""

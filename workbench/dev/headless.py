@@ -5,11 +5,12 @@ readable file per surface (`help.txt`, `cards/deploy.json`, `mcp/tools-list.json
 `tokens.json`, `problems.json` and `diffs.json`, so a reviewer sees drift in a git diff.
 
 Exit codes (also in docs/ci.md), each with `error.code` in the envelope:
-    0  clean: snapshots match, no budget overrun, no error-level problem, CLI == MCP
-    1  a check failed: error.code is snapshot_drift, budget_exceeded, session_over_budget,
-       lint_error, invalid_output or envelope_mismatch (the first that applies; error.failures lists
-       them all), invalid_budget for a session budget key that names no path or
-       shape, or load_failed when FILE does not load
+    0  clean: snapshots match (or differ only by additive changes, or breaking ones under a
+       major version bump), no budget overrun, no error-level problem, CLI == MCP
+    1  a check failed: error.code is breaking_change, snapshot_drift, budget_exceeded,
+       session_over_budget, lint_error, invalid_output or envelope_mismatch (the first that
+       applies; error.failures lists them all), invalid_budget for a session budget key that
+       names no path or shape, or load_failed when FILE does not load
     3  FILE does not exist (file_not_found)
 """
 
@@ -20,7 +21,7 @@ import os
 import sys
 
 DEFAULT_FOLDER = os.path.join(".burgee", "snapshots")
-_META_FILES = ("tokens.json", "problems.json", "diffs.json")
+META_FILES = ("tokens.json", "problems.json", "diffs.json")
 
 
 def snapshot_folder(file: str, program_name: str, snapshots: str | None) -> str:
@@ -42,9 +43,17 @@ def files_for(state, diffs) -> dict:
                "unit": r.unit} for r in state.tokens]
     files["tokens.json"] = _pretty(tokens)
     files["problems.json"] = _pretty([p.to_dict() for p in state.problems])
-    files["diffs.json"] = _pretty([{"command": d.command, "example": d.example,
-                                    "status": _diff_status(d)} for d in diffs])
+    files["diffs.json"] = _pretty([_diff_row(d) for d in diffs])
     return files
+
+
+def _diff_row(diff) -> dict:
+    """One example in `diffs.json`: its status and, when the CLI ran, its exit code (the
+    change review compares it: `workbench.dev.changes`)."""
+    row = {"command": diff.command, "example": diff.example, "status": _diff_status(diff)}
+    if diff.cli_exit is not None:
+        row["exit"] = diff.cli_exit
+    return row
 
 
 def _diff_status(diff) -> str:
@@ -61,7 +70,7 @@ def _pretty(data) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
 
-def _read_tree(folder: str) -> dict:
+def read_tree(folder: str) -> dict:
     found = {}
     if not os.path.isdir(folder):
         return found
@@ -123,7 +132,7 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
     state = bench.state
     folder = snapshot_folder(file, state.program.name, snapshots)
     files = files_for(state, diffs)
-    existing = _read_tree(folder)
+    existing = read_tree(folder)
     drift = []
     for rel, text in files.items():
         if rel not in existing:
@@ -134,7 +143,12 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
     for rel in existing:
         if rel not in files:
             drift.append({"file": rel, "change": "removed"})
-    if update:
+    review = None
+    if drift and existing:
+        from workbench.dev.changes import review_files
+        review = review_files(existing, files)
+    blocked = review is not None and review.blocked
+    if update and not blocked:
         write_tree(folder, files, existing)
     over = [row.to_dict() for row in state.tokens.over]
     from workbench.dev import cost as _cost
@@ -155,11 +169,12 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
         "file": file,
         "program": state.program.name,
         "snapshots": folder,
-        "updated": bool(update),
+        "updated": bool(update) and not blocked,
         "surfaces": len(state.surfaces),
         "tokens": state.tokens.total,
-        "drift": [] if update else drift,
-        "accepted": drift if update else [],
+        "drift": [] if update and not blocked else drift,
+        "accepted": drift if update and not blocked else [],
+        "changes": review.to_dict() if review is not None else None,
         "over_budget": over,
         "sessions": costs.to_dict() if costs is not None else None,
         "over_session_budget": over_sessions,
@@ -174,7 +189,9 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
                   "mismatches": mismatches},
     }
     failures = []
-    if drift and not update:
+    if blocked:
+        failures.append("breaking_change")
+    if drift and not update and not _explained(review):
         failures.append("snapshot_drift")
     if over:
         failures.append("budget_exceeded")
@@ -190,6 +207,7 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
         return _envelope.success(report)
     first = failures[0]
     messages = {
+        "breaking_change": _breaking_message(review) if blocked else "",
         "snapshot_drift": f"{len(drift)} snapshot file(s) differ from {folder}",
         "budget_exceeded": f"{len(over)} surface(s) over budget",
         "session_over_budget": "; ".join(
@@ -202,6 +220,8 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
         "envelope_mismatch": f"{len(mismatches)} example(s) differ between CLI and MCP",
     }
     hints = {
+        "breaking_change": "keep the old contract as each change in report.changes says, or "
+                           "raise the major version (Program(version=...)) and rerun",
         "snapshot_drift": "review the drift; if it is intended, rerun with --update and commit "
                           "the snapshot folder",
         "budget_exceeded": "shorten the surface or raise its budget",
@@ -215,6 +235,19 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
                             hint=hints[first], failures=failures)
     doc["report"] = report
     return doc
+
+
+def _explained(review) -> bool:
+    """Drift that needs no snapshot update: every change is additive, or breaking under a
+    major version bump (cosmetic changes and drift no rule explains still need review)."""
+    return review is not None and bool(review.changes) and not review.cosmetic \
+        and not review.blocked
+
+
+def _breaking_message(review) -> str:
+    first = review.breaking[0]
+    return (f"{len(review.breaking)} breaking change(s) without a major version bump "
+            f"({review.old_version} \u2192 {review.new_version}); first: {first.reason}")
 
 
 def _stamp(doc: dict, schema_version: str) -> dict:

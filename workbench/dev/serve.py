@@ -8,7 +8,7 @@ import sys
 
 
 def serve_http_forever(file: str, *, port: int | None = None, program_name: str | None = None,
-                       run_writes: bool = False, out=None) -> int:
+                       run_writes: bool = False, out=None, record: bool = False) -> int:
     """Load FILE, serve it over streamable HTTP on 127.0.0.1, reload on save, until Ctrl-C.
 
     Prints the URL and a client config; each reload prints one line. Returns the exit code.
@@ -41,6 +41,8 @@ def serve_http_forever(file: str, *, port: int | None = None, program_name: str 
 
     async def main():
         url = await bench.start(port=port)
+        if record:
+            print(f"burgee dev: recording MCP calls to {bench.start_recording()}", file=out)
         print(f"burgee dev: serving MCP at {url} (Ctrl-C to stop)", file=out)
         print(f"burgee dev: connect Claude Code with: {bench.client_config('claude-code')}",
               file=out)

@@ -93,6 +93,11 @@ def redact(program, command, arguments):
     return _redactor(program, command, arguments).value(arguments)
 
 
+def redact_text(program, command, arguments, text: str) -> str:
+    """`text` (a result) with the sensitive values of one call's arguments masked."""
+    return _redactor(program, command, arguments).text(text)
+
+
 def _redactor(program, command, arguments):
     """The one policy's Redactor for the sensitive values of one call's arguments."""
     from workbench.runtime.redact import Redactor, secrets_in_arguments

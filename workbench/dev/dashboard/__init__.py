@@ -3,7 +3,7 @@
 Textual is imported only inside this package's functions and modules, never on the plain CLI
 path. Entry points:
 
-    run_dashboard(file, *, port=None, program_name=None, run_writes=False) -> int
+    run_dashboard(file, *, port=None, program_name=None, run_writes=False, record=False) -> int
         the interactive `burgee dev FILE` (serves MCP, reloads on save, `q` quits)
     write_svg(file, path, *, program_name=None, tab="help", size=(120, 36)) -> str
         an SVG of the dashboard for FILE, deterministic (no port, no timings), for
@@ -16,12 +16,13 @@ __all__ = ["run_dashboard", "write_svg", "render_svg", "svg_path_for_snapshots"]
 
 
 def run_dashboard(file: str, *, port: int | None = None, program_name: str | None = None,
-                  run_writes: bool = False) -> int:
-    """Open the dashboard on FILE in this terminal until `q`; returns the exit code."""
+                  run_writes: bool = False, record: bool = False) -> int:
+    """Open the dashboard on FILE in this terminal until `q`; returns the exit code.
+    `record`: record MCP calls from the start (as `R` does)."""
     from workbench.dev.dashboard.app import DashboardApp
     from workbench.dev.engine import Workbench
     bench = Workbench(file, program_name=program_name, run_writes=run_writes)
-    app = DashboardApp(bench, port=port)
+    app = DashboardApp(bench, port=port, record=record)
     try:
         result = app.run()
     except KeyboardInterrupt:

@@ -45,13 +45,13 @@ class DashboardApp(App):
     #body { height: 1fr; }
     #tabs { width: 1fr; height: 1fr; }
     #tabs TabPane { padding: 0; height: 1fr; }
-    DashboardApp.-narrow CommandTree { width: 20; }
+    DashboardApp.-narrow CommandTree { width: 18; }
     DashboardApp.-narrow #tabs Tab { padding: 0 0 0 1; }
     """
     NARROW = 110
     """Below this many columns the sidebar and the tab labels shrink, so at 80 columns every
     tab stays on screen."""
-    SHORT_TITLES = {"environments": "Envs"}
+    SHORT_TITLES = {"environments": "Envs", "problems": "Probs"}
     """Tab labels shortened in the narrow layout."""
     BINDINGS = [
         Binding("q", "quit", "Quit"),
@@ -63,14 +63,18 @@ class DashboardApp(App):
         Binding("D", "run_write_diffs", "Diffs + writes", show=False),
         Binding("x", "cancel", "Cancel"),
         Binding("c", "copy_config", "Copy config"),
+        Binding("R", "toggle_record", "Record", show=False),
+        Binding("k", "tab(11)", "Call", show=False),
         Binding("ctrl+r", "reload", "Reload", show=False),
         Binding("escape", "escape", "Back", show=False),
     ] + [Binding(str(number), f"tab({number})", show=False) for number in range(1, 10)] \
       + [Binding("0", "tab(10)", show=False)]
 
     def __init__(self, bench, *, port: int | None = None, serve: bool = True,
-                 watch: bool = True, auto_diffs: bool = True, stable: bool = False):
+                 watch: bool = True, auto_diffs: bool = True, stable: bool = False,
+                 record: bool = False):
         super().__init__()
+        self.record_on_start = record
         self.bench = bench
         self.port = port
         self.serve = serve
@@ -165,6 +169,8 @@ class DashboardApp(App):
             except Exception as again:  # noqa: BLE001
                 self.mcp_error += f"; {type(again).__name__}: {again}"
         self.watching = self.watch_files
+        if self.record_on_start:
+            self.action_toggle_record()
         self._apply_state(self.bench.state)
         self._draw_header()
         self._loaded.set()
@@ -200,6 +206,11 @@ class DashboardApp(App):
             self.notify(state.load_error.message, title="load failed", severity="error")
         else:
             summary = state.changes.summary()
+            review = state.review
+            if review is not None and review.breaking:
+                summary += f", {len(review.breaking)} breaking (see Problems)"
+                self.notify(review.breaking[0].reason, title="breaking change",
+                            severity="warning")
             if not first:
                 self.notice = summary
                 self.notify(summary, title="reloaded")
@@ -317,6 +328,7 @@ class DashboardApp(App):
             self.sidebar.tree_widget.focus()
 
     def action_tab(self, number: int) -> None:
+        """Show the number-th tab (1-based; 11 is the Call pane, key `k`)."""
         if 1 <= number <= len(PANES):
             self.show_tab(PANES[number - 1][0])
 
@@ -381,6 +393,17 @@ class DashboardApp(App):
         self.last_copied = text
         self.copy_to_clipboard(text)
         self.notify(text, title=f"copied the {client} config")
+
+    def action_toggle_record(self) -> str | None:
+        """`R`: start recording MCP calls to a replay file, or stop; returns the path."""
+        if self.bench.recorder is None:
+            path = self.bench.start_recording()
+            self.notify(path, title="recording MCP calls")
+            return path
+        recorder = self.bench.stop_recording()
+        self.notify(f"{plural(recorder.count, 'call')} in {recorder.path}",
+                    title="recording stopped")
+        return recorder.path
 
     def action_reload(self) -> None:
         self.run_worker(self.bench.areload(), group="reload", exit_on_error=False)

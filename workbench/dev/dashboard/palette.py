@@ -15,6 +15,8 @@ def actions(app):
         app.action_run_environments
     yield "Run diffs", "every example: CLI --json vs MCP tools/call", app.action_run_diffs
     yield "Cancel runs", "stop the environment and diff runs in progress", app.action_cancel
+    yield "Record MCP calls", "start or stop recording calls to .burgee/traffic/ (R)", \
+        app.action_toggle_record
     yield "Reload now", "load the file again (saves reload by themselves)", app.action_reload
     yield "Filter commands", "focus the command tree's filter", app.action_filter
     yield "Keys", "every key of the dashboard", app.action_keys

@@ -22,7 +22,7 @@ class Shot:
     tab: str
     command: str | None = None
     setup: str | None = None   # "environments:<argv>", "diffs", "broken", "edited", "keys",
-    #                            "traffic"
+    #                            "traffic", "breaking", "call"
     caption: str = ""
     source: str | None = None  # a program's text shown instead of FILE (see COUNTS)
 
@@ -72,6 +72,10 @@ VIEWS = (
     Shot("schema-violation", "problems", None, "diffs", "a handler's data that breaks its "
          "output schema: which field, what was expected", source=COUNTS),
     Shot("cost", "cost", None, "edited", "session cost per path, deltas after an edit"),
+    Shot("call", "call", "deploy", "call", "the Call pane: a form from deploy's schema, run over "
+         "MCP: the request, the whole response"),
+    Shot("change-review", "problems", None, "breaking", "a save that renames --build and adds "
+         "--region: the breaking change first, with the likely new name"),
 )
 
 
@@ -81,7 +85,7 @@ async def capture(file: str, shot: Shot, *, program_name: str | None = None,
     # Only the broken-save view edits the file, so only it works on a copy, in a fixed folder:
     # surfaces such as client configs hold the file's path, and their token counts (in the
     # header) would change with a random folder name.
-    if shot.setup in ("broken", "edited") or shot.source is not None:
+    if shot.setup in ("broken", "edited", "breaking") or shot.source is not None:
         # The folder is shared by every process on the machine (two test runs, two headless
         # runs): one capture at a time, or one's clean-up deletes the other's copy.
         lock = await asyncio.to_thread(_lock, os.path.join(tempfile.gettempdir(),
@@ -173,6 +177,26 @@ async def _setup(app, pilot, shot: Shot, copy: str) -> None:
                                         'and a confirmation, and report what shipped"', 1))
         await app.bench.areload()
         await pilot.pause()
+    elif setup == "breaking":   # --build renamed (breaking), --region added (additive)
+        with open(copy, encoding="utf-8") as handle:
+            source = handle.read()
+        with open(copy, "w", encoding="utf-8") as handle:
+            handle.write(source.replace(
+                '"build": Option(type="string", default="latest", description="build to ship")',
+                '"build_id": Option(type="string", default="latest", description="build to '
+                'ship"), "region": Option(type="string", description="where to run")', 1))
+        await app.bench.areload()
+        await pilot.pause()
+        app.show_tab("problems")
+    elif setup == "call":       # fill deploy's form and run it over MCP (a write: two presses)
+        pane = app.pane("call")
+        pane.set_value("target", "staging")
+        pane.set_value("yes", True)
+        await pilot.pause()
+        pane.run("mcp")
+        worker = pane.run("mcp")
+        if worker is not None:
+            await worker.wait()
     elif setup == "keys":
         await pilot.press("question_mark")
     elif setup == "traffic":

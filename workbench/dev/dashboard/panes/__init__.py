@@ -1,5 +1,6 @@
 """One module per tab of the dashboard; each pane draws a View and nothing else."""
 
+from workbench.dev.dashboard.panes.call import CallPane
 from workbench.dev.dashboard.panes.card import CardPane
 from workbench.dev.dashboard.panes.cost import CostPane
 from workbench.dev.dashboard.panes.diff import DiffPane
@@ -22,5 +23,6 @@ PANES = (
     ("traffic", "Traffic", TrafficPane),
     ("problems", "Problems", ProblemsPane),
     ("cost", "Cost", CostPane),
+    ("call", "Call", CallPane),
 )
-"""(id, tab title, class), in tab order; keys 1-9 and 0 (the tenth) follow it."""
+"""(id, tab title, class), in tab order; keys 1-9 and 0 (the tenth) follow it, `k` the Call."""

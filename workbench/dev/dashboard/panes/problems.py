@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
@@ -20,8 +21,58 @@ def counts(problems) -> dict:
     return found
 
 
+CHANGE_STYLE = {"breaking": "bold red", "additive": "green", "cosmetic": "dim"}
+CHANGE_MARK = {"breaking": "\u2717", "additive": "+", "cosmetic": "~"}
+
+
+def change_lines(review, since: str, command: str | None) -> tuple:
+    """(Rich Text, plain text) of one change review, breaking first, for a command's changes
+    (and its subcommands') or all of them."""
+    if review is None:
+        return None, ""
+    changes = [c for c in review.changes if command is None or c.command == command
+               or (c.command or "").startswith(command + " ")]
+    counts = ", ".join(f"{sum(c.kind == kind for c in changes)} {kind}"
+                       for kind in ("breaking", "additive", "cosmetic"))
+    head = f"changes since {since}: {counts}"
+    if review.breaking:
+        head += (" \u2014 blocked: no major version bump" if review.blocked
+                 else f" \u2014 major bump {review.old_version} \u2192 {review.new_version}")
+    text = Text()
+    text.append(head + "\n", "bold")
+    plain = [head]
+    for change in changes:
+        where = f"[{change.command}] " if change.command and command is None else ""
+        text.append(f"{CHANGE_MARK[change.kind]} {change.kind:<9}", CHANGE_STYLE[change.kind])
+        text.append(f" {change.rule}  ", "bold")
+        text.append(f"{where}{change.reason}\n")
+        plain.append(f"{change.kind} {change.rule} {where}{change.reason}")
+    return text, "\n".join(plain)
+
+
 class ProblemsPane(Pane):
+    """The lint, under the live change review: what this reload changed since the last good
+    load and since the snapshot folder, breaking first (`workbench.dev.changes`)."""
+
     def render_view(self, view):
+        title, body = self._problems(view)
+        state = view.state
+        command = view.name if view.node is not None else None
+        parts, lines = [], []
+        for review, since in ((state.review, "the last good load"),
+                              (state.review_snapshot, "the snapshot")):
+            text, plain = change_lines(review, since, command)
+            if text is not None:
+                parts.append(text)
+                lines.append(plain)
+        if state.review_snapshot is None:
+            note = "no snapshot yet: 'burgee dev FILE --headless --update' writes one"
+            parts.append(Text(note + "\n", style="dim"))
+            lines.append(note)
+        self._lines = "\n".join(lines) + ("\n" + self._lines if self._lines else "")
+        return title, Group(*parts, body)
+
+    def _problems(self, view):
         state = view.state
         if view.node is None:
             problems = list(state.problems)

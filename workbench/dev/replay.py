@@ -1,0 +1,179 @@
+"""Recorded agent traffic as a regression test: record MCP calls, replay them later.
+
+Recording (`burgee dev FILE --record`, or `R` in the dashboard) appends one JSON line per
+answered `tools/call` to `.burgee/traffic/<program>-<UTC time>.jsonl` beside FILE: the
+tool, its command and effects, the arguments and the result text (sensitive values masked
+by the one redaction policy), and the program's name and version at the time.
+
+Replaying (`burgee dev FILE --headless --replay PATH`) calls each recorded tool again
+against the current program, each call in a fresh sandbox, and classifies what differs
+(`workbench.dev.changes.review_result`). Calls of commands that are not `read_only` run only
+with `--run-writes`; calls whose arguments were masked cannot be sent again and are skipped.
+
+Exit codes (docs/ci.md): 0 nothing breaking (or breaking under a major version bump since
+the recording); 1 `replay_changed` (or `load_failed`); 3 `file_not_found` (FILE or PATH).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+
+FOLDER = os.path.join(".burgee", "traffic")
+FORMAT = 1
+"""`burgee_replay` in every line: the format of the file."""
+
+
+def traffic_folder(file: str) -> str:
+    """`.burgee/traffic/` beside FILE (as the snapshot folder is)."""
+    from workbench.dev.headless import snapshot_folder
+    return os.path.dirname(snapshot_folder(file, "_", os.path.join(FOLDER)))
+
+
+def _masked(value) -> bool:
+    from workbench.runtime.redact import PLACEHOLDER
+    if isinstance(value, dict):
+        return any(_masked(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_masked(item) for item in value)
+    return value == PLACEHOLDER
+
+
+class Recorder:
+    """Appends recorded calls to one JSONL file; safe from any thread."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.count = 0
+        self._lock = threading.Lock()
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+
+    @classmethod
+    def beside(cls, file: str, program_name: str) -> "Recorder":
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+        return cls(os.path.join(traffic_folder(file), f"{program_name}-{stamp}.jsonl"))
+
+    def record(self, entry, program) -> bool:
+        """Write one traffic entry if it is an answered tools/call; True when written."""
+        if entry.method != "tools/call" or not entry.tool or entry.result is None:
+            return False
+        command = program.tool(entry.tool) if program is not None else None
+        line = {"burgee_replay": FORMAT, "at": round(entry.at, 3), "client": entry.client,
+                "program": getattr(program, "name", None),
+                "version": getattr(program, "version", None), "tool": entry.tool,
+                "command": " ".join(command.path) if command is not None else None,
+                "effects": command.effects if command is not None else None,
+                "arguments": entry.arguments or {}, "masked": _masked(entry.arguments or {}),
+                "result": entry.result, "is_error": entry.is_error}
+        with self._lock, open(self.path, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n")
+            self.count += 1
+        return True
+
+
+def read_calls(path: str) -> list:
+    """The recorded calls of a replay file, in order (blank and foreign lines skipped)."""
+    calls = []
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            try:
+                call = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(call, dict) and call.get("burgee_replay") and call.get("tool"):
+                calls.append(call)
+    return calls
+
+
+def _label(call: dict) -> str:
+    arguments = json.dumps(call.get("arguments") or {}, ensure_ascii=False, sort_keys=True)
+    return f"{call['tool']} {arguments}"
+
+
+def replay(file: str, path: str, *, run_writes: bool = False,
+           program_name: str | None = None, timeout: float = 30.0) -> dict:
+    """Replay the calls recorded in `path` against FILE's current program; the envelope."""
+    from workbench.dev.changes import BREAKING, KINDS, Change, major_bump, review_result
+    from workbench.dev.diffs import SAFE_EFFECTS
+    from workbench.dev.engine import Workbench
+    from workbench.dev.sandbox import Sandbox
+    from workbench.dev.server import DevServer
+    from workbench.runtime import envelope as _envelope
+    for missing in (file, path):
+        if not os.path.isfile(missing):
+            return _envelope.failure("file_not_found", f"{missing} does not exist", exit=3,
+                                     hint="pass FILE and a replay file from .burgee/traffic/")
+    bench = Workbench(os.path.abspath(file), program_name=program_name, run_writes=run_writes)
+    state = bench.reload()
+    if not state.ok:
+        return _envelope.failure("load_failed", state.load_error.message, exit=1,
+                                 hint="fix the file and run again")
+    program = state.program
+    bench.server = DevServer(bench)
+    bench.server.set_program(program)
+    calls = read_calls(path)
+    changes, skipped, replayed = [], [], 0
+    for call in calls:
+        label = _label(call)
+        command = program.tool(call["tool"])
+        if command is None:
+            changes.append(Change(BREAKING, "tool_gone", call.get("command"), "replay",
+                                  f"{label}: tool {call['tool']} is gone; restore it (or an "
+                                  f"alias), or bump the major version", call["tool"], None))
+            continue
+        if call.get("masked"):
+            skipped.append({"call": label, "why": "sensitive arguments were masked when "
+                                                  "recorded; the call cannot be sent again"})
+            continue
+        if command.effects not in SAFE_EFFECTS and not run_writes:
+            skipped.append({"call": label, "why": f"{command.effects}: runs only with "
+                                                  f"--run-writes (in a sandbox)"})
+            continue
+        try:
+            with Sandbox() as box:
+                result = bench.server.call_tool_sync(call["tool"], call.get("arguments") or {},
+                                                     timeout=timeout, sandbox=box)
+        except Exception as exc:  # noqa: BLE001 - one call's failure is a finding, not a crash
+            changes.append(Change(BREAKING, "call_now_fails", " ".join(command.path), "replay",
+                                  f"{label}: the call did not answer: {type(exc).__name__}: "
+                                  f"{exc}", True, None))
+            continue
+        replayed += 1
+        from workbench.dev.server import redact_text
+        now = redact_text(program, command, call.get("arguments"), result["text"])
+        changes.extend(review_result(label, " ".join(command.path), call.get("result"), now))
+    changes.sort(key=lambda change: KINDS.index(change.kind))
+    recorded = next((call.get("version") for call in calls if call.get("version")), None)
+    bump = major_bump(recorded, program.version)
+    breaking = [c for c in changes if c.kind == BREAKING]
+    report = {"file": os.path.abspath(file), "replay": os.path.abspath(path),
+              "program": program.name, "recorded_version": recorded,
+              "version": program.version, "major_bump": bump, "calls": len(calls),
+              "replayed": replayed, "skipped": skipped,
+              "counts": {kind: sum(c.kind == kind for c in changes) for kind in KINDS},
+              "changes": [change.to_dict() for change in changes]}
+    if not breaking or bump:
+        return _envelope.success(report)
+    doc = _envelope.failure("replay_changed", f"{len(breaking)} recorded call(s) answer "
+                            f"differently; first: {breaking[0].reason}", exit=1,
+                            hint="fix the handler, or if the change is intended record the "
+                                 "calls again (or raise the major version)")
+    doc["report"] = report
+    return doc
+
+
+def run_replay(file: str, path: str, *, run_writes: bool = False,
+               program_name: str | None = None, out=None, schema_version: str = "1") -> int:
+    """Print the replay report (one line of JSON) and return its exit code."""
+    import sys
+
+    from workbench.dev.headless import _stamp
+    from workbench.runtime import envelope as _envelope
+    doc = _stamp(replay(file, path, run_writes=run_writes, program_name=program_name),
+                 schema_version)
+    out = out or sys.stdout
+    out.write(_envelope.encode(doc) + "\n")
+    out.flush()
+    return _envelope.exit_code(doc)
