@@ -94,6 +94,14 @@ def _refuse_watch(tokens) -> int:
     return 2
 
 
+def _dev_http_options() -> dict:
+    """`tool mcp --http`'s server flags that apply to `burgee dev` (it serves on 127.0.0.1)."""
+    from workbench.declaration.builtins import http_options
+    options = http_options()
+    del options["allow_remote"]
+    return options
+
+
 def _pretty(data) -> str:
     import json
     return json.dumps(data, indent=2, ensure_ascii=False)
@@ -118,7 +126,8 @@ program = Program(
                          "port": Option(type="integer", description="MCP port on 127.0.0.1 "
                                         "(default: a free one)"),
                          "run_writes": Option(type="boolean", description="also run examples of "
-                                              "commands that write (each in a sandbox)")},
+                                              "commands that write (each in a sandbox)"),
+                         **_dev_http_options()},
                 examples=["burgee dev sample_programs/notes.py",
                           "burgee dev sample_programs/notes.py --headless"],
                 run=_dev),

@@ -224,15 +224,17 @@ class DevServer:
 
     # --- transports -----------------------------------------------------------------------
 
-    async def start_http(self, *, host: str = "127.0.0.1", port: int | None = None) -> str:
-        """Serve streamable HTTP at http://host:port/mcp as a task on the running loop."""
+    async def start_http(self, *, host: str = "127.0.0.1", port: int | None = None,
+                         policy=None) -> str:
+        """Serve streamable HTTP at http://host:port/mcp as a task on the running loop, behind
+        `policy`'s bearer token and bounds (`workbench.runtime.serving.Policy`)."""
         import logging
 
         import uvicorn
         self._loop = asyncio.get_running_loop()
         for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "mcp", "httpx", "httpx2"):
             logging.getLogger(name).setLevel(logging.WARNING)
-        app = self.core.http_app(host=host)
+        app = self.core.http_app(host=host, policy=policy)
         try:
             sock = _bind(host, port or 0)
         except OSError as exc:

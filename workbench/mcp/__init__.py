@@ -21,12 +21,16 @@ def _write(stream, text: str) -> None:
         pass
 
 
-def serve(program, address=None) -> int:
+def serve(program, address=None, *, policy=None) -> int:
     """Serve `program` over stdio (address None) or streamable HTTP at (host, port); the exit
-    code. `tool mcp` (parsed by the one parser, `workbench.runtime.builtins`) lands here."""
+    code. `tool mcp` (parsed by the one parser, `workbench.runtime.builtins`) lands here.
+    `policy` (`workbench.runtime.serving.Policy`): the token, bounds and result limit."""
     from workbench.mcp.server import ProgramServer, quiet_logging
+    from workbench.runtime import serving
     quiet_logging()
-    served = ProgramServer(program)
+    if policy is None:
+        policy = serving.http_policy(*address) if address is not None else serving.Policy()
+    served = ProgramServer(program, max_result_bytes=policy.max_result_bytes)
     import anyio
     try:
         if address is None:
@@ -36,8 +40,16 @@ def serve(program, address=None) -> int:
             anyio.run(served.run_stdio)
         else:
             host, port = address
-            anyio.run(lambda: served.serve_http(host, port, announce=lambda url: _write(
-                sys.stderr, f"{program.name}: serving MCP at {url}\n")))
+            anyio.run(lambda: served.serve_http(host, port, policy=policy, announce=lambda url: \
+                _write(sys.stderr, announcement(program.name, url, policy))))
     except KeyboardInterrupt:
         return 130
     return 0
+
+
+def announcement(name: str, url: str, policy) -> str:
+    """What a person sees on stderr once an HTTP server listens: its address first (one line,
+    `NAME: serving MCP at URL`), then how to authenticate and who can reach it."""
+    from workbench.runtime.serving import exposure
+    return "".join(f"{name}: {line}\n" for line in [f"serving MCP at {url}",
+                                                    *exposure(policy, url)])

@@ -35,7 +35,7 @@ from workbench.runtime import envelope as _envelope
 from workbench.runtime.arguments import check_arguments, to_argv, with_json
 from workbench.surfaces import tools as _tools
 
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
+from workbench.runtime.serving import LOOPBACK
 logger = logging.getLogger("workbench.mcp")
 _NOT_AN_OBJECT: ContextVar = ContextVar("burgee_arguments_not_an_object", default=None)
 """The `arguments` of the tools/call being handled, when they are not an object."""
@@ -80,8 +80,11 @@ class ProgramServer:
     "arguments", "result", "is_error", "seconds", "error"}`.
     """
 
-    def __init__(self, program, *, caller=None, observer=None, environ=None):
+    def __init__(self, program, *, caller=None, observer=None, environ=None,
+                 max_result_bytes: int | None = None):
+        from workbench.runtime.serving import DEFAULT_MAX_RESULT_BYTES
         self.program = program
+        self.max_result_bytes = max_result_bytes or DEFAULT_MAX_RESULT_BYTES
         self.caller = caller
         self.observer = observer
         self.environ = environ
@@ -164,6 +167,9 @@ class ProgramServer:
                 return _result(refusal, False)
             argv = with_json(to_argv(command, arguments or {}))
             outcome = await anyio.to_thread.run_sync(self._run, ctx, program, command, argv)
+            refusal = too_large(program, command, outcome, self.max_result_bytes)
+            if refusal is not None:
+                return _result(refusal, False)
             return outcome_result(command, outcome)
         except Exception as error:  # noqa: BLE001 - a bug here is still a tool result
             logger.debug("tools/call %s failed", name, exc_info=True)
@@ -263,19 +269,34 @@ class ProgramServer:
                 await anyio.sleep(0.005)
         self._unanswered.clear()
 
-    def http_app(self, host: str = "127.0.0.1", path: str = "/mcp"):
-        """The Starlette app for streamable HTTP at `path`, DNS-rebinding protection on."""
+    def http_app(self, host: str = "127.0.0.1", path: str = "/mcp", *, policy=None):
+        """The ASGI app for streamable HTTP at `path`: DNS-rebinding protection on, behind the
+        bearer-token check, sessions bounded (`policy`, a `workbench.runtime.serving.Policy`;
+        None: a random token the caller cannot know, so pass one)."""
+        from workbench.mcp._guard import bound_sessions, guard
+        from workbench.runtime.serving import WILDCARD, Policy, new_token
+        policy = policy or Policy(host, token=new_token(), token_source="random")
         security = None
         if host not in LOOPBACK:
             from mcp.server.transport_security import TransportSecuritySettings
-            shown = f"[{host}]" if ":" in host else host
-            security = TransportSecuritySettings(
-                enable_dns_rebinding_protection=True, allowed_hosts=[f"{shown}:*"],
-                allowed_origins=[f"http://{shown}:*", f"https://{shown}:*"])
-        return self.server.streamable_http_app(streamable_http_path=path, host=host,
-                                               transport_security=security)
+            if host in WILDCARD:   # any name may reach it: the token is the protection
+                security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+            else:
+                shown = f"[{host}]" if ":" in host else host
+                security = TransportSecuritySettings(
+                    enable_dns_rebinding_protection=True, allowed_hosts=[f"{shown}:*"],
+                    allowed_origins=[f"http://{shown}:*", f"https://{shown}:*"])
+        app = self.server.streamable_http_app(
+            streamable_http_path=path, host=host, transport_security=security,
+            max_sessions=policy.max_sessions, session_idle_timeout=policy.idle_timeout)
+        manager = getattr(self.server, "_session_manager", None)
+        if manager is not None:
+            bound_sessions(manager)
+        self.max_result_bytes = policy.max_result_bytes
+        return guard(app, policy.token)
 
-    async def serve_http(self, host: str = "127.0.0.1", port: int = 0, *, announce=None) -> None:
+    async def serve_http(self, host: str = "127.0.0.1", port: int = 0, *, announce=None,
+                         policy=None) -> None:
         """Serve streamable HTTP at http://host:port/mcp until cancelled or shut down.
 
         `announce(url)` is called once the socket listens (port 0 picks a free port)."""
@@ -290,8 +311,9 @@ class ProgramServer:
         sock.bind((host, port))
         sock.listen(128)
         port = sock.getsockname()[1]
-        config = uvicorn.Config(self.http_app(host=host), host=host, port=port, log_config=None,
-                                log_level="warning", lifespan="on", timeout_graceful_shutdown=2)
+        config = uvicorn.Config(self.http_app(host=host, policy=policy), host=host, port=port,
+                                log_config=None, log_level="warning", lifespan="on",
+                                timeout_graceful_shutdown=2)
         server = uvicorn.Server(config)
         shown = f"[{host}]" if ":" in host else host
         url = f"http://{shown}:{port}/mcp"
@@ -447,6 +469,32 @@ def outcome_result(command, outcome) -> dict:
             and isinstance(doc.get("data"), dict):
         structured = doc["data"]
     return _result(doc or {}, ok, text=text, structured=structured)
+
+
+def too_large(program, command, outcome, limit: int):
+    """The `result_too_large` envelope when the result text of `outcome` is over `limit`
+    UTF-8 bytes (it is then never encoded for the wire), else None. Names the paging
+    arguments when the command is paginated."""
+    text = outcome.stdout
+    if len(text) <= limit // 4 or (len(text) <= limit and len(text.encode("utf-8")) <= limit):
+        return None
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size <= limit:
+        return None
+    name = " ".join(command.path)
+    if command.paginated:
+        hint = ("ask for a page at a time: --limit N (tool argument limit), then --cursor "
+                "with the next_cursor it gives (cursor), and --fields a,b (fields) for only the "
+                "fields you need")
+    else:
+        hint = ("ask for less with the command's own options; or whoever starts the server "
+                "raises the limit with --max-result-bytes N or $BURGEE_MCP_MAX_RESULT_BYTES")
+    doc = _envelope.failure(
+        "result_too_large", f"'{name}' gave a {size:,}-byte result; this server sends at most "
+        f"{limit:,} bytes (the command ran; its result was dropped)",
+        exit=_envelope.EXIT_FAILURE, hint=hint, size=size, limit=limit,
+        paging=["--limit", "--cursor", "--fields"] if command.paginated else None)
+    return _envelope.stamp(doc, program.schema_version)
 
 
 def unknown_tool(program, name) -> dict:
