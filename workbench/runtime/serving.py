@@ -140,7 +140,7 @@ def http_policy(host: str, port: int, *, environ=None, token_file: str | None = 
         raise PolicyError(
             "remote_bind", f"--no-auth is for 127.0.0.1 only; {host} is reachable from other "
             "machines", "drop --no-auth (clients send the printed bearer token), or serve on "
-            "127.0.0.1", ["--no-auth"])
+            "127.0.0.1", ["--allow-remote"])
     sessions, idle, result = limits(environ, max_sessions=max_sessions,
                                     idle_timeout=idle_timeout,
                                     max_result_bytes=max_result_bytes)
