@@ -489,10 +489,11 @@ def too_large(program, command, outcome, limit: int):
     else:
         hint = ("ask for less with the command's own options; or whoever starts the server "
                 "raises the limit with --max-result-bytes N or $BURGEE_MCP_MAX_RESULT_BYTES")
+    from workbench.declaration.exits import SERVER_ERRORS
     doc = _envelope.failure(
         "result_too_large", f"'{name}' gave a {size:,}-byte result; this server sends at most "
         f"{limit:,} bytes (the command ran; its result was dropped)",
-        exit=_envelope.EXIT_FAILURE, hint=hint, size=size, limit=limit,
+        exit=SERVER_ERRORS["result_too_large"][0], hint=hint, size=size, limit=limit,
         paging=["--limit", "--cursor", "--fields"] if command.paginated else None)
     return _envelope.stamp(doc, program.schema_version)
 
