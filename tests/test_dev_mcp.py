@@ -318,3 +318,21 @@ async def test_progress_from_a_subprocess_call_reaches_the_client(tmp_path):
         await bench.stop()
     assert result.is_error is False
     assert heard[0] == (1.0, 3.0, "step 1") and heard[-1] == (3.0, 3.0, "step 3")
+
+
+async def test_the_dev_server_wants_its_bearer_token_on_every_route(served):
+    import httpx2
+    from mcp import Client
+    bench, url, file = served
+    assert bench.token and bench.policy.token_source in ("random", "env")
+    root = url.rsplit("/mcp", 1)[0]
+    async with httpx2.AsyncClient(timeout=30) as http:
+        for method, where in [("POST", url), ("GET", url), ("GET", root + "/elsewhere")]:
+            answer = await http.request(method, where, headers={"Accept": "text/event-stream"})
+            assert answer.status_code == 401 and answer.headers["www-authenticate"]
+        wrong = await http.post(url, headers={"Authorization": "Bearer " + "z" * 43})
+        assert wrong.status_code == 401
+    copied = bench.client_config("claude-code")
+    assert copied.endswith(f"--header 'Authorization: Bearer {bench.token}'")
+    async with Client(authed(url, bench.token), mode="legacy", cache=None) as client:
+        assert "hello" in await tool_names(client)
