@@ -51,5 +51,9 @@ def announcement(name: str, url: str, policy) -> str:
     """What a person sees on stderr once an HTTP server listens: its address first (one line,
     `NAME: serving MCP at URL`), then how to authenticate and who can reach it."""
     from workbench.runtime.serving import exposure
-    return "".join(f"{name}: {line}\n" for line in [f"serving MCP at {url}",
-                                                    *exposure(policy, url)])
+    from workbench.surfaces.clients import TOKEN_PLACEHOLDER, http_config
+    shown = policy.token if policy.token_source in ("random", None) else TOKEN_PLACEHOLDER
+    claude = http_config(name, "claude-code", url, shown)["snippet"]
+    return "".join(f"{name}: {line}\n" for line in [
+        f"serving MCP at {url}", *exposure(policy, url), f"connect Claude Code: {claude}",
+        f"other clients: {name} mcp config --client cursor --url {url}"])
