@@ -187,7 +187,8 @@ def mcp(tmp_path_factory):
 
     async def http(url, token=TOKEN):
         heard = _Heard()
-        async with Client(authed(url, token), cache=None, mode="legacy", logging_callback=heard.log) as client:
+        async with Client(authed(url, token), cache=None, mode="legacy",
+                          logging_callback=heard.log) as client:
             return await _session(client, heard)
 
     async def dev():

@@ -104,7 +104,8 @@ async def test_an_http_client_hears_list_changed_and_sees_the_new_tool(served):
     bench, url, file = served
     assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp")
     listener = Listener()
-    async with Client(authed(url, bench.token), mode="legacy", message_handler=listener, cache=None) as client:
+    async with Client(authed(url, bench.token), mode="legacy", message_handler=listener,
+                      cache=None) as client:
         assert await tool_names(client) == ["hang", "hello", "login"]
         save(file, source(BYE))
         await asyncio.wait_for(listener.heard.wait(), 20)
@@ -240,7 +241,8 @@ async def test_a_file_broken_at_start_serves_no_tools_until_it_loads(tmp_path):
     try:
         assert (await next_state(queue)).load_error.kind == "syntax"
         listener = Listener()
-        async with Client(authed(url, bench.token), mode="legacy", message_handler=listener, cache=None) as client:
+        async with Client(authed(url, bench.token), mode="legacy", message_handler=listener,
+                          cache=None) as client:
             assert await tool_names(client) == []
             save(file, source())
             await asyncio.wait_for(listener.heard.wait(), 20)

@@ -16,8 +16,8 @@ import urllib.request
 import anyio
 import pytest
 
-from _mcp_helpers import (ROOT, SAMPLES, authed, bearer, caller_env, full_env, http_server, stdio_params,
-                          text_of)
+from _mcp_helpers import (ROOT, SAMPLES, authed, bearer, caller_env, full_env, http_server,
+                          stdio_params, text_of)
 from workbench.loader import load_program
 from workbench.surfaces.tools import list_tools
 

@@ -211,7 +211,8 @@ async def test_a_stdio_session_survives_every_misbehaving_handler(tmp_path):
 async def test_an_http_session_survives_every_misbehaving_handler(tmp_path):
     from mcp import Client
     process = subprocess.Popen([sys.executable, str(UNRULY), "mcp", "--http", "127.0.0.1:0"],
-                               env=full_env(caller_env(tmp_path) | {"BURGEE_MCP_TOKEN": TOKEN}), stdin=subprocess.DEVNULL,
+                               env=full_env(caller_env(tmp_path) | {"BURGEE_MCP_TOKEN": TOKEN}),
+                               stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = await asyncio.to_thread(process.stderr.readline)
