@@ -337,3 +337,16 @@ def test_the_dev_dashboard_copies_a_config_with_the_live_token(tmp_path):
             continue
         assert _header_of(client, config | {"snippet": snippet.replace(
             "burgee-dev", "huge")}) == "Bearer dev-token-1"
+
+
+async def test_burgee_mcp_file_http_wants_the_token_too(extra, tmp_path):
+    """An adapted Click program served by `burgee mcp FILE --http` goes through the same gate."""
+    from mcp import Client
+
+    from _mcp_helpers import SAMPLES, adapted
+    file = SAMPLES / "click_app.py"
+    assert adapted(file)
+    with http_server(file, extra, tmp_path) as (url, _), _http() as http:
+        assert http.post(url, headers=MCP_HEADERS, json=INITIALIZE).status_code == 401
+        async with Client(authed(url), mode="legacy", cache=None) as client:
+            assert (await client.list_tools()).tools
