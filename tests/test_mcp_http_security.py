@@ -16,7 +16,7 @@ import anyio
 import pytest
 
 from _mcp_helpers import (TOKEN, authed, bearer, caller_env, full_env, http_server, stdio_params,
-                          text_of, wait_for)
+                          text_of)
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 HUGE = PROGRAMS / "huge.py"
@@ -350,3 +350,28 @@ async def test_burgee_mcp_file_http_wants_the_token_too(extra, tmp_path):
         assert http.post(url, headers=MCP_HEADERS, json=INITIALIZE).status_code == 401
         async with Client(authed(url), mode="legacy", cache=None) as client:
             assert (await client.list_tools()).tools
+
+
+async def test_the_dev_server_refuses_a_large_result_and_keeps_no_copy(tmp_path, monkeypatch):
+    """`burgee dev` runs calls in a subprocess: a 20 MB result over a 1 MB limit is
+    result_too_large, and the traffic log holds the small refusal, not the result."""
+    from mcp import Client
+
+    from workbench.dev.engine import Workbench
+    from workbench.runtime.serving import http_policy
+    for key, value in caller_env(tmp_path).items():
+        monkeypatch.setenv(key, value)
+    bench = Workbench(str(HUGE), load_timeout=10.0, call_timeout=60.0,
+                      policy=http_policy("127.0.0.1", 0, max_result_bytes=1_000_000))
+    url = await bench.start(watch=False)
+    try:
+        async with Client(authed(url, bench.token), mode="legacy", cache=None) as client:
+            _too_large(await client.call_tool("blob", {"megabytes": 20}))
+            assert not (await client.call_tool("small", {})).is_error
+        with anyio.fail_after(30):   # each call is recorded as it is answered
+            while sum(e.method == "tools/call" for e in bench.traffic) < 2:
+                await anyio.sleep(0.05)
+        kept = [e for e in bench.traffic if e.tool == "blob"]
+        assert kept and all(len(e.result or "") < 2000 for e in kept)
+    finally:
+        await bench.stop()
