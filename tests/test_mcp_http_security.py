@@ -375,3 +375,19 @@ async def test_the_dev_server_refuses_a_large_result_and_keeps_no_copy(tmp_path,
         assert kept and all(len(e.result or "") < 2000 for e in kept)
     finally:
         await bench.stop()
+
+
+def test_an_idle_session_is_closed_after_the_idle_timeout(extra, tmp_path):
+    import time
+    with http_server(HUGE, extra, tmp_path, "--idle-timeout", "0.5") as (url, _), \
+            _http() as http:
+        answer = http.post(url, headers=MCP_HEADERS | bearer(), json=INITIALIZE)
+        session = answer.headers["mcp-session-id"]
+        ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+        headers = MCP_HEADERS | bearer() | {"mcp-session-id": session,
+                                            "mcp-protocol-version": "2025-06-18"}
+        deadline = time.monotonic() + 30
+        while http.post(url, headers=headers, json=ping).status_code == 200:
+            assert time.monotonic() < deadline, "the idle session was never closed"
+            time.sleep(1.0)     # longer than the timeout: the session goes idle in between
+        assert http.post(url, headers=headers, json=ping).status_code == 404
