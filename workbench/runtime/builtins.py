@@ -43,8 +43,8 @@ class Served:
 
 
 def run_builtin(program, request, world, serve=None):
-    """Dispatch a parsed built-in; `serve(program, address)` runs the MCP server (the process
-    entry point hands it in; in-process callers have none)."""
+    """Dispatch a parsed built-in; `serve(program, address, policy=)` runs the MCP server (the
+    process entry point hands it in; in-process callers have none)."""
     builtin = request.builtin
     if request.flags["help"]:
         return _about(program, builtin, request.json)
