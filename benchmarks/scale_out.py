@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 KEYED = ROOT / "tests" / "programs" / "keyed.py"
 
+from _mcp_helpers import authed  # noqa: E402
 from _postgres import missing, throwaway_postgres  # noqa: E402
 from _uvicorn import uvicorn_pool, worker_pids  # noqa: E402
 
@@ -51,7 +52,7 @@ async def one_key(url, folder: Path, tag: str, clients=16) -> dict:
     answers = []
 
     async def client():
-        async with Client(url, mode="legacy", cache=None) as session:
+        async with Client(authed(url), mode="legacy", cache=None) as session:
             pid = _doc(await session.call_tool("who", {}))["data"]["pid"]
             answers.append((pid, _doc(await session.call_tool("act", arguments))))
 
@@ -78,7 +79,7 @@ async def mixed(url, folder: Path, calls: int, clients: int, tag: str) -> dict:
     per_client = calls // clients
 
     async def client(number):
-        async with Client(url, mode="legacy", cache=None) as session:
+        async with Client(authed(url), mode="legacy", cache=None) as session:
             previous = None
             for index in range(per_client):
                 kind = index % 4

@@ -13,6 +13,28 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_programs"
+TOKEN = "test-token-" + "x" * 32
+"""The bearer token the test HTTP servers get ($BURGEE_MCP_TOKEN) and the clients send."""
+
+
+def authed(url: str, token: str | None = TOKEN):
+    """A streamable-HTTP transport for `mcp.Client` that sends `Authorization: Bearer token`
+    (none when token is None): `Client(authed(url), ...)` where a test had `Client(url)`."""
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    @contextlib.asynccontextmanager
+    async def transport():
+        headers = {"Authorization": f"Bearer {token}"} if token is not None else None
+        async with create_mcp_http_client(headers=headers) as http, \
+                streamable_http_client(url, http_client=http) as streams:
+            yield streams
+    return transport()
+
+
+def bearer(token: str = TOKEN) -> dict:
+    """The Authorization header, for raw HTTP requests (urllib, httpx)."""
+    return {"Authorization": f"Bearer {token}"}
 
 
 def caller_env(state: Path) -> dict:
@@ -67,10 +89,12 @@ def stdio_params(file, extra: dict, cwd, *args):
 
 
 @contextlib.contextmanager
-def http_server(file, extra: dict, cwd, *args):
-    """`python FILE mcp --http 127.0.0.1:0` in a subprocess; yields (url, process)."""
-    process = subprocess.Popen([sys.executable, *server_argv(file, "--http", "127.0.0.1:0", *args)],
-                               env=full_env(extra), stdin=subprocess.DEVNULL,
+def http_server(file, extra: dict, cwd, *args, address="127.0.0.1:0", token=TOKEN):
+    """`python FILE mcp --http 127.0.0.1:0` in a subprocess, its token `token` (None: a
+    random one, printed); yields (url, process). Clients connect with `authed(url)`."""
+    env = full_env(extra) | ({"BURGEE_MCP_TOKEN": token} if token is not None else {})
+    process = subprocess.Popen([sys.executable, *server_argv(file, "--http", address, *args)],
+                               env=env, stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                cwd=str(cwd))
     try:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 
+from _mcp_helpers import TOKEN, authed
 from _postgres import free_port
 
 APP = """from workbench.mcp import asgi
@@ -22,7 +23,7 @@ async def call(url, name, arguments, mode="legacy"):
     import anyio
     from mcp import Client
     with anyio.fail_after(300):   # a hang fails the caller rather than blocking it forever
-        async with Client(url, mode=mode, cache=None) as client:
+        async with Client(authed(url), mode=mode, cache=None) as client:
             return await client.call_tool(name, arguments)
 
 
@@ -54,6 +55,7 @@ def uvicorn_pool(program_file, workers: int, env: dict, folder, server: str = "u
     os.makedirs(app_dir, exist_ok=True)
     with open(os.path.join(app_dir, "app.py"), "w") as handle:
         handle.write(APP.format(file=str(program_file)))
+    env = {"BURGEE_MCP_TOKEN": TOKEN, **env}   # every worker checks the same token
     port = free_port()
     log = open(os.path.join(str(folder), "uvicorn.log"), "w")
     argv = {"uvicorn": ["-m", "uvicorn", "app:app", "--app-dir", app_dir, "--host",

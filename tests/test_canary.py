@@ -20,7 +20,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from _mcp_helpers import caller_env, full_env, http_server, stdio_params, text_of
+from _mcp_helpers import TOKEN, authed, caller_env, full_env, http_server, stdio_params, text_of
 
 ROOT = Path(__file__).resolve().parent.parent
 SPREADER = ROOT / "tests" / "programs" / "spreader.py"
@@ -185,16 +185,17 @@ def mcp(tmp_path_factory):
             found["stdio"] = _places("stdio", session,
                                      {"MCP server stderr (stdio)": errlog.read()})
 
-    async def http(url):
+    async def http(url, token=TOKEN):
         heard = _Heard()
-        async with Client(url, cache=None, mode="legacy", logging_callback=heard.log) as client:
+        async with Client(authed(url, token), cache=None, mode="legacy",
+                          logging_callback=heard.log) as client:
             return await _session(client, heard)
 
     async def dev():
         bench = Workbench(str(SPREADER), load_timeout=10.0, call_timeout=30.0)
         url = await bench.start(watch=False)
         try:
-            session = await http(url)
+            session = await http(url, bench.token)
         finally:
             await bench.stop()
         calls = [entry for entry in bench.traffic if entry.method == "tools/call"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from _mcp_helpers import authed
 from _dashboard_helpers import (SAMPLE_NAMES, SAMPLES, copy_sample, dashboard,
                                 generated_program, save, until)
 
@@ -239,7 +240,8 @@ async def test_a_connected_client_shows_up_in_traffic_and_the_header_has_the_url
     async with dashboard(SAMPLES / "deploy.py", serve=True, stable=False) as (app, pilot):
         url = app.bench.url
         assert url.startswith("http://127.0.0.1:") and url in app.header.text
-        async with Client(url, cache=None) as client:
+        assert f"token {app.bench.token[:6]}\u2026" in app.header.text   # the rest is copied
+        async with Client(authed(url, app.bench.token), cache=None) as client:
             await client.call_tool("status", {"target": "prod"})
         await until(pilot, lambda: any(e.tool == "status" for e in app.bench.traffic),
                     what="the call in the traffic record")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from _mcp_helpers import authed
 from _dashboard_helpers import SAMPLES, dashboard, until
 
 from workbench.dev import cost
@@ -109,7 +110,7 @@ async def test_traffic_names_clients_orders_rows_and_opens_a_whole_masked_reques
     long_words = "word " * 60
     async with dashboard(file, serve=True, size=(160, 48)) as (app, pilot):
         info = mcp_types.Implementation(name="test-agent", version="1")
-        async with Client(app.bench.url, cache=None, mode="legacy",
+        async with Client(authed(app.bench.url, app.bench.token), cache=None, mode="legacy",
                           client_info=info) as client:
             await client.call_tool("say", {"token": SECRET, "words": long_words})
         await until(pilot, lambda: any(e.tool == "say" for e in app.bench.traffic),

@@ -9,6 +9,8 @@ import textwrap
 
 import pytest
 
+from _mcp_helpers import authed
+
 pytestmark = pytest.mark.asyncio
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -34,21 +36,25 @@ async def test_burgee_dev_piped_serves_http_and_reloads_until_ctrl_c(tmp_path):
     process = subprocess.Popen([sys.executable, "-m", "workbench.cli", "dev", str(file)],
                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, cwd=tmp_path,
-                               env={**os.environ, "PYTHONPATH": ROOT})
+                               env={**{k: v for k, v in os.environ.items()
+                                       if k != "BURGEE_MCP_TOKEN"},
+                                    "PYTHONPATH": ROOT})
     try:
         lines = []
-        while not any("serving MCP at" in line for line in lines):
+        while not any("bearer token" in line for line in lines):
             line = await asyncio.wait_for(asyncio.to_thread(process.stderr.readline), 30)
             assert line, "".join(lines)
             lines.append(line)
-        url = lines[-1].split("serving MCP at ", 1)[1].split()[0]
+        url = lines[-2].split("serving MCP at ", 1)[1].split()[0]
+        token = lines[-1].split("bearer token (this start only): ", 1)[1].strip()
         heard = asyncio.Event()
 
         async def on_message(message):
             if type(message).__name__ == "ToolListChangedNotification":
                 heard.set()
 
-        async with Client(url, mode="legacy", message_handler=on_message, cache=None) as client:
+        async with Client(authed(url, token), mode="legacy", message_handler=on_message,
+                          cache=None) as client:
             assert [t.name for t in (await client.list_tools()).tools] == ["hello"]
             file.write_text(APP.replace("EXTRA", 'Command(name="bye", description="Say bye", '
                                         'effects="read_only", run=hello, examples=["app bye"]),'),

@@ -7,6 +7,8 @@ import textwrap
 
 import pytest
 
+from _mcp_helpers import authed
+
 from workbench.dev.engine import Workbench
 
 pytestmark = pytest.mark.asyncio
@@ -102,7 +104,8 @@ async def test_an_http_client_hears_list_changed_and_sees_the_new_tool(served):
     bench, url, file = served
     assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp")
     listener = Listener()
-    async with Client(url, mode="legacy", message_handler=listener, cache=None) as client:
+    async with Client(authed(url, bench.token), mode="legacy", message_handler=listener,
+                      cache=None) as client:
         assert await tool_names(client) == ["hang", "hello", "login"]
         save(file, source(BYE))
         await asyncio.wait_for(listener.heard.wait(), 20)
@@ -112,7 +115,7 @@ async def test_an_http_client_hears_list_changed_and_sees_the_new_tool(served):
 async def test_a_2026_era_client_hears_it_on_its_listen_stream(served):
     from mcp import Client
     bench, url, file = served
-    async with Client(url, cache=None) as client:
+    async with Client(authed(url, bench.token), cache=None) as client:
         assert client.protocol_version >= "2026"
         async with client.listen(tools_list_changed=True) as subscription:
             save(file, source(BYE))
@@ -134,7 +137,7 @@ async def test_a_broken_save_keeps_the_last_good_program_served(served, broken, 
     from mcp import Client
     bench, url, file = served
     queue = states(bench)
-    async with Client(url, mode="legacy", cache=None) as client:
+    async with Client(authed(url, bench.token), mode="legacy", cache=None) as client:
         save(file, source() + "\n" + broken)
         state = await next_state(queue)
         assert state.load_error.kind == kind and state.program is not None
@@ -152,7 +155,7 @@ async def test_a_broken_save_keeps_the_last_good_program_served(served, broken, 
 async def test_a_hanging_handler_is_cut_off_and_the_next_call_works(served):
     from mcp import Client
     bench, url, file = served
-    async with Client(url, mode="legacy", cache=None) as client:
+    async with Client(authed(url, bench.token), mode="legacy", cache=None) as client:
         result = await client.call_tool("hang", {})
         assert result.is_error
         assert '"exit":7' in result.content[0].text and "did not finish" in result.content[0].text
@@ -163,7 +166,7 @@ async def test_a_hanging_handler_is_cut_off_and_the_next_call_works(served):
 async def test_traffic_is_recorded_with_sensitive_values_hidden(served):
     from mcp import Client
     bench, url, file = served
-    async with Client(url, mode="legacy", cache=None) as client:
+    async with Client(authed(url, bench.token), mode="legacy", cache=None) as client:
         await client.list_tools()
         await client.call_tool("login", {"user": "ada", "password": "hunter2"})
     calls = [entry for entry in bench.traffic if entry.method == "tools/call"]
@@ -188,7 +191,7 @@ async def test_chaos_100_saves_while_a_client_keeps_calling(tmp_path):
     seen_lists, failures = [], []
     done = asyncio.Event()
     try:
-        async with Client(url, mode="legacy", cache=None) as client:
+        async with Client(authed(url, bench.token), mode="legacy", cache=None) as client:
             async def keep_calling():
                 i = 0
                 while not done.is_set():
@@ -238,7 +241,8 @@ async def test_a_file_broken_at_start_serves_no_tools_until_it_loads(tmp_path):
     try:
         assert (await next_state(queue)).load_error.kind == "syntax"
         listener = Listener()
-        async with Client(url, mode="legacy", message_handler=listener, cache=None) as client:
+        async with Client(authed(url, bench.token), mode="legacy", message_handler=listener,
+                          cache=None) as client:
             assert await tool_names(client) == []
             save(file, source())
             await asyncio.wait_for(listener.heard.wait(), 20)
@@ -270,8 +274,8 @@ async def test_the_dev_server_gives_the_same_tools_and_bytes_as_tool_mcp(sample,
                     calls.append((command.tool_name, arguments))
         assert calls
         with http_server(SAMPLES / sample, caller_env(tmp_path / "plain"), tmp_path) as (url, _):
-            async with Client(dev_url, mode="legacy", cache=None) as dev, \
-                    Client(url, mode="legacy", cache=None) as plain:
+            async with Client(authed(dev_url, bench.token), mode="legacy", cache=None) as dev, \
+                    Client(authed(url), mode="legacy", cache=None) as plain:
                 dev_tools = (await dev.list_tools()).model_dump(by_alias=True, exclude_none=True)
                 plain_tools = (await plain.list_tools()).model_dump(by_alias=True,
                                                                     exclude_none=True)
@@ -309,10 +313,28 @@ async def test_progress_from_a_subprocess_call_reaches_the_client(tmp_path):
 
     url = await bench.start(watch=False)
     try:
-        async with Client(url, mode="legacy", cache=None) as client:
+        async with Client(authed(url, bench.token), mode="legacy", cache=None) as client:
             result = await client.call_tool("count", {}, progress_callback=on_progress)
             await asyncio.sleep(0.2)   # notifications and the result race on the wire
     finally:
         await bench.stop()
     assert result.is_error is False
     assert heard[0] == (1.0, 3.0, "step 1") and heard[-1] == (3.0, 3.0, "step 3")
+
+
+async def test_the_dev_server_wants_its_bearer_token_on_every_route(served):
+    import httpx2
+    from mcp import Client
+    bench, url, file = served
+    assert bench.token and bench.policy.token_source in ("random", "env")
+    root = url.rsplit("/mcp", 1)[0]
+    async with httpx2.AsyncClient(timeout=30) as http:
+        for method, where in [("POST", url), ("GET", url), ("GET", root + "/elsewhere")]:
+            answer = await http.request(method, where, headers={"Accept": "text/event-stream"})
+            assert answer.status_code == 401 and answer.headers["www-authenticate"]
+        wrong = await http.post(url, headers={"Authorization": "Bearer " + "z" * 43})
+        assert wrong.status_code == 401
+    copied = bench.client_config("claude-code")
+    assert copied.endswith(f"--header 'Authorization: Bearer {bench.token}'")
+    async with Client(authed(url, bench.token), mode="legacy", cache=None) as client:
+        assert "hello" in await tool_names(client)

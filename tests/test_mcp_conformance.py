@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from _mcp_helpers import (SAMPLES, State, caller_env, examples, http_server, run_cli,
+from _mcp_helpers import (SAMPLES, State, authed, caller_env, examples, http_server, run_cli,
                           sample_files, stdio_params, text_of)
 from workbench.runtime.arguments import from_argv
 from workbench.loader import load_program
@@ -115,7 +115,7 @@ async def test_examples_give_the_same_bytes_over_http_in_both_eras(file, tmp_pat
     extra = caller_env(state.live)
     with http_server(file, extra, tmp_path) as (url, _process):
         for mode in ("legacy", "auto"):
-            async with Client(url, mode=mode, cache=None) as client:
+            async with Client(authed(url), mode=mode, cache=None) as client:
                 compared, mismatches = await _compare(client, file, program, plan, state,
                                                       extra, tmp_path)
             assert compared >= 1

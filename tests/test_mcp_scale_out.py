@@ -10,6 +10,7 @@ import time
 import anyio
 import pytest
 
+from _mcp_helpers import bearer
 from conftest import PROGRAMS, ROOT, clean_env
 from _uvicorn import call, uvicorn_pool, worker_pids
 
@@ -66,16 +67,30 @@ async def test_the_asgi_app_checks_host_and_origin(tmp_path):
     ping = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
     with uvicorn_pool(KEYED, 1, env, tmp_path) as url:
         await worker_pids(url, 1)
-        for headers, code in (({"Host": "evil.example"}, 421),
+        for headers, code in (({"Authorization": "Bearer wrong"}, 401),
+                              ({"Host": "evil.example"}, 421),
                               ({"Origin": "http://evil.example"}, 403),
                               ({"Host": "mcp.example.com",
                                 "Origin": "https://mcp.example.com"}, 200)):
             request = urllib.request.Request(url, data=ping, method="POST", headers={
                 "Content-Type": "application/json",
-                "Accept": "application/json, text/event-stream", **headers})
+                "Accept": "application/json, text/event-stream", **bearer(), **headers})
             try:
                 with urllib.request.urlopen(request, timeout=30) as response:
                     status = response.status
             except urllib.error.HTTPError as error:
                 status = error.code
             assert status == code, (headers, status)
+
+
+def test_the_asgi_app_needs_a_token_to_be_built(monkeypatch):
+    """Every worker must check the same bearer token: with no token and no BURGEE_MCP_TOKEN the
+    app is refused (naming the fix); auth=False leaves auth to the caller's middleware."""
+    from workbench.declaration.model import Fail
+    from workbench.mcp import asgi
+    monkeypatch.delenv("BURGEE_MCP_TOKEN", raising=False)
+    with pytest.raises(Fail) as refused:
+        asgi(str(KEYED), environ={})
+    assert refused.value.code == "missing_token" and "BURGEE_MCP_TOKEN" in refused.value.hint
+    assert asgi(str(KEYED), environ={}, auth=False) is not None
+    assert asgi(str(KEYED), environ={"BURGEE_MCP_TOKEN": "t" * 40}) is not None

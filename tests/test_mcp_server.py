@@ -16,8 +16,8 @@ import urllib.request
 import anyio
 import pytest
 
-from _mcp_helpers import (ROOT, SAMPLES, caller_env, full_env, http_server, stdio_params,
-                          text_of)
+from _mcp_helpers import (ROOT, SAMPLES, authed, bearer, caller_env, full_env, http_server,
+                          stdio_params, text_of)
 from workbench.loader import load_program
 from workbench.surfaces.tools import list_tools
 
@@ -237,11 +237,11 @@ async def test_http_serves_both_eras_and_refuses_a_foreign_host(app, extra, tmp_
     with http_server(app, extra, tmp_path) as (url, _process):
         assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp")
         for mode in ("legacy", "auto"):
-            async with Client(url, mode=mode, cache=None) as client:
+            async with Client(authed(url), mode=mode, cache=None) as client:
                 result = await client.call_tool("area", {"width": 6, "height": 7})
                 assert result.structured_content == {"area": 42}
         request = urllib.request.Request(url, data=b"{}", method="POST", headers={
-            "Host": "evil.example:80", "Content-Type": "application/json",
+            **bearer(), "Host": "evil.example:80", "Content-Type": "application/json",
             "Accept": "application/json, text/event-stream"})
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(request, timeout=10)

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from _mcp_helpers import caller_env, full_env
+from _mcp_helpers import TOKEN, authed, caller_env, full_env
 from conftest import PROGRAMS, clean_env, run_program
 
 UNRULY = PROGRAMS / "unruly.py"
@@ -211,15 +211,16 @@ async def test_a_stdio_session_survives_every_misbehaving_handler(tmp_path):
 async def test_an_http_session_survives_every_misbehaving_handler(tmp_path):
     from mcp import Client
     process = subprocess.Popen([sys.executable, str(UNRULY), "mcp", "--http", "127.0.0.1:0"],
-                               env=full_env(caller_env(tmp_path)), stdin=subprocess.DEVNULL,
+                               env=full_env(caller_env(tmp_path) | {"BURGEE_MCP_TOKEN": TOKEN}),
+                               stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = await asyncio.to_thread(process.stderr.readline)
         url = line.rsplit(" ", 1)[1].strip()
-        async with Client(url, mode="legacy", cache=None) as client:
+        async with Client(authed(url), mode="legacy", cache=None) as client:
             out = await _session_calls(client)
         _check_session(out)
-        async with Client(url, mode="legacy", cache=None) as client:   # a new session too
+        async with Client(authed(url), mode="legacy", cache=None) as client:   # a new session too
             assert not (await client.call_tool("saved", {})).is_error
     finally:
         process.terminate()

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from _mcp_helpers import caller_env, full_env, http_server, text_of
+from _mcp_helpers import authed, caller_env, full_env, http_server, text_of
 from workbench import _text
 from workbench._text import MAX_WORD, clip, distance, nearest
 
@@ -139,7 +139,7 @@ async def test_a_one_megabyte_tool_name_is_refused_and_the_server_answers_on(app
     from mcp import Client
     name = "y" * (1024 * 1024)
     with http_server(app, caller_env(tmp_path / "state"), tmp_path) as (url, _process):
-        async with Client(url, mode="legacy", cache=None) as client:
+        async with Client(authed(url), mode="legacy", cache=None) as client:
             refused = await client.call_tool(name, {"width": 1})
             answered = await client.call_tool("area", {"width": 6, "height": 7})
     doc = json.loads(text_of(refused))

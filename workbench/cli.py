@@ -144,6 +144,14 @@ def _refuse_watch(tokens) -> int:
     return 2
 
 
+def _dev_http_options() -> dict:
+    """`tool mcp --http`'s server flags that apply to `burgee dev` (it serves on 127.0.0.1)."""
+    from workbench.declaration.builtins import http_options
+    options = http_options()
+    del options["allow_remote"]
+    return options
+
+
 def _pretty(data) -> str:
     import json
     return json.dumps(data, indent=2, ensure_ascii=False)
@@ -173,7 +181,8 @@ program = Program(
                                           "to .burgee/traffic/ (R in the dashboard)"),
                          "replay": Option(type="string", placeholder="<file.jsonl>",
                                           description="with --headless: replay recorded calls, "
-                                          "report what answers differently")},
+                                          "report what answers differently"),
+                         **_dev_http_options()},
                 examples=["burgee dev sample_programs/notes.py",
                           "burgee dev sample_programs/notes.py --headless"],
                 run=_dev),

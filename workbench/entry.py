@@ -53,9 +53,9 @@ def run(program: Program | App, argv: list[str] | None = None) -> NoReturn:
     sys.exit(code)
 
 
-def _serve_mcp(program, address) -> int:
+def _serve_mcp(program, address, policy=None) -> int:
     from workbench.mcp import serve
-    return serve(program, address)
+    return serve(program, address, policy=policy)
 
 
 def _is_open(fd: int) -> bool:

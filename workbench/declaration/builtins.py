@@ -18,6 +18,28 @@ SKILL_CLIENTS = ("claude-code",)
 """Clients `tool skills --client` installs skills for."""
 
 HELP_LEVELS = ("names", "summary", "card")
+
+
+def http_options() -> dict:
+    """The HTTP server's flags, the same for `tool mcp --http` and `burgee dev` (rules:
+    `workbench.runtime.serving`); fresh Option objects for each command that declares them."""
+    return {
+        "token_file": Option("string", "the bearer token HTTP clients must send, read from "
+                             "this file (default: $BURGEE_MCP_TOKEN, else a random one, "
+                             "printed)", placeholder="<path>"),
+        "no_auth": Option("boolean", "HTTP on 127.0.0.1 without a bearer token (any local "
+                          "process can call every tool)", negatable=False),
+        "allow_remote": Option("boolean", "allow an HTTP address other machines can reach (a "
+                               "bearer token stays required)", negatable=False),
+        "max_sessions": Option("integer", "open HTTP sessions kept; the oldest idle one is "
+                               "closed for a new one (default 100; $BURGEE_MCP_MAX_SESSIONS)",
+                               placeholder="<n>"),
+        "idle_timeout": Option("number", "seconds before an idle HTTP session is closed "
+                               "(default 600; $BURGEE_MCP_IDLE_TIMEOUT)",
+                               placeholder="<seconds>"),
+    }
+
+
 SHELLS = ("bash", "zsh", "fish")
 FORMATS = ("json", "ndjson")
 
@@ -77,10 +99,20 @@ def _builtins() -> dict:
                 arguments=[Argument("shell", "enum", "the shell", choices=SHELLS)]),
         Builtin(("mcp",), "serve the program over MCP (stdio, or streamable HTTP)",
                 {"http": Option("string", "serve streamable HTTP at HOST:PORT (PORT 0 picks a "
-                                "free port)", placeholder="<host:port>")}),
+                                "free port)", placeholder="<host:port>"),
+                 **http_options(),
+                 "max_result_bytes": Option("integer", "the largest tool result sent, in bytes "
+                                            "(default 4 MiB; $BURGEE_MCP_MAX_RESULT_BYTES)",
+                                            placeholder="<n>")}),
         Builtin(("mcp", "config"), "the configuration that registers this server with a client",
                 {"client": Option("enum", "the MCP client", required=True,
-                                  choices=MCP_CLIENTS)}),
+                                  choices=MCP_CLIENTS),
+                 "url": Option("string", "a running HTTP server's URL (tool mcp --http): "
+                               "configure the client for it, bearer token header included",
+                               placeholder="<url>"),
+                 "token_file": Option("string", "with --url: the server's bearer token, read "
+                                      "from this file (default: $BURGEE_MCP_TOKEN)",
+                                      placeholder="<path>")}),
         Builtin(("skills",), "Agent Skills (SKILL.md) and llms.txt for this program: print or "
                 "install them",
                 {"client": Option("enum", "install into this client's skills folder",

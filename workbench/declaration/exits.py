@@ -15,3 +15,11 @@ EXIT_CODES = {
     141: ("output_closed", "the reader closed standard output; nothing more was written"),
 }
 """Exit code -> (name, meaning). This table only grows."""
+
+SERVER_ERRORS = {
+    "result_too_large": (1, "an MCP tool result was over the server's size limit "
+                            "(--max-result-bytes, default 4 MiB); the command ran, its result "
+                            "was dropped: ask for less (--limit/--cursor/--fields when the "
+                            "command is paginated)"),
+}
+"""Error codes the MCP server gives itself, not a handler: code -> (exit, when)."""

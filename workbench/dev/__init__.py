@@ -48,7 +48,7 @@ def sample_file() -> str:
 def main(file: str | None = None, *, headless: bool = False, update: bool = False,
          port: int | None = None, program_name: str | None = None, run_writes: bool = False,
          snapshots: str | None = None, out=None, schema_version: str = "1",
-         record: bool = False, replay: str | None = None) -> int:
+         record: bool = False, replay: str | None = None, policy=None) -> int:
     """Run `burgee dev FILE`; returns the process exit code.
 
     headless: no screen; check the snapshot folder (default `.burgee/snapshots/` beside the
@@ -60,7 +60,8 @@ def main(file: str | None = None, *, headless: bool = False, update: bool = Fals
     schema_version: with headless, the report's meta.schema_version (the printing program's).
     Without headless: serve MCP on 127.0.0.1:`port` (free port when None), reload on save,
     and keep serving: on a terminal in the dashboard (`q` quits), else logging to stderr
-    until Ctrl-C.
+    until Ctrl-C. policy: the bearer token and bounds (`workbench.runtime.serving.Policy`;
+    None: a random token, or $BURGEE_MCP_TOKEN).
     """
     file = file or sample_file()
     if headless and replay:
@@ -82,10 +83,10 @@ def main(file: str | None = None, *, headless: bool = False, update: bool = Fals
     if out is None and sys.stdin.isatty() and sys.stdout.isatty():
         from workbench.dev.dashboard import run_dashboard   # a terminal: the dashboard
         return run_dashboard(file, port=port, program_name=program_name, run_writes=run_writes,
-                             record=record)
+                             record=record, policy=policy)
     from workbench.dev.serve import serve_http_forever      # piped: one log line per event
     return serve_http_forever(file, port=port, program_name=program_name,
-                              run_writes=run_writes, out=out, record=record)
+                              run_writes=run_writes, out=out, record=record, policy=policy)
 
 
 def headless_report(file: str | None = None, *, update: bool = False,
@@ -104,12 +105,28 @@ def run_dev(ctx):
     with its code; the interactive form serves until Ctrl-C.
     """
     options = ctx.options
+    policy = None if options.get("headless") else _policy(options, ctx.environ)
     code = main(ctx.args.get("file"), headless=bool(options.get("headless")),
                 update=bool(options.get("update")), port=options.get("port"),
                 program_name=options.get("program"), run_writes=bool(options.get("run_writes")),
                 snapshots=options.get("snapshots"), schema_version=ctx.program.schema_version,
-                record=bool(options.get("record")), replay=options.get("replay"))
+                record=bool(options.get("record")), replay=options.get("replay"),
+                policy=policy)
     raise SystemExit(code)
+
+
+def _policy(options, environ):
+    """The HTTP server's Policy from `burgee dev`'s flags (`workbench.runtime.serving`)."""
+    from workbench.runtime import serving
+    try:
+        return serving.http_policy(
+            "127.0.0.1", options.get("port") or 0, environ=environ,
+            token_file=options.get("token_file"), no_auth=bool(options.get("no_auth")),
+            max_sessions=options.get("max_sessions"), idle_timeout=options.get("idle_timeout"))
+    except serving.PolicyError as error:
+        from workbench.declaration.model import Fail
+        raise Fail(error.code, error.message, exit=2, hint=error.hint,
+                   fix=" ".join(["dev", *error.fix])) from None
 
 
 def serve_stdio_watch(file: str | None = None, *, program_name: str | None = None) -> int:

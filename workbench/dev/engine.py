@@ -28,7 +28,8 @@ chars, budget, unit, percent, delta, over; `.for_command(name)`, `.get(id)`, `.t
 `problems` (`Problem`: severity, code, message, fix, command, surface; `problems_for(cmd)`),
 `changes` (`Changes`: added, removed, changed, tokens_delta, `summary()` e.g. "+1 command,
 -40 tokens"), `budgets`, `url`. Commands are named by their path as a string ("pr merge").
-Also on the bench: `traffic` (a deque of `TrafficEntry`), `diffs`, `url`,
+Also on the bench: `traffic` (a deque of `TrafficEntry`), `diffs`, `url`, `token` (the bearer
+token HTTP clients send; `policy` holds it and the bounds, `workbench.runtime.serving`),
 `client_config(client)` (a config for the live HTTP server), `ENVIRONMENTS` in
 `workbench.dev.environments`.
 
@@ -249,8 +250,10 @@ class Workbench:
     def __init__(self, file: str, *, program_name: str | None = None, run_writes: bool = False,
                  load_timeout: float | None = _loader.DEFAULT_LOAD_TIMEOUT,
                  call_timeout: float = DEFAULT_CALL_TIMEOUT,
-                 debounce_ms: int = DEFAULT_DEBOUNCE_MS, traffic_limit: int = 1000):
+                 debounce_ms: int = DEFAULT_DEBOUNCE_MS, traffic_limit: int = 1000,
+                 policy=None):
         self.file = os.path.abspath(file)
+        self.policy = policy        # workbench.runtime.serving.Policy; made by start() if None
         self.program_name = program_name
         self.run_writes = run_writes
         self.snapshots: str | None = None   # the snapshot folder reviews compare with
@@ -506,7 +509,10 @@ class Workbench:
             self.server = self.server or DevServer(self)
             if self.program is not None:
                 self.server.set_program(self.program)
-            self.url = await self.server.start_http(host=host, port=port)
+            if self.policy is None:
+                from workbench.runtime.serving import http_policy
+                self.policy = http_policy(host, port or 0, environ=os.environ)
+            self.url = await self.server.start_http(host=host, port=port, policy=self.policy)
             self.state = replace(self.state, url=self.url)
             self.publish("serving", self.url)
         if watch:
@@ -602,17 +608,19 @@ class Workbench:
         recorder, self.recorder = self.recorder, None
         return recorder
 
+    @property
+    def token(self) -> str | None:
+        """The bearer token HTTP clients send (None before serving, or with --no-auth)."""
+        return self.policy.token if self.policy is not None else None
+
     def client_config(self, client: str = "claude-code") -> str:
-        """A client configuration for the live HTTP server (what the dashboard copies)."""
-        import json
+        """A client configuration for the live HTTP server, its bearer token included (what
+        the dashboard copies); `workbench.surfaces.clients.http_config` writes it."""
+        from workbench.surfaces.clients import TOKEN_PLACEHOLDER, http_config
         url = self.url or "http://127.0.0.1:<port>/mcp"
         name = self.program.name if self.program is not None else "burgee-dev"
-        if client == "claude-code":
-            return f"claude mcp add --transport http {name} {url}"
-        if client == "vscode":
-            return json.dumps({"servers": {name: {"type": "http", "url": url}}}, indent=2)
-        if client == "codex":
-            return f'[mcp_servers.{name}]\nurl = "{url}"\n'
-        if client == "gemini":
-            return json.dumps({"mcpServers": {name: {"httpUrl": url}}}, indent=2)
-        return json.dumps({"mcpServers": {name: {"url": url}}}, indent=2)
+        token = self.token if self.policy is not None else TOKEN_PLACEHOLDER
+        config = http_config(name, client, url, token)
+        if client == "codex" and token is not None:
+            return config["snippet"] + f"# {config['note']}\n"
+        return config["snippet"]

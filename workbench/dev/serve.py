@@ -8,14 +8,15 @@ import sys
 
 
 def serve_http_forever(file: str, *, port: int | None = None, program_name: str | None = None,
-                       run_writes: bool = False, out=None, record: bool = False) -> int:
+                       run_writes: bool = False, out=None, record: bool = False,
+                       policy=None) -> int:
     """Load FILE, serve it over streamable HTTP on 127.0.0.1, reload on save, until Ctrl-C.
 
     Prints the URL and a client config; each reload prints one line. Returns the exit code.
     """
     from workbench.dev.engine import Workbench
     out = out or sys.stderr
-    bench = Workbench(file, program_name=program_name, run_writes=run_writes)
+    bench = Workbench(file, program_name=program_name, run_writes=run_writes, policy=policy)
 
     def show(event):
         if event.kind == "state":
@@ -41,9 +42,12 @@ def serve_http_forever(file: str, *, port: int | None = None, program_name: str 
 
     async def main():
         url = await bench.start(port=port)
+        from workbench.runtime.serving import exposure
         if record:
             print(f"burgee dev: recording MCP calls to {bench.start_recording()}", file=out)
         print(f"burgee dev: serving MCP at {url} (Ctrl-C to stop)", file=out)
+        for line in exposure(bench.policy, url):
+            print(f"burgee dev: {line}", file=out)
         print(f"burgee dev: connect Claude Code with: {bench.client_config('claude-code')}",
               file=out)
         out.flush()

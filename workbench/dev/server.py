@@ -21,6 +21,9 @@ import time
 
 INTERNAL_CLIENT = "burgee-dev"
 RESULT_PREVIEW = 100_000
+"""Characters of a result the traffic log keeps (the rest is dropped, not stored)."""
+KNOWN_SESSIONS = 1000
+"""Session ids whose client name is remembered (a flood of sessions cannot grow it)."""
 
 
 class Outcome:
@@ -172,14 +175,16 @@ class DevServer:
         arguments = record.get("arguments")
         hide = _redactor(program, command, arguments)
         result = record.get("result")
-        if isinstance(result, str):
-            result = hide.text(result)
+        if isinstance(result, str):   # the log keeps a preview, never a whole large result
+            result = hide.text(result[:2 * RESULT_PREVIEW])
             if len(result) > RESULT_PREVIEW:
                 result = result[:RESULT_PREVIEW] + "\u2026"
         session = record.get("session")
         client = record.get("client") or self._clients.get(session) or "unknown"
         if session is not None and client != "unknown":
             self._clients[session] = client     # requests before the session knows its name
+            while len(self._clients) > KNOWN_SESSIONS:
+                del self._clients[next(iter(self._clients))]   # the oldest first
         entry = TrafficEntry(at=record.get("at", time.time()), client=client,
                              session=session, method=record.get("method", "?"),
                              tool=tool, arguments=hide.value(arguments),
@@ -229,15 +234,17 @@ class DevServer:
 
     # --- transports -----------------------------------------------------------------------
 
-    async def start_http(self, *, host: str = "127.0.0.1", port: int | None = None) -> str:
-        """Serve streamable HTTP at http://host:port/mcp as a task on the running loop."""
+    async def start_http(self, *, host: str = "127.0.0.1", port: int | None = None,
+                         policy=None) -> str:
+        """Serve streamable HTTP at http://host:port/mcp as a task on the running loop, behind
+        `policy`'s bearer token and bounds (`workbench.runtime.serving.Policy`)."""
         import logging
 
         import uvicorn
         self._loop = asyncio.get_running_loop()
         for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "mcp", "httpx", "httpx2"):
             logging.getLogger(name).setLevel(logging.WARNING)
-        app = self.core.http_app(host=host)
+        app = self.core.http_app(host=host, policy=policy)
         try:
             sock = _bind(host, port or 0)
         except OSError as exc:

@@ -31,12 +31,16 @@ def _write(stream, text: str) -> None:
         pass
 
 
-def serve(program, address=None) -> int:
+def serve(program, address=None, *, policy=None) -> int:
     """Serve `program` over stdio (address None) or streamable HTTP at (host, port); the exit
-    code. `tool mcp` (parsed by the one parser, `workbench.runtime.builtins`) lands here."""
+    code. `tool mcp` (parsed by the one parser, `workbench.runtime.builtins`) lands here.
+    `policy` (`workbench.runtime.serving.Policy`): the token, bounds and result limit."""
     from workbench.mcp.server import ProgramServer, quiet_logging
+    from workbench.runtime import serving
     quiet_logging()
-    served = ProgramServer(program)
+    if policy is None:
+        policy = serving.http_policy(*address) if address is not None else serving.Policy()
+    served = ProgramServer(program, max_result_bytes=policy.max_result_bytes)
     import anyio
     try:
         if address is None:
@@ -46,15 +50,16 @@ def serve(program, address=None) -> int:
             anyio.run(served.run_stdio)
         else:
             host, port = address
-            anyio.run(lambda: served.serve_http(host, port, announce=lambda url: _write(
-                sys.stderr, f"{program.name}: serving MCP at {url}\n")))
+            anyio.run(lambda: served.serve_http(host, port, policy=policy, announce=lambda url: \
+                _write(sys.stderr, announcement(program.name, url, policy))))
     except KeyboardInterrupt:
         return 130
     return 0
 
 
 def asgi(program: Program | str | os.PathLike, *, stateless: bool = True, path: str = "/mcp",
-         allowed_hosts: list[str] | None = None, environ: dict | None = None) -> Starlette:
+         allowed_hosts: list[str] | None = None, environ: dict | None = None,
+         token: str | None = None, auth: bool = True) -> Starlette:
     """An ASGI app serving `program` (a Program, or a file burgee can load) over streamable
     HTTP at `path`, for any ASGI server:
 
@@ -70,7 +75,9 @@ def asgi(program: Program | str | os.PathLike, *, stateless: bool = True, path: 
     each request to any worker or machine; idempotency keys are shared through
     BURGEE_IDEMPOTENCY_URL (docs/mcp.md). `Host` must be loopback or one of `allowed_hosts`
     (default: BURGEE_MCP_ALLOWED_HOSTS, comma-separated), else 421; a foreign `Origin` is 403.
-    The result is a plain ASGI callable: wrap it in any ASGI middleware (auth, logging).
+    Every request needs `Authorization: Bearer TOKEN` (401 otherwise), the same token in every
+    worker: `token`, else BURGEE_MCP_TOKEN; with neither, building the app is refused.
+    `auth=False` leaves the check to your own middleware or proxy.
 
     Args:
         program: the `Program` to serve, or the path of a file burgee can load (a declared
@@ -82,6 +89,8 @@ def asgi(program: Program | str | os.PathLike, *, stateless: bool = True, path: 
             carry, on any port; None reads BURGEE_MCP_ALLOWED_HOSTS.
         environ: the environment the calls see (default: the process's), which selects the
             idempotency store (BURGEE_IDEMPOTENCY_URL, BURGEE_STATE_DIR).
+        token: the bearer token clients send (default: BURGEE_MCP_TOKEN).
+        auth: False serves without the token check (behind your own auth only).
     """
     import os
 
@@ -89,12 +98,40 @@ def asgi(program: Program | str | os.PathLike, *, stateless: bool = True, path: 
     require("mcp", "workbench.mcp.asgi")   # a Fail naming pip install 'burgee[mcp]'
     from workbench.mcp.server import ProgramServer, quiet_logging
     quiet_logging()
+    from workbench.runtime.serving import TOKEN_ENV, Policy, limits
+    env = environ if environ is not None else os.environ
+    if auth:
+        token = token or env.get(TOKEN_ENV) or None
+        if token is None:
+            from workbench.declaration.model import Fail
+            raise Fail("missing_token", "asgi() serves behind a bearer token and none was given",
+                       exit=2, hint=f"set {TOKEN_ENV} to the same secret in every worker (e.g. "
+                       "python -c \"import secrets; print(secrets.token_urlsafe(32))\"), or pass "
+                       "token=...; auth=False only behind your own auth middleware")
+    else:
+        token = None
+    max_sessions, idle_timeout, max_result = limits(env)
+    policy = Policy("127.0.0.1", token=token, token_source="env" if token else None,
+                    max_sessions=max_sessions, idle_timeout=idle_timeout,
+                    max_result_bytes=max_result)
     if allowed_hosts is None:
-        listed = (environ if environ is not None else os.environ).get(
-            "BURGEE_MCP_ALLOWED_HOSTS", "")
+        listed = env.get("BURGEE_MCP_ALLOWED_HOSTS", "")
         allowed_hosts = [name.strip() for name in listed.split(",") if name.strip()]
     if isinstance(program, (str, os.PathLike)):
         from workbench.loader import load_program
         program = load_program(os.fspath(program))
     served = ProgramServer(program, environ=environ)
-    return served.http_app(path=path, stateless=stateless, allowed_hosts=list(allowed_hosts))
+    return served.http_app(path=path, stateless=stateless, allowed_hosts=list(allowed_hosts),
+                           policy=policy)
+
+
+def announcement(name: str, url: str, policy) -> str:
+    """What a person sees on stderr once an HTTP server listens: its address first (one line,
+    `NAME: serving MCP at URL`), then how to authenticate and who can reach it."""
+    from workbench.runtime.serving import exposure
+    from workbench.surfaces.clients import TOKEN_PLACEHOLDER, http_config
+    shown = policy.token if policy.token_source in ("random", None) else TOKEN_PLACEHOLDER
+    claude = http_config(name, "claude-code", url, shown)["snippet"]
+    return "".join(f"{name}: {line}\n" for line in [
+        f"serving MCP at {url}", *exposure(policy, url), f"connect Claude Code: {claude}",
+        f"other clients: {name} mcp config --client cursor --url {url}"])

@@ -34,7 +34,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from workbench.runtime import toolcall as _toolcall
 from workbench.surfaces import tools as _tools
 
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
+from workbench.runtime.serving import LOOPBACK
 logger = logging.getLogger("workbench.mcp")
 _NOT_AN_OBJECT: ContextVar = ContextVar("burgee_arguments_not_an_object", default=None)
 """The `arguments` of the tools/call being handled, when they are not an object."""
@@ -79,8 +79,11 @@ class ProgramServer:
     "arguments", "result", "is_error", "seconds", "error"}`.
     """
 
-    def __init__(self, program, *, caller=None, observer=None, environ=None):
+    def __init__(self, program, *, caller=None, observer=None, environ=None,
+                 max_result_bytes: int | None = None):
+        from workbench.runtime.serving import DEFAULT_MAX_RESULT_BYTES
         self.program = program
+        self.max_result_bytes = max_result_bytes or DEFAULT_MAX_RESULT_BYTES
         self.caller = caller
         self.observer = observer
         self.environ = environ
@@ -160,6 +163,9 @@ class ProgramServer:
                 return planned
             command, argv = planned
             outcome = await anyio.to_thread.run_sync(self._run, ctx, program, command, argv)
+            refusal = _toolcall.too_large(program, command, outcome, self.max_result_bytes)
+            if refusal is not None:
+                return _toolcall.result(refusal, False)
             return _toolcall.outcome_result(command, outcome)
         except Exception as error:  # noqa: BLE001 - a bug here is still a tool result
             logger.debug("tools/call %s failed", name, exc_info=True)
@@ -256,18 +262,27 @@ class ProgramServer:
                 await anyio.sleep(0.005)
         self._unanswered.clear()
 
-    def http_app(self, host: str = "127.0.0.1", path: str = "/mcp", *, stateless: bool = False,
-                 allowed_hosts=()):
-        """The Starlette app for streamable HTTP at `path`, DNS-rebinding protection on.
+    def http_app(self, host: str = "127.0.0.1", path: str = "/mcp", *, policy=None,
+                 stateless: bool = False, allowed_hosts=()):
+        """The ASGI app for streamable HTTP at `path`: DNS-rebinding protection on, behind the
+        bearer-token check, sessions bounded (`policy`, a `workbench.runtime.serving.Policy`;
+        None: a random token the caller cannot know, so pass one).
 
         `Host` must name `host` or one of `allowed_hosts` (any port; else 421), and an `Origin`
-        must be http(s) on one of them (else 403). `stateless=True` keeps no session between
-        requests (the SDK's stateless mode), so any worker of a pool can answer any request.
+        must be http(s) on one of them (else 403); a wildcard bind leaves names to the token.
+        `stateless=True` keeps no session between requests (the SDK's stateless mode), so any
+        worker of a pool can answer any request.
         """
-        from mcp.server.transport_security import TransportSecuritySettings
+        from workbench.mcp._guard import bound_sessions, guard
+        from workbench.runtime.serving import WILDCARD, Policy, new_token
+        policy = policy or Policy(host, token=new_token(), token_source="random")
         names = ([] if host in LOOPBACK else [host]) + [h for h in allowed_hosts if h]
         security = None
-        if names:
+        if host in WILDCARD:   # any name may reach it: the token is the protection
+            from mcp.server.transport_security import TransportSecuritySettings
+            security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+        elif names:
+            from mcp.server.transport_security import TransportSecuritySettings
             if host in LOOPBACK:
                 names = [*LOOPBACK, *names]
             shown = [f"[{name}]" if ":" in name else name for name in names]
@@ -276,11 +291,18 @@ class ProgramServer:
                 allowed_hosts=[f"{name}{port}" for name in shown for port in ("", ":*")],
                 allowed_origins=[f"{scheme}://{name}{port}" for name in shown
                                  for scheme in ("http", "https") for port in ("", ":*")])
-        return self.server.streamable_http_app(streamable_http_path=path, host=host,
-                                               stateless_http=stateless,
-                                               transport_security=security)
+        app = self.server.streamable_http_app(
+            streamable_http_path=path, host=host, transport_security=security,
+            stateless_http=stateless, max_sessions=policy.max_sessions,
+            session_idle_timeout=policy.idle_timeout)
+        manager = getattr(self.server, "_session_manager", None)
+        if manager is not None and not stateless:
+            bound_sessions(manager)
+        self.max_result_bytes = policy.max_result_bytes
+        return guard(app, policy.token)
 
-    async def serve_http(self, host: str = "127.0.0.1", port: int = 0, *, announce=None) -> None:
+    async def serve_http(self, host: str = "127.0.0.1", port: int = 0, *, announce=None,
+                         policy=None) -> None:
         """Serve streamable HTTP at http://host:port/mcp until cancelled or shut down.
 
         `announce(url)` is called once the socket listens (port 0 picks a free port)."""
@@ -295,8 +317,9 @@ class ProgramServer:
         sock.bind((host, port))
         sock.listen(128)
         port = sock.getsockname()[1]
-        config = uvicorn.Config(self.http_app(host=host), host=host, port=port, log_config=None,
-                                log_level="warning", lifespan="on", timeout_graceful_shutdown=2)
+        config = uvicorn.Config(self.http_app(host=host, policy=policy), host=host, port=port,
+                                log_config=None, log_level="warning", lifespan="on",
+                                timeout_graceful_shutdown=2)
         server = uvicorn.Server(config)
         shown = f"[{host}]" if ":" in host else host
         url = f"http://{shown}:{port}/mcp"

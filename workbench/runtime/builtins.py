@@ -43,8 +43,8 @@ class Served:
 
 
 def run_builtin(program, request, world, serve=None):
-    """Dispatch a parsed built-in; `serve(program, address)` runs the MCP server (the process
-    entry point hands it in; in-process callers have none)."""
+    """Dispatch a parsed built-in; `serve(program, address, policy=)` runs the MCP server (the
+    process entry point hands it in; in-process callers have none)."""
     builtin = request.builtin
     if request.flags["help"]:
         return _about(program, builtin, request.json)
@@ -152,6 +152,7 @@ def _mcp(program, request, world, serve):
         raise Refusal("unavailable_here", f"'{program.name} mcp' serves MCP from a process of "
                       f"its own; it cannot run inside another call",
                       hint=f"start it as a command: {program.name} mcp", fix=None)
+    policy = _policy(request.options, address, value, world)
     from workbench.runtime.extras import require
     require("mcp", f"'{program.name} mcp'")   # a Fail naming the install command
     if address is None and not _readable(world.stdin):
@@ -160,7 +161,46 @@ def _mcp(program, request, world, serve):
                       hint=f"let an MCP client start '{program.name} mcp' (see "
                            f"'{program.name} mcp config'), or serve HTTP",
                       fix=["mcp", "--http", "127.0.0.1:0"])
-    return Served(serve(program, address))
+    return Served(serve(program, address, policy=policy))
+
+
+_HTTP_ONLY = ("token_file", "no_auth", "allow_remote", "max_sessions", "idle_timeout")
+
+
+def _policy(options, address, value, world):
+    """The `workbench.runtime.serving.Policy` for `tool mcp` (stdio: only its result limit)."""
+    from workbench.runtime import serving
+    given = [key for key in _HTTP_ONLY if options.get(key) not in (None, False)]
+    try:
+        if address is None:
+            if given:
+                flag = "--" + given[0].replace("_", "-")
+                raise Refusal("invalid_option", f"{flag} applies to HTTP only (with --http); "
+                              "over stdio the client that starts the server is the only caller",
+                              hint="add --http HOST:PORT, or drop the flag",
+                              fix=["mcp", "--http", "127.0.0.1:0", *_flags(options)])
+            return serving.Policy(None, None, max_result_bytes=serving.max_result_bytes(
+                world.environ, options.get("max_result_bytes")))
+        return serving.http_policy(
+            *address, environ=world.environ, token_file=options.get("token_file"),
+            no_auth=bool(options.get("no_auth")), allow_remote=bool(options.get("allow_remote")),
+            max_sessions=options.get("max_sessions"), idle_timeout=options.get("idle_timeout"),
+            max_result_bytes=options.get("max_result_bytes"))
+    except serving.PolicyError as error:
+        fix = ["mcp"] + (["--http", value] if value is not None else []) + error.fix
+        raise Refusal(error.code, error.message, hint=error.hint, fix=fix) from None
+
+
+def _flags(options) -> list:
+    """The HTTP flags given, as tokens (for a fix that keeps them)."""
+    tokens = []
+    for key in _HTTP_ONLY:
+        found = options.get(key)
+        if found is True:
+            tokens.append("--" + key.replace("_", "-"))
+        elif found not in (None, False):
+            tokens += ["--" + key.replace("_", "-"), str(found)]
+    return tokens
 
 
 def _readable(stream) -> bool:
@@ -176,8 +216,32 @@ def _readable(stream) -> bool:
 
 
 def _mcp_config(program, request, world, serve):
-    from workbench.surfaces.clients import client_config, config_text
-    config = client_config(program, request.options["client"], _script_command(program))
+    from workbench.surfaces.clients import (TOKEN_PLACEHOLDER, client_config, config_text,
+                                            http_config)
+    options = request.options
+    if options.get("url") is None:
+        if options.get("token_file") is not None:
+            raise Refusal("invalid_option", "--token-file goes with --url (a running HTTP "
+                          "server); a stdio client starts the server itself",
+                          hint="add --url http://127.0.0.1:PORT/mcp, or drop --token-file",
+                          fix=["mcp", "config", "--client", options["client"]])
+        config = client_config(program, options["client"], _script_command(program))
+        return Envelope(_envelope.success(config), config_text)
+    from workbench.runtime import serving
+    token = TOKEN_PLACEHOLDER
+    try:
+        if options.get("token_file") is not None:
+            token = serving.http_policy("127.0.0.1", 0, token_file=options["token_file"]).token
+        elif (world.environ or {}).get(serving.TOKEN_ENV, "").strip():
+            token = world.environ[serving.TOKEN_ENV].strip()
+    except serving.PolicyError as error:
+        raise Refusal(error.code, error.message, hint=error.hint,
+                      fix=["mcp", "config", "--client", options["client"], "--url",
+                           options["url"], *error.fix]) from None
+    config = http_config(program.name, options["client"], options["url"], token)
+    if token == TOKEN_PLACEHOLDER:
+        config["note"] += ("; replace <token> with the token the server printed (or pass "
+                           f"--token-file, or set ${serving.TOKEN_ENV})")
     return Envelope(_envelope.success(config), config_text)
 
 

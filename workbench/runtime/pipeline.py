@@ -166,7 +166,8 @@ def call(program: Program, argv: list[str], *, environ: dict[str, str] | None = 
 def execute(program, argv, world, *, serve=None):
     """The pipeline: returns (exit code, envelope or None). Never raises for bad input.
 
-    `serve(program, address)` runs `tool mcp` (handed in by the process entry point)."""
+    `serve(program, address, policy=)` runs `tool mcp` (handed in by the process entry
+    point; `policy`: `workbench.runtime.serving.Policy`)."""
     from workbench.runtime.checks import ensure_checked
     ensure_checked(program)
     as_json, world.ndjson, debug, progress = _modes(argv)

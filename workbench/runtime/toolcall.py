@@ -28,15 +28,24 @@ def plan(program, name, arguments):
     return command, with_json(to_argv(command, arguments or {}))
 
 
-def call_tool(program, name, arguments, run) -> dict:
+def call_tool(program, name, arguments, run, max_result_bytes: int | None = None) -> dict:
     """The CallToolResult for tool `name` with `arguments`; `run(command, argv)` returns the
-    `Outcome` of running argv (in-process: `workbench.runtime.pipeline.call`)."""
+    `Outcome` of running argv (in-process: `workbench.runtime.pipeline.call`). A result over
+    `max_result_bytes` (default: the server's, `workbench.runtime.serving`) is
+    `result_too_large`, as the server answers."""
     try:
         planned = plan(program, name, arguments)
         if isinstance(planned, dict):
             return planned
         command, argv = planned
-        return outcome_result(command, run(command, argv))
+        outcome = run(command, argv)
+        if max_result_bytes is None:
+            from workbench.runtime.serving import DEFAULT_MAX_RESULT_BYTES
+            max_result_bytes = DEFAULT_MAX_RESULT_BYTES
+        refusal = too_large(program, command, outcome, max_result_bytes)
+        if refusal is not None:
+            return result(refusal, False)
+        return outcome_result(command, outcome)
     except Fail as fail:   # the output check without jsonschema installed
         return result(_envelope.stamp(_envelope.from_fail(fail, None), program.schema_version),
                       False)
@@ -111,6 +120,34 @@ def _fix_as_arguments(command, doc) -> bool:
         return False
     error["fix"] = _envelope.encode(arguments)
     return True
+
+
+def too_large(program, command, outcome, limit: int):
+    """The `result_too_large` envelope when the result text of `outcome` is over `limit`
+    UTF-8 bytes (it is then never encoded for the wire), else None. Names the paging
+    arguments when the command is paginated."""
+    text = outcome.stdout
+    if len(text) <= limit // 4 or (len(text) <= limit and len(text.encode("utf-8")) <= limit):
+        return None
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size <= limit:
+        return None
+    name = " ".join(command.path)
+    if command.paginated:
+        hint = ("ask for a page at a time: --limit N (tool argument limit), then --cursor "
+                "with the next_cursor it gives (cursor), and --fields a,b (fields) for only the "
+                "fields you need")
+    else:
+        hint = ("ask for less with the command's own options; or whoever starts the server "
+                "raises the limit with --max-result-bytes N or $BURGEE_MCP_MAX_RESULT_BYTES")
+    from workbench.declaration.exits import SERVER_ERRORS
+    doc = _envelope.failure(
+        "result_too_large", f"'{name}' gave a {size:,}-byte result; this server sends at most "
+        f"{limit:,} bytes (the command ran; its result was dropped)",
+        exit=SERVER_ERRORS["result_too_large"][0], hint=hint, size=size, limit=limit,
+        paging=["--limit", "--cursor", "--fields"] if command.paginated else None)
+    return _envelope.stamp(doc, program.schema_version)
+
 
 
 def unknown_tool(program, name) -> dict:

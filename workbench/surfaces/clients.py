@@ -5,6 +5,10 @@ exactly as that file or shell wants it) and the same as data (`data`). The serve
 with `command`: by default `[python, FILE, "mcp"]` for a program loaded from a file
 (`[python, -m, workbench.cli, mcp, FILE]` for an adapted Click/Typer/argparse file), else
 `[NAME, "mcp"]` (an installed console script).
+
+`http_config(name, client, url, token)` is the same for a running HTTP server (`tool mcp
+--http`, `burgee dev`): its URL and the `Authorization: Bearer` header in each client's own
+format (sources: docs/decisions.md, "Client configs for an authenticated HTTP server").
 """
 
 from __future__ import annotations
@@ -96,3 +100,62 @@ def config_text(config: dict) -> str:
         lines.append(f"# {config['note']}")
     lines.append(config["snippet"].rstrip("\n"))
     return "\n".join(lines) + "\n"
+
+
+TOKEN_PLACEHOLDER = "<token>"
+CODEX_TOKEN_ENV = "BURGEE_MCP_TOKEN"
+"""The variable a Codex config names (`bearer_token_env_var`): Codex takes no token inline."""
+
+
+def http_config(name: str, client: str, url: str, token: str | None) -> dict:
+    """Like `client_config`, for the streamable-HTTP server at `url` that wants
+    `Authorization: Bearer <token>` (no header when `token` is None: a --no-auth server).
+
+    Raises ValueError for a client not in CLIENTS.
+    """
+    headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
+    with_headers = {"headers": headers} if headers else {}
+    if client == "claude-code":
+        from workbench._text import join
+        argv = ["claude", "mcp", "add", "--transport", "http", name, url]
+        if headers:
+            argv += ["--header", f"Authorization: Bearer {token}"]
+        return {"client": client, "name": name, "path": None, "format": "shell",
+                "snippet": join(argv), "url": url,
+                "data": {"mcpServers": {name: {"type": "http", "url": url, **with_headers}}},
+                "note": "run it in the project; add --scope project to write .mcp.json "
+                        "(the data) for everyone"}
+    if client in ("cursor", "gemini", "claude-desktop"):
+        key = "httpUrl" if client == "gemini" else "url"
+        data = {"mcpServers": {name: {key: url, **with_headers}}}
+        path = {"cursor": "~/.cursor/mcp.json", "gemini": "~/.gemini/settings.json",
+                "claude-desktop": _desktop_path(sys.platform)}[client]
+        note = {"cursor": "or .cursor/mcp.json in the project; merge into mcpServers",
+                "gemini": "or .gemini/settings.json in the project; merge into mcpServers "
+                          "(httpUrl is streamable HTTP; url would be SSE)",
+                "claude-desktop": "Claude Desktop's file may refuse a URL server; add it as "
+                                  "a custom connector, or use the stdio config "
+                                  "(mcp config without --url)"}[client]
+        return {"client": client, "name": name, "path": path, "format": "json", "url": url,
+                "snippet": json.dumps(data, indent=2, ensure_ascii=False), "data": data,
+                "note": note}
+    if client == "vscode":
+        data = {"servers": {name: {"type": "http", "url": url, **with_headers}}}
+        return {"client": client, "name": name, "path": ".vscode/mcp.json", "format": "json",
+                "snippet": json.dumps(data, indent=2, ensure_ascii=False), "data": data,
+                "url": url, "note": "merge into servers (a workspace file; the user-level one "
+                "works too)"}
+    if client == "codex":
+        entry = {"url": url}
+        snippet = f"[mcp_servers.{_toml_key(name)}]\nurl = {_toml_string(url)}\n"
+        note = "append to the file"
+        if token is not None:
+            entry["bearer_token_env_var"] = CODEX_TOKEN_ENV
+            snippet += f"bearer_token_env_var = {_toml_string(CODEX_TOKEN_ENV)}\n"
+            note = (f"append to the file; Codex reads the token from ${CODEX_TOKEN_ENV} "
+                    f"(it takes none inline): export {CODEX_TOKEN_ENV}={token} before "
+                    "starting Codex")
+        return {"client": client, "name": name, "path": "~/.codex/config.toml",
+                "format": "toml", "snippet": snippet, "url": url,
+                "data": {"mcp_servers": {name: entry}}, "note": note}
+    raise ValueError(f"unknown client {client!r}; one of: {', '.join(CLIENTS)}")

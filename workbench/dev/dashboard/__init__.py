@@ -16,12 +16,13 @@ __all__ = ["run_dashboard", "write_svg", "render_svg", "svg_path_for_snapshots"]
 
 
 def run_dashboard(file: str, *, port: int | None = None, program_name: str | None = None,
-                  run_writes: bool = False, record: bool = False) -> int:
+                  run_writes: bool = False, record: bool = False,
+                  policy=None) -> int:
     """Open the dashboard on FILE in this terminal until `q`; returns the exit code.
     `record`: record MCP calls from the start (as `R` does)."""
     from workbench.dev.dashboard.app import DashboardApp
     from workbench.dev.engine import Workbench
-    bench = Workbench(file, program_name=program_name, run_writes=run_writes)
+    bench = Workbench(file, program_name=program_name, run_writes=run_writes, policy=policy)
     app = DashboardApp(bench, port=port, record=record)
     try:
         result = app.run()

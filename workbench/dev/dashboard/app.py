@@ -238,8 +238,11 @@ class DashboardApp(App):
             self._status = (status, style or "")
         status, style = getattr(self, "_status", ("", ""))
         url = self.bench.url or (MASKED_URL if self.stable else None)
+        policy = self.bench.policy
         self.header.draw(self.state, url=url, mcp_error=self.mcp_error, status=status,
-                         status_style=style, stable=self.stable, watching=self.watching)
+                         status_style=style, stable=self.stable, watching=self.watching,
+                         token=(policy.token if policy is not None else "") if self.bench.url
+                         else "")
 
     # --- drawing ----------------------------------------------------------------------------
 

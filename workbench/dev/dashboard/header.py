@@ -41,9 +41,12 @@ class HeaderBar(Static):
         self.text = ""
 
     def draw(self, state, *, url: str | None, mcp_error: str | None, status: str,
-             status_style: str, stable: bool, watching: bool = False) -> None:
+             status_style: str, stable: bool, watching: bool = False,
+             token: str | None = "") -> None:
         """Line 1: the program and its counts; line 2: the MCP URL first (it must stay on
-        screen at 80 columns), then the reload status and the watcher. Lines never wrap."""
+        screen at 80 columns), the start of its bearer token (`token`; None: --no-auth, ""
+        unknown; the whole token is in the copied config), then the reload status and the
+        watcher. Lines never wrap."""
         program = state.program
         line1 = Text("burgee dev ", style="bold")
         line1.append(program.name if program is not None else "(no program)", style="bold cyan")
@@ -62,6 +65,11 @@ class HeaderBar(Static):
         line2 = Text("MCP ", style="bold")
         if url:
             line2.append(MASKED_URL if stable else url, style="underline")
+            if token is None:
+                line2.append("  no auth", style="yellow")
+            elif token:
+                line2.append("  token " + ("<token>" if stable else token[:6] + "\u2026"),
+                             style="dim")
         elif mcp_error:
             short = mcp_error if len(mcp_error) <= 80 else mcp_error[:79] + "\u2026"
             line2.append(f"not serving: {short}", style="yellow")
