@@ -14,6 +14,8 @@ import time
 
 import pytest
 
+from _mcp_helpers import TOKEN, authed
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 APP = textwrap.dedent('''
@@ -41,7 +43,7 @@ APP = textwrap.dedent('''
                                             description="the password")}, run=login),
     ])
 ''')
-ENV = {**os.environ, "PYTHONPATH": ROOT}
+ENV = {**os.environ, "PYTHONPATH": ROOT, "BURGEE_MCP_TOKEN": TOKEN}
 
 
 def start_dev(file):
@@ -77,7 +79,7 @@ async def test_recorded_calls_replay_a_handler_change_and_clean_after_restore(tm
     file.write_text(APP, encoding="utf-8")
     process, url, path = start_dev(file)
     try:
-        async with Client(url, mode="legacy", cache=None) as client:
+        async with Client(authed(url), mode="legacy", cache=None) as client:
             await client.call_tool("status", {"target": "db"})
             await client.call_tool("restart", {"target": "web"})
             await client.call_tool("login", {"user": "ada", "password": "hunter2"})
@@ -133,7 +135,8 @@ async def test_r_in_the_dashboard_records_calls_to_a_replay_file(tmp_path):
         await pilot.press("R")
         assert app.bench.recorder is not None
         path = app.bench.recorder.path
-        async with Client(app.bench.url, mode="legacy", cache=None) as client:
+        async with Client(authed(app.bench.url, app.bench.token), mode="legacy",
+                          cache=None) as client:
             await client.call_tool("status", {"target": "db"})
         await until(pilot, lambda: app.bench.recorder.count == 1, what="the recorded call")
         await pilot.press("R")
