@@ -270,6 +270,8 @@ class Workbench:
         self._source_dir: str | None = None
         self._source_count = 0
         self._old_sources: list = []
+        self._batch = None          # the running diff batch (workbench.dev.pool.Pool)
+        self._batch_lock = threading.Lock()
 
     # --- subscriptions ------------------------------------------------------------------
 
@@ -344,7 +346,10 @@ class Workbench:
                                 timeout=self.load_timeout)
 
     def _serve(self, loaded) -> None:
-        """Make a good load the served program, and tell connected clients."""
+        """Make a good load the served program, and tell connected clients; a diff batch of
+        the previous program is cancelled."""
+        if loaded.source != self._good_source:
+            self.cancel_diffs()
         self._remember_source(loaded.source)
         self._serving_name = loaded.name
         if self.server is not None:
@@ -475,7 +480,8 @@ class Workbench:
         await task
 
     async def stop(self) -> None:
-        """Stop watching and serving; waits for both to finish."""
+        """Stop watching and serving (and the diff batch); waits for both to finish."""
+        self.cancel_diffs()
         if getattr(self, "_stop", None) is not None:
             self._stop.set()
         for task in self._tasks:
@@ -509,17 +515,52 @@ class Workbench:
 
     def run_diffs(self, *, run_writes: bool | None = None) -> tuple:
         """CLI `--json` vs MCP for each example of each command; publishes "diffs"."""
-        return self._commit_diffs(self._compute_diffs(run_writes))
+        return self._commit_diffs(self._compute_diffs(run_writes, self._new_batch()))
 
     async def arun_diffs(self, *, run_writes: bool | None = None) -> tuple:
-        """`run_diffs` in a worker thread; the "diffs" event is published on the loop."""
-        diffs = await asyncio.to_thread(self._compute_diffs, run_writes)
+        """`run_diffs` in a worker thread; the "diffs" event is published on the loop.
+
+        Starting a batch cancels the one running (one batch alive at a time); so do a reload
+        and `cancel_diffs()`. A cancelled batch raises `asyncio.CancelledError` here."""
+        from workbench.dev.pool import Cancelled
+        batch = self._new_batch()
+        try:
+            diffs = await asyncio.to_thread(self._compute_diffs, run_writes, batch)
+        except Cancelled:
+            raise asyncio.CancelledError() from None
+        except asyncio.CancelledError:
+            batch.close()       # the awaiting task went away: its processes go too
+            raise
         return self._commit_diffs(diffs)
 
-    def _compute_diffs(self, run_writes):
+    def cancel_diffs(self) -> bool:
+        """Cancel the running diff batch (its processes killed); whether one was running."""
+        with self._batch_lock:
+            batch, self._batch = self._batch, None
+        if batch is None or batch.cancelled:
+            return False
+        batch.close()
+        return True
+
+    def _new_batch(self):
+        from workbench.dev.diffs import PARALLEL
+        from workbench.dev.pool import Pool
+        self.cancel_diffs()
+        batch = Pool(self, size=PARALLEL)
+        with self._batch_lock:
+            self._batch = batch
+        return batch
+
+    def _compute_diffs(self, run_writes, batch):
         from workbench.dev import diffs as _diffs
         writes = self.run_writes if run_writes is None else run_writes
-        return tuple(_diffs.run_diffs(self, run_writes=writes))
+        try:
+            return tuple(_diffs.run_diffs(self, run_writes=writes, pool=batch))
+        finally:
+            batch.close()
+            with self._batch_lock:
+                if self._batch is batch:
+                    self._batch = None
 
     def _commit_diffs(self, diffs) -> tuple:
         self.diffs = diffs

@@ -54,11 +54,17 @@ def subprocess_call(bench, argv, *, timeout: float, environ: dict | None = None,
     env = apply(environ_for("piped"))
     if environ is None:
         request["environ"] = dict(env)
+    from workbench.dev.pool import current
+    pool = current()
     try:
-        done = run_limited([sys.executable, "-B", "-m", "workbench.dev._worker", "call"],
-                           input=json.dumps(request), timeout=timeout, env=env,
-                           cwd=os.path.dirname(bench.file),
-                           on_line=_progress_reader(on_progress) if on_progress else None)
+        if pool is not None and on_progress is None:   # a diff's side, in its batch
+            done = pool.run({**request, "mode": "call", "cwd": os.path.dirname(bench.file)},
+                            timeout)
+        else:
+            done = run_limited([sys.executable, "-B", "-m", "workbench.dev._worker", "call"],
+                               input=json.dumps(request), timeout=timeout, env=env,
+                               cwd=os.path.dirname(bench.file),
+                               on_line=_progress_reader(on_progress) if on_progress else None)
     except subprocess.TimeoutExpired:
         doc = _envelope.failure("timeout", f"the command did not finish within {timeout:g} s "
                                 "and was stopped", exit=_envelope.EXIT_UNAVAILABLE,
@@ -183,21 +189,23 @@ class DevServer:
         self.bench.record_traffic(entry)
 
     def call_tool_sync(self, name: str, arguments: dict, *, timeout: float = 60.0,
-                       sandbox=None) -> dict:
+                       sandbox=None, pool=None) -> dict:
         """A tools/call through the server's own handlers, from any thread (not the loop's).
 
         Returns {"text", "is_error", "structured"}. Used by the `mcp` environment and diffs;
-        the command's subprocess runs in `sandbox` (a `workbench.dev.sandbox.Sandbox`).
+        the command's subprocess runs in `sandbox` (a `workbench.dev.sandbox.Sandbox`), or
+        as a fork of a worker of `pool` (a `workbench.dev.pool.Pool`, which has its own).
         """
         import anyio
 
+        from workbench.dev import pool as _pool
         from workbench.dev.sandbox import using
 
         async def go():
             from mcp import Client
             # Set before the client starts the in-memory server: its tasks and the worker
             # thread that runs the call copy this context, so subprocess_call finds the box.
-            with using(sandbox), anyio.fail_after(timeout):
+            with using(sandbox), _pool.using(pool), anyio.fail_after(timeout):
                 async with Client(self.server, cache=None,
                                   client_info=_client_info(INTERNAL_CLIENT)) as client:
                     result = await client.call_tool(name, arguments)
