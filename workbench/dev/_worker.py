@@ -107,16 +107,24 @@ def _serve(args) -> None:
         os.write(replies, (json.dumps({"error": "the program did not load in the batch "
                                                 "worker"}) + "\n").encode())
         raise
+    from workbench.runtime.checks import ensure_checked
+    try:
+        ensure_checked(program)      # once here, not again in every fork
+    except Exception:  # noqa: BLE001 - each run then reports it, as a fresh process would
+        pass
     scratch, spare = opts["scratch"], opts["spare"]
     pristine = os.path.join(spare, "pristine")
     shutil.copytree(scratch, pristine, symlinks=True)    # the sandbox as the load left it
+    clean = _fingerprint(scratch)
     from workbench.dev.sandbox import VARIABLES
     boxed = {name: os.environ[name] for name in VARIABLES if name in os.environ}
     os.write(replies, b'{"ready": true}\n')
     for line in requests:
         request = json.loads(line)
-        shutil.rmtree(scratch, ignore_errors=True)
-        shutil.copytree(pristine, scratch, symlinks=True)
+        if _fingerprint(scratch) != clean:      # the last run wrote: restore the sandbox
+            shutil.rmtree(scratch, ignore_errors=True)
+            shutil.copytree(pristine, scratch, symlinks=True)
+            clean = _fingerprint(scratch)
         environ = {**(request.get("environ") or os.environ), **boxed}
         request["environ"] = environ
         stdin_path = os.path.join(spare, "stdin")
@@ -144,6 +152,22 @@ def _serve(args) -> None:
             with open(path, encoding="utf-8", errors="replace") as handle:
                 reply[key] = handle.read()
         os.write(replies, (json.dumps(reply, ensure_ascii=False) + "\n").encode("utf-8"))
+
+
+def _fingerprint(root: str) -> list:
+    """Every entry under `root` with its kind, size, mode and change times: any file a run
+    creates, removes or writes changes it (a folder's times change with its entries)."""
+    found = []
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            path = os.path.join(folder, name)
+            try:
+                info = os.lstat(path)
+            except OSError:
+                continue
+            found.append((path, info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns))
+    found.sort()
+    return found
 
 
 def _wait(pid: int, timeout: float) -> tuple:

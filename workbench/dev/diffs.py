@@ -91,7 +91,9 @@ def cli_json(bench, argv, timeout: float = DIFF_TIMEOUT, pool=None):
     return done.stdout, done.returncode, done.stderr
 
 
-def diff_example(bench, command, example: str, run_writes: bool = False, pool=None) -> Diff:
+def diff_example(bench, command, example: str, run_writes: bool = False, pool=None,
+                 call=None) -> Diff:
+    """The Diff of one example; `pool` and `call` (`DevServer.batch_caller`) are its batch's."""
     program = bench.program
     name = " ".join(command.path)
     argv = example_argv(program, example)
@@ -121,10 +123,12 @@ def diff_example(bench, command, example: str, run_writes: bool = False, pool=No
     cli = stdout[:-1] if stdout.endswith("\n") else stdout
     from workbench.dev.sandbox import Sandbox
     try:
-        with Sandbox() as box:
-            result = bench.server.call_tool_sync(command.tool_name, arguments,
-                                                 timeout=DIFF_TIMEOUT + 5, sandbox=box,
-                                                 pool=pool)
+        if call is not None:
+            result = call(command.tool_name, arguments, DIFF_TIMEOUT + 5)
+        else:
+            with Sandbox() as box:
+                result = bench.server.call_tool_sync(command.tool_name, arguments,
+                                                     timeout=DIFF_TIMEOUT + 5, sandbox=box)
     except Exception as exc:  # noqa: BLE001
         return Diff(name, example, tuple(argv), arguments, cli, None, cli_exit=code,
                     error=f"the MCP call failed: {type(exc).__name__}: {exc}")
@@ -184,15 +188,20 @@ def run_diffs(bench, *, run_writes: bool = False, pool=None) -> list:
         from workbench.dev.pool import Pool
         with Pool(bench, size=PARALLEL) as pool:
             return run_diffs(bench, run_writes=run_writes, pool=pool)
+    with bench.server.batch_caller(pool) as call:
+        return _run_all(bench, program, run_writes, pool, call)
+
+
+def _run_all(bench, program, run_writes, pool, call) -> list:
     jobs = [(command, example) for command in program.walk() for example in command.examples]
     found = {}
     reads = [index for index, (command, _) in enumerate(jobs) if command.effects in SAFE_EFFECTS]
     if reads:
         with ThreadPoolExecutor(max_workers=min(PARALLEL, len(reads))) as pool_threads:
             for index, diff in zip(reads, pool_threads.map(
-                    lambda index: diff_example(bench, *jobs[index], run_writes, pool), reads)):
+                    lambda index: diff_example(bench, *jobs[index], run_writes, pool, call), reads)):
                 found[index] = diff
     for index, (command, example) in enumerate(jobs):   # writes: one at a time, in order
         if index not in found:
-            found[index] = diff_example(bench, command, example, run_writes, pool)
+            found[index] = diff_example(bench, command, example, run_writes, pool, call)
     return [found[index] for index in range(len(jobs))]

@@ -12,6 +12,7 @@ program swapped on each reload), with three differences that only a workbench ne
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import subprocess
@@ -189,23 +190,21 @@ class DevServer:
         self.bench.record_traffic(entry)
 
     def call_tool_sync(self, name: str, arguments: dict, *, timeout: float = 60.0,
-                       sandbox=None, pool=None) -> dict:
+                       sandbox=None) -> dict:
         """A tools/call through the server's own handlers, from any thread (not the loop's).
 
         Returns {"text", "is_error", "structured"}. Used by the `mcp` environment and diffs;
-        the command's subprocess runs in `sandbox` (a `workbench.dev.sandbox.Sandbox`), or
-        as a fork of a worker of `pool` (a `workbench.dev.pool.Pool`, which has its own).
+        the command's subprocess runs in `sandbox` (a `workbench.dev.sandbox.Sandbox`).
         """
         import anyio
 
-        from workbench.dev import pool as _pool
         from workbench.dev.sandbox import using
 
         async def go():
             from mcp import Client
             # Set before the client starts the in-memory server: its tasks and the worker
             # thread that runs the call copy this context, so subprocess_call finds the box.
-            with using(sandbox), _pool.using(pool), anyio.fail_after(timeout):
+            with using(sandbox), anyio.fail_after(timeout):
                 async with Client(self.server, cache=None,
                                   client_info=_client_info(INTERNAL_CLIENT)) as client:
                     result = await client.call_tool(name, arguments)
@@ -229,6 +228,35 @@ class DevServer:
         if "value" not in box:
             raise TimeoutError(f"tools/call {name} did not answer within {timeout:g} s")
         return box["value"]
+
+    @contextlib.contextmanager
+    def batch_caller(self, pool):
+        """`with server.batch_caller(pool) as call:` one client session for a whole diff batch;
+        `call(name, arguments, timeout)` returns what `call_tool_sync` does, from any thread,
+        and runs the command as a fork of `pool`'s workers (a session per call costs more
+        than the call)."""
+        from anyio import fail_after
+        from anyio.from_thread import start_blocking_portal
+
+        from workbench.dev import pool as _pool
+
+        from mcp import Client
+        session = Client(self.server, cache=None, client_info=_client_info(INTERNAL_CLIENT))
+        with start_blocking_portal() as portal, \
+                portal.wrap_async_context_manager(session) as client:
+            def call(name: str, arguments: dict, timeout: float) -> dict:
+                async def go():
+                    # The server's handler runs in a copy of this task's context.
+                    with _pool.using(pool), fail_after(timeout):
+                        result = await client.call_tool(name, arguments)
+                    text = "".join(getattr(part, "text", "") for part in result.content)
+                    return {"text": text, "is_error": bool(result.is_error),
+                            "structured": result.structured_content}
+                try:
+                    return portal.call(go)
+                except BaseException as exc:  # noqa: BLE001 - the one real error
+                    raise _leaf(exc) from None
+            yield call
 
     # --- transports -----------------------------------------------------------------------
 
