@@ -1,6 +1,7 @@
 """Diff batches (issue 18.3): long-lived workers that fork every run in a restored sandbox, and
 no more than one batch alive after any number of saves (the test counts processes)."""
 
+import json
 import os
 
 from _dashboard_helpers import dashboard, save, until
@@ -28,7 +29,15 @@ def bump(ctx):
     return {"count": value, "home": os.environ["HOME"] == str(STATE.parents[2])}
 
 
+def hang(ctx):
+    import subprocess
+    child = subprocess.Popen(["sleep", "60"])
+    Path(os.environ["HANG_PID_FILE"]).write_text(str(child.pid))
+    time.sleep(60)
+
+
 program = Program("slow", "1.0.0", "DESCRIPTION", commands=[
+    Command("hang", "never answers", effects="read_only", run=hang),
     *[Command(f"nap{i}", f"nap number {i}", effects="read_only", run=nap,
               examples=[f"slow nap{i}"]) for i in range(12)],
     Command("bump", "count one more", effects="non_idempotent", run=bump,
@@ -89,6 +98,46 @@ def test_each_run_forks_from_the_loaded_program_in_a_restored_sandbox(tmp_path):
         pass
     else:
         raise AssertionError("a closed pool ran a request")
+
+
+def test_a_hanging_run_is_cut_off_with_its_children_and_the_worker_goes_on(tmp_path,
+                                                                          monkeypatch):
+    import subprocess
+    import time
+
+    from workbench.dev.engine import Workbench
+    from workbench.dev.environments import environ_for
+    from workbench.dev.pool import Pool
+    file = tmp_path / "slow.py"
+    _write(file)
+    pid_file = tmp_path / "pid"
+    monkeypatch.setenv("HANG_PID_FILE", str(pid_file))
+    bench = Workbench(str(file))
+    bench.reload()
+    request = {"stdin": "", "environ": environ_for("piped"), "cwd": str(tmp_path)}
+    with Pool(bench, size=1) as pool:
+        try:
+            pool.run({**request, "mode": "run", "argv": ["hang", "--json"]}, 1.0)
+        except subprocess.TimeoutExpired:
+            pass
+        else:
+            raise AssertionError("the hanging run was not cut off")
+        child = int(pid_file.read_text())
+        deadline = time.monotonic() + 30
+        while not _ended(child):      # SIGKILL lands asynchronously: wait for it
+            assert time.monotonic() < deadline, f"the handler's child {child} still runs"
+            time.sleep(0.02)
+        done = pool.run({**request, "mode": "call", "argv": ["nap0", "--json"]}, 20)
+        outcome = json.loads(done.stdout.splitlines()[-1])["burgee_outcome"]
+        assert outcome["exit"] == 0 and outcome["envelope"]["data"] == {"slept": 0.5}, outcome
+
+
+def _ended(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except OSError:
+        return True
 
 
 async def test_no_more_than_one_diff_batch_is_alive_after_many_saves(tmp_path):
