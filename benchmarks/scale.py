@@ -243,7 +243,8 @@ def _headless(file: Path, *extra) -> tuple:
 
 async def _save_to_list(file: Path, saves: int) -> list:
     """Seconds from an atomic save (one command's description edited) to a tools/list that
-    shows it, over streamable HTTP, handshake era; one per save."""
+    shows it, over streamable HTTP, handshake era: the client lists again when it hears
+    `list_changed`, as clients do; one per save."""
     import asyncio
 
     from mcp import Client
@@ -252,22 +253,31 @@ async def _save_to_list(file: Path, saves: int) -> list:
     bench = Workbench(str(file))
     url = await bench.start()
     source = file.read_text()
+    heard = asyncio.Event()
+
+    async def on_message(message):
+        if getattr(message, "method", None) == "notifications/tools/list_changed" or \
+                type(message).__name__ == "ToolListChangedNotification":
+            heard.set()
+
     seconds = []
     try:
-        async with Client(url, cache=None, mode="legacy") as client:
+        async with Client(url, cache=None, mode="legacy", message_handler=on_message) as client:
             await client.list_tools()
             for round_ in range(saves):
                 marker = f"command 0 of group 0, edit {round_}"
                 await asyncio.sleep(0.3)             # the previous save settles
+                heard.clear()
                 temporary = file.with_name(file.name + ".tmp~")
                 temporary.write_text(source.replace("'command 0 of group 0'", repr(marker), 1))
                 saved = time.perf_counter()
                 os.replace(temporary, file)
                 while True:
+                    await asyncio.wait_for(heard.wait(), 60)
+                    heard.clear()
                     tools = (await client.list_tools()).tools
                     if any(tool.description.startswith(marker) for tool in tools):
                         break
-                    await asyncio.sleep(0.01)
                 seconds.append(time.perf_counter() - saved)
     finally:
         await bench.stop()
@@ -299,8 +309,8 @@ def render_workbench(rows: dict, saves: int, sizes) -> str:
              "folder; wall time and the CPU time of the whole process tree (the batch workers "
              "and their runs included). Every example runs on both sides (CLI `--json` and "
              "MCP tools/call). Save → tools/list: an atomic save that edits one command's "
-             "description, until the SDK's client (streamable HTTP, handshake era) lists the "
-             "new text; medians.", "",
+             "description, until the SDK's client (streamable HTTP, handshake era), listing "
+             "again each time it hears `list_changed`, sees the new text; medians.", "",
              f"- Command: `.venv/bin/python benchmarks/scale.py --workbench --sizes "
              f"{','.join(map(str, sizes))} --runs {saves} --write`",
              f"- Machine: {os.cpu_count()} CPUs, {platform.machine()}, "
