@@ -266,6 +266,9 @@ class Workbench:
         self._tasks: list = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._areload_lock: asyncio.Lock | None = None
+        self._state_lock: asyncio.Lock | None = None
+        self._loads = 0             # loads finished by areload (the newest one's state wins)
+        self._building: set = set()  # state builds the watcher started
         self._serving_name: str | None = None
         self._source_dir: str | None = None
         self._source_count = 0
@@ -326,15 +329,30 @@ class Workbench:
         """Load in a worker thread, so the loop (and the dashboard) never waits on user code.
 
         A good load is served, and connected MCP clients told, before the surfaces are
-        rendered; the "state" event is published on the running loop.
+        rendered; the "state" event is published on the running loop. The next save's load
+        does not wait for this one's surfaces: when it is served before they start, this
+        state is skipped (its successor's replaces it) and the current state returned.
         """
+        return await self._astate(*await self._aload())
+
+    async def _aload(self) -> tuple:
+        """Load and (when good) serve, one at a time; (ticket, Loaded) for `_astate`."""
         self._loop = asyncio.get_running_loop()
         if self._areload_lock is None:
-            self._areload_lock = asyncio.Lock()
+            self._areload_lock, self._state_lock = asyncio.Lock(), asyncio.Lock()
         async with self._areload_lock:
             loaded = await asyncio.to_thread(self._load_locked)
             if loaded.ok:
                 self._serve(loaded)
+            self._loads += 1
+            return self._loads, loaded
+
+    async def _astate(self, ticket: int, loaded) -> State:
+        """The State of load number `ticket`, published; skipped (the current State returned)
+        when a newer load was served before its turn came."""
+        async with self._state_lock:
+            if ticket != self._loads:
+                return self.state
             state = await asyncio.to_thread(self._next_state, loaded)
             self.state = state
         self.publish("state", state)
@@ -444,7 +462,10 @@ class Workbench:
                     *paths, watch_filter=watch_filter, debounce=self.debounce_ms, step=10,
                     stop_event=_Either(stop_event, restart), recursive=False,
                     ignore_permission_denied=True):
-                await self.areload()
+                # The next save is loaded and served while this one's surfaces are built.
+                task = asyncio.create_task(self._astate(*await self._aload()))
+                self._building.add(task)
+                task.add_done_callback(self._building.discard)
                 if self.watch_paths() != paths:
                     restart.set()
 
@@ -484,7 +505,7 @@ class Workbench:
         self.cancel_diffs()
         if getattr(self, "_stop", None) is not None:
             self._stop.set()
-        for task in self._tasks:
+        for task in self._tasks + list(self._building):
             try:
                 await asyncio.wait_for(task, 5)
             except (asyncio.TimeoutError, asyncio.CancelledError, Exception):  # noqa: BLE001
