@@ -65,9 +65,13 @@ class _Worker:
                                      env=self.box.environ(environ_for("piped")),
                                      start_new_session=True)
         self._buffer = b""
-        ready = self.read(time.monotonic() + READY_TIMEOUT)
-        if not ready.get("ready"):
-            raise RuntimeError(ready.get("error") or "the batch worker did not start")
+        try:
+            ready = self.read(time.monotonic() + READY_TIMEOUT)
+            if not ready.get("ready"):
+                raise RuntimeError(ready.get("error") or "the batch worker did not start")
+        except BaseException:
+            self.kill()
+            raise
 
     def read(self, deadline: float) -> dict:
         """The next reply line; EOFError if the worker ended, TimeoutError past `deadline`."""
