@@ -12,6 +12,9 @@ generation (build, validate, wire form) and a repeat (cached, encoded as the tra
     .venv/bin/python benchmarks/scale.py --runs 7 --write # and update docs/performance.md
     git archive REV workbench | tar -x -C /tmp/old           # an older tree, then:
     .venv/bin/python benchmarks/scale.py --against /tmp/old  # before/after, in-process
+    .venv/bin/python benchmarks/scale.py --workbench --sizes 10,100,1000 --write
+        # burgee dev at N: `--headless` (wall and CPU, one run each) and save -> new
+        # tools/list over streamable HTTP (the SDK's client; medians of --runs saves)
 
 The machine is shared: the default (5 timed runs per case) takes about a minute on 2 cores.
 No test depends on these timings; they are measurements, not assertions.
@@ -217,6 +220,116 @@ def against(tree: str, n: int, runs: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+WORKBENCH_SECTION = "## Big programs in the workbench"
+
+
+def _headless(file: Path, *extra) -> tuple:
+    """(wall seconds, CPU seconds of the whole process tree, exit) of one `--headless` run."""
+    import resource
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "workbench.cli", "dev", str(file),
+                           "--headless", *extra], cwd=file.parent, stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL, env=dict(os.environ, HOME=str(file.parent)),
+                          check=False)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    doc = json.loads(done.stdout)
+    report = doc.get("data") or doc.get("report") or {}    # ok, or failed (e.g. budgets)
+    diffs = report.get("diffs") or {}
+    return wall, cpu, done.returncode, diffs.get("equal", 0)
+
+
+async def _save_to_list(file: Path, saves: int) -> list:
+    """Seconds from an atomic save (one command's description edited) to a tools/list that
+    shows it, over streamable HTTP, handshake era: the client lists again when it hears
+    `list_changed`, as clients do; one per save."""
+    import asyncio
+
+    from mcp import Client
+
+    from workbench.dev.engine import Workbench
+    bench = Workbench(str(file))
+    url = await bench.start()
+    source = file.read_text()
+    heard = asyncio.Event()
+
+    async def on_message(message):
+        if getattr(message, "method", None) == "notifications/tools/list_changed" or \
+                type(message).__name__ == "ToolListChangedNotification":
+            heard.set()
+
+    seconds = []
+    try:
+        async with Client(url, cache=None, mode="legacy", message_handler=on_message) as client:
+            await client.list_tools()
+            for round_ in range(saves):
+                marker = f"command 0 of group 0, edit {round_}"
+                await asyncio.sleep(0.3)             # the previous save settles
+                heard.clear()
+                temporary = file.with_name(file.name + ".tmp~")
+                temporary.write_text(source.replace("'command 0 of group 0'", repr(marker), 1))
+                saved = time.perf_counter()
+                os.replace(temporary, file)
+                while True:
+                    await asyncio.wait_for(heard.wait(), 60)
+                    heard.clear()
+                    tools = (await client.list_tools()).tools
+                    if any(tool.description.startswith(marker) for tool in tools):
+                        break
+                seconds.append(time.perf_counter() - saved)
+    finally:
+        await bench.stop()
+    return seconds
+
+
+def measure_workbench(sizes, saves: int) -> dict:
+    """Per N: `--headless --update` then `--headless` (wall, CPU, exit) and save -> tools/list."""
+    import asyncio
+    rows = {}
+    for n in sizes:
+        with tempfile.TemporaryDirectory(prefix="burgee-scale-dev-") as tmp:
+            file = Path(tmp) / "big.py"
+            file.write_text(burgee_source(n))
+            update = _headless(file, "--update")
+            check = _headless(file)
+            lists = asyncio.run(_save_to_list(file, saves))
+        rows[n] = {"update": update, "check": check, "save": lists}
+        print(f"N={n}: headless {check[0]:.1f} s wall, {check[1]:.1f} s CPU; save -> "
+              f"tools/list {statistics.median(lists) * 1000:.0f} ms", file=sys.stderr)
+    return rows
+
+
+def render_workbench(rows: dict, saves: int, sizes) -> str:
+    lines = [WORKBENCH_SECTION, "",
+             "`burgee dev` on the generated program of the section above (a file, loaded as "
+             "`burgee dev` loads one). Headless: one `--headless --update` run (snapshots "
+             "written), then one `--headless` run (compared), each a fresh process in an empty "
+             "folder; wall time and the CPU time of the whole process tree (the batch workers "
+             "and their runs included). Every example runs on both sides (CLI `--json` and "
+             "MCP tools/call). Save → tools/list: an atomic save that edits one command's "
+             "description, until the SDK's client (streamable HTTP, handshake era), listing "
+             "again each time it hears `list_changed`, sees the new text; medians.", "",
+             f"- Command: `.venv/bin/python benchmarks/scale.py --workbench --sizes "
+             f"{','.join(map(str, sizes))} --runs {saves} --write`",
+             f"- Machine: {os.cpu_count()} CPUs, {platform.machine()}, "
+             f"{platform.system()} {platform.release()}, CPython {platform.python_version()}",
+             f"- {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average at the end "
+             f"{os.getloadavg()[0]:.1f} on 2 cores (other engineers' suites): wall times "
+             f"swell with it, CPU times much less", "",
+             "| N | examples equal | `--headless --update` wall | CPU | `--headless` wall | CPU "
+             "| save → new tools/list median | min | saves |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for n in sizes:
+        row = rows[n]
+        (uwall, ucpu, _, _), (cwall, ccpu, _, equal) = row["update"], row["check"]
+        lines.append(f"| {n:,} | {equal:,} | {uwall:.1f} s | {ucpu:.1f} s | {cwall:.1f} s | "
+                     f"{ccpu:.1f} s | {_ms(statistics.median(row['save']))} | "
+                     f"{_ms(min(row['save']))} | {len(row['save'])} |")
+    return "\n".join(lines) + "\n"
+
+
 def _ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms"
 
@@ -269,11 +382,11 @@ def render(result: dict, runs: int, sizes=SIZES) -> str:
     return "\n".join(lines)
 
 
-def write_section(text: str) -> None:
+def write_section(text: str, section: str = SECTION) -> None:
     doc = PERFORMANCE_MD.read_text()
-    if SECTION in doc:
-        start = doc.index(SECTION)
-        end = doc.find("\n## ", start + len(SECTION))
+    if section in doc:
+        start = doc.index(section)
+        end = doc.find("\n## ", start + len(section))
         doc = doc[:start] + text + ("\n" + doc[end + 1:] if end != -1 else "")
     else:
         doc = doc.rstrip("\n") + "\n\n" + text
@@ -287,8 +400,16 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help="update docs/performance.md")
     parser.add_argument("--against", metavar="TREE",
                         help="a folder holding an older workbench/: before/after in-process")
+    parser.add_argument("--workbench", action="store_true",
+                        help="burgee dev at each N: --headless, and save -> new tools/list")
     args = parser.parse_args()
     sizes = tuple(int(s) for s in args.sizes.split(","))
+    if args.workbench:
+        text = render_workbench(measure_workbench(sizes, args.runs), args.runs, sizes)
+        print(text)
+        if args.write:
+            write_section(text, WORKBENCH_SECTION)
+        return
     if args.against:
         print(against(args.against, sizes[-1], args.runs))
         return

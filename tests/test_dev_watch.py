@@ -60,3 +60,53 @@ async def test_saves_of_the_file_its_packages_and_pyproject_reload(tmp_path):
         assert any(p.code == "budget_exceeded" for p in state.problems)
     finally:
         await bench.stop()
+
+
+SIMPLE = textwrap.dedent('''
+    from workbench import Command, Program
+
+    program = Program(name="app", version="1.0.0", description="A test program", commands=[
+        Command(name="hello", description="DESCRIPTION", effects="read_only",
+                examples=["app hello"], run=lambda ctx: {"hello": "world"}),
+    ])
+''')
+
+
+async def test_a_save_is_served_while_the_previous_saves_state_is_still_building(tmp_path):
+    import threading
+    gate = threading.Event()
+
+    class SlowStates(Workbench):
+        def build_state(self, *args, **kwargs):
+            if self.state.generation >= 1:      # every state after the first load waits
+                gate.wait(60)
+            return super().build_state(*args, **kwargs)
+
+    file = tmp_path / "app.py"
+    save(file, SIMPLE.replace("DESCRIPTION", "first"))
+    bench = SlowStates(str(file), load_timeout=10.0)
+    await bench.start(serve=False)
+
+    async def served(text: str) -> None:
+        for _ in range(400):
+            with open(bench.good_source_file, encoding="utf-8") as handle:
+                if f'"{text}"' in handle.read():
+                    return
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"{text!r} was never served")
+
+    try:
+        save(file, SIMPLE.replace("DESCRIPTION", "second"))
+        await served("second")
+        save(file, SIMPLE.replace("DESCRIPTION", "third"))
+        await served("third")          # while the state of "second" is still being built
+        assert bench.state.generation == 1 and not gate.is_set()
+        gate.set()
+        for _ in range(400):
+            if bench.state.program.find(["hello"]).description == "third":
+                break
+            await asyncio.sleep(0.05)
+        assert bench.state.program.find(["hello"]).description == "third"
+    finally:
+        gate.set()
+        await bench.stop()

@@ -4,6 +4,11 @@
         the real CLI: `run(program, ARGV)`, this process's streams, its exit code;
     python -B -m workbench.dev._worker call   (request JSON on stdin)
         `runtime.call` with captured streams; one JSON line `{"burgee_outcome": ...}` on stdout.
+    python -B -m workbench.dev._worker serve --file F --scratch DIR --spare DIR [--source S]
+            [--program N] [--batch ID]
+        a long-lived worker (`workbench.dev.pool`): load once, then one JSON request per
+        stdin line, each run in a fork (`run` or `call` as above) inside the sandbox DIR,
+        restored before every run; one JSON reply per stdout line.
 
 `--source` is a file holding the last good source, executed as if it were `--file` (so the
 call runs exactly the program being served, even while the file on disk is mid-edit).
@@ -56,6 +61,11 @@ def _run(args) -> None:
 def _call() -> None:
     request = json.loads(sys.stdin.read())
     program = _load(request["file"], request.get("source"), request.get("program"))
+    _answer(program, request)
+
+
+def _answer(program, request) -> None:
+    """Run `request` as `runtime.call` and write its `{"burgee_outcome": ...}` line on fd 1."""
     from workbench.runtime.pipeline import call
     real_stdout = os.dup(1)
     os.dup2(2, 1)   # a handler's stray print() must not corrupt the result line
@@ -77,12 +87,162 @@ def _call() -> None:
     os.write(1, (line + "\n").encode("utf-8"))
 
 
+def _options(args) -> dict:
+    return {args[i][2:]: args[i + 1] for i in range(0, len(args) - 1, 2)}
+
+
+def _serve(args) -> None:
+    """The long-lived worker of `workbench.dev.pool`; see the module docstring."""
+    import shutil
+    import signal
+    opts = _options(args)
+    replies = os.dup(1)
+    requests = os.fdopen(os.dup(0), "rb")
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(2, 1)          # module-level prints of the program must not reach the replies
+    try:
+        program = _load(opts["file"], opts.get("source"), opts.get("program"))
+    except SystemExit:
+        os.write(replies, (json.dumps({"error": "the program did not load in the batch "
+                                                "worker"}) + "\n").encode())
+        raise
+    from workbench.runtime.checks import ensure_checked
+    try:
+        ensure_checked(program)      # once here, not again in every fork
+    except Exception:  # noqa: BLE001 - each run then reports it, as a fresh process would
+        pass
+    scratch, spare = opts["scratch"], opts["spare"]
+    pristine = os.path.join(spare, "pristine")
+    shutil.copytree(scratch, pristine, symlinks=True)    # the sandbox as the load left it
+    clean = _fingerprint(scratch)
+    from workbench.dev.sandbox import VARIABLES
+    boxed = {name: os.environ[name] for name in VARIABLES if name in os.environ}
+    os.write(replies, b'{"ready": true}\n')
+    for line in requests:
+        request = json.loads(line)
+        if _fingerprint(scratch) != clean:      # the last run wrote: restore the sandbox
+            shutil.rmtree(scratch, ignore_errors=True)
+            shutil.copytree(pristine, scratch, symlinks=True)
+            clean = _fingerprint(scratch)
+        environ = {**(request.get("environ") or os.environ), **boxed}
+        request["environ"] = environ
+        stdin_path = os.path.join(spare, "stdin")
+        with open(stdin_path, "w", encoding="utf-8") as handle:
+            handle.write(request.get("stdin") or "")
+        out_path, err_path = os.path.join(spare, "out"), os.path.join(spare, "err")
+        for path in (out_path, err_path):
+            open(path, "w").close()     # noqa: SIM115 - empty even if the run dies at once
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            _forked(program, request, replies, requests, stdin_path, out_path, err_path)
+        try:
+            os.setpgid(pid, pid)        # as the child does, so a kill cannot come before it
+        except OSError:
+            pass
+        status, timed_out = _wait(pid, float(request["timeout"]))
+        try:
+            os.killpg(pid, signal.SIGKILL)      # whatever the run left behind
+        except OSError:
+            pass
+        reply = {"exit": os.waitstatus_to_exitcode(status), "timeout": timed_out}
+        for key, path in (("stdout", out_path), ("stderr", err_path)):
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                reply[key] = handle.read()
+        os.write(replies, (json.dumps(reply, ensure_ascii=False) + "\n").encode("utf-8"))
+
+
+def _fingerprint(root: str) -> list:
+    """Every entry under `root` with its kind, size, mode and change times: any file a run
+    creates, removes or writes changes it (a folder's times change with its entries)."""
+    found = []
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            path = os.path.join(folder, name)
+            try:
+                info = os.lstat(path)
+            except OSError:
+                continue
+            found.append((path, info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns))
+    found.sort()
+    return found
+
+
+def _wait(pid: int, timeout: float) -> tuple:
+    """(wait status, whether it was killed) of the forked run `pid`, killed past `timeout`."""
+    import signal
+    import time
+    deadline = time.monotonic() + timeout
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status, False
+        left = deadline - time.monotonic()
+        if left <= 0:
+            os.killpg(pid, signal.SIGKILL)
+            return os.waitpid(pid, 0)[1], True
+        if hasattr(os, "pidfd_open"):
+            import select
+            handle = os.pidfd_open(pid)
+            try:
+                select.select([handle], [], [], left)
+            finally:
+                os.close(handle)
+        else:
+            time.sleep(min(left, 0.005))
+
+
+def _forked(program, request, replies, requests, stdin_path, out_path, err_path):
+    """The run itself, in the forked child: its own group, environment, streams; never returns."""
+    code = 70
+    try:
+        os.setpgid(0, 0)
+        os.close(replies)
+        requests.close()
+        os.environ.clear()
+        os.environ.update(request["environ"])
+        if request.get("cwd"):
+            os.chdir(request["cwd"])
+        for fd, path, flags in ((1, out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
+                                (2, err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
+                                (0, stdin_path, os.O_RDONLY)):
+            opened = os.open(path, flags, 0o600)
+            os.dup2(opened, fd)
+            os.close(opened)
+        if request.get("close_stdin"):
+            os.close(0)
+            sys.stdin = None
+        if request["mode"] == "call":
+            _answer(program, request)
+            code = 0
+        else:
+            from workbench.entry import run
+            try:
+                run(program, request["argv"])
+            except SystemExit as done:
+                code = done.code if isinstance(done.code, int) else (0 if done.code is None
+                                                                     else 1)
+    except BaseException:  # noqa: BLE001 - the run's crash is its stderr and exit 70
+        import traceback
+        traceback.print_exc()
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+
 def main() -> None:
     mode, rest = sys.argv[1], sys.argv[2:]
     if mode == "run":
         _run(rest)
     elif mode == "call":
         _call()
+    elif mode == "serve":
+        _serve(rest)
     else:
         sys.exit(f"unknown mode {mode!r}")
 

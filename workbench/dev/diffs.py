@@ -10,6 +10,11 @@ both start from the same empty state (a write gives the same answer on both), no
 program keeps under the user's folders is touched, and no run sees another's writes.
 Read-only examples run four at a time (isolated, so the order cannot change a result);
 writes run one after another, in declaration order.
+
+A batch runs in a `workbench.dev.pool.Pool`: long-lived workers that load the program once and
+fork each run inside a sandbox restored before every run (the same isolation, without
+starting and building the program twice per example). `Pool.close()` cancels the batch: the
+engine does so on a reload, a newer batch or `x`; its processes are killed, its threads end.
 """
 
 from __future__ import annotations
@@ -69,20 +74,26 @@ def unified(cli: str | None, mcp: str | None) -> str:
                                           lineterm=""))
 
 
-def cli_json(bench, argv, timeout: float = DIFF_TIMEOUT):
+def cli_json(bench, argv, timeout: float = DIFF_TIMEOUT, pool=None):
     """(stdout, exit, stderr) of the real CLI with `--json` (piped, no agent), in a fresh
-    sandbox; raises TimeoutExpired."""
+    sandbox (a fork of `pool`'s worker, or a new process); raises TimeoutExpired."""
     from workbench.dev.environments import environ_for, worker_command
+    cwd = os.path.dirname(bench.file)
+    if pool is not None:
+        done = pool.run({"mode": "run", "argv": list(argv) + ["--json"], "stdin": "",
+                         "environ": environ_for("piped"), "cwd": cwd}, timeout)
+        return done.stdout, done.returncode, done.stderr
     from workbench.dev.loader import run_limited
     from workbench.dev.sandbox import Sandbox
     with Sandbox() as box:
         done = run_limited(worker_command(bench, list(argv) + ["--json"]), input="",
-                           timeout=timeout, env=box.environ(environ_for("piped")),
-                           cwd=os.path.dirname(bench.file))
+                           timeout=timeout, env=box.environ(environ_for("piped")), cwd=cwd)
     return done.stdout, done.returncode, done.stderr
 
 
-def diff_example(bench, command, example: str, run_writes: bool = False) -> Diff:
+def diff_example(bench, command, example: str, run_writes: bool = False, pool=None,
+                 call=None) -> Diff:
+    """The Diff of one example; `pool` and `call` (`DevServer.batch_caller`) are its batch's."""
     program = bench.program
     name = " ".join(command.path)
     argv = example_argv(program, example)
@@ -98,20 +109,31 @@ def diff_example(bench, command, example: str, run_writes: bool = False) -> Diff
     except Exception as exc:  # noqa: BLE001
         return Diff(name, example, tuple(argv), None, None, None,
                     error=f"cannot express the example as MCP arguments: {exc}")
+    from workbench.dev.pool import Cancelled
     try:
-        stdout, code, stderr = cli_json(bench, argv)
+        stdout, code, stderr = cli_json(bench, argv, pool=pool)
     except subprocess.TimeoutExpired:
         return Diff(name, example, tuple(argv), arguments, None, None,
                     error=f"the CLI run did not finish within {DIFF_TIMEOUT:g} s")
+    except Cancelled:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the batch's worker could not run it
+        return Diff(name, example, tuple(argv), arguments, None, None,
+                    error=f"the CLI run failed: {exc}")
     cli = stdout[:-1] if stdout.endswith("\n") else stdout
     from workbench.dev.sandbox import Sandbox
     try:
-        with Sandbox() as box:
-            result = bench.server.call_tool_sync(command.tool_name, arguments,
-                                                 timeout=DIFF_TIMEOUT + 5, sandbox=box)
+        if call is not None:
+            result = call(command.tool_name, arguments, DIFF_TIMEOUT + 5)
+        else:
+            with Sandbox() as box:
+                result = bench.server.call_tool_sync(command.tool_name, arguments,
+                                                     timeout=DIFF_TIMEOUT + 5, sandbox=box)
     except Exception as exc:  # noqa: BLE001
         return Diff(name, example, tuple(argv), arguments, cli, None, cli_exit=code,
                     error=f"the MCP call failed: {type(exc).__name__}: {exc}")
+    if pool is not None and pool.cancelled:
+        raise Cancelled()
     mcp = result["text"]
     equal = cli == mcp and (code == 0) == (not result["is_error"])
     problem, unchecked_cli = invalid_output(command, cli, mcp)
@@ -151,8 +173,10 @@ def invalid_output(command, cli: str | None, mcp: str | None) -> tuple:
     return None, False
 
 
-def run_diffs(bench, *, run_writes: bool = False) -> list:
-    """A Diff for every example of every command, in declaration order."""
+def run_diffs(bench, *, run_writes: bool = False, pool=None) -> list:
+    """A Diff for every example of every command, in declaration order, in `pool` (a new one,
+    closed at the end, when not given); raises `workbench.dev.pool.Cancelled` once `pool` is
+    closed."""
     program = bench.program
     if program is None:
         return []
@@ -160,15 +184,24 @@ def run_diffs(bench, *, run_writes: bool = False) -> list:
         from workbench.dev.server import DevServer
         bench.server = DevServer(bench)
         bench.server.set_program(program)
+    if pool is None:
+        from workbench.dev.pool import Pool
+        with Pool(bench, size=PARALLEL) as pool:
+            return run_diffs(bench, run_writes=run_writes, pool=pool)
+    with bench.server.batch_caller(pool) as call:
+        return _run_all(bench, program, run_writes, pool, call)
+
+
+def _run_all(bench, program, run_writes, pool, call) -> list:
     jobs = [(command, example) for command in program.walk() for example in command.examples]
     found = {}
     reads = [index for index, (command, _) in enumerate(jobs) if command.effects in SAFE_EFFECTS]
     if reads:
-        with ThreadPoolExecutor(max_workers=min(PARALLEL, len(reads))) as pool:
-            for index, diff in zip(reads, pool.map(
-                    lambda index: diff_example(bench, *jobs[index], run_writes), reads)):
+        with ThreadPoolExecutor(max_workers=min(PARALLEL, len(reads))) as pool_threads:
+            for index, diff in zip(reads, pool_threads.map(
+                    lambda index: diff_example(bench, *jobs[index], run_writes, pool, call), reads)):
                 found[index] = diff
     for index, (command, example) in enumerate(jobs):   # writes: one at a time, in order
         if index not in found:
-            found[index] = diff_example(bench, command, example, run_writes)
+            found[index] = diff_example(bench, command, example, run_writes, pool, call)
     return [found[index] for index in range(len(jobs))]

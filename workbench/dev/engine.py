@@ -275,10 +275,15 @@ class Workbench:
         self._tasks: list = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._areload_lock: asyncio.Lock | None = None
+        self._state_lock: asyncio.Lock | None = None
+        self._loads = 0             # loads finished by areload (the newest one's state wins)
+        self._building: set = set()  # state builds the watcher started
         self._serving_name: str | None = None
         self._source_dir: str | None = None
         self._source_count = 0
         self._old_sources: list = []
+        self._batch = None          # the running diff batch (workbench.dev.pool.Pool)
+        self._batch_lock = threading.Lock()
 
     # --- subscriptions ------------------------------------------------------------------
 
@@ -333,15 +338,30 @@ class Workbench:
         """Load in a worker thread, so the loop (and the dashboard) never waits on user code.
 
         A good load is served, and connected MCP clients told, before the surfaces are
-        rendered; the "state" event is published on the running loop.
+        rendered; the "state" event is published on the running loop. The next save's load
+        does not wait for this one's surfaces: when it is served before they start, this
+        state is skipped (its successor's replaces it) and the current state returned.
         """
+        return await self._astate(*await self._aload())
+
+    async def _aload(self) -> tuple:
+        """Load and (when good) serve, one at a time; (ticket, Loaded) for `_astate`."""
         self._loop = asyncio.get_running_loop()
         if self._areload_lock is None:
-            self._areload_lock = asyncio.Lock()
+            self._areload_lock, self._state_lock = asyncio.Lock(), asyncio.Lock()
         async with self._areload_lock:
             loaded = await asyncio.to_thread(self._load_locked)
             if loaded.ok:
                 self._serve(loaded)
+            self._loads += 1
+            return self._loads, loaded
+
+    async def _astate(self, ticket: int, loaded) -> State:
+        """The State of load number `ticket`, published; skipped (the current State returned)
+        when a newer load was served before its turn came."""
+        async with self._state_lock:
+            if ticket != self._loads:
+                return self.state
             state = await asyncio.to_thread(self._next_state, loaded)
             self.state = state
         self.publish("state", state)
@@ -353,7 +373,10 @@ class Workbench:
                                 timeout=self.load_timeout)
 
     def _serve(self, loaded) -> None:
-        """Make a good load the served program, and tell connected clients."""
+        """Make a good load the served program, and tell connected clients; a diff batch of
+        the previous program is cancelled."""
+        if loaded.source != self._good_source:
+            self.cancel_diffs()
         self._remember_source(loaded.source)
         self._serving_name = loaded.name
         if self.server is not None:
@@ -490,7 +513,10 @@ class Workbench:
                     *paths, watch_filter=watch_filter, debounce=self.debounce_ms, step=10,
                     stop_event=_Either(stop_event, restart), recursive=False,
                     ignore_permission_denied=True):
-                await self.areload()
+                # The next save is loaded and served while this one's surfaces are built.
+                task = asyncio.create_task(self._astate(*await self._aload()))
+                self._building.add(task)
+                task.add_done_callback(self._building.discard)
                 if self.watch_paths() != paths:
                     restart.set()
 
@@ -529,10 +555,11 @@ class Workbench:
         await task
 
     async def stop(self) -> None:
-        """Stop watching and serving; waits for both to finish."""
+        """Stop watching and serving (and the diff batch); waits for both to finish."""
+        self.cancel_diffs()
         if getattr(self, "_stop", None) is not None:
             self._stop.set()
-        for task in self._tasks:
+        for task in self._tasks + list(self._building):
             try:
                 await asyncio.wait_for(task, 5)
             except (asyncio.TimeoutError, asyncio.CancelledError, Exception):  # noqa: BLE001
@@ -563,17 +590,52 @@ class Workbench:
 
     def run_diffs(self, *, run_writes: bool | None = None) -> tuple:
         """CLI `--json` vs MCP for each example of each command; publishes "diffs"."""
-        return self._commit_diffs(self._compute_diffs(run_writes))
+        return self._commit_diffs(self._compute_diffs(run_writes, self._new_batch()))
 
     async def arun_diffs(self, *, run_writes: bool | None = None) -> tuple:
-        """`run_diffs` in a worker thread; the "diffs" event is published on the loop."""
-        diffs = await asyncio.to_thread(self._compute_diffs, run_writes)
+        """`run_diffs` in a worker thread; the "diffs" event is published on the loop.
+
+        Starting a batch cancels the one running (one batch alive at a time); so do a reload
+        and `cancel_diffs()`. A cancelled batch raises `asyncio.CancelledError` here."""
+        from workbench.dev.pool import Cancelled
+        batch = self._new_batch()
+        try:
+            diffs = await asyncio.to_thread(self._compute_diffs, run_writes, batch)
+        except Cancelled:
+            raise asyncio.CancelledError() from None
+        except asyncio.CancelledError:
+            batch.close()       # the awaiting task went away: its processes go too
+            raise
         return self._commit_diffs(diffs)
 
-    def _compute_diffs(self, run_writes):
+    def cancel_diffs(self) -> bool:
+        """Cancel the running diff batch (its processes killed); whether one was running."""
+        with self._batch_lock:
+            batch, self._batch = self._batch, None
+        if batch is None or batch.cancelled:
+            return False
+        batch.close()
+        return True
+
+    def _new_batch(self):
+        from workbench.dev.diffs import PARALLEL
+        from workbench.dev.pool import Pool
+        self.cancel_diffs()
+        batch = Pool(self, size=PARALLEL)
+        with self._batch_lock:
+            self._batch = batch
+        return batch
+
+    def _compute_diffs(self, run_writes, batch):
         from workbench.dev import diffs as _diffs
         writes = self.run_writes if run_writes is None else run_writes
-        return tuple(_diffs.run_diffs(self, run_writes=writes))
+        try:
+            return tuple(_diffs.run_diffs(self, run_writes=writes, pool=batch))
+        finally:
+            batch.close()
+            with self._batch_lock:
+                if self._batch is batch:
+                    self._batch = None
 
     def _commit_diffs(self, diffs) -> tuple:
         self.diffs = diffs

@@ -12,6 +12,7 @@ program swapped on each reload), with three differences that only a workbench ne
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import subprocess
@@ -57,11 +58,17 @@ def subprocess_call(bench, argv, *, timeout: float, environ: dict | None = None,
     env = apply(environ_for("piped"))
     if environ is None:
         request["environ"] = dict(env)
+    from workbench.dev.pool import current
+    pool = current()
     try:
-        done = run_limited([sys.executable, "-B", "-m", "workbench.dev._worker", "call"],
-                           input=json.dumps(request), timeout=timeout, env=env,
-                           cwd=os.path.dirname(bench.file),
-                           on_line=_progress_reader(on_progress) if on_progress else None)
+        if pool is not None and on_progress is None:   # a diff's side, in its batch
+            done = pool.run({**request, "mode": "call", "cwd": os.path.dirname(bench.file)},
+                            timeout)
+        else:
+            done = run_limited([sys.executable, "-B", "-m", "workbench.dev._worker", "call"],
+                               input=json.dumps(request), timeout=timeout, env=env,
+                               cwd=os.path.dirname(bench.file),
+                               on_line=_progress_reader(on_progress) if on_progress else None)
     except subprocess.TimeoutExpired:
         doc = _envelope.failure("timeout", f"the command did not finish within {timeout:g} s "
                                 "and was stopped", exit=_envelope.EXIT_UNAVAILABLE,
@@ -231,6 +238,35 @@ class DevServer:
         if "value" not in box:
             raise TimeoutError(f"tools/call {name} did not answer within {timeout:g} s")
         return box["value"]
+
+    @contextlib.contextmanager
+    def batch_caller(self, pool):
+        """`with server.batch_caller(pool) as call:` one client session for a whole diff batch;
+        `call(name, arguments, timeout)` returns what `call_tool_sync` does, from any thread,
+        and runs the command as a fork of `pool`'s workers (a session per call costs more
+        than the call)."""
+        from anyio import fail_after
+        from anyio.from_thread import start_blocking_portal
+
+        from workbench.dev import pool as _pool
+
+        from mcp import Client
+        session = Client(self.server, cache=None, client_info=_client_info(INTERNAL_CLIENT))
+        with start_blocking_portal() as portal, \
+                portal.wrap_async_context_manager(session) as client:
+            def call(name: str, arguments: dict, timeout: float) -> dict:
+                async def go():
+                    # The server's handler runs in a copy of this task's context.
+                    with _pool.using(pool), fail_after(timeout):
+                        result = await client.call_tool(name, arguments)
+                    text = "".join(getattr(part, "text", "") for part in result.content)
+                    return {"text": text, "is_error": bool(result.is_error),
+                            "structured": result.structured_content}
+                try:
+                    return portal.call(go)
+                except BaseException as exc:  # noqa: BLE001 - the one real error
+                    raise _leaf(exc) from None
+            yield call
 
     # --- transports -----------------------------------------------------------------------
 

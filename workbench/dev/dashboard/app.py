@@ -385,6 +385,7 @@ class DashboardApp(App):
 
     def action_cancel(self) -> None:
         cancelled = self.pane("environments").cancel()
+        cancelled = self.bench.cancel_diffs() or cancelled
         running = [w for w in self.workers if w.group == "diffs" and w.is_running]
         for worker in running:
             worker.cancel()

@@ -1,0 +1,247 @@
+"""Long-lived workers for a batch of example runs: the program loaded once, each run forked.
+
+A diff batch (every example, CLI `--json` and MCP side; `workbench.dev.diffs`) used to start
+two fresh interpreters per example, each compiling and building the whole program. A `Pool`
+instead starts at most `size` workers (`python -m workbench.dev._worker serve`), each of
+which loads the last good source once, records the state of its sandbox right after the load,
+and then answers run requests one at a time by forking:
+
+- every run is a process of its own (its own memory, its own process group, killed with its
+  children on timeout), started from the loaded program as a fresh interpreter would be;
+- every run sees the worker's sandbox (`workbench.dev.sandbox`) restored to the state it had
+  after the load, so no run sees another's writes and nothing reaches the user's folders,
+  paths computed at import time included (they point into that sandbox).
+
+`close()` (a reload, a new batch, `x`, or the end of the batch) kills every worker and every
+process in their sessions: nothing of a cancelled batch keeps running. Later requests raise
+`Cancelled`. `current()` is the pool of the batch making a call on this thread (a context
+variable, as `sandbox.current()`), which is how the dev MCP server's tools/call of a diff
+runs in the same pool.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import itertools
+import json
+import os
+import queue
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+READY_TIMEOUT = 120.0
+"""Seconds a worker may take to load the program before the batch reports it."""
+
+_CURRENT: contextvars.ContextVar = contextvars.ContextVar("burgee_pool", default=None)
+_IDS = itertools.count(1)
+
+
+class Cancelled(Exception):
+    """The batch was cancelled (a reload, a newer batch, or the person asked)."""
+
+
+class _Worker:
+    def __init__(self, pool: Pool):
+        import tempfile
+
+        from workbench.dev.environments import environ_for
+        from workbench.dev.sandbox import Sandbox
+        self.box = Sandbox(prefix="burgee-batch-")
+        self.spare = tempfile.mkdtemp(prefix="burgee-batch-io-")
+        command = [sys.executable, "-B", "-m", "workbench.dev._worker", "serve",
+                   "--file", pool.file, "--scratch", self.box.root, "--spare", self.spare,
+                   "--batch", pool.batch]
+        if pool.source:
+            command += ["--source", pool.source]
+        if pool.name:
+            command += ["--program", pool.name]
+        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, cwd=pool.cwd,
+                                     env=self.box.environ(environ_for("piped")),
+                                     start_new_session=True)
+        self._buffer = b""
+        try:
+            ready = self.read(time.monotonic() + READY_TIMEOUT)
+            if not ready.get("ready"):
+                raise RuntimeError(ready.get("error") or "the batch worker did not start")
+        except BaseException:
+            self.kill()
+            raise
+
+    def read(self, deadline: float) -> dict:
+        """The next reply line; EOFError if the worker ended, TimeoutError past `deadline`."""
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the batch worker did not answer")
+            ready, _, _ = select.select([fd], [], [], left)
+            if ready:
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    raise EOFError(self._last_words())
+                self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return json.loads(line)
+
+    def _last_words(self) -> str:
+        try:
+            self.proc.wait(2)
+            err = self.proc.stderr.read().decode("utf-8", "replace").strip().splitlines()
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            err = []
+        return err[0] if err else f"the batch worker ended (exit {self.proc.returncode})"
+
+    def kill(self) -> None:
+        """Kill the worker and every process of its session (runs and their children)."""
+        _kill_session(self.proc.pid)
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            pass
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        import shutil
+        self.box.close()
+        shutil.rmtree(self.spare, ignore_errors=True)
+
+
+def _kill_session(sid: int) -> None:
+    """SIGKILL every process whose session is `sid` (a run's children too), then the group."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        names = []
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+            if int(fields[3]) == sid:      # fields after the name: state ppid pgrp session
+                os.kill(int(name), signal.SIGKILL)
+        except (OSError, IndexError, ValueError):
+            pass
+    try:
+        os.killpg(sid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+class Pool:
+    """Up to `size` long-lived workers running `bench`'s last good source; see the module."""
+
+    def __init__(self, bench, size: int = 4):
+        self.file, self.source, self.name = bench.file, bench.good_source_file, bench.serving_name
+        self.cwd = os.path.dirname(bench.file)
+        self.size = size
+        self.batch = f"{os.getpid()}-{next(_IDS)}"
+        self.cancelled = False
+        self.failed: str | None = None
+        self._idle: queue.SimpleQueue = queue.SimpleQueue()
+        self._workers: list = []
+        self._lock = threading.Lock()
+
+    def run(self, request: dict, timeout: float) -> subprocess.CompletedProcess:
+        """One run in a fresh fork of a worker: `request` is {"mode": "run" | "call", "argv",
+        "environ", "stdin", ...}; TimeoutExpired if it did not finish in `timeout` seconds."""
+        worker = self._take()
+        try:
+            os.write(worker.proc.stdin.fileno(),
+                     (json.dumps({**request, "timeout": timeout}) + "\n").encode("utf-8"))
+            reply = worker.read(time.monotonic() + timeout + 10)
+        except (OSError, EOFError, TimeoutError, ValueError) as exc:
+            self._drop(worker)
+            if self.cancelled:
+                raise Cancelled() from None
+            if isinstance(exc, TimeoutError):
+                raise subprocess.TimeoutExpired(request.get("argv"), timeout) from None
+            raise RuntimeError(f"the batch worker failed: {exc}") from None
+        self._idle.put(worker)
+        if reply.get("timeout"):
+            raise subprocess.TimeoutExpired(request.get("argv"), timeout, reply.get("stdout"),
+                                            reply.get("stderr"))
+        return subprocess.CompletedProcess(request.get("argv"), reply["exit"],
+                                           reply["stdout"], reply["stderr"])
+
+    def _take(self) -> _Worker:
+        while True:
+            if self.cancelled:
+                raise Cancelled()
+            with self._lock:
+                spawn = self._idle.empty() and len(self._workers) < self.size
+                if spawn:
+                    self._workers.append(None)     # a place, taken before the slow start
+            if spawn:
+                break
+            try:
+                worker = self._idle.get(timeout=0.2)
+            except queue.Empty:
+                continue                           # a dropped worker may have freed a place
+            if worker is None:
+                self._idle.put(None)               # cancelled: wake the next waiter too
+                raise Cancelled()
+            return worker
+        try:
+            if self.failed:
+                raise RuntimeError(self.failed)
+            worker = _Worker(self)
+        except BaseException as exc:
+            with self._lock:
+                self._workers.remove(None)
+            if self.cancelled:
+                raise Cancelled() from None
+            self.failed = self.failed or str(exc)    # the next runs say so without retrying
+            raise
+        with self._lock:
+            self._workers[self._workers.index(None)] = worker
+            if self.cancelled:
+                self._workers.remove(worker)
+                worker.kill()
+                raise Cancelled()
+        return worker
+
+    def _drop(self, worker: _Worker) -> None:
+        with self._lock:
+            if worker in self._workers:
+                self._workers.remove(worker)
+        worker.kill()
+
+    def close(self) -> None:
+        """Kill every worker and what they run; later requests raise Cancelled."""
+        with self._lock:
+            self.cancelled = True
+            workers = [worker for worker in self._workers if worker is not None]
+            self._workers = [None for worker in self._workers if worker is None]
+        for worker in workers:
+            worker.kill()
+        self._idle.put(None)
+
+    def __enter__(self) -> Pool:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+
+def current() -> Pool | None:
+    """The pool of the batch making the call on this thread or task, or None."""
+    return _CURRENT.get()
+
+
+@contextlib.contextmanager
+def using(pool: Pool | None):
+    """`with using(pool):` routes the dev server's subprocess calls through `pool`."""
+    token = _CURRENT.set(pool)
+    try:
+        yield pool
+    finally:
+        _CURRENT.reset(token)
