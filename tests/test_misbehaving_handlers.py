@@ -88,6 +88,18 @@ def test_a_value_that_is_not_json_is_invalid_result_naming_the_type():
     assert doc["error"]["message"] == "the handler returned object, which is not JSON"
 
 
+def test_a_base_exception_that_is_not_an_exception_is_an_internal_envelope():
+    """Was: asyncio.CancelledError (a BaseException) from a handler was a traceback, and over
+    MCP it killed the server before the call was answered."""
+    result = unruly("cancelled", "--json")
+    doc = one_envelope(result)
+    assert result.exit == 1 and doc["error"]["code"] == "internal"
+    assert "CancelledError" in doc["error"]["message"]
+    person = unruly("cancelled")
+    assert person.exit == 1 and "Traceback" not in person.stderr
+    assert person.stderr.startswith("error: ")
+
+
 def test_an_interrupted_stream_ends_with_an_end_line_carrying_130(tmp_path):
     marker = tmp_path / "started"
     process = subprocess.Popen([sys.executable, str(UNRULY), "slow", "--format", "ndjson"],
@@ -178,6 +190,7 @@ async def _session_calls(client):
     out["child"] = await client.call_tool("child", {})
     out["big"] = await client.call_tool("big", {})
     out["odd"] = await client.call_tool("odd", {})
+    out["cancelled"] = await client.call_tool("cancelled", {})
     out["after"] = await client.call_tool("saved", {})
     return out
 
@@ -189,6 +202,7 @@ def _check_session(out):
     assert _texts(out["child"])["meta"]["output"]["stdout"] == "from a child process\n"
     assert len(_texts(out["big"])["meta"]["output"]["stdout"]) == 64 * 1024
     assert out["odd"].is_error and _texts(out["odd"])["error"]["code"] == "invalid_result"
+    assert out["cancelled"].is_error and _texts(out["cancelled"])["error"]["code"] == "internal"
     assert not out["after"].is_error   # still serving after all of the above
 
 

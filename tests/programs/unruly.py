@@ -1,6 +1,7 @@
 """A program whose handlers misbehave the ways real ones do: print, exit, spawn children,
 write to streams saved at import, return what is not JSON, print 10 MB, stream slowly."""
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -19,6 +20,8 @@ def saved(ctx):
     return {"saved": True}
 def exits(ctx):
     sys.exit(ctx.args.code)
+def cancelled(ctx):
+    raise asyncio.CancelledError("an event loop inside the handler was cancelled")
 def odd(ctx):
     return {"when": object()}
 def big(ctx):
@@ -43,6 +46,7 @@ program = Program("unruly", commands=[
     Command("saved", effects="read_only", run=saved),
     Command("exit", effects="read_only", run=exits, arguments=[Argument("code", "integer")]),
     Command("odd", effects="read_only", run=odd),
+    Command("cancelled", effects="read_only", run=cancelled),
     Command("big", effects="read_only", run=big),
     Command("slow", effects="read_only", run=slow),
     Command("closer", effects="read_only", run=closer),

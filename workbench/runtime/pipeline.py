@@ -426,8 +426,8 @@ def _handle_held(program, command, request, world, ctx, debug, captured, held):
         if captured is None:     # a person's terminal: the handler may end its own process
             raise
         doc = _envelope.handler_exit(stop.code, meta)
-    except Exception as error:   # a handler bug: exit 1, no traceback unless --debug
-        doc = _internal(error, debug, world)
+    except BaseException as error:   # a handler bug (CancelledError too): exit 1, no traceback
+        doc = _internal(error, debug, world)   # unless --debug, and a server keeps serving
     doc = _with_output(doc, captured, world, as_json or ndjson)
     doc = _seal(program, world, doc)
     if claim is not None:
@@ -590,7 +590,7 @@ def _stream(program, command, request, world, ctx, items, debug, page=None, capt
     except ActionRequired as action:
         doc = _envelope.action_required(action.reason, action.message,
                                         _steps(program, command, action.next, True))
-    except Exception as error:
+    except BaseException as error:   # as in _handle_held
         doc = _internal(error, debug, world)
     end = _envelope.stream_end(world.redactor.value(doc) if doc else {"ok": True}, count)
     output = captured.output() if captured is not None else None
