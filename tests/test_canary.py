@@ -31,6 +31,10 @@ V = "cAnAry-Zq81xT-v4lue"
 CLI_PATHS = {   # path -> (argv, extra environment); the value enters on the command line
     "flag": (["spread", "--token", V], {}),
     "flag=value": (["spread", f"--token={V}"], {}),
+    "short flag": (["spread", "-t", V], {}),
+    "short flag, value attached": (["spread", "-t" + V], {}),
+    "short flag in another case": (["spread", "-T", V], {}),
+    "misspelt command, value attached to the short": (["sprd", "-t" + V], {}),
     "env variable": (["spread"], {"SPREADER_TOKEN": V}),
     "before the subcommand": (["--token", V, "spread"], {}),
     "flag of another command (a positional there)": (["other", "--token", V], {}),
@@ -43,7 +47,8 @@ CLI_PATHS = {   # path -> (argv, extra environment); the value enters on the com
     "raised by the handler (--debug)": (["spread", "--token", V, "--fail", "--debug"], {}),
     "with an idempotency key": (["spread", "--token", V, "--idempotency-key", "k1"], {}),
 }
-RUNS_HANDLER = ("flag", "flag=value", "env variable", "with an idempotency key")   # the CLI paths whose handler runs
+RUNS_HANDLER = ("flag", "flag=value", "short flag", "short flag, value attached",
+                "env variable", "with an idempotency key")   # the CLI paths whose handler runs
 
 MCP_PATHS = {   # path -> (tool, arguments); the value enters as an MCP argument
     "MCP argument": ("spread", {"token": V}),
@@ -356,6 +361,8 @@ def _spreader():
     (["spread", "--TOKEN", V], "spreader spread --token $SPREADER_TOKEN --json"),
     (["spread", "--api-token", V], "spreader spread --token $SPREADER_TOKEN --json"),
     (["other", "--API-TOKEN", V], "spreader other --json"),
+    (["spread", "-T", V], "spreader spread --token $SPREADER_TOKEN --json"),
+    (["sprd", "-t" + V], "spreader spread -t $SPREADER_TOKEN --json"),
 ])
 def test_a_flag_that_nearly_names_the_secret_gives_a_runnable_fix_without_it(argv, fix):
     from workbench import call

@@ -67,6 +67,17 @@ def test_a_value_starting_with_a_dash_is_shown_its_equals_form():
     assert doc["error"]["fix"] == "notes sync push --token=$NOTES_TOKEN --json"
 
 
+@pytest.mark.parametrize("argv, fix", [
+    (["sync", "push", "--token", "--json"], "notes sync push --token <token> --json"),
+    (["sync", "push", "--token", "--remote", "r", "--json"],
+     "notes sync push --token <token> --remote r --json"),
+])
+def test_a_flag_after_a_secret_flag_with_no_value_is_not_taken_for_the_secret(argv, fix):
+    """Was: `--json` was taken for the secret, so the fix read `--token <token> ***`."""
+    doc = envelope(notes(*argv))
+    assert doc["error"]["code"] == "missing_value" and doc["error"]["fix"] == fix
+
+
 def test_a_secret_from_the_environment_is_masked_in_text_output():
     outcome = notes("sync", "status", "--json", env={"NOTES_TOKEN": SECRET})
     assert SECRET not in outcome.stdout + outcome.stderr
