@@ -136,6 +136,15 @@ def test_a_closed_stdout_gives_141(args):
     assert done.returncode == 141 and done.stderr == b""
 
 
+@pytest.mark.parametrize("args, code", [(["nope"], 2), (["exit", "3"], 3), (["print"], 0)])
+def test_a_closed_stderr_keeps_the_exit_code(args, code):
+    """Was: with fd 2 closed (`2>&-`) sys.stderr is None, and writing an error to it was exit 1."""
+    done = subprocess.run([sys.executable, str(UNRULY), *args], env=clean_env(),
+                          stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=60,
+                          preexec_fn=lambda: os.close(2))
+    assert done.returncode == code, done.stdout
+
+
 def test_bytes_that_are_not_utf8_are_escaped_under_a_strict_locale():
     done = subprocess.run([sys.executable, str(UNRULY), b"\xff\xfeabc", "--json"],
                           env=clean_env(PYTHONIOENCODING="utf-8:strict"), capture_output=True,

@@ -26,6 +26,10 @@ def run(program: Program, argv: list[str] | None = None) -> NoReturn:
     closed = [fd for fd in (1, 2) if not _is_open(fd)]
     for fd in closed:   # `>&-`: keep 1 and 2 taken, so no file the handler opens lands there
         _devnull_on(fd)
+        name = "stdout" if fd == 1 else "stderr"
+        if getattr(sys, name) is None:   # Python leaves a stream that started closed as None
+            setattr(sys, name, open(fd, "w", encoding="utf-8", errors="backslashreplace",
+                                    closefd=False))
     world = World(os.environ, sys.stdin, sys.stdout, sys.stderr,
                   stdin_tty=_isatty(sys.stdin), stdout_tty=_isatty(sys.stdout))
     world.stdout_closed = 1 in closed
