@@ -83,6 +83,24 @@ def test_a_secret_from_the_environment_is_masked_in_text_output():
     assert SECRET not in outcome.stdout + outcome.stderr
 
 
+def test_a_secret_from_the_environment_of_a_second_option_with_the_same_flag_is_masked():
+    """Was: two commands with a sensitive --token each (DEPLOY_TOKEN, SYNC_TOKEN): only the
+    first option's variable was known as a secret, so `sync` returned SYNC_TOKEN in clear."""
+    def show(ctx):
+        print("using", ctx.options.token)
+        return {"token": ctx.options.token}
+
+    program = Program("tool", commands=[
+        Command(name, effects="read_only", run=show, options={"token": Option(
+            sensitive=True, short="t", env=f"{name.upper()}_TOKEN", description="secret")})
+        for name in ("deploy", "sync")])
+    for name in ("deploy", "sync"):
+        outcome = call(program, [name, "--json"],
+                       environ=clean_env(**{f"{name.upper()}_TOKEN": SECRET}))
+        assert SECRET not in outcome.stdout + outcome.stderr, (name, outcome.stdout)
+        assert envelope(outcome)["data"] == {"token": "***"}
+
+
 def test_progress_messages_arrive_masked():
     seen = []
 

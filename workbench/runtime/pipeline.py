@@ -17,7 +17,8 @@ from workbench.declaration.model import Fail
 from workbench.runtime import envelope as _envelope
 from workbench.runtime.context import ActionRequired, Context, Partial
 from workbench.runtime.parser import Refusal, parse
-from workbench.runtime.redact import Redactor, mask_argv, secrets_in_argv
+from workbench.runtime.redact import (Redactor, mask_argv, secrets_in_argv,
+                                      secrets_in_request)
 
 TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
 if TYPE_CHECKING:
@@ -154,6 +155,8 @@ def execute(program, argv, world, *, serve=None):
             request = parse(program, argv, world.environ)
         except Refusal as refusal:
             return _refuse(program, refusal, as_json, world)
+        if request.command is not None:
+            world.redactor.add(secrets_in_request(request.command, request.options))
         if request.builtin is not None:
             return _builtin(program, request, world, serve)
         if request.flags["version"] and request.command is None:

@@ -99,6 +99,19 @@ def _spellings(program) -> tuple[dict, frozenset]:
     return cached
 
 
+def _sensitive_options(program) -> list:
+    """Every sensitive Option of every command: two commands may each have a `--token` with
+    its own environment variable, so the spelling table alone would miss one."""
+    if program is None:
+        return []
+    cached = program.__dict__.get("_redact_options")
+    if cached is None:
+        cached = program._redact_options = [option for command in program.walk()
+                                            for option in command.options.values()
+                                            if option.sensitive]
+    return cached
+
+
 def _plain(name: str) -> str:
     """A name with case, leading dashes and `-`/`_` set aside: `--API-Token` -> `api_token`."""
     return str(name).lstrip("-").casefold().replace("-", "_")
@@ -194,10 +207,18 @@ def secrets_in_argv(program, argv, environ=None) -> list[str]:
             found.append(inline)
         elif i + 1 < len(tokens) and not _names_a_flag(tokens[i + 1], known):
             found.append(tokens[i + 1])
-    for option in {id(o): o for o in spellings.values()}.values():
+    for option in _sensitive_options(program):
         if option.env and environ and environ.get(option.env):
             found.append(environ[option.env])
     return found
+
+
+def secrets_in_request(command, options) -> list[str]:
+    """The values a parsed call gives its command's sensitive options, by whatever route
+    they came (flag, short, cluster, environment)."""
+    return [leaf for key, option in command.options.items()
+            if option.sensitive and option.type != "boolean"
+            for leaf in _leaves(options.get(key))]
 
 
 def secrets_in_arguments(program, command, arguments) -> list[str]:
