@@ -55,6 +55,17 @@ def test_a_misplaced_secret_moves_with_its_slot_in_the_fix():
     assert doc["error"]["fix"] == "notes sync push --token $NOTES_TOKEN --json"
 
 
+@pytest.mark.parametrize("argv, fix", [
+    (["--tokn", SECRET, "sync", "push", "--json"], "notes sync push --token $NOTES_TOKEN --json"),
+    (["--stor", "x", "list", "--json"], "notes list --store x --json"),
+])
+def test_options_before_their_command_are_moved_and_spelt_right_in_the_fix(argv, fix):
+    """Was: the fix moved `--tokn` after the command but kept the misspelling, so it was
+    refused again when run."""
+    doc = envelope(notes(*argv))
+    assert doc["error"]["fix"] == fix
+
+
 def test_a_flag_of_another_command_is_dropped_with_its_value():
     doc = envelope(notes("sync", "status", "--token", SECRET, "--json"))
     assert doc["error"]["fix"] == "notes sync status --json"
