@@ -48,8 +48,12 @@ CASES = {
     "help --json": {"burgee": ["help", "--json"], "argparse": None, "click": None,
                     "typer": None, "cyclopts": None},
     "usage error": {f: ["deploy", "--targt", "x"] for f in FRAMEWORKS},
+    "status": {f: ["status"] for f in FRAMEWORKS},   # a handler runs, for a person
+    "status --json": {"burgee": ["status", "--json"], "argparse": None, "click": None,
+                      "typer": None, "cyclopts": None},   # its output caught at the fd level
 }
-EXPECTED_EXIT = {"--version": 0, "--help": 0, "help --json": 0, "usage error": 2}
+EXPECTED_EXIT = {"--version": 0, "--help": 0, "help --json": 0, "usage error": 2, "status": 0,
+                 "status --json": 0}
 BASELINE = ("python", "-c pass")
 
 # Environment passed to every child: what a person's shell has, nothing that changes
@@ -365,7 +369,20 @@ def verdict(med: dict) -> list[str]:
                    f"{'**met**' if burgee_help < click_help else '**not met**'} "
                    f"({burgee_help:.1f} ms vs {click_help:.1f} ms, "
                    f"{burgee_help / click_help:.2f}×).")
+    status, captured = med.get(("burgee", "status")), med.get(("burgee", "status --json"))
+    if status and captured:
+        out.append(f"- A handler run for a person (`status`, no capture): {status:.1f} ms, "
+                   f"{status / burgee_help:.2f}× burgee's `--help`; with its output caught at "
+                   f"the fd level (`status --json`): {captured:.1f} ms, "
+                   f"{captured / status:.2f}× `status`.")
     return out
+
+
+def load() -> str:
+    try:
+        return f"{os.getloadavg()[0]:.1f}"
+    except OSError:
+        return "?"
 
 
 def the_command(args_argv: list[str]) -> str:
@@ -545,7 +562,9 @@ def main(argv: list[str] | None = None) -> int:
                 log(f"{framework} {case}: {note}")
         log(f"timing {len(cases)} cases × {args.runs} runs (+{args.warmup} warm-up rounds), "
             f"round-robin")
+        load_before = load()
         samples = measure(env_info.python, cases, args.runs, args.warmup, env, log)
+        load_after = load()
         rendered, med = table(samples, notes, frameworks)
         ver = versions(env_info.python, env)
         report = "\n".join([
@@ -561,6 +580,9 @@ def main(argv: list[str] | None = None) -> int:
             "- Versions: " + ", ".join(f"{k} {v}" for k, v in ver.items()),
             f"- Runs: {args.runs} timed per case after {args.warmup} warm-up rounds; "
             f"{time.strftime('%Y-%m-%d %H:%M %Z')}",
+            f"- Load: 1-minute load average {load_before} before and {load_after} after the "
+            f"runs on {os.cpu_count()} CPUs (a shared machine: compare ratios from one run, "
+            "not absolute times)",
             "",
             rendered,
             "",
@@ -569,6 +591,8 @@ def main(argv: list[str] | None = None) -> int:
             "The usage error is `deploy --targt x`: every program exits 2 (argparse reports",
             "the missing `--target` rather than the unknown flag). Typer and cyclopts",
             "render help and errors with Rich, their default when it is installed.",
+            "`status` runs a handler for a person (nothing captured); `status --json` runs it",
+            "with fds 1 and 2 caught for `meta.output` (issue 11), which only burgee does.",
             "",
             "Target (issue 2): median `--help` within 1.5× of `python -c pass`, and faster "
             "than Click.",
