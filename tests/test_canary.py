@@ -376,3 +376,17 @@ def test_a_usage_refusal_over_mcp_does_not_echo_a_secret_through_another_propert
     program = _spreader()
     doc = check_arguments(program.tool("other"), {"name": V, "token": V})
     assert doc["error"]["code"] == "unknown_option" and V not in json.dumps(doc)
+
+
+def test_the_canary_counts_its_paths_and_places():
+    """What the canary checks, in numbers (`pytest -s` prints them; docs/decisions.md cites
+    them): every path into every place it can reach."""
+    paths = len(CLI_PATHS) + len(MCP_PATHS) + len(HANDLER_PATHS)
+    places = len(CLI_PLACES) + len(MCP_PLACES) + len(HEADLESS_PLACES) + 1   # + the store file
+    cases = (len(CLI_PATHS) + len(HANDLER_PATHS)) * len(CLI_PLACES) + \
+        (len(MCP_PATHS) + len(HANDLER_PATHS)) * len(MCP_PLACES) + 2 + \
+        (1 + len(HANDLER_PATHS)) * len(HEADLESS_PLACES)
+    print(f"canary: {paths} paths ({len(CLI_PATHS)} CLI, {len(MCP_PATHS)} MCP, "
+          f"{len(HANDLER_PATHS)} handler outputs) into {places} places: {cases} "
+          f"(path, place) cases")
+    assert (paths, places, cases) == (36, 18, 341)
