@@ -215,6 +215,32 @@ def _check_session(out):
     assert not out["after"].is_error   # still serving after all of the above
 
 
+def test_the_stdio_wire_carries_only_json_rpc_to_the_end(tmp_path):
+    """Was: what a handler left in the sys.stdout buffer was flushed onto the wire when the
+    server shut down, and the client logged "Failed to parse JSONRPC message". The whole
+    wire is read here, to EOF after stdin closes."""
+    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                       "clientInfo": {"name": "raw", "version": "0"}}}
+    lines = [json.dumps(init), '{"jsonrpc":"2.0","method":"notifications/initialized"}']
+    for request_id, (tool, arguments) in enumerate(
+            [("buffered", {}), ("print", {"token": "tok-9f8e7d"}), ("exit", {"code": 0})], 1):
+        lines.append(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                                 "params": {"name": tool, "arguments": arguments}}))
+    done = subprocess.run([sys.executable, str(UNRULY), "mcp"], capture_output=True,
+                          input="\n".join(lines).encode() + b"\n", timeout=120, cwd=tmp_path,
+                          env=full_env(caller_env(tmp_path)))
+    assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr[-2000:]
+    answers = [json.loads(line) for line in done.stdout.splitlines()]   # every line JSON
+    results = {a["id"]: json.loads(a["result"]["content"][0]["text"]) for a in answers
+               if a.get("id")}
+    assert sorted(results) == [1, 2, 3]
+    assert results[1]["meta"]["output"] == {"stdout": "left in the buffer"}
+    assert results[2]["meta"]["output"] == {"stdout": "printed by the handler ***\n"}
+    assert results[3]["ok"] is True
+    assert b"tok-9f8e7d" not in done.stdout + done.stderr
+
+
 async def test_a_stdio_session_survives_every_misbehaving_handler(tmp_path):
     from mcp import Client, StdioServerParameters
     logged = []

@@ -12,6 +12,9 @@ SAVED = sys.stdout
 def printer(ctx):
     print("printed by the handler", ctx.options.token)
     return {"ok": 1}
+def buffered(ctx):
+    sys.stdout.write("left in the buffer")   # no newline, no flush
+    return {"buffered": True}
 def child(ctx):
     subprocess.run([sys.executable, "-c", "print('from a child process')"])
     return {"child": "done"}
@@ -43,6 +46,7 @@ def wide(ctx):
 program = Program("unruly", commands=[
     Command("print", effects="read_only", run=printer, options={"token": Option(sensitive=True)}),
     Command("child", effects="read_only", run=child),
+    Command("buffered", effects="read_only", run=buffered),
     Command("saved", effects="read_only", run=saved),
     Command("exit", effects="read_only", run=exits, arguments=[Argument("code", "integer")]),
     Command("odd", effects="read_only", run=odd),
