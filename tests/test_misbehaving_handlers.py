@@ -136,6 +136,40 @@ def test_a_closed_stdout_gives_141(args):
     assert done.returncode == 141 and done.stderr == b""
 
 
+@pytest.mark.parametrize("args", [["shut"], ["shut", "--json"], ["shut", "--format", "ndjson"]])
+def test_a_handler_that_closes_stdout_is_141_or_its_envelope(args):
+    """Was: for a person, a handler's os.close(1) made writing the result a traceback (EBADF),
+    exit 1. Under --json/ndjson fd 1 is the capture's, so the envelope still arrives."""
+    result = unruly(*args)
+    assert "Traceback" not in result.stderr and result.stderr == ""
+    if len(args) == 1:
+        assert result.exit == 141 and result.stdout == ""
+    else:
+        assert result.exit == 0 and '"shut":true' in result.stdout
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [["wide"], ["wide", "--json"], ["slow", "--format", "ndjson"]])
+def test_a_stdout_that_cannot_be_written_is_an_error_not_a_traceback(args):
+    """Was: stdout on a full disk (`> /dev/full`) was an OSError traceback, exit 1."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, str(UNRULY), *args], env=clean_env(),
+                              stdout=full, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                              text=True, timeout=60)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr == "error: standard output cannot be written: No space left on device\n"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_stderr_that_cannot_be_written_keeps_the_exit_code():
+    """Was: a refusal written to a full stderr (`2> /dev/full`) was exit 1, not 2."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, str(UNRULY), "nope"], env=clean_env(),
+                              stdout=subprocess.PIPE, stderr=full, stdin=subprocess.DEVNULL,
+                              timeout=60)
+    assert done.returncode == 2 and done.stdout == b""
+
+
 @pytest.mark.parametrize("args, code", [(["nope"], 2), (["exit", "3"], 3), (["print"], 0)])
 def test_a_closed_stderr_keeps_the_exit_code(args, code):
     """Was: with fd 2 closed (`2>&-`) sys.stderr is None, and writing an error to it was exit 1."""

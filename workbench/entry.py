@@ -34,7 +34,8 @@ def run(program: Program, argv: list[str] | None = None) -> NoReturn:
                   stdin_tty=_isatty(sys.stdin), stdout_tty=_isatty(sys.stdout))
     world.stdout_closed = 1 in closed
     code = execute(program, list(argv), world, serve=_serve_mcp)[0]
-    if code == _envelope.EXIT_PIPE:   # Python would complain flushing a closed pipe at exit
+    if code == _envelope.EXIT_PIPE or not _flushed(sys.stdout):
+        # Python would complain at exit flushing a closed pipe or a full disk
         try:
             _devnull_on(1)
         except OSError:
@@ -45,6 +46,14 @@ def run(program: Program, argv: list[str] | None = None) -> NoReturn:
 def _serve_mcp(program, address) -> int:
     from workbench.mcp import serve
     return serve(program, address)
+
+
+def _flushed(stream) -> bool:
+    try:
+        stream.flush()
+        return True
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 def _is_open(fd: int) -> bool:

@@ -41,6 +41,9 @@ def closer(ctx):
     with sys.stdout as out:
         out.write("inside with\n")
     return {"closed": True}
+def shut(ctx):
+    os.close(1)   # the handler closes the process's stdout
+    return {"shut": True}
 def wide(ctx):
     return {"rows": ["r" * 100] * 2000}
 program = Program("unruly", commands=[
@@ -55,6 +58,7 @@ program = Program("unruly", commands=[
     Command("slow", effects="read_only", run=slow),
     Command("closer", effects="read_only", run=closer),
     Command("wide", effects="read_only", run=wide),
+    Command("shut", effects="read_only", run=shut),
     Command("echo", effects="read_only", run=lambda ctx: {"text": ctx.args.text}, arguments=[Argument("text", stdin=True)]),
 ])
 if __name__ == "__main__":

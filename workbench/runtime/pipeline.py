@@ -11,6 +11,7 @@ Everything printed goes through `_deliver` (one envelope path: stamp, redact, pr
 
 from __future__ import annotations
 
+import errno
 import os
 
 from workbench.declaration.model import Fail
@@ -28,7 +29,11 @@ if TYPE_CHECKING:
 
 
 class PipeClosed(Exception):
-    """The reader closed stdout."""
+    """The reader closed stdout (or a handler closed fd 1)."""
+
+
+class OutputFailed(Exception):
+    """stdout is there but refuses bytes (a full disk): said on stderr, exit 1."""
 
 
 class World:
@@ -60,11 +65,15 @@ class World:
             _write(self.stdout, _envelope.safe_text(self.redact(text)))
         except (BrokenPipeError, ValueError):   # a reader that hung up; a closed stdout
             raise PipeClosed from None
+        except OSError as error:
+            if error.errno == errno.EBADF:      # fd 1 closed under us (by a handler)
+                raise PipeClosed from None
+            raise OutputFailed(error.strerror or str(error)) from None
 
     def err(self, text: str) -> None:
         try:
             _write(self.stderr, _envelope.safe_text(self.redact(text)))
-        except (BrokenPipeError, ValueError):
+        except (OSError, ValueError):   # a closed or full stderr: nowhere left to say it
             pass
 
     def progress(self, ctx, done, total, message) -> None:
@@ -176,6 +185,9 @@ def execute(program, argv, world, *, serve=None):
         return _invoke(program, command, request, world, debug)
     except PipeClosed:
         return _envelope.EXIT_PIPE, None
+    except OutputFailed as failed:
+        world.err(f"error: standard output cannot be written: {failed}\n")
+        return _envelope.EXIT_FAILURE, None
     except KeyboardInterrupt:
         try:
             return _deliver(program, world, _envelope.interrupted(), as_json)
