@@ -189,6 +189,19 @@ def test_bytes_that_are_not_utf8_are_escaped_under_a_strict_locale():
     assert "\udcff\udcfeabc" in doc["error"]["message"]   # escaped as \udcff in the JSON
 
 
+@pytest.mark.parametrize("mode", [["--json"], ["--format", "ndjson"], []])
+def test_a_secret_that_is_not_utf8_is_masked_in_what_the_handler_prints(mode):
+    """Was: a sensitive value with bytes that are not UTF-8, printed by the handler, reached
+    meta.output as `\\udcff\\udcfetok-9f8e7d` (the redactor knew only the surrogate form)."""
+    done = subprocess.run([sys.executable, str(UNRULY), "print", "--token",
+                           b"\xff\xfetok-9f8e7d", *mode],
+                          env=clean_env(PYTHONIOENCODING="utf-8:strict"), capture_output=True,
+                          stdin=subprocess.DEVNULL, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert b"tok-9f8e7d" not in done.stdout + done.stderr, done.stdout
+    assert b"printed by the handler ***" in done.stdout
+
+
 def test_reading_stdin_under_an_agent_gives_up_on_a_silent_open_pipe():
     reader, writer = os.pipe()   # open, and nothing is ever written
     try:

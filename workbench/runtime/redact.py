@@ -36,6 +36,7 @@ class Redactor:
             text = str(secret)
             if len(text) >= MIN_SECRET:
                 found.add(text)
+                found.update(_written_forms(text))
         self.secrets = sorted(found, key=len, reverse=True)
 
     def __bool__(self) -> bool:
@@ -73,6 +74,18 @@ class Redactor:
         if isinstance(value, (list, tuple)):
             return [self.value(v) for v in value]
         return value
+
+
+def _written_forms(text: str) -> tuple:
+    """How a secret holding bytes that are not UTF-8 (argv's `\\udcff` surrogates) reads once a
+    handler wrote it and the capture read it back: escaped (`\\udcff`) or replaced (U+FFFD)."""
+    try:
+        text.encode("utf-8")
+        return ()
+    except UnicodeEncodeError:
+        raw = text.encode("utf-8", "surrogateescape")
+        return (text.encode("utf-8", "backslashreplace").decode("utf-8"),
+                raw.decode("utf-8", "replace"))
 
 
 def slot(option) -> str:
