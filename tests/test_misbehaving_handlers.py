@@ -247,6 +247,8 @@ async def _session_calls(client):
     out["big"] = await client.call_tool("big", {})
     out["odd"] = await client.call_tool("odd", {})
     out["cancelled"] = await client.call_tool("cancelled", {})
+    out["interrupt"] = await client.call_tool("interrupt", {})
+    out["boom"] = await client.call_tool("boom", {})
     out["after"] = await client.call_tool("saved", {})
     return out
 
@@ -259,6 +261,8 @@ def _check_session(out):
     assert len(_texts(out["big"])["meta"]["output"]["stdout"]) == 64 * 1024
     assert out["odd"].is_error and _texts(out["odd"])["error"]["code"] == "invalid_result"
     assert out["cancelled"].is_error and _texts(out["cancelled"])["error"]["code"] == "internal"
+    assert out["interrupt"].is_error and _texts(out["interrupt"])["error"]["exit"] == 130
+    assert out["boom"].is_error and _texts(out["boom"])["error"]["code"] == "internal"
     assert not out["after"].is_error   # still serving after all of the above
 
 

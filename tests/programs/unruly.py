@@ -23,6 +23,10 @@ def saved(ctx):
     return {"saved": True}
 def exits(ctx):
     sys.exit(ctx.args.code)
+def interrupt(ctx):
+    raise KeyboardInterrupt
+def boom(ctx):
+    raise RuntimeError("a handler bug")
 def cancelled(ctx):
     raise asyncio.CancelledError("an event loop inside the handler was cancelled")
 def odd(ctx):
@@ -54,6 +58,8 @@ program = Program("unruly", commands=[
     Command("exit", effects="read_only", run=exits, arguments=[Argument("code", "integer")]),
     Command("odd", effects="read_only", run=odd),
     Command("cancelled", effects="read_only", run=cancelled),
+    Command("interrupt", effects="read_only", run=interrupt),
+    Command("boom", effects="read_only", run=boom),
     Command("big", effects="read_only", run=big),
     Command("slow", effects="read_only", run=slow),
     Command("closer", effects="read_only", run=closer),
