@@ -1,4 +1,9 @@
-"""Cold start: the same small program in burgee, argparse, Click, Typer and cyclopts.
+"""Cold start: the same small program in burgee (as data and typed), argparse, Click, Typer
+and cyclopts.
+
+`burgee_typed` is the burgee program declared with `workbench.typed` (hints that need no
+`typing` import); `burgee_annotated` is the same with `Annotated[str, Opt(...)]` (the program
+imports `typing` itself). Both build the very Program `burgee` declares as data.
 
 Every case is a fresh interpreter (`python -X frozen_modules=on PROGRAM ARGS`), timed
 from spawn to exit, interleaved round-robin so machine noise hits every case alike, and
@@ -38,19 +43,22 @@ PROGRAMS = HERE / "programs"
 PERFORMANCE_MD = ROOT / "docs" / "performance.md"
 SECTION = "## Cold start"
 
-FRAMEWORKS = ("burgee", "argparse", "click", "typer", "cyclopts")
+FRAMEWORKS = ("burgee", "burgee_typed", "burgee_annotated", "argparse", "click", "typer",
+              "cyclopts")
+TYPED = ("burgee_typed", "burgee_annotated")
 PACKAGES = {"burgee": "workbench", "click": "click", "typer": "typer", "cyclopts": "cyclopts"}
 
 # Case name -> argv per framework; None where the framework has no equivalent.
 CASES = {
     "--version": {f: ["--version"] for f in FRAMEWORKS},
     "--help": {f: ["--help"] for f in FRAMEWORKS},
-    "help --json": {"burgee": ["help", "--json"], "argparse": None, "click": None,
+    "help --json": {"burgee": ["help", "--json"], "burgee_typed": ["help", "--json"],
+                    "burgee_annotated": ["help", "--json"], "argparse": None, "click": None,
                     "typer": None, "cyclopts": None},
     "usage error": {f: ["deploy", "--targt", "x"] for f in FRAMEWORKS},
     "status": {f: ["status"] for f in FRAMEWORKS},   # a handler runs, for a person
-    "status --json": {"burgee": ["status", "--json"], "argparse": None, "click": None,
-                      "typer": None, "cyclopts": None},   # its output caught at the fd level
+    "status --json": {f: ["status", "--json"] if f == "burgee" else None
+                      for f in FRAMEWORKS},   # its output caught at the fd level
 }
 EXPECTED_EXIT = {"--version": 0, "--help": 0, "help --json": 0, "usage error": 2, "status": 0,
                  "status --json": 0}
@@ -237,15 +245,16 @@ def command_for(python: str, framework: str | None, argv: list[str]) -> list[str
     return [python, "-X", "frozen_modules=on", str(program_path(framework)), *argv]
 
 
-def spawn_time(cmd: list[str], env: dict, devnull: int) -> tuple[float, int]:
-    """Wall time in ms from spawn to exit, output discarded; and the exit status."""
+def spawn_time(cmd: list[str], env: dict, devnull: int) -> tuple[float, int, float]:
+    """Wall time in ms from spawn to exit, output discarded; the exit status; and the
+    child's CPU time (user + system, ms), which other processes on the machine disturb less."""
     actions = [(os.POSIX_SPAWN_DUP2, devnull, 0), (os.POSIX_SPAWN_DUP2, devnull, 1),
                (os.POSIX_SPAWN_DUP2, devnull, 2)]
     start = time.perf_counter_ns()
     pid = os.posix_spawn(cmd[0], cmd, env, file_actions=actions)
-    _, status = os.waitpid(pid, 0)
+    _, status, usage = os.wait4(pid, 0)
     elapsed = (time.perf_counter_ns() - start) / 1e6
-    return elapsed, os.waitstatus_to_exitcode(status)
+    return elapsed, os.waitstatus_to_exitcode(status), (usage.ru_utime + usage.ru_stime) * 1e3
 
 
 def check(python: str, frameworks, env: dict) -> tuple[list, dict]:
@@ -277,6 +286,7 @@ def check(python: str, frameworks, env: dict) -> tuple[list, dict]:
 def measure(python: str, cases, runs: int, warmup: int, env: dict, log) -> dict:
     """Round-robin: each iteration runs every case once, starting one case later."""
     samples = {(f, c): [] for f, c, _ in cases}
+    cpu = {(f, c): [] for f, c, _ in cases}
     cmds = [((f, c), command_for(python, f if f != BASELINE[0] else None, argv or []))
             for f, c, argv in cases]
     expected = {(f, c): EXPECTED_EXIT.get(c, 0) for f, c, _ in cases}
@@ -287,18 +297,39 @@ def measure(python: str, cases, runs: int, warmup: int, env: dict, log) -> dict:
         for i in range(total):
             k = i % len(cmds)
             for key, cmd in cmds[k:] + cmds[:k]:
-                ms, code = spawn_time(cmd, env, devnull)
+                ms, code, cpu_ms = spawn_time(cmd, env, devnull)
                 if code != expected[key] and surprises < 5:
                     surprises += 1
                     log(f"{' '.join(key)}: exit {code} in iteration {i + 1}, expected "
                         f"{expected[key]}; the files changed under the benchmark?")
                 if i >= warmup:
                     samples[key].append(ms)
+                    cpu[key].append(cpu_ms)
             if (i + 1) % 10 == 0 or i + 1 == total:
                 log(f"iteration {i + 1}/{total}")
     finally:
         os.close(devnull)
-    return samples
+    return samples, cpu
+
+
+def typed_table(samples: dict, cpu: dict) -> str:
+    """The data and typed declarations of burgee's program side by side: wall and CPU time,
+    each as a ratio to the data form, per case."""
+    lines = ["| case | program | wall median | × data | CPU median | × data |",
+             "|---|---|---:|---:|---:|---:|"]
+    for case in CASES:
+        data = ("burgee", case)
+        if not samples.get(data):
+            continue
+        wall0, cpu0 = statistics.median(samples[data]), statistics.median(cpu[data])
+        for framework in ("burgee", *TYPED):
+            key = (framework, case)
+            if not samples.get(key):
+                continue
+            wall, used = statistics.median(samples[key]), statistics.median(cpu[key])
+            lines.append(f"| `{case}` | {framework} | {wall:.1f} ms | {wall / wall0:.2f}× | "
+                         f"{used:.1f} ms | {used / cpu0:.2f}× |")
+    return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- report
@@ -327,8 +358,10 @@ def machine(python: str, env: dict) -> str:
     except OSError:
         pass
     pyver = _run([python, "-c", "import sys; print(sys.version.split()[0])"], env=env)
+    load = "/".join(f"{x:.1f}" for x in os.getloadavg())
     return (f"{os.cpu_count()} CPUs (nproc {len(os.sched_getaffinity(0))}), {cpu}, "
-            f"{platform.system()} {platform.release()}, CPython {pyver.stdout.strip()}")
+            f"{platform.system()} {platform.release()}, CPython {pyver.stdout.strip()}; "
+            f"load average {load} (1/5/15 min) when the report was written")
 
 
 def table(samples: dict, notes: dict, frameworks) -> tuple[str, dict]:
@@ -348,7 +381,7 @@ def table(samples: dict, notes: dict, frameworks) -> tuple[str, dict]:
             lo, hi = quartiles(samples[key])
             ref = med.get(("burgee", case))
             vs_burgee = f"{med[key] / ref:.2f}×" if ref else "—"
-            name = f"**{framework}**" if framework == "burgee" else framework
+            name = f"**{framework}**" if framework.startswith("burgee") else framework
             lines.append(f"| {name} | `{case}` | {med[key]:.1f} ms | {lo:.1f}–{hi:.1f} | "
                          f"{med[key] / base:.2f}× | {vs_burgee} |")
     return "\n".join(lines), med
@@ -363,6 +396,13 @@ def verdict(med: dict) -> list[str]:
     ratio = burgee_help / base
     out.append(f"- burgee `--help` within 1.5× of `python -c pass`: "
                f"{'**met**' if ratio <= 1.5 else '**not met**'} ({ratio:.2f}×).")
+    for typed in TYPED:
+        typed_help = med.get((typed, "--help"))
+        if typed_help:
+            share = typed_help / burgee_help
+            out.append(f"- {typed} `--help` within 1.15× of the same program as data: "
+                       f"{'**met**' if share <= 1.15 else '**not met**'} ({share:.2f}×, "
+                       f"{typed_help:.1f} ms vs {burgee_help:.1f} ms).")
     click_help = med.get(("click", "--help"))
     if click_help:
         out.append(f"- burgee `--help` faster than Click's: "
@@ -396,20 +436,20 @@ def the_command(args_argv: list[str]) -> str:
     return shlex.join([shown, script, *args_argv])
 
 
-def section(report: str) -> str:
-    return f"{SECTION}\n\n{report.strip()}\n"
+def section(report: str, heading: str = SECTION) -> str:
+    return f"{heading}\n\n{report.strip()}\n"
 
 
-def write_section(report: str, path: Path = PERFORMANCE_MD) -> None:
-    """Replace the Cold start section (up to the next `## `), leaving every other one."""
+def write_section(report: str, path: Path = PERFORMANCE_MD, heading: str = SECTION) -> None:
+    """Replace the section `heading` (up to the next `## `), leaving every other one."""
     intro = ("# Performance\n\n"
              "How fast burgee's surfaces are, measured by the scripts in `benchmarks/`. Each\n"
              "section says what was measured, the exact command that produced it, and the\n"
              "machine it ran on; rerun the command to reproduce. Timings are measurements,\n"
              "never test assertions.\n\n")
     text = path.read_text() if path.exists() else intro
-    body = section(report)
-    found = re.search(rf"^{re.escape(SECTION)}[ \t]*$", text, flags=re.M)
+    body = section(report, heading)
+    found = re.search(rf"^{re.escape(heading)}[ \t]*$", text, flags=re.M)
     if found is None:
         text = text.rstrip("\n") + "\n\n" + body
     else:
@@ -514,6 +554,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated subset of " + ",".join(FRAMEWORKS))
     parser.add_argument("--write", action="store_true",
                         help="update the Cold start section of docs/performance.md")
+    parser.add_argument("--section", default=SECTION[3:], metavar="TITLE",
+                        help="with --write: the section to replace or add (default "
+                             f"'{SECTION[3:]}'), e.g. for a run on a loaded machine")
     parser.add_argument("--why", metavar="FRAMEWORK", choices=FRAMEWORKS,
                         help="instead of timing, list what FRAMEWORK's program imports "
                              "(-X importtime) for --why-case")
@@ -563,7 +606,7 @@ def main(argv: list[str] | None = None) -> int:
         log(f"timing {len(cases)} cases × {args.runs} runs (+{args.warmup} warm-up rounds), "
             f"round-robin")
         load_before = load()
-        samples = measure(env_info.python, cases, args.runs, args.warmup, env, log)
+        samples, cpu = measure(env_info.python, cases, args.runs, args.warmup, env, log)
         load_after = load()
         rendered, med = table(samples, notes, frameworks)
         ver = versions(env_info.python, env)
@@ -572,7 +615,9 @@ def main(argv: list[str] | None = None) -> int:
             "with bytecode compiled and output sent to `/dev/null`; wall time from spawn to exit.",
             "Cases run interleaved (round-robin, a different first case each iteration), so",
             "machine noise falls on all of them alike. The programs are the same `tool`",
-            "(`deploy`, `status`) in each framework: `benchmarks/programs/`.",
+            "(`deploy`, `status`) in each framework: `benchmarks/programs/`; `burgee_typed` and",
+            "`burgee_annotated` declare burgee's program with `workbench.typed` (without and with",
+            "`typing.Annotated`), building the same Program as `burgee`'s data.",
             "",
             f"- Command: `{the_command(argv_used)}`",
             f"- Machine: {machine(env_info.python, env)}",
@@ -594,19 +639,33 @@ def main(argv: list[str] | None = None) -> int:
             "`status` runs a handler for a person (nothing captured); `status --json` runs it",
             "with fds 1 and 2 caught for `meta.output` (issue 11), which only burgee does.",
             "",
-            "Target (issue 2): median `--help` within 1.5× of `python -c pass`, and faster "
-            "than Click.",
+            "Targets: median `--help` within 1.5× of `python -c pass`, and faster than Click "
+            "(issue 2); the typed declaration's `--help` within 1.15× of the same program as "
+            "data (issue 15).",
             "",
             *verdict(med),
         ])
+        if any(samples.get((typed, "--help")) for typed in TYPED):
+            report += ("\n\n### Typed declarations against the same program as data\n\n"
+                       "The same runs, burgee rows only. CPU time is the child's user + system "
+                       "time (`wait4`),\nwhich a loaded machine disturbs less than wall time.\n\n"
+                       + typed_table(samples, cpu)
+                       + "\n\n`burgee_annotated` pays for the program's own `import typing` (which "
+                       "brings `re`,\n`collections`, ...: `--why burgee_annotated` lists them); "
+                       "reading its hints imports\nnothing more than `burgee_typed`'s "
+                       "(tests/test_typed.py compares `sys.modules`).")
         if ("burgee", "--help") in med:
             report += ("\n\n### What burgee's `--help` imports\n\n"
                        f"From `{the_command(['--why', 'burgee'])}`:\n\n"
                        + why(env_info.python, "burgee", "--help", 5, 10, env))
+        if ("burgee_typed", "--help") in med:
+            report += ("\n\n### What the typed declaration's `--help` imports\n\n"
+                       f"From `{the_command(['--why', 'burgee_typed'])}`:\n\n"
+                       + why(env_info.python, "burgee_typed", "--help", 5, 10, env))
         print(report)
         if args.write:
-            write_section(report)
-            log(f"wrote the Cold start section of {PERFORMANCE_MD.relative_to(ROOT)}")
+            write_section(report, heading="## " + args.section)
+            log(f"wrote the {args.section} section of {PERFORMANCE_MD.relative_to(ROOT)}")
         return 0
     finally:
         env_info.close(args.keep_venv)

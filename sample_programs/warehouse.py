@@ -98,9 +98,13 @@ def create_order(ctx):
 
 
 def import_items(ctx):
+    return _add_counts(ctx, ctx.args.lines)
+
+
+def _add_counts(ctx, lines):
     state = _load(ctx)
     succeeded, failed = [], []
-    for line in ctx.args.lines:
+    for line in lines:
         sku, _, count = line.partition("=")
         try:
             item = _item(state, sku)

@@ -1,5 +1,6 @@
 """Streams, pages, output budgets, plans, idempotency keys, partial success, deprecations,
-help search — on the warehouse sample, through real subprocesses."""
+help search — on the warehouse sample, in-process through `workbench.testing.Runner` (two
+racing processes for the idempotency key stay real processes)."""
 
 import json
 import subprocess
@@ -7,20 +8,27 @@ import sys
 
 import pytest
 
-from conftest import PROGRAMS, SAMPLES, clean_env, run_program
+from conftest import PROGRAMS, SAMPLES, clean_env
+from workbench.loader import load_program
+from workbench.testing import Runner
 
 WAREHOUSE = SAMPLES / "warehouse.py"
 
 
-@pytest.fixture
-def warehouse(tmp_path):
-    store = tmp_path / "stock.json"
+@pytest.fixture(scope="module")
+def program():
+    return load_program(str(WAREHOUSE))
 
-    def runner(*args, env=None, **kw):
-        return run_program(WAREHOUSE, *args, env=env or clean_env(WAREHOUSE_FILE=store,
-                                                                  BURGEE_STATE_DIR=tmp_path), **kw)
-    runner.env = lambda **extra: clean_env(WAREHOUSE_FILE=store, BURGEE_STATE_DIR=tmp_path, **extra)
-    return runner
+
+@pytest.fixture
+def warehouse(tmp_path, program):
+    store = tmp_path / "stock.json"
+    runner = Runner(program, env={"WAREHOUSE_FILE": str(store), "BURGEE_STATE_DIR": str(tmp_path)})
+
+    def run(*args, env=None, input=None):
+        return runner.invoke([str(arg) for arg in args], env=env, input=input)
+    run.env = lambda **extra: clean_env(WAREHOUSE_FILE=store, BURGEE_STATE_DIR=tmp_path, **extra)
+    return run
 
 
 def _lines(result):

@@ -35,6 +35,16 @@ async def test_a_main_view_renders_the_same_svg_twice(name):
     assert words[name] in first, name
 
 
+async def test_two_captures_of_an_edited_copy_at_once_both_finish():
+    # The edited copy lives in one folder shared by every process (two test runs, two headless
+    # runs); one capture's clean-up deleted the other's copy mid-load (FileNotFoundError).
+    import asyncio
+    shot = next(shot for shot in VIEWS if shot.name == "error")
+    first, second = await asyncio.gather(capture(str(SAMPLES / "deploy.py"), shot),
+                                         capture(str(SAMPLES / "deploy.py"), shot))
+    assert first == second and "still&#160;being&#160;served" in first
+
+
 def test_headless_writes_the_dashboard_svg_beside_the_snapshots(tmp_path):
     file = copy_sample(tmp_path, "deploy.py")
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONDONTWRITEBYTECODE="1")

@@ -1,4 +1,10 @@
-"""The agent contract on the command line, through real subprocesses."""
+"""The agent contract on the command line.
+
+Envelopes, agents, the parser and masking run in-process through `workbench.testing.Runner`
+(the same pipeline `run(program)` drives); what only a real process shows — exit codes of the
+process, signals, pipes, terminals, start-up imports, the `burgee` entry point — runs in a
+subprocess.
+"""
 
 import json
 import os
@@ -12,14 +18,35 @@ import time
 import pytest
 
 from conftest import PROGRAMS, SAMPLES, clean_env, run_program
+from workbench.loader import load_program
+from workbench.testing import Runner
 
 KITCHEN = PROGRAMS / "kitchen.py"
 
 
+@pytest.fixture(scope="module")
+def deploy():
+    return Runner(load_program(str(SAMPLES / "deploy.py")))
+
+
+@pytest.fixture(scope="module")
+def kitchen():
+    return Runner(load_program(str(KITCHEN)))
+
+
+@pytest.fixture
+def notes(tmp_path):
+    runner = Runner(load_program(str(SAMPLES / "notes.py")),
+                    env={"NOTES_FILE": str(tmp_path / "notes.json")})
+    runner.store = tmp_path / "notes.json"
+    return runner
+
+
 # --- envelopes -------------------------------------------------------------------------------
 
-def test_success_envelope_is_one_compact_document(deploy):
-    result = deploy("deploy", "--target", "staging", "--yes", "--json")
+def test_success_envelope_is_one_compact_document():
+    """Through a real process: the bytes on stdout, nothing on stderr, exit 0."""
+    result = run_program(SAMPLES / "deploy.py", "deploy", "--target", "staging", "--yes", "--json")
     assert result.exit == 0 and result.stderr == ""
     assert result.stdout == (
         '{"ok":true,"data":{"target":"staging","build":"latest","agent":null},'
@@ -28,8 +55,15 @@ def test_success_envelope_is_one_compact_document(deploy):
         '"schema_version":"1"}}\n')
 
 
+def test_the_runner_prints_what_the_process_prints(deploy):
+    real = run_program(SAMPLES / "deploy.py", "deploy", "--target", "prod", "--json",
+                       env=clean_env(CLAUDECODE="1"))
+    here = deploy.invoke(["deploy", "--target", "prod", "--json"], agent="claude-code")
+    assert (here.exit, here.stdout, here.stderr) == (real.exit, real.stdout, real.stderr)
+
+
 def test_action_required_for_an_agent_has_runnable_next(deploy):
-    result = deploy("deploy", "--target", "prod", "--json", env=clean_env(CLAUDECODE="1"))
+    result = deploy.invoke(["deploy", "--target", "prod", "--json"], agent="claude-code")
     assert result.exit == 4 and result.stderr == ""
     doc = result.json
     assert doc["ok"] is False and doc["status"] == "action_required"
@@ -39,27 +73,26 @@ def test_action_required_for_an_agent_has_runnable_next(deploy):
 
 
 def test_next_runs_as_printed(deploy):
-    first = deploy("deploy", "--target", "prod", "--json", env=clean_env(CLAUDECODE="1"))
-    argv = first.json["next"][0]["command"].split()[1:]
-    second = deploy(*argv, env=clean_env(CLAUDECODE="1"))
+    first = deploy.invoke(["deploy", "--target", "prod", "--json"], agent="claude-code")
+    second = deploy.invoke(first.json["next"][0]["command"], agent="claude-code")
     assert second.exit == 0 and second.json["data"]["agent"] == "claude-code"
 
 
-def test_closed_stdin_without_terminal_or_agent_exits_4_and_never_hangs(deploy):
-    result = deploy("deploy", "--target", "prod", timeout=20)
+def test_closed_stdin_without_terminal_or_agent_exits_4_and_never_hangs():
+    result = run_program(SAMPLES / "deploy.py", "deploy", "--target", "prod", timeout=20)
     assert result.exit == 4
     assert "next: tool deploy --target prod --yes" in result.stderr
     assert result.stdout == ""
 
 
 def test_human_action_required_goes_to_stderr_with_next_lines(kitchen):
-    result = kitchen("confirm")
+    result = kitchen.invoke(["confirm"])
     assert result.exit == 4 and result.stdout == ""
     assert result.stderr.splitlines()[1] == "next: kitchen confirm --yes   # once the change is what you want"
 
 
 def test_failure_envelope_with_hint_and_runnable_fix(kitchen):
-    result = kitchen("db", "fail", "--json")
+    result = kitchen.invoke(["db", "fail", "--json"])
     assert result.exit == 5 and result.stderr == ""
     assert result.json == {"ok": False, "error": {
         "code": "conflict", "exit": 5, "message": "the thing is locked",
@@ -68,46 +101,47 @@ def test_failure_envelope_with_hint_and_runnable_fix(kitchen):
 
 
 def test_not_found_is_exit_3(notes):
-    result = notes("show", "999", "--json")
+    result = notes.invoke(["show", "999", "--json"])
     assert result.exit == 3
     assert result.json["error"]["code"] == "not_found"
     assert result.json["error"]["fix"] == "notes list --json"
 
 
 def test_idempotent_commands_report_changed(notes):
-    assert notes("add", "milk", "--json").exit == 0
-    first = notes("tag", "1", "--tag", "x", "--json").json
-    again = notes("tag", "1", "--tag", "x", "--json").json
+    assert notes.invoke(["add", "milk", "--json"]).exit == 0
+    first = notes.invoke(["tag", "1", "--tag", "x", "--json"]).json
+    again = notes.invoke(["tag", "1", "--tag", "x", "--json"]).json
     assert first["meta"]["changed"] is True and again["meta"]["changed"] is False
 
 
 def test_provenance_names_flag_env_default_stdin_and_argument(notes):
-    result = notes("add", "-", "--json", input="from stdin\n")
+    result = notes.invoke(["add", "-", "--json"], input="from stdin\n")
     meta = result.json["meta"]["provenance"]
     assert meta["text"] == {"source": "stdin"}
     assert meta["store"] == {"source": "env", "location": "NOTES_FILE"}
     assert result.json["data"]["text"] == "from stdin"
-    shown = notes("show", "1", "--json").json["meta"]["provenance"]
+    shown = notes.invoke(["show", "1", "--json"]).json["meta"]["provenance"]
     assert shown["id"] == {"source": "argument", "location": 1}
 
 
 def test_human_output_uses_declared_text_else_a_tidy_default(deploy, notes):
-    assert deploy("deploy", "--target", "staging", "--yes").stdout == "deployed latest to staging\n"
-    status = deploy("status").stdout
+    assert deploy.invoke(["deploy", "--target", "staging", "--yes"]).stdout == \
+        "deployed latest to staging\n"
+    status = deploy.invoke(["status"]).stdout
     assert status.splitlines()[0].split() == ["target", "staging"]
-    notes("add", "milk", "--tag", "home")
-    assert notes("list").stdout == "  1  milk  #home\n"
+    notes.invoke(["add", "milk", "--tag", "home"])
+    assert notes.invoke(["list"]).stdout == "  1  milk  #home\n"
 
 
 def test_handler_exception_is_internal_without_traceback(kitchen):
-    result = kitchen("explode", "--json")
+    result = kitchen.invoke(["explode", "--json"])
     assert result.exit == 1 and result.stderr == ""
     assert result.json["error"]["code"] == "internal"
     assert "--debug" in result.json["error"]["hint"]
 
 
 def test_debug_prints_the_traceback_on_stderr(kitchen):
-    result = kitchen("explode", "--debug", "--json")
+    result = kitchen.invoke(["explode", "--debug", "--json"])
     assert result.exit == 1
     assert "Traceback (most recent call last)" in result.stderr
     assert result.json["error"]["code"] == "internal"
@@ -153,8 +187,8 @@ def test_a_broken_pipe_on_write_is_exit_141_without_noise():
 
 
 def test_version(deploy):
-    assert deploy("--version").stdout == "tool 1.0.0\n"
-    assert deploy("--version", "--json").json == {"name": "tool", "version": "1.0.0"}
+    assert deploy.invoke(["--version"]).stdout == "tool 1.0.0\n"
+    assert deploy.invoke(["--version", "--json"]).json == {"name": "tool", "version": "1.0.0"}
 
 
 # --- agents and terminals -------------------------------------------------------------------
@@ -164,19 +198,19 @@ def test_version(deploy):
     ("CODEX_THREAD_ID", "t-1", "codex"), ("GEMINI_CLI", "1", "gemini"),
     ("AI_AGENT", "my-agent", "my-agent")])
 def test_agents_are_detected_from_the_environment(deploy, variable, value, name):
-    result = deploy("deploy", "--target", "staging", "--yes", "--json",
-                    env=clean_env(**{variable: value}))
+    result = deploy.invoke(["deploy", "--target", "staging", "--yes", "--json"],
+                           env={variable: value})
     assert result.json["data"]["agent"] == name
 
 
 def test_ai_agent_is_checked_first(deploy):
-    result = deploy("deploy", "-t", "staging", "-y", "--json",
-                    env=clean_env(AI_AGENT="first", CLAUDECODE="1"))
+    result = deploy.invoke(["deploy", "-t", "staging", "-y", "--json"],
+                           env={"AI_AGENT": "first", "CLAUDECODE": "1"})
     assert result.json["data"]["agent"] == "first"
 
 
 def test_no_agent_when_nothing_is_set(deploy):
-    assert deploy("deploy", "-t", "staging", "-y", "--json").json["data"]["agent"] is None
+    assert deploy.invoke(["deploy", "-t", "staging", "-y", "--json"]).json["data"]["agent"] is None
 
 
 def _run_in_pty(argv, env, answer=None, timeout=30):
@@ -220,12 +254,12 @@ def test_an_agent_on_a_terminal_is_never_prompted():
 
 
 def test_ci_with_force_tty_is_never_prompted(kitchen):
-    result = kitchen("confirm", env=clean_env(FORCE_TTY="1", CI="true"))
+    result = kitchen.invoke(["confirm"], env={"FORCE_TTY": "1", "CI": "true"}, input="y\n")
     assert result.exit == 4
 
 
 def test_prompt_without_a_person_names_the_flag(kitchen):
-    result = kitchen("ask", "--json")
+    result = kitchen.invoke(["ask", "--json"])
     assert result.exit == 2
     assert result.json["error"]["code"] == "input_required"
     assert result.json["error"]["fix"] == "kitchen ask --name <name> --json"
@@ -233,115 +267,121 @@ def test_prompt_without_a_person_names_the_flag(kitchen):
 
 # --- the parser -----------------------------------------------------------------------------
 
-def _echo(*args, env=None):
-    result = run_program(KITCHEN, "echo", *args, "--json", env=env)
-    assert result.exit == 0, result
-    return result.json["data"]
+@pytest.fixture
+def echo(kitchen):
+    def run(*args, env=None):
+        result = kitchen.invoke(["echo", *args, "--json"], env=env)
+        assert result.exit == 0, result
+        return result.json["data"]
+    return run
 
 
-def test_long_short_equals_and_negated_flags():
-    data = _echo("--name=ann", "-v", "--no-quiet", "--count", "3", "--ratio", "-0.5")
+@pytest.fixture
+def refusal(kitchen):
+    def run(*args, env=None):
+        result = kitchen.invoke(list(args), env=env)
+        assert result.exit == 2, result
+        if "--json" in args:
+            assert result.stderr == ""
+            return result.json["error"]
+        assert result.stdout == ""
+        return result.stderr
+    return run
+
+
+def test_long_short_equals_and_negated_flags(echo):
+    data = echo("--name=ann", "-v", "--no-quiet", "--count", "3", "--ratio", "-0.5")
     assert data["options"]["name"] == "ann" and data["options"]["verbose"] is True
     assert data["options"]["quiet"] is False and data["options"]["count"] == 3
     assert data["options"]["ratio"] == -0.5
 
 
-def test_short_value_attached_and_boolean_clusters():
-    data = _echo("-nbob", "-vq")
+def test_short_value_attached_and_boolean_clusters(echo):
+    data = echo("-nbob", "-vq")
     assert data["options"]["name"] == "bob"
     assert data["options"]["verbose"] is True and data["options"]["quiet"] is True
 
 
-def test_lists_repeat_enums_and_positionals():
-    data = _echo("--tag", "a", "--tag=b", "--color", "red", "one", "two", "three")
+def test_lists_repeat_enums_and_positionals(echo):
+    data = echo("--tag", "a", "--tag=b", "--color", "red", "one", "two", "three")
     assert data["options"]["tag"] == ["a", "b"] and data["options"]["color"] == "red"
     assert data["args"] == {"first": "one", "rest": ["two", "three"]}
 
 
-def test_double_dash_ends_options_and_json_counts_only_before_it():
-    result = run_program(KITCHEN, "echo", "--json", "--", "--json", "-v")
+def test_double_dash_ends_options_and_json_counts_only_before_it(kitchen):
+    result = kitchen.invoke(["echo", "--json", "--", "--json", "-v"])
     data = result.json["data"]
     assert data["args"] == {"first": "--json", "rest": ["-v"]}
-    human = run_program(KITCHEN, "echo", "--", "--json")
+    human = kitchen.invoke(["echo", "--", "--json"])
     assert human.exit == 0 and not human.stdout.startswith("{")
 
 
-def test_environment_sources_and_their_provenance():
-    result = run_program(KITCHEN, "echo", "--json", env=clean_env(KITCHEN_SIZE="7"))
+def test_environment_sources_and_their_provenance(kitchen):
+    result = kitchen.invoke(["echo", "--json"], env={"KITCHEN_SIZE": "7"})
     assert result.json["data"]["options"]["size"] == 7
     assert result.json["meta"]["provenance"]["size"] == {"source": "env",
                                                          "location": "KITCHEN_SIZE"}
 
 
-def test_flag_beats_environment():
-    result = run_program(KITCHEN, "echo", "--size", "9", "--json", env=clean_env(KITCHEN_SIZE="7"))
+def test_flag_beats_environment(kitchen):
+    result = kitchen.invoke(["echo", "--size", "9", "--json"], env={"KITCHEN_SIZE": "7"})
     assert result.json["data"]["options"]["size"] == 9
 
 
-def _refusal(*args, env=None):
-    result = run_program(KITCHEN, *args, env=env)
-    assert result.exit == 2, result
-    if "--json" in args:
-        assert result.stderr == ""
-        return result.json["error"]
-    assert result.stdout == ""
-    return result.stderr
-
-
-def test_unknown_flag_names_the_nearest():
-    error = _refusal("echo", "--nmae", "x", "--json")
+def test_unknown_flag_names_the_nearest(refusal):
+    error = refusal("echo", "--nmae", "x", "--json")
     assert error["code"] == "unknown_option" and "--name" in error["hint"]
     assert error["fix"] == "kitchen echo --name x --json"
 
 
-def test_unknown_flag_without_a_near_one_lists_the_flags():
-    error = _refusal("echo", "--zzzzzz", "--json")
+def test_unknown_flag_without_a_near_one_lists_the_flags(refusal):
+    error = refusal("echo", "--zzzzzz", "--json")
     assert "--name" in error["hint"] and error["fix"] == "kitchen echo --json"
 
 
-def test_missing_value_shows_where_it_goes():
-    error = _refusal("echo", "--name", "--json")
+def test_missing_value_shows_where_it_goes(refusal):
+    error = refusal("echo", "--name", "--json")
     assert error["code"] == "missing_value"
     assert error["fix"] == "kitchen echo --name <name> --json"
 
 
-def test_wrong_type_names_the_type():
-    error = _refusal("echo", "--count", "many", "--json")
+def test_wrong_type_names_the_type(refusal):
+    error = refusal("echo", "--count", "many", "--json")
     assert error["code"] == "invalid_value" and "integer" in error["message"]
     assert error["fix"] == "kitchen echo --count <count> --json"
 
 
-def test_wrong_choice_lists_the_choices_and_fixes_the_nearest():
-    error = _refusal("echo", "--color", "gren", "--json")
+def test_wrong_choice_lists_the_choices_and_fixes_the_nearest(refusal):
+    error = refusal("echo", "--color", "gren", "--json")
     assert error["code"] == "invalid_choice" and "red, green, blue" in error["message"]
     assert error["fix"] == "kitchen echo --color green --json"
 
 
 def test_missing_required_option_shows_where_it_goes(deploy):
-    result = deploy("deploy", "--yes", "--json")
+    result = deploy.invoke(["deploy", "--yes", "--json"])
     assert result.exit == 2
     assert result.json["error"]["fix"] == "tool deploy --yes --target <target> --json"
 
 
 def test_missing_argument(notes):
-    result = notes("show", "--json")
+    result = notes.invoke(["show", "--json"])
     assert result.exit == 2 and result.json["error"]["code"] == "missing_argument"
     assert result.json["error"]["fix"] == "notes show <id> --json"
 
 
 def test_unexpected_argument(deploy):
-    result = deploy("status", "extra", "--json")
+    result = deploy.invoke(["status", "extra", "--json"])
     assert result.exit == 2 and result.json["error"]["code"] == "unexpected_argument"
     assert result.json["error"]["fix"] == "tool status --json"
 
 
-def test_duplicate_single_value_option_is_refused():
-    error = _refusal("echo", "--name", "a", "--name", "b", "--json")
+def test_duplicate_single_value_option_is_refused(refusal):
+    error = refusal("echo", "--name", "a", "--name", "b", "--json")
     assert error["code"] == "duplicate_option"
 
 
 def test_unknown_command_lists_candidates_and_never_runs_a_guess(deploy):
-    result = deploy("delpoy", "--target", "prod", "--yes", "--json")
+    result = deploy.invoke(["delpoy", "--target", "prod", "--yes", "--json"])
     assert result.exit == 2
     error = result.json["error"]
     assert error["code"] == "unknown_command" and "deploy" in error["hint"]
@@ -349,24 +389,24 @@ def test_unknown_command_lists_candidates_and_never_runs_a_guess(deploy):
 
 
 def test_unknown_command_in_a_group(notes):
-    result = notes("sync", "pusj", "--json")
+    result = notes.invoke(["sync", "pusj", "--json"])
     assert result.json["error"]["fix"] == "notes sync push --json"
 
 
-def test_human_refusal_is_text_on_stderr_with_a_next_line():
-    text = _refusal("echo", "--nmae", "x")
+def test_human_refusal_is_text_on_stderr_with_a_next_line(refusal):
+    text = refusal("echo", "--nmae", "x")
     assert text.splitlines() == ["error: 'echo' has no option --nmae",
                                  "hint: did you mean --name?", "next: kitchen echo --name x"]
 
 
 def test_options_before_the_command_are_moved_in_the_fix(deploy):
-    result = deploy("--target", "x", "deploy", "--json")
+    result = deploy.invoke(["--target", "x", "deploy", "--json"])
     assert result.exit == 2
     assert result.json["error"]["fix"] == "tool deploy --target x --json"
 
 
-def test_bad_environment_value_names_the_variable():
-    error = _refusal("echo", "--json", env=clean_env(KITCHEN_SIZE="big"))
+def test_bad_environment_value_names_the_variable(refusal):
+    error = refusal("echo", "--json", env={"KITCHEN_SIZE": "big"})
     assert "$KITCHEN_SIZE" in error["message"]
 
 
@@ -375,7 +415,7 @@ def test_bad_environment_value_names_the_variable():
 CANARY = "canary-Zq81x-secret"
 
 
-@pytest.mark.parametrize("args", [
+LEAKY = [
     ["sync", "push", "--token", CANARY, "--json"],
     ["sync", "push", "--token", CANARY],
     ["sync", "push", "--token", CANARY, "--bogus", "--json"],
@@ -387,23 +427,35 @@ CANARY = "canary-Zq81x-secret"
     ["sync", "push", "--help", "--json"],
     ["sync", "push", "--schema"],
     ["help", "--json", "--level", "card"],
-])
+]
+
+
+@pytest.mark.parametrize("args", LEAKY)
 def test_a_sensitive_value_is_never_printed(notes, args):
-    for env in (None, clean_env(NOTES_TOKEN=CANARY, NOTES_FILE=notes.store)):
-        result = notes(*args, env=env)
+    for env in (None, {"NOTES_TOKEN": CANARY}):
+        result = notes.invoke(args, env=env)
+        assert CANARY not in result.stdout + result.stderr, (args, result)
+
+
+@pytest.mark.parametrize("args", [args for args in LEAKY if "--json" not in args])
+def test_a_sensitive_value_is_never_printed_live_to_a_person(tmp_path, args):
+    """A real process: what a person reads live passes the masking pipes on fds 1 and 2."""
+    for env in (None, {"NOTES_TOKEN": CANARY}):
+        result = run_program(SAMPLES / "notes.py", *args,
+                             env=clean_env(NOTES_FILE=tmp_path / "n.json", **(env or {})))
         assert CANARY not in result.stdout + result.stderr, (args, result)
 
 
 def test_a_sensitive_value_in_an_exception_message_is_hidden(kitchen):
-    result = kitchen("explode", "--password", CANARY, "--json")
+    result = kitchen.invoke(["explode", "--password", CANARY, "--json"])
     assert result.exit == 1 and CANARY not in result.stdout
     assert "***" in result.json["error"]["message"]
-    debug = kitchen("explode", "--password", CANARY, "--debug", "--json")
+    debug = kitchen.invoke(["explode", "--password", CANARY, "--debug", "--json"])
     assert CANARY not in debug.stdout + debug.stderr
 
 
 def test_sensitive_fix_uses_the_environment_reference(notes):
-    result = notes("sync", "push", "--token", CANARY, "--bogus", "--json")
+    result = notes.invoke(["sync", "push", "--token", CANARY, "--bogus", "--json"])
     assert result.json["error"]["fix"] == "notes sync push --token $NOTES_TOKEN --json"
 
 

@@ -34,8 +34,25 @@ def _run(ctx):   # reached only for `burgee run --program X FILE ...` forms; mai
 
 
 def _dev(ctx):
+    from workbench.runtime.extras import require
+    require("dev", "burgee dev")   # a Fail naming the install command, before any import
     from workbench.dev import run_dev
     return run_dev(ctx)
+
+
+def _new(ctx):
+    from workbench import _starter
+    name, path = ctx.args.name, ctx.options.path
+    folder = path or name
+    _starter.check_name(name)
+    data = _starter.write(name, os.path.abspath(folder), folder)
+    ctx.changed(bool(data["written"]))
+    return data
+
+
+def _new_text(data) -> str:
+    from workbench import _starter
+    return _starter.render(data)
 
 
 def _mcp(ctx):   # `burgee mcp FILE`: main() routes it; this declaration feeds help and schemas
@@ -57,6 +74,10 @@ def serve_file(path: str, argv) -> int:
         tokens.remove("--watch")
         if tokens:
             return _refuse_watch(tokens)
+        from workbench.runtime.extras import missing, missing_extra
+        if missing("dev"):
+            fail = missing_extra("dev", "burgee mcp FILE --watch", missing("dev"))
+            return _print_failure(fail.code, fail.message, fail.exit, fail.hint, argv)
         from workbench.dev import serve_stdio_watch
         return serve_stdio_watch(path, program_name=name)
     try:
@@ -72,20 +93,28 @@ def serve_file(path: str, argv) -> int:
 def _load_failed(error, argv) -> int:
     """FILE gave no Program: an envelope under the caller's --json, else the error and a hint
     on stderr; the traceback only under --debug. Returns the exit code."""
-    from workbench.runtime import envelope
     options = argv[:argv.index("--")] if "--" in argv else argv
     debug = "--debug" in options
     code = 3 if error.code == "not_found" else 1
     hint = ("check the file's path" if code == 3 else "fix the file, then run again") + (
         "" if debug or not error.details else " (--debug shows the traceback)")
-    doc = envelope.failure(error.code, envelope.safe_text(error.message), code, hint)
+    _print_failure(error.code, error.message, code, hint, argv)
+    if debug and error.details:
+        sys.stderr.write(error.details)
+    return code
+
+
+def _print_failure(code: str, message: str, exit: int, hint: str, argv) -> int:
+    """A failure before any program runs: an envelope under the caller's --json (before any
+    `--`), else the error and hint on stderr. Returns `exit`."""
+    from workbench.runtime import envelope
+    options = argv[:argv.index("--")] if "--" in argv else argv
+    doc = envelope.failure(code, envelope.safe_text(message), exit, hint)
     if "--json" in options:
         sys.stdout.write(envelope.encode(doc) + "\n")
     else:
         sys.stderr.write(envelope.render_problem(doc))
-    if debug and error.details:
-        sys.stderr.write(error.details)
-    return code
+    return exit
 
 
 def _refuse_watch(tokens) -> int:
@@ -129,6 +158,28 @@ program = Program(
                 options={"program": PROGRAM},
                 examples=["burgee run sample_programs/deploy.py -- deploy --target staging --yes"],
                 run=_run),
+        Command(name="new", description="Start a project: a typed program, its tests and a CI "
+                                        "job, in ./NAME or --path DIR",
+                effects="idempotent",
+                arguments=[Argument("name", description="the program's name (lower-case, "
+                                    "words joined by '-'): the command people type")],
+                options={"path": Option(type="string", placeholder="<dir>",
+                                        description="the project folder (default: ./NAME); "
+                                        "must be new or empty")},
+                examples=["burgee new mytool", "burgee new mytool --path tools/mytool"],
+                output={"type": "object", "properties": {
+                    "name": {"type": "string"}, "folder": {"type": "string"},
+                    "files": {"type": "array", "items": {"type": "string"}},
+                    "written": {"type": "array", "items": {"type": "string"}},
+                    "next": {"type": "array", "items": {"type": "string"}}},
+                    "required": ["name", "folder", "files", "written", "next"],
+                    "additionalProperties": False},
+                errors=[{"code": "invalid_name", "exit": 1,
+                         "when": "NAME is not a program name"},
+                        {"code": "folder_not_empty", "exit": 5,
+                         "when": "the folder holds other files"},
+                        {"code": "not_a_folder", "exit": 5, "when": "the path is a file"}],
+                run=_new, text=_new_text),
         Command(name="schema", description="Print the schema of the program declared in FILE",
                 effects="read_only", arguments=[FILE], options={"program": PROGRAM},
                 examples=["burgee schema sample_programs/deploy.py"], run=_schema, text=_pretty),

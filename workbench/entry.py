@@ -14,15 +14,30 @@ if TYPE_CHECKING:   # typing costs start-up time; only checkers read it
     from typing import NoReturn
 
     from workbench.declaration.model import Program
+    from workbench.typed import App
 
 from workbench.runtime import envelope as _envelope
 from workbench.runtime.pipeline import World, execute
 
 
-def run(program: Program, argv: list[str] | None = None) -> NoReturn:
-    """Parse `argv` (default `sys.argv[1:]`), run, print, and exit with the contract's code."""
+def run(program: Program | App, argv: list[str] | None = None) -> NoReturn:
+    """Parse `argv` (default `sys.argv[1:]`), run, print, and exit with the contract's code.
+
+        if __name__ == "__main__":
+            run(program)
+
+    It never returns: it raises `SystemExit` with the exit code. `tool mcp` serves the
+    program over MCP (with the `mcp` extra installed).
+
+    Args:
+        program: the `Program` (or typed `App`) to run.
+        argv: the command line after the program name (default `sys.argv[1:]`).
+    """
     if argv is None:
         argv = sys.argv[1:]
+    as_program = getattr(program, "as_program", None)   # a typed App (workbench.typed)
+    if as_program is not None:
+        program = as_program()
     closed = [fd for fd in (1, 2) if not _is_open(fd)]
     for fd in closed:   # `>&-`: keep 1 and 2 taken, so no file the handler opens lands there
         _devnull_on(fd)

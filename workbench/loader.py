@@ -34,7 +34,7 @@ def exec_file(path: str, module_name: str = "__burgee_user__"):
     previous = sys.modules.get(module_name)
     sys.modules[module_name] = module
     try:
-        code = compile(source, path, "exec")
+        code = compile(source, path, "exec", dont_inherit=True)   # not this module's __future__
         exec(code, module.__dict__)
     except SystemExit as error:
         raise LoadError(f"{path} called sys.exit({error.code}) while loading; keep "
@@ -57,6 +57,9 @@ def find_program(module, name: str | None = None, path: str = "the file"):
     """The module-level Program (or the one called `name`)."""
     from workbench.declaration.model import Program
     found = {key: value for key, value in vars(module).items() if isinstance(value, Program)}
+    for key, value in typed_programs(vars(module), path):
+        if all(value is not other for other in found.values()):
+            found[key] = value
     if not found or (name is not None and name not in found):
         adapted = _adapted(module, name, path)   # a Click/Typer/argparse program (issue 7)
         if adapted is not None:
@@ -70,10 +73,23 @@ def find_program(module, name: str | None = None, path: str = "the file"):
         return next(iter(found.values()))
     if not found:
         raise LoadError(f"{path} declares no Program at module level; add "
-                        f"`program = Program(...)` (see docs/getting-started.md)",
+                        f"`program = Program(...)` or a typed `app = App(...)` (see docs/getting-started.md)",
                         code="no_program")
     raise LoadError(f"{path} declares several Programs ({', '.join(found)}); pick one with "
                     f"--program NAME", code="several_programs")
+
+
+def typed_programs(namespace: dict, path: str = "the file") -> list:
+    """(variable name, Program) for each typed App in the namespace (`workbench.typed` is
+    read only when the file imported it itself)."""
+    if "workbench.typed" not in sys.modules:
+        return []
+    from workbench.declaration.model import DefinitionError
+    from workbench.typed import programs_in
+    try:
+        return programs_in(namespace)
+    except DefinitionError as error:
+        raise LoadError(f"{path}: DefinitionError: {error}", code="definition") from None
 
 
 def _adapted(module, name, path):

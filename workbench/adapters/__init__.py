@@ -50,13 +50,21 @@ def adapt(obj: object, effects: dict[str, str] | None = None, *,
           main: Callable[..., object] | None = None, source: str | None = None) -> Program:
     """A checked `Program` for a Click command/group, a Typer app or an argparse parser.
 
-    `effects` maps command paths (space-joined, without the program name) to declared
-    effects, e.g. `{"notes list": "read_only"}`; the rest stay `"undeclared"`. `examples`
-    maps the same paths to example command lines (checked like declared ones). `name`,
-    `version` and `description` override what the library object says. `main` (argparse
-    only) is the program's entry point: `main(argv)` or `main()` with `sys.argv` set; without
-    it, the parser's `set_defaults(func=...)` handler is called with the parsed namespace.
-    `source` is the file it came from (its stem names a program that has no name of its own).
+        program = adapt(cli, effects={"notes list": "read_only", "notes add": "non_idempotent"})
+        run(program)
+
+    Args:
+        obj: the `click.Command`/`click.Group`, `typer.Typer` or `argparse.ArgumentParser`.
+        effects: command paths (space-joined, without the program name) to declared effects,
+            e.g. `{"notes list": "read_only"}`; the rest stay `"undeclared"`.
+        examples: the same paths to example command lines (checked like declared ones).
+        name: overrides the program name the library object gives.
+        version: overrides its version.
+        description: overrides its description.
+        main: (argparse only) the program's entry point, `main(argv)` or `main()` with
+            `sys.argv` set; without it, the parser's `set_defaults(func=...)` handler is
+            called with the parsed namespace.
+        source: the file it came from (its stem names a program that has no name of its own).
     """
     kind = adaptable_kind(obj)
     if kind is None:

@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from workbench.declaration.params import TYPES, Argument, Option  # noqa: F401 (re-exported)
 
+TYPE_CHECKING = False   # typing costs start-up time; only checkers and the reference read it
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
 EFFECTS = ("read_only", "idempotent", "non_idempotent", "withheld")
 """Declared effects a command may have; adapters also use "undeclared"."""
 
@@ -26,14 +30,32 @@ MAX_TOOL_NAME = 40
 
 
 class DefinitionError(ValueError):
-    """A declaration that cannot work; the message names the fix."""
+    """A declaration that cannot work, raised when the `Program` is constructed; the message
+    names the exact fix (`command 'deploy': effects is required; use one of: ...`)."""
 
 
 class Fail(Exception):
-    """A domain failure a handler raises: `raise Fail("not_found", "no note 7", exit=3)`."""
+    """A domain failure a handler raises: `raise Fail("not_found", "no note 7", exit=3)`.
+
+    It becomes the failure envelope (`{"ok": false, "error": {...}}`) on every transport, and
+    the process exits with `exit`.
+
+    Args:
+        code: a stable machine-readable name, snake case (`not_found`, `conflict`); declare
+            it in `Command(errors=...)` so help and cards list it.
+        message: one sentence for the caller: what went wrong.
+        hint: what to do about it.
+        exit: the exit code, from the contract's table: 1 failure, 3 not found, 5 conflict,
+            6 retry later, 7 unavailable (2, 4 and 8 are the runtime's own).
+        fix: a command line that would work instead (after the program name, e.g.
+            `"unlock --force"`); printed runnable, with the program name and `--json` as the
+            caller used it.
+        retryable: whether the same call may succeed later.
+        **details: more fields for the error object, e.g. `plan=..., digest=...`.
+    """
 
     def __init__(self, code: str, message: str, hint: str | None = None, exit: int = 1,
-                 fix: str | None = None, retryable: bool | None = None, **details):
+                 fix: str | None = None, retryable: bool | None = None, **details: object):
         super().__init__(message)
         self.details = details   # more fields for the error object, e.g. plan=..., digest=...
         self.code = code
@@ -45,16 +67,55 @@ class Fail(Exception):
 
 
 class Command:
-    """A runnable command. `effects` is required; `run(ctx)` returns data, yields items or raises Fail."""
+    """A runnable command. `effects` is required; `run(ctx)` returns data, yields items or raises Fail.
+
+    Args:
+        name: the word that selects it (`deploy`); the MCP tool name is its path in snake
+            case (`pr_merge` for `pr merge`).
+        description: one line, shown in help, cards and the MCP tool.
+        effects: what running it does: `read_only`; `idempotent` (repeating the call changes
+            nothing more; say whether this call changed anything with `ctx.changed()`);
+            `non_idempotent` (gets `--idempotency-key`); or `withheld` (command line only,
+            not an MCP tool).
+        options: key -> `Option`; the key `skip_build` is the flag `--skip-build` and the MCP
+            property `skip_build`.
+        arguments: positional `Argument`s, in order.
+        examples: command lines that run as written, program name first
+            (`"tool deploy --target staging"`); each is parsed when the program is first
+            run, and `<placeholders>` are allowed.
+        output: the JSON Schema of the data it returns: the MCP tool's output schema, checked
+            under `BURGEE_VALIDATE=1` and by the MCP server.
+        run: the handler, `run(ctx)` (see `Context`): returns JSON data, yields items (a
+            stream), returns `ctx.partial(...)`, or raises `Fail`.
+        plan: `plan(ctx)` returns what the call would change, changing nothing; adds
+            `--dry-run` and `--expect-plan DIGEST`, and the handler reads `ctx.plan`.
+        text: `text(data)` renders a success for a person (default: a tidy table or lines).
+        aliases: other words that select it.
+        hidden: left out of help, completions and `tools/list`; it still runs.
+        since: the version that added it, e.g. `"1.2"`.
+        deprecated: True or a short reason: help marks it, a call warns in `meta.warnings`.
+        replaced_by: what to use instead, named in the warning.
+        paginated: True (or a page size, e.g. 50) adds `--limit`, `--cursor`, `--all` and
+            `--fields`; `run` returns the whole list and the runtime pages it.
+        batch: it may return `ctx.partial(...)`: help lists `partial` (exit 8) among its
+            errors.
+        errors: the error codes it raises, as strings or dicts
+            `{"code": "not_found", "exit": 3, "when": "no such note"}`; help and cards list
+            them with their exit codes (exit 1 when not given).
+    """
 
     is_group = False
 
     def __init__(self, name: str, description: str = "", effects: str | None = None,
-                 options: dict | None = None, arguments=(), examples=(), output: dict | None = None,
-                 run=None, plan=None, text=None, aliases=(), hidden: bool = False, *,
+                 options: dict[str, Option] | None = None, arguments: Sequence[Argument] = (),
+                 examples: Sequence[str] = (), output: dict | None = None,
+                 run: Callable[..., object] | None = None,
+                 plan: Callable[..., object] | None = None,
+                 text: Callable[[object], str] | None = None, aliases: Sequence[str] = (),
+                 hidden: bool = False, *,
                  since: str | None = None, deprecated: str | bool | None = None,
-                 replaced_by: str | None = None, paginated: bool = False, batch: bool = False,
-                 errors=()):
+                 replaced_by: str | None = None, paginated: bool | int = False,
+                 batch: bool = False, errors: Sequence[str | dict] = ()):
         self.name = name
         self.description = description
         self.effects = effects
@@ -106,11 +167,20 @@ class Command:
 
 
 class Group:
-    """A named set of commands (and groups): `tool pr merge`."""
+    """A named set of commands (and groups): `tool pr merge`.
+
+    Args:
+        name: the word that selects it (`pr`).
+        description: one line, shown in help.
+        commands: its `Command`s and nested `Group`s, in the order help lists them.
+        aliases: other words that select it.
+        hidden: left out of help, completions and `tools/list`; its commands still run.
+    """
 
     is_group = True
 
-    def __init__(self, name: str, description: str = "", commands=(), aliases=(),
+    def __init__(self, name: str, description: str = "",
+                 commands: Sequence[Command | Group] = (), aliases: Sequence[str] = (),
                  hidden: bool = False):
         self.name = name
         self.description = description
@@ -124,12 +194,33 @@ class Group:
 
 
 class Program:
-    """A whole command line: `Program(name, version, description, commands)`; checked on construction."""
+    """A whole command line: `Program(name, version, description, commands)`; checked on construction.
+
+    Every surface (parser, help, cards, schemas, MCP tools, completions) is projected from it.
+    A declaration that cannot work raises `DefinitionError` here, naming the fix.
+
+    Args:
+        name: the program's name as typed (`tool`); it starts every example and every
+            runnable `fix` and `next`.
+        version: printed by `--version`.
+        description: one line, shown in help and as the MCP server's instructions.
+        commands: its `Command`s and `Group`s, in the order help lists them.
+        budgets: token budgets per surface for `burgee dev` and `--headless`, e.g.
+            `{"card": 800, "help/deploy.txt": 300, "session.mcp": 30000}` (docs/ci.md);
+            `"schema"` is the character budget `tool --schema` keeps to.
+        schema_version: the version of the envelopes' data, carried in every `meta`; raise it
+            when the data changes shape.
+        output_budget: characters of a page an agent gets before whole items are held back
+            for the next call (default 16,000; commands declared `paginated`).
+        check: False skips the definition checks (for programs built from already-checked
+            data); examples are still checked when the program first runs.
+        single: one command, typed without its name (`black --check x.py`).
+    """
 
     is_group = True
 
-    def __init__(self, name: str, version: str = "0.0.0", description: str = "", commands=(),
-                 budgets: dict | None = None, *, schema_version: str = "1",
+    def __init__(self, name: str, version: str = "0.0.0", description: str = "",
+                 commands: Sequence[Command | Group] = (), budgets: dict | None = None, *, schema_version: str = "1",
                  output_budget: int | None = None, check: bool = True, single: bool = False):
         self.name = name
         self.single = single  # one command, typed without its name (adapted `black`, `http`)

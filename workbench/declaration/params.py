@@ -8,6 +8,10 @@ completions, MCP arguments and the adapters all read these attributes.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False   # typing costs start-up time; only checkers and the reference read it
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
 TRUE_WORDS = ("true", "1", "yes", "on")
 FALSE_WORDS = ("false", "0", "no", "off")
 
@@ -264,16 +268,52 @@ _SPELLED = frozenset(("flag", "short_flag", "negation", "alias_flags", "metavar"
 class Option(Param):
     """A named input: the key `skip_build` is the flag `--skip-build` and the MCP property
     `skip_build`. `short="d"` (or `"-d"`) adds `-d`; `aliases=["dest"]` (or `"--dest"`) keeps
-    old names working, with a deprecation warning; a boolean also gets `--no-skip-build`."""
+    old names working, with a deprecation warning; a boolean also gets `--no-skip-build`.
+
+    Its key is the one it has in `Command(options={...})`. A value comes from the flag, else
+    the environment variable `env`, else `default`; `meta.provenance` says which.
+
+        Command("deploy", effects="non_idempotent", options={
+            "target": Option(required=True, description="where to deploy", short="t"),
+            "replicas": Option(type="integer", default=2, env="DEPLOY_REPLICAS"),
+            "region": Option(type="enum", choices=["eu", "us"], default="eu"),
+            "tag": Option(type="list", items="string", description="repeat: --tag a --tag b"),
+            "token": Option(sensitive=True, env="DEPLOY_TOKEN"),
+            "yes": Option(type="boolean", description="skip the confirmation"),
+        }, run=deploy)
+
+    Args:
+        type: `string`, `integer`, `number`, `boolean` (a flag), `enum` (one of `choices`)
+            or `list` (repeated flag; each value of type `items`).
+        description: one line, shown in help, cards and the input schema.
+        required: the call is refused (exit 2, with a fix) without it.
+        default: the value when neither the flag nor `env` gives one; it must fit `type`.
+        choices: the allowed values of an `enum` (or of a list of enums).
+        env: an environment variable that supplies the value when the flag is absent
+            (`NOTES_FILE`); the flag wins.
+        short: a one-letter short flag, `"d"` for `-d`.
+        sensitive: a secret: masked as `***` in every output, never written in a fix or an
+            example (`$ENV` or the placeholder stands in).
+        placeholder: the value's name in usage lines and fixes (default `<key-with-dashes>`).
+        since: the version that added it, e.g. `"1.2"`.
+        deprecated: True or a short reason: help marks it, using it warns in `meta.warnings`.
+        replaced_by: what to use instead, named in the warning.
+        aliases: old names that still work, each with a deprecation warning.
+        items: with `type="list"`, the type of each value: `string`, `integer`, `number` or
+            `enum`.
+        negatable: False drops a boolean's `--no-` form.
+    """
 
     __slots__ = ("_key", "env", "short", "placeholder", "aliases", "negatable",
                  "flag", "short_flag", "negation", "alias_flags", "metavar", "spellings")
 
     def __init__(self, type: str = "string", description: str = "", required: bool = False,
-                 default=None, choices=None, env: str | None = None, short: str | None = None,
+                 default: object = None, choices: Sequence[object] | None = None,
+                 env: str | None = None, short: str | None = None,
                  sensitive: bool = False, placeholder: str | None = None, *,
                  since: str | None = None, deprecated: str | bool | None = None,
-                 replaced_by: str | None = None, aliases=(), items: str = "string",
+                 replaced_by: str | None = None, aliases: Sequence[str] | str = (),
+                 items: str = "string",
                  negatable: bool = True):
         self._init_value(type, items, choices)
         self.description = description
@@ -333,13 +373,34 @@ class Option(Param):
 
 
 class Argument(Param):
-    """A positional input. `variadic` takes the rest; `stdin` accepts `-` to read standard input."""
+    """A positional input. `variadic` takes the rest; `stdin` accepts `-` to read standard input.
+
+        Command("add", effects="non_idempotent", arguments=[
+            Argument("text", description="the note; - reads standard input", stdin=True),
+        ], run=add)
+
+    Args:
+        name: its name in usage lines (`<text>`) and, with dashes as underscores, its key in
+            `ctx.args` and its MCP property.
+        type: `string`, `integer`, `number`, `boolean`, `enum` (one of `choices`) or `list`.
+        description: one line, shown in help, cards and the input schema.
+        required: the call is refused (exit 2, with a fix) without it.
+        variadic: it takes every remaining positional value, as a list.
+        stdin: `-` as its value reads standard input (under an agent or CI, a silent open
+            pipe times out instead of hanging).
+        choices: the allowed values of an `enum`.
+        default: the value when it is not given (with `required=False`).
+        items: with `type="list"`, the type of each value.
+        since: the version that added it, e.g. `"1.2"`.
+        deprecated: True or a short reason: help marks it.
+    """
 
     __slots__ = ("name", "variadic", "stdin")
 
     def __init__(self, name: str, type: str = "string", description: str = "",
                  required: bool = True, variadic: bool = False, stdin: bool = False, *,
-                 choices=None, default=None, items: str = "string",
+                 choices: Sequence[object] | None = None, default: object = None,
+                 items: str = "string",
                  since: str | None = None, deprecated: str | bool | None = None):
         self.name = name
         self._init_value(type, items, choices)

@@ -147,6 +147,14 @@ def find_program(namespace: dict, program_name: str | None = None):
     from workbench.declaration.model import Program
     found = [(key, value) for key, value in namespace.items()
              if isinstance(value, Program) and not key.startswith("__")]
+    if "workbench.typed" in sys.modules:   # typed Apps, only if the file imported them
+        from workbench.declaration.model import DefinitionError
+        from workbench.typed import programs_in
+        try:
+            found += programs_in(namespace)
+        except DefinitionError as exc:
+            return LoadError("definition", f"DefinitionError: {exc}",
+                             f"DefinitionError: {exc}\n", None)
     seen, unique = set(), []
     for key, value in found:
         if id(value) not in seen:

@@ -1,11 +1,11 @@
 """The MCP server for a declared program, on the SDK's low-level `mcp.server.Server`.
 
-A `tools/call` runs the command exactly as a `--json` caller would: the arguments are
-checked (`workbench.runtime.arguments.check_arguments`), mapped to argv (`to_argv`), run through
-`workbench.runtime.call`, and the text result is the CLI's stdout without its final newline,
-byte for byte. `isError` when the envelope is not ok; `structuredContent` is the envelope's
-`data` on success when the tool declares an output schema. Nothing a caller sends becomes a
-protocol error: unknown tools, bad arguments and handler crashes are all tool results.
+A `tools/call` runs the command exactly as a `--json` caller would, through
+`workbench.runtime.toolcall` (the same path `workbench.testing` takes without the SDK): the
+arguments are checked, mapped to argv, run through `workbench.runtime.call`, and the text
+result is the CLI's stdout without its final newline, byte for byte. Nothing a caller sends
+becomes a protocol error: unknown tools, bad arguments and handler crashes are all tool
+results.
 
 `ProgramServer` can swap its program (`set_program`) and tell clients of both protocol eras
 that the tools changed (`notify_tools_changed`): handshake-era connections through the
@@ -31,8 +31,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, Too
 from mcp_types import JSONRPCError, JSONRPCRequest, JSONRPCResponse
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from workbench.runtime import envelope as _envelope
-from workbench.runtime.arguments import check_arguments, to_argv, with_json
+from workbench.runtime import toolcall as _toolcall
 from workbench.surfaces import tools as _tools
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -156,21 +155,15 @@ class ProgramServer:
         if _NOT_AN_OBJECT.get() is not None:   # refused below by check_arguments, with a fix
             arguments = _NOT_AN_OBJECT.get()
         try:
-            command = _tools.callable_tool(program, name)
-            if command is None:
-                return _result(unknown_tool(program, name), False)
-            refusal = check_arguments(command, arguments)
-            if refusal is not None:
-                return _result(refusal, False)
-            argv = with_json(to_argv(command, arguments or {}))
+            planned = _toolcall.plan(program, name, arguments)
+            if isinstance(planned, dict):
+                return planned
+            command, argv = planned
             outcome = await anyio.to_thread.run_sync(self._run, ctx, program, command, argv)
-            return outcome_result(command, outcome)
+            return _toolcall.outcome_result(command, outcome)
         except Exception as error:  # noqa: BLE001 - a bug here is still a tool result
             logger.debug("tools/call %s failed", name, exc_info=True)
-            doc = _envelope.failure("internal", f"{type(error).__name__}: {error}", exit=1,
-                                    hint="the MCP server failed to run the command; "
-                                         "run it on the command line with --debug")
-            return _result(_envelope.stamp(doc, program.schema_version), False)
+            return _toolcall.internal_result(program, error)
 
     async def _on_call_tool(self, ctx, params):
         return mcp_types.CallToolResult.model_validate(await self._call(ctx, params))
@@ -411,64 +404,6 @@ class _Answering:
 
     async def __aexit__(self, *exc_info):
         await self.aclose()
-
-
-# --- results --------------------------------------------------------------------------
-
-
-def _result(doc: dict, ok: bool, text: str | None = None, structured=None) -> dict:
-    result = {"content": [{"type": "text",
-                           "text": _envelope.encode(doc) if text is None else text}],
-              "isError": not ok}
-    if structured is not None:
-        result["structuredContent"] = structured
-    return result
-
-
-def outcome_result(command, outcome) -> dict:
-    """The CallToolResult (wire dict) for what `runtime.call` gave.
-
-    Data that breaks the command's output schema is an `invalid_output` error result (the
-    same error `workbench.surfaces.output` gives everywhere), never a `structuredContent`
-    the client's SDK would reject.
-    """
-    text = outcome.stdout[:-1] if outcome.stdout.endswith("\n") else outcome.stdout
-    doc = outcome.envelope
-    ok = doc.get("ok") is True if isinstance(doc, dict) else outcome.exit == 0
-    if ok and isinstance(doc, dict) and command.output:
-        from workbench.surfaces.output import output_problem, projected_in
-        problem = output_problem(command, doc.get("data"), projected_in(doc))
-        if problem is not None:
-            meta = doc.get("meta") if isinstance(doc.get("meta"), dict) else {}
-            return _result(_envelope.stamp(_envelope.from_output_problem(problem),
-                                           meta.get("schema_version", "1")), False)
-    structured = None
-    if ok and isinstance(doc, dict) and _tools.output_schema(command) is not None \
-            and isinstance(doc.get("data"), dict):
-        structured = doc["data"]
-    return _result(doc or {}, ok, text=text, structured=structured)
-
-
-def unknown_tool(program, name) -> dict:
-    """The usage envelope for a call to a tool that is not offered, naming the closest ones."""
-    from workbench._text import clip, nearest
-    names = [command.tool_name for command in _tools.listed(program)]
-    shown = name if isinstance(name, str) else str(name)
-    command = program.tool(shown) if isinstance(name, str) else None
-    close = nearest(shown, names)
-    listing = "did you mean: " + ", ".join(close) + "?" if close else \
-        "tools: " + (", ".join(names) or "none")
-    if command is not None:     # it exists, but is withheld
-        doc = _envelope.failure(
-            "tool_withheld",
-            f"'{' '.join(command.path)}' runs on the command line only; it is not an MCP tool",
-            exit=_envelope.EXIT_USAGE,
-            hint=f"a person can run '{program.name} {' '.join(command.path)}' in a terminal"
-                 + ("; " + listing if close or names else ""))
-    else:
-        doc = _envelope.failure("unknown_tool", f"no tool named {clip(shown)!r}",
-                                exit=_envelope.EXIT_USAGE, hint=listing)
-    return _envelope.stamp(doc, program.schema_version)
 
 
 def _client_name(ctx):

@@ -51,6 +51,10 @@ def to_argv(command: Command, arguments: dict[str, object] | None) -> list[str]:
     lists as repeated flags, a value that starts with `-` as `--x=-v`), then positional
     arguments in declaration order, after `--` when one of them starts with `-`. A `None`
     value means not given. Raises ValueError for a property the command does not have.
+
+    Args:
+        command: the `Command` the arguments are for.
+        arguments: its MCP tool arguments, property -> value (None: none given).
     """
     inputs = _inputs(command)
     argv = list(command.words)

@@ -148,16 +148,18 @@ def _mcp(program, request, world, serve):
                           f"--http needs HOST:PORT, e.g. 127.0.0.1:8000; got {value!r}",
                           hint="PORT 0 picks a free port",
                           fix=["mcp", "--http", "127.0.0.1:8000"]) from None
+    if serve is None:
+        raise Refusal("unavailable_here", f"'{program.name} mcp' serves MCP from a process of "
+                      f"its own; it cannot run inside another call",
+                      hint=f"start it as a command: {program.name} mcp", fix=None)
+    from workbench.runtime.extras import require
+    require("mcp", f"'{program.name} mcp'")   # a Fail naming the install command
     if address is None and not _readable(world.stdin):
         raise Refusal("stdin_closed", "standard input is closed, and MCP over stdio reads "
                       "requests from it",
                       hint=f"let an MCP client start '{program.name} mcp' (see "
                            f"'{program.name} mcp config'), or serve HTTP",
                       fix=["mcp", "--http", "127.0.0.1:0"])
-    if serve is None:
-        raise Refusal("unavailable_here", f"'{program.name} mcp' serves MCP from a process of "
-                      f"its own; it cannot run inside another call",
-                      hint=f"start it as a command: {program.name} mcp", fix=None)
     return Served(serve(program, address))
 
 

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+TYPE_CHECKING = False   # typing costs start-up time; only checkers and the reference read it
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import NoReturn
+
 AGENT_VARIABLES = (("AI_AGENT", None), ("CLAUDECODE", "claude-code"), ("CURSOR_AGENT", "cursor"),
                    ("CODEX_THREAD_ID", "codex"), ("GEMINI_CLI", "gemini"))
 """Environment variables that name an agent, in the order they are checked."""
@@ -25,6 +30,14 @@ def is_interactive(environ, stdout_tty: bool, agent: str | None) -> bool:
     return environ.get("FORCE_TTY") == "1" or (stdout_tty and agent is None)
 
 
+def _real_file(stream) -> bool:
+    try:
+        stream.fileno()
+        return True
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
 class ActionRequired(Exception):
     """Raised by `ctx.action_required`; becomes the exit-4 envelope."""
 
@@ -36,7 +49,15 @@ class ActionRequired(Exception):
 
 
 class Partial:
-    """What `ctx.partial(succeeded, failed)` returns: a batch where some items failed."""
+    """What `ctx.partial(succeeded, failed)` returns: a batch where some items failed.
+
+    Some of each gives `"ok": "partial"` and exit 8; all failed gives `"ok": false` with
+    code `all_failed`; none failed is a plain success.
+
+    Attributes:
+        succeeded: the items that succeeded (the envelope's `data.succeeded`).
+        failed: one dict per failed item, with `item`, `code`, `message` and `retryable`.
+    """
 
     def __init__(self, succeeded, failed):
         self.succeeded = list(succeeded)
@@ -44,7 +65,30 @@ class Partial:
 
 
 class Context:
-    """What a handler gets as `ctx`."""
+    """What a handler gets as `ctx`: its inputs, who is calling, and ways to ask without waiting.
+
+        def deploy(ctx):
+            if not ctx.options.yes and not ctx.interactive:
+                ctx.action_required("confirm", f"deploying to {ctx.options.target} needs "
+                                    "confirmation", next=[{"command": "deploy --yes"}])
+            return {"target": ctx.options.target, "agent": ctx.agent}
+
+    The runtime builds it; a handler never constructs one.
+
+    Attributes:
+        program: the `Program` being run.
+        command: the `Command` being run.
+        options: the options by key, read as attributes (`ctx.options.target`) or as a
+            mapping (`dict(ctx.options)`); an option not given is its default or None.
+        args: the positional arguments by key, the same way (`ctx.args.text`).
+        json: whether the caller asked for `--json` (or calls over MCP).
+        agent: the coding agent calling (`"claude-code"`, `"cursor"`, `"codex"`, `"gemini"`,
+            or `AI_AGENT`'s value), detected from the environment; None for no agent.
+        interactive: a person at a terminal (`FORCE_TTY=1`, or a terminal on stdout and no
+            agent). When False, nobody can answer a question: use `action_required`.
+        environ: the environment of this call (the process's, or the simulated one).
+        plan: the checked plan, for a command declared with `plan=`; else None.
+    """
 
     def __init__(self, program, command, request, world):
         self.program = program
@@ -67,12 +111,27 @@ class Context:
         return (self.interactive and self._world.stdin_tty and self._world.stdin is not None
                 and not _truthy(self.environ.get("CI")))
 
-    def action_required(self, reason: str, message: str, next=()):
-        """Stop with exit 4: `next` lists runnable commands, e.g. `[{"command": "deploy --yes", "when": "..."}]`."""
+    def action_required(self, reason: str, message: str, next: Sequence[dict] = ()) -> NoReturn:
+        """Stop with exit 4: `next` lists runnable commands, e.g. `[{"command": "deploy --yes", "when": "..."}]`.
+
+        Args:
+            reason: why, as a code (`confirm`, `choose_target`): the envelope's `reason`.
+            message: one sentence on what needs deciding.
+            next: the commands that go on once it is decided, each `{"command": ...,
+                "when": ...}`; a command is the line after the program name (printed
+                runnable, with `--json` when the caller used it).
+        """
         raise ActionRequired(reason, message, next)
 
     def confirm(self, message: str, flag: str = "yes", default: bool = False) -> bool:
-        """Ask yes/no when a person can answer; otherwise stop with exit 4 and a `next` that adds `--FLAG`."""
+        """Ask yes/no when a person can answer; otherwise stop with exit 4 and a `next` that adds `--FLAG`.
+
+        Args:
+            message: the question (`deploy to prod?`).
+            flag: the key of the command's boolean option that answers yes in advance; without
+                such an option the call is refused (exit 2) naming the option to declare.
+            default: the answer when the person just presses Enter.
+        """
         if self.can_prompt:
             answer = self._ask(f"{message} [{'Y/n' if default else 'y/N'}] ")
             if not answer:
@@ -90,8 +149,17 @@ class Context:
                       hint=f"declare Option(type='boolean') named {flag!r} on the command",
                       fix=self.invocation())
 
-    def prompt(self, message: str, option: str | None = None, default=None, secret: bool = False):
-        """Ask for a value when a person can answer; otherwise refuse (exit 2) naming the flag to pass."""
+    def prompt(self, message: str, option: str | None = None, default: object = None,
+               secret: bool = False) -> object:
+        """Ask for a value when a person can answer; otherwise refuse (exit 2) naming the flag to pass.
+
+        Args:
+            message: what to ask for (`your name`).
+            option: the key of the option that gives the value instead; the refusal's fix adds
+                its flag.
+            default: the value when the person just presses Enter, and when nobody can answer.
+            secret: do not echo what is typed.
+        """
         if self.can_prompt:
             answer = self._ask(f"{message}{f' [{default}]' if default is not None else ''}: ",
                                secret)
@@ -107,7 +175,7 @@ class Context:
 
     def _ask(self, text: str, secret: bool = False) -> str:
         world = self._world
-        if secret:
+        if secret and _real_file(world.stdin):   # in-memory stdin (a test): read it plainly
             import getpass
             return getpass.getpass(text, stream=world.stderr)
         world.stderr.write(text)
@@ -117,17 +185,35 @@ class Context:
             raise EOFError
         return line.rstrip("\n")
 
-    def progress(self, done, total=None, message: str | None = None) -> None:
-        """Report progress: JSON lines on stderr for a person or under `--progress`; throttled."""
+    def progress(self, done: float, total: float | None = None,
+                 message: str | None = None) -> None:
+        """Report progress: JSON lines on stderr for a person or under `--progress`; throttled.
+
+        Over MCP it is a progress notification (when the client asked for them). The first and
+        the final report always go out; between them one every 0.2 s (MCP) or 2 s (stderr).
+
+        Args:
+            done: how much is done, in any unit.
+            total: how much there is in all, when known.
+            message: a short line on what is happening now (masked like all output).
+        """
         self._world.progress(self, done, total, message)
 
-    def partial(self, succeeded, failed):
+    def partial(self, succeeded: Sequence[object], failed: Sequence[dict]) -> Partial:
         """Return this from a batch handler: `failed` items are dicts with `item`, `code`,
-        `message` and `retryable`. Some of each gives `"ok":"partial"` and exit 8."""
+        `message` and `retryable`. Some of each gives `"ok":"partial"` and exit 8.
+
+            return ctx.partial([{"sku": "A", "count": 3}],
+                               [{"item": "B=x", "code": "invalid_count",
+                                 "message": "'x' is not a whole number", "retryable": False}])
+        """
         return Partial(succeeded, failed)
 
     def changed(self, value: bool = True) -> None:
-        """Say whether an idempotent command changed anything (`meta.changed`)."""
+        """Say whether an idempotent command changed anything (`meta.changed`).
+
+        Without it every call of an `idempotent` command reports `changed: true`; a call that
+        found everything already as asked should say `ctx.changed(False)`."""
         self._changed = bool(value)
 
     def stdin(self) -> str:

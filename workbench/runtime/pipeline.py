@@ -118,7 +118,15 @@ def _write(stream, text: str) -> None:
 
 
 class Outcome:
-    """The result of `call`: exit code, captured stdout/stderr, and the envelope (under --json)."""
+    """The result of `call`: exit code, captured stdout/stderr, and the envelope.
+
+    Attributes:
+        exit: the exit code the command line would end with.
+        stdout: what it printed on standard output (the envelope's line under `--json`).
+        stderr: what it printed on standard error.
+        envelope: the envelope the call built (also when printed as text for a person), or
+            None for help, schemas and other documents.
+    """
 
     __slots__ = ("exit", "stdout", "stderr", "envelope")
 
@@ -137,10 +145,25 @@ def call(program: Program, argv: list[str], *, environ: dict[str, str] | None = 
          on_progress: Callable[[float, float | None, str | None], None] | None = None
          ) -> Outcome:
     """Run argv in-process with captured streams, exactly as the CLI would (no terminal).
+    `program` may also be a typed `App` (workbench.typed).
 
-    `on_progress(done, total, message)` receives `ctx.progress` calls (the MCP server sends
-    them as progress notifications); messages arrive masked."""
+        outcome = call(program, ["deploy", "--target", "staging", "--yes", "--json"])
+        outcome.exit, outcome.envelope["data"]
+
+    For tests, `workbench.testing.Runner` also simulates stdin, an agent and a terminal.
+
+    Args:
+        program: the `Program` to run.
+        argv: the command line after the program name.
+        environ: the environment the call sees (default: this process's).
+        stdin: standard input as text (default: closed).
+        on_progress: receives `ctx.progress` calls as `(done, total, message)` (the MCP
+            server sends them as progress notifications); messages arrive masked.
+    """
     import io
+    as_program = getattr(program, "as_program", None)   # a typed App (workbench.typed)
+    if as_program is not None:
+        program = as_program()
     out, err = io.StringIO(), io.StringIO()
     world = World(dict(os.environ if environ is None else environ),
                   io.StringIO(stdin) if stdin is not None else None, out, err)
@@ -237,6 +260,8 @@ def _builtin(program, request, world, serve):
         result = builtins.run_builtin(program, request, world, serve)
     except Refusal as refusal:
         return _refuse(program, refusal, as_json, world)
+    except Fail as fail:   # e.g. `tool mcp` without the mcp extra
+        return _deliver(program, world, _from_fail(program, None, fail, as_json), as_json)
     if isinstance(result, builtins.Served):
         return result.exit, None
     if isinstance(result, builtins.Envelope):
@@ -456,6 +481,8 @@ def _output_problem(command, data, world):
     from workbench.surfaces.output import output_problem, validation_asked
     if isinstance(data, Partial) or not validation_asked(world.environ):
         return None
+    from workbench.runtime.extras import require
+    require("validate", "BURGEE_VALIDATE=1 (checking output against its schema)")
     return output_problem(command, data)
 
 

@@ -7,6 +7,7 @@ Textual's own SVG screenshot. The same input gives the same bytes.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import tempfile
@@ -77,14 +78,36 @@ VIEWS = (
 async def capture(file: str, shot: Shot, *, program_name: str | None = None,
                   size: tuple = SIZE, title: str | None = None) -> str:
     """The SVG of one view of the dashboard on FILE (never edited: "broken" edits a copy)."""
-    from workbench.dev.dashboard.app import DashboardApp
-    from workbench.dev.engine import Workbench
     # Only the broken-save view edits the file, so only it works on a copy, in a fixed folder:
     # surfaces such as client configs hold the file's path, and their token counts (in the
     # header) would change with a random folder name.
+    if shot.setup in ("broken", "edited") or shot.source is not None:
+        # The folder is shared by every process on the machine (two test runs, two headless
+        # runs): one capture at a time, or one's clean-up deletes the other's copy.
+        lock = await asyncio.to_thread(_lock, os.path.join(tempfile.gettempdir(),
+                                                           "burgee-dashboard-shot.lock"))
+        try:
+            return await _capture(file, shot, program_name, size, title, shared=True)
+        finally:
+            lock.close()
+    return await _capture(file, shot, program_name, size, title, shared=False)
+
+
+def _lock(path: str):
+    """An open file holding an exclusive lock on PATH (released when it is closed)."""
+    import fcntl
+    handle = open(path, "a")
+    fcntl.flock(handle, fcntl.LOCK_EX)
+    return handle
+
+
+async def _capture(file: str, shot: Shot, program_name: str | None, size: tuple,
+                   title: str | None, *, shared: bool) -> str:
+    from workbench.dev.dashboard.app import DashboardApp
+    from workbench.dev.engine import Workbench
     folder = None
     copy = os.path.abspath(file)
-    if shot.setup in ("broken", "edited") or shot.source is not None:
+    if shared:
         folder = os.path.join(tempfile.gettempdir(), "burgee-dashboard-shot")
         os.makedirs(folder, exist_ok=True)
         if shot.source is not None:

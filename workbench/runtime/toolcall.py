@@ -1,0 +1,110 @@
+"""An MCP `tools/call` as data: arguments in, a CallToolResult (wire dict) out.
+
+The MCP server (`workbench.mcp.server`) and the testing helper (`workbench.testing`) both run
+a tool call through here, so a test's result is the server's, byte for byte, without the MCP
+SDK: the arguments are checked (`check_arguments`), mapped to argv (`to_argv`), run as a
+`--json` caller would, and the text result is the CLI's stdout without its final newline.
+`isError` when the envelope is not ok; `structuredContent` is the envelope's `data` on success
+when the tool declares an output schema. Nothing a caller sends raises: an unknown tool, bad
+arguments and a crash are all tool results.
+"""
+
+from __future__ import annotations
+
+from workbench.declaration.model import Fail
+from workbench.runtime import envelope as _envelope
+from workbench.runtime.arguments import check_arguments, to_argv, with_json
+from workbench.surfaces import tools as _tools
+
+
+def plan(program, name, arguments):
+    """(command, argv) to run for a call of tool `name`, or the refusing result (a dict)."""
+    command = _tools.callable_tool(program, name)
+    if command is None:
+        return result(unknown_tool(program, name), False)
+    refusal = check_arguments(command, arguments)
+    if refusal is not None:
+        return result(refusal, False)
+    return command, with_json(to_argv(command, arguments or {}))
+
+
+def call_tool(program, name, arguments, run) -> dict:
+    """The CallToolResult for tool `name` with `arguments`; `run(command, argv)` returns the
+    `Outcome` of running argv (in-process: `workbench.runtime.pipeline.call`)."""
+    try:
+        planned = plan(program, name, arguments)
+        if isinstance(planned, dict):
+            return planned
+        command, argv = planned
+        return outcome_result(command, run(command, argv))
+    except Fail as fail:   # the output check without jsonschema installed
+        return result(_envelope.stamp(_envelope.from_fail(fail, None), program.schema_version),
+                      False)
+    except Exception as error:  # noqa: BLE001 - a bug here is still a tool result
+        return internal_result(program, error)
+
+
+def internal_result(program, error: BaseException) -> dict:
+    """The result for a failure of the server itself while running a call."""
+    doc = _envelope.failure("internal", f"{type(error).__name__}: {error}", exit=1,
+                            hint="the MCP server failed to run the command; "
+                                 "run it on the command line with --debug")
+    return result(_envelope.stamp(doc, program.schema_version), False)
+
+
+def result(doc: dict, ok: bool, text: str | None = None, structured=None) -> dict:
+    """A CallToolResult wire dict: one text content (the envelope's JSON unless `text`)."""
+    out = {"content": [{"type": "text",
+                        "text": _envelope.encode(doc) if text is None else text}],
+           "isError": not ok}
+    if structured is not None:
+        out["structuredContent"] = structured
+    return out
+
+
+def outcome_result(command, outcome) -> dict:
+    """The CallToolResult (wire dict) for what `runtime.call` gave.
+
+    Data that breaks the command's output schema is an `invalid_output` error result (the
+    same error `workbench.surfaces.output` gives everywhere), never a `structuredContent`
+    the client's SDK would reject.
+    """
+    text = outcome.stdout[:-1] if outcome.stdout.endswith("\n") else outcome.stdout
+    doc = outcome.envelope
+    ok = doc.get("ok") is True if isinstance(doc, dict) else outcome.exit == 0
+    if ok and isinstance(doc, dict) and command.output:
+        from workbench.runtime.extras import require
+        from workbench.surfaces.output import output_problem, projected_in
+        require("validate", f"checking the output schema of tool {command.tool_name!r}")
+        problem = output_problem(command, doc.get("data"), projected_in(doc))
+        if problem is not None:
+            meta = doc.get("meta") if isinstance(doc.get("meta"), dict) else {}
+            return result(_envelope.stamp(_envelope.from_output_problem(problem),
+                                          meta.get("schema_version", "1")), False)
+    structured = None
+    if ok and isinstance(doc, dict) and _tools.output_schema(command) is not None \
+            and isinstance(doc.get("data"), dict):
+        structured = doc["data"]
+    return result(doc or {}, ok, text=text, structured=structured)
+
+
+def unknown_tool(program, name) -> dict:
+    """The usage envelope for a call to a tool that is not offered, naming the closest ones."""
+    from workbench._text import clip, nearest
+    names = [command.tool_name for command in _tools.listed(program)]
+    shown = name if isinstance(name, str) else str(name)
+    command = program.tool(shown) if isinstance(name, str) else None
+    close = nearest(shown, names)
+    listing = "did you mean: " + ", ".join(close) + "?" if close else \
+        "tools: " + (", ".join(names) or "none")
+    if command is not None:     # it exists, but is withheld
+        doc = _envelope.failure(
+            "tool_withheld",
+            f"'{' '.join(command.path)}' runs on the command line only; it is not an MCP tool",
+            exit=_envelope.EXIT_USAGE,
+            hint=f"a person can run '{program.name} {' '.join(command.path)}' in a terminal"
+                 + ("; " + listing if close or names else ""))
+    else:
+        doc = _envelope.failure("unknown_tool", f"no tool named {clip(shown)!r}",
+                                exit=_envelope.EXIT_USAGE, hint=listing)
+    return _envelope.stamp(doc, program.schema_version)
