@@ -64,11 +64,12 @@ def _serve_mcp(program, address) -> int:
 
 
 def _flushed(stream) -> bool:
+    """Whether `stream` took what it held (a full disk or a closed pipe did not)."""
     try:
         stream.flush()
-        return True
     except (OSError, ValueError, AttributeError):
         return False
+    return True
 
 
 def _is_open(fd: int) -> bool:
