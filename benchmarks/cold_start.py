@@ -387,7 +387,7 @@ def table(samples: dict, notes: dict, frameworks) -> tuple[str, dict]:
     return "\n".join(lines), med
 
 
-def verdict(med: dict) -> list[str]:
+def verdict(med: dict, cpu: dict | None = None) -> list[str]:
     base = med[BASELINE]
     out = []
     burgee_help = med.get(("burgee", "--help"))
@@ -415,6 +415,15 @@ def verdict(med: dict) -> list[str]:
                    f"{status / burgee_help:.2f}× burgee's `--help`; with its output caught at "
                    f"the fd level (`status --json`): {captured:.1f} ms, "
                    f"{captured / status:.2f}× `status`.")
+    used = cpu or {}
+    if used.get(BASELINE) and used.get(("burgee", "--help")):
+        line = (f"- The same in CPU time (user + system, which load disturbs less): burgee "
+                f"`--help` {used[('burgee', '--help')] / used[BASELINE]:.2f}× `python -c pass`")
+        if used.get(("burgee", "status")) and used.get(("burgee", "status --json")):
+            line += (f"; `status --json` "
+                     f"{used[('burgee', 'status --json')] / used[('burgee', 'status')]:.2f}× "
+                     f"`status`")
+        out.append(line + ".")
     return out
 
 
@@ -643,7 +652,7 @@ def main(argv: list[str] | None = None) -> int:
             "(issue 2); the typed declaration's `--help` within 1.15× of the same program as "
             "data (issue 15).",
             "",
-            *verdict(med),
+            *verdict(med, {key: statistics.median(v) for key, v in cpu.items() if v}),
         ])
         if any(samples.get((typed, "--help")) for typed in TYPED):
             report += ("\n\n### Typed declarations against the same program as data\n\n"
