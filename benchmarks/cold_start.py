@@ -56,8 +56,12 @@ CASES = {
                     "burgee_annotated": ["help", "--json"], "argparse": None, "click": None,
                     "typer": None, "cyclopts": None},
     "usage error": {f: ["deploy", "--targt", "x"] for f in FRAMEWORKS},
+    "status": {f: ["status"] for f in FRAMEWORKS},   # a handler runs, for a person
+    "status --json": {f: ["status", "--json"] if f == "burgee" else None
+                      for f in FRAMEWORKS},   # its output caught at the fd level
 }
-EXPECTED_EXIT = {"--version": 0, "--help": 0, "help --json": 0, "usage error": 2}
+EXPECTED_EXIT = {"--version": 0, "--help": 0, "help --json": 0, "usage error": 2, "status": 0,
+                 "status --json": 0}
 BASELINE = ("python", "-c pass")
 
 # Environment passed to every child: what a person's shell has, nothing that changes
@@ -383,7 +387,7 @@ def table(samples: dict, notes: dict, frameworks) -> tuple[str, dict]:
     return "\n".join(lines), med
 
 
-def verdict(med: dict) -> list[str]:
+def verdict(med: dict, cpu: dict | None = None) -> list[str]:
     base = med[BASELINE]
     out = []
     burgee_help = med.get(("burgee", "--help"))
@@ -405,7 +409,29 @@ def verdict(med: dict) -> list[str]:
                    f"{'**met**' if burgee_help < click_help else '**not met**'} "
                    f"({burgee_help:.1f} ms vs {click_help:.1f} ms, "
                    f"{burgee_help / click_help:.2f}×).")
+    status, captured = med.get(("burgee", "status")), med.get(("burgee", "status --json"))
+    if status and captured:
+        out.append(f"- A handler run for a person (`status`, no capture): {status:.1f} ms, "
+                   f"{status / burgee_help:.2f}× burgee's `--help`; with its output caught at "
+                   f"the fd level (`status --json`): {captured:.1f} ms, "
+                   f"{captured / status:.2f}× `status`.")
+    used = cpu or {}
+    if used.get(BASELINE) and used.get(("burgee", "--help")):
+        line = (f"- The same in CPU time (user + system, which load disturbs less): burgee "
+                f"`--help` {used[('burgee', '--help')] / used[BASELINE]:.2f}× `python -c pass`")
+        if used.get(("burgee", "status")) and used.get(("burgee", "status --json")):
+            line += (f"; `status --json` "
+                     f"{used[('burgee', 'status --json')] / used[('burgee', 'status')]:.2f}× "
+                     f"`status`")
+        out.append(line + ".")
     return out
+
+
+def load() -> str:
+    try:
+        return f"{os.getloadavg()[0]:.1f}"
+    except OSError:
+        return "?"
 
 
 def the_command(args_argv: list[str]) -> str:
@@ -588,7 +614,9 @@ def main(argv: list[str] | None = None) -> int:
                 log(f"{framework} {case}: {note}")
         log(f"timing {len(cases)} cases × {args.runs} runs (+{args.warmup} warm-up rounds), "
             f"round-robin")
+        load_before = load()
         samples, cpu = measure(env_info.python, cases, args.runs, args.warmup, env, log)
+        load_after = load()
         rendered, med = table(samples, notes, frameworks)
         ver = versions(env_info.python, env)
         report = "\n".join([
@@ -606,6 +634,9 @@ def main(argv: list[str] | None = None) -> int:
             "- Versions: " + ", ".join(f"{k} {v}" for k, v in ver.items()),
             f"- Runs: {args.runs} timed per case after {args.warmup} warm-up rounds; "
             f"{time.strftime('%Y-%m-%d %H:%M %Z')}",
+            f"- Load: 1-minute load average {load_before} before and {load_after} after the "
+            f"runs on {os.cpu_count()} CPUs (a shared machine: compare ratios from one run, "
+            "not absolute times)",
             "",
             rendered,
             "",
@@ -614,12 +645,14 @@ def main(argv: list[str] | None = None) -> int:
             "The usage error is `deploy --targt x`: every program exits 2 (argparse reports",
             "the missing `--target` rather than the unknown flag). Typer and cyclopts",
             "render help and errors with Rich, their default when it is installed.",
+            "`status` runs a handler for a person (nothing captured); `status --json` runs it",
+            "with fds 1 and 2 caught for `meta.output` (issue 11), which only burgee does.",
             "",
             "Targets: median `--help` within 1.5× of `python -c pass`, and faster than Click "
             "(issue 2); the typed declaration's `--help` within 1.15× of the same program as "
             "data (issue 15).",
             "",
-            *verdict(med),
+            *verdict(med, {key: statistics.median(v) for key, v in cpu.items() if v}),
         ])
         if any(samples.get((typed, "--help")) for typed in TYPED):
             report += ("\n\n### Typed declarations against the same program as data\n\n"

@@ -31,6 +31,10 @@ V = "cAnAry-Zq81xT-v4lue"
 CLI_PATHS = {   # path -> (argv, extra environment); the value enters on the command line
     "flag": (["spread", "--token", V], {}),
     "flag=value": (["spread", f"--token={V}"], {}),
+    "short flag": (["spread", "-t", V], {}),
+    "short flag, value attached": (["spread", "-t" + V], {}),
+    "short flag in another case": (["spread", "-T", V], {}),
+    "misspelt command, value attached to the short": (["sprd", "-t" + V], {}),
     "env variable": (["spread"], {"SPREADER_TOKEN": V}),
     "before the subcommand": (["--token", V, "spread"], {}),
     "flag of another command (a positional there)": (["other", "--token", V], {}),
@@ -43,7 +47,8 @@ CLI_PATHS = {   # path -> (argv, extra environment); the value enters on the com
     "raised by the handler (--debug)": (["spread", "--token", V, "--fail", "--debug"], {}),
     "with an idempotency key": (["spread", "--token", V, "--idempotency-key", "k1"], {}),
 }
-RUNS_HANDLER = ("flag", "flag=value", "env variable", "with an idempotency key")   # the CLI paths whose handler runs
+RUNS_HANDLER = ("flag", "flag=value", "short flag", "short flag, value attached",
+                "env variable", "with an idempotency key")   # the CLI paths whose handler runs
 
 MCP_PATHS = {   # path -> (tool, arguments); the value enters as an MCP argument
     "MCP argument": ("spread", {"token": V}),
@@ -357,6 +362,8 @@ def _spreader():
     (["spread", "--TOKEN", V], "spreader spread --token $SPREADER_TOKEN --json"),
     (["spread", "--api-token", V], "spreader spread --token $SPREADER_TOKEN --json"),
     (["other", "--API-TOKEN", V], "spreader other --json"),
+    (["spread", "-T", V], "spreader spread --token $SPREADER_TOKEN --json"),
+    (["sprd", "-t" + V], "spreader spread -t $SPREADER_TOKEN --json"),
 ])
 def test_a_flag_that_nearly_names_the_secret_gives_a_runnable_fix_without_it(argv, fix):
     from workbench import call
@@ -370,3 +377,17 @@ def test_a_usage_refusal_over_mcp_does_not_echo_a_secret_through_another_propert
     program = _spreader()
     doc = check_arguments(program.tool("other"), {"name": V, "token": V})
     assert doc["error"]["code"] == "unknown_option" and V not in json.dumps(doc)
+
+
+def test_the_canary_counts_its_paths_and_places():
+    """What the canary checks, in numbers (`pytest -s` prints them; docs/decisions.md cites
+    them): every path into every place it can reach."""
+    paths = len(CLI_PATHS) + len(MCP_PATHS) + len(HANDLER_PATHS)
+    places = len(CLI_PLACES) + len(MCP_PLACES) + len(HEADLESS_PLACES) + 1   # + the store file
+    cases = (len(CLI_PATHS) + len(HANDLER_PATHS)) * len(CLI_PLACES) + \
+        (len(MCP_PATHS) + len(HANDLER_PATHS)) * len(MCP_PLACES) + 2 + \
+        (1 + len(HANDLER_PATHS)) * len(HEADLESS_PLACES)
+    print(f"canary: {paths} paths ({len(CLI_PATHS)} CLI, {len(MCP_PATHS)} MCP, "
+          f"{len(HANDLER_PATHS)} handler outputs) into {places} places: {cases} "
+          f"(path, place) cases")
+    assert (paths, places, cases) == (36, 18, 341)

@@ -67,6 +67,15 @@ def test_a_batch_command_streamed_with_a_key_does_not_strand_it(warehouse):
     assert again.exit == 0 and again.json["ok"] is True, again
 
 
+def test_a_batch_command_run_twice_with_a_key_replays_at_once(warehouse):
+    """The issue's own case: `items import SKU-0001=3 --idempotency-key K --json` twice (the
+    second waited 15 s and exited 6)."""
+    argv = ["items", "import", "SKU-0001=3", "--idempotency-key", "K", "--json"]
+    first, again = warehouse(*argv), warehouse(*argv)
+    assert first.exit == again.exit == 0, again
+    assert again.json["data"] == first.json["data"] and again.json["meta"]["replayed"] is True
+
+
 def test_a_partial_result_is_kept_and_replayed_not_applied_twice(warehouse):
     """Was: a partial result released the key, so a retry added the counts a second time."""
     argv = ["items", "import", "SKU-0001=3", "SKU-9999=1", "--idempotency-key", "P", "--json"]

@@ -88,6 +88,18 @@ def test_a_value_that_is_not_json_is_invalid_result_naming_the_type():
     assert doc["error"]["message"] == "the handler returned object, which is not JSON"
 
 
+def test_a_base_exception_that_is_not_an_exception_is_an_internal_envelope():
+    """Was: asyncio.CancelledError (a BaseException) from a handler was a traceback, and over
+    MCP it killed the server before the call was answered."""
+    result = unruly("cancelled", "--json")
+    doc = one_envelope(result)
+    assert result.exit == 1 and doc["error"]["code"] == "internal"
+    assert "CancelledError" in doc["error"]["message"]
+    person = unruly("cancelled")
+    assert person.exit == 1 and "Traceback" not in person.stderr
+    assert person.stderr.startswith("error: ")
+
+
 def test_an_interrupted_stream_ends_with_an_end_line_carrying_130(tmp_path):
     marker = tmp_path / "started"
     process = subprocess.Popen([sys.executable, str(UNRULY), "slow", "--format", "ndjson"],
@@ -124,6 +136,49 @@ def test_a_closed_stdout_gives_141(args):
     assert done.returncode == 141 and done.stderr == b""
 
 
+@pytest.mark.parametrize("args", [["shut"], ["shut", "--json"], ["shut", "--format", "ndjson"]])
+def test_a_handler_that_closes_stdout_is_141_or_its_envelope(args):
+    """Was: for a person, a handler's os.close(1) made writing the result a traceback (EBADF),
+    exit 1. Under --json/ndjson fd 1 is the capture's, so the envelope still arrives."""
+    result = unruly(*args)
+    assert "Traceback" not in result.stderr and result.stderr == ""
+    if len(args) == 1:
+        assert result.exit == 141 and result.stdout == ""
+    else:
+        assert result.exit == 0 and '"shut":true' in result.stdout
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [["wide"], ["wide", "--json"], ["slow", "--format", "ndjson"]])
+def test_a_stdout_that_cannot_be_written_is_an_error_not_a_traceback(args):
+    """Was: stdout on a full disk (`> /dev/full`) was an OSError traceback, exit 1."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, str(UNRULY), *args], env=clean_env(),
+                              stdout=full, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                              text=True, timeout=60)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr == "error: standard output cannot be written: No space left on device\n"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_stderr_that_cannot_be_written_keeps_the_exit_code():
+    """Was: a refusal written to a full stderr (`2> /dev/full`) was exit 1, not 2."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, str(UNRULY), "nope"], env=clean_env(),
+                              stdout=subprocess.PIPE, stderr=full, stdin=subprocess.DEVNULL,
+                              timeout=60)
+    assert done.returncode == 2 and done.stdout == b""
+
+
+@pytest.mark.parametrize("args, code", [(["nope"], 2), (["exit", "3"], 3), (["print"], 0)])
+def test_a_closed_stderr_keeps_the_exit_code(args, code):
+    """Was: with fd 2 closed (`2>&-`) sys.stderr is None, and writing an error to it was exit 1."""
+    done = subprocess.run([sys.executable, str(UNRULY), *args], env=clean_env(),
+                          stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=60,
+                          preexec_fn=lambda: os.close(2))
+    assert done.returncode == code, done.stdout
+
+
 def test_bytes_that_are_not_utf8_are_escaped_under_a_strict_locale():
     done = subprocess.run([sys.executable, str(UNRULY), b"\xff\xfeabc", "--json"],
                           env=clean_env(PYTHONIOENCODING="utf-8:strict"), capture_output=True,
@@ -132,6 +187,19 @@ def test_bytes_that_are_not_utf8_are_escaped_under_a_strict_locale():
     text = done.stdout.decode("utf-8")          # valid UTF-8, whatever came in
     doc = json.loads(text)
     assert "\udcff\udcfeabc" in doc["error"]["message"]   # escaped as \udcff in the JSON
+
+
+@pytest.mark.parametrize("mode", [["--json"], ["--format", "ndjson"], []])
+def test_a_secret_that_is_not_utf8_is_masked_in_what_the_handler_prints(mode):
+    """Was: a sensitive value with bytes that are not UTF-8, printed by the handler, reached
+    meta.output as `\\udcff\\udcfetok-9f8e7d` (the redactor knew only the surrogate form)."""
+    done = subprocess.run([sys.executable, str(UNRULY), "print", "--token",
+                           b"\xff\xfetok-9f8e7d", *mode],
+                          env=clean_env(PYTHONIOENCODING="utf-8:strict"), capture_output=True,
+                          stdin=subprocess.DEVNULL, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert b"tok-9f8e7d" not in done.stdout + done.stderr, done.stdout
+    assert b"printed by the handler ***" in done.stdout
 
 
 def test_reading_stdin_under_an_agent_gives_up_on_a_silent_open_pipe():
@@ -178,6 +246,9 @@ async def _session_calls(client):
     out["child"] = await client.call_tool("child", {})
     out["big"] = await client.call_tool("big", {})
     out["odd"] = await client.call_tool("odd", {})
+    out["cancelled"] = await client.call_tool("cancelled", {})
+    out["interrupt"] = await client.call_tool("interrupt", {})
+    out["boom"] = await client.call_tool("boom", {})
     out["after"] = await client.call_tool("saved", {})
     return out
 
@@ -189,7 +260,36 @@ def _check_session(out):
     assert _texts(out["child"])["meta"]["output"]["stdout"] == "from a child process\n"
     assert len(_texts(out["big"])["meta"]["output"]["stdout"]) == 64 * 1024
     assert out["odd"].is_error and _texts(out["odd"])["error"]["code"] == "invalid_result"
+    assert out["cancelled"].is_error and _texts(out["cancelled"])["error"]["code"] == "internal"
+    assert out["interrupt"].is_error and _texts(out["interrupt"])["error"]["exit"] == 130
+    assert out["boom"].is_error and _texts(out["boom"])["error"]["code"] == "internal"
     assert not out["after"].is_error   # still serving after all of the above
+
+
+def test_the_stdio_wire_carries_only_json_rpc_to_the_end(tmp_path):
+    """Was: what a handler left in the sys.stdout buffer was flushed onto the wire when the
+    server shut down, and the client logged "Failed to parse JSONRPC message". The whole
+    wire is read here, to EOF after stdin closes."""
+    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                       "clientInfo": {"name": "raw", "version": "0"}}}
+    lines = [json.dumps(init), '{"jsonrpc":"2.0","method":"notifications/initialized"}']
+    for request_id, (tool, arguments) in enumerate(
+            [("buffered", {}), ("print", {"token": "tok-9f8e7d"}), ("exit", {"code": 0})], 1):
+        lines.append(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                                 "params": {"name": tool, "arguments": arguments}}))
+    done = subprocess.run([sys.executable, str(UNRULY), "mcp"], capture_output=True,
+                          input="\n".join(lines).encode() + b"\n", timeout=120, cwd=tmp_path,
+                          env=full_env(caller_env(tmp_path)))
+    assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr[-2000:]
+    answers = [json.loads(line) for line in done.stdout.splitlines()]   # every line JSON
+    results = {a["id"]: json.loads(a["result"]["content"][0]["text"]) for a in answers
+               if a.get("id")}
+    assert sorted(results) == [1, 2, 3]
+    assert results[1]["meta"]["output"] == {"stdout": "left in the buffer"}
+    assert results[2]["meta"]["output"] == {"stdout": "printed by the handler ***\n"}
+    assert results[3]["ok"] is True
+    assert b"tok-9f8e7d" not in done.stdout + done.stderr
 
 
 async def test_a_stdio_session_survives_every_misbehaving_handler(tmp_path):

@@ -55,6 +55,17 @@ def test_a_misplaced_secret_moves_with_its_slot_in_the_fix():
     assert doc["error"]["fix"] == "notes sync push --token $NOTES_TOKEN --json"
 
 
+@pytest.mark.parametrize("argv, fix", [
+    (["--tokn", SECRET, "sync", "push", "--json"], "notes sync push --token $NOTES_TOKEN --json"),
+    (["--stor", "x", "list", "--json"], "notes list --store x --json"),
+])
+def test_options_before_their_command_are_moved_and_spelt_right_in_the_fix(argv, fix):
+    """Was: the fix moved `--tokn` after the command but kept the misspelling, so it was
+    refused again when run."""
+    doc = envelope(notes(*argv))
+    assert doc["error"]["fix"] == fix
+
+
 def test_a_flag_of_another_command_is_dropped_with_its_value():
     doc = envelope(notes("sync", "status", "--token", SECRET, "--json"))
     assert doc["error"]["fix"] == "notes sync status --json"
@@ -67,9 +78,38 @@ def test_a_value_starting_with_a_dash_is_shown_its_equals_form():
     assert doc["error"]["fix"] == "notes sync push --token=$NOTES_TOKEN --json"
 
 
+@pytest.mark.parametrize("argv, fix", [
+    (["sync", "push", "--token", "--json"], "notes sync push --token <token> --json"),
+    (["sync", "push", "--token", "--remote", "r", "--json"],
+     "notes sync push --token <token> --remote r --json"),
+])
+def test_a_flag_after_a_secret_flag_with_no_value_is_not_taken_for_the_secret(argv, fix):
+    """Was: `--json` was taken for the secret, so the fix read `--token <token> ***`."""
+    doc = envelope(notes(*argv))
+    assert doc["error"]["code"] == "missing_value" and doc["error"]["fix"] == fix
+
+
 def test_a_secret_from_the_environment_is_masked_in_text_output():
     outcome = notes("sync", "status", "--json", env={"NOTES_TOKEN": SECRET})
     assert SECRET not in outcome.stdout + outcome.stderr
+
+
+def test_a_secret_from_the_environment_of_a_second_option_with_the_same_flag_is_masked():
+    """Was: two commands with a sensitive --token each (DEPLOY_TOKEN, SYNC_TOKEN): only the
+    first option's variable was known as a secret, so `sync` returned SYNC_TOKEN in clear."""
+    def show(ctx):
+        print("using", ctx.options.token)
+        return {"token": ctx.options.token}
+
+    program = Program("tool", commands=[
+        Command(name, effects="read_only", run=show, options={"token": Option(
+            sensitive=True, short="t", env=f"{name.upper()}_TOKEN", description="secret")})
+        for name in ("deploy", "sync")])
+    for name in ("deploy", "sync"):
+        outcome = call(program, [name, "--json"],
+                       environ=clean_env(**{f"{name.upper()}_TOKEN": SECRET}))
+        assert SECRET not in outcome.stdout + outcome.stderr, (name, outcome.stdout)
+        assert envelope(outcome)["data"] == {"token": "***"}
 
 
 def test_progress_messages_arrive_masked():

@@ -41,11 +41,16 @@ def run(program: Program | App, argv: list[str] | None = None) -> NoReturn:
     closed = [fd for fd in (1, 2) if not _is_open(fd)]
     for fd in closed:   # `>&-`: keep 1 and 2 taken, so no file the handler opens lands there
         _devnull_on(fd)
+        name = "stdout" if fd == 1 else "stderr"
+        if getattr(sys, name) is None:   # Python leaves a stream that started closed as None
+            setattr(sys, name, open(fd, "w", encoding="utf-8", errors="backslashreplace",
+                                    closefd=False))
     world = World(os.environ, sys.stdin, sys.stdout, sys.stderr,
                   stdin_tty=_isatty(sys.stdin), stdout_tty=_isatty(sys.stdout))
     world.stdout_closed = 1 in closed
     code = execute(program, list(argv), world, serve=_serve_mcp)[0]
-    if code == _envelope.EXIT_PIPE:   # Python would complain flushing a closed pipe at exit
+    if code == _envelope.EXIT_PIPE or not _flushed(sys.stdout):
+        # Python would complain at exit flushing a closed pipe or a full disk
         try:
             _devnull_on(1)
         except OSError:
@@ -56,6 +61,15 @@ def run(program: Program | App, argv: list[str] | None = None) -> NoReturn:
 def _serve_mcp(program, address, policy=None) -> int:
     from workbench.mcp import serve
     return serve(program, address, policy=policy)
+
+
+def _flushed(stream) -> bool:
+    """Whether `stream` took what it held (a full disk or a closed pipe did not)."""
+    try:
+        stream.flush()
+    except (OSError, ValueError, AttributeError):
+        return False
+    return True
 
 
 def _is_open(fd: int) -> bool:

@@ -34,7 +34,7 @@ def other(ctx):
     return {"other": True}
 
 
-TOKEN = Option(type="string", sensitive=True, env="SPREADER_TOKEN",
+TOKEN = Option(type="string", sensitive=True, env="SPREADER_TOKEN", short="t",
                description="the secret that must never be seen")
 
 program = Program(name="spreader", version="1.0.0", description="Spreads a secret", commands=[

@@ -152,7 +152,7 @@ def parse(program, argv, environ, *, placeholders: bool = False) -> Request:
     request.node = node
     if node.is_group:
         if i < len(argv) and argv[i] != "--" and not (flags["help"] or flags["schema"]):
-            _refuse_options_before_command(program, node, request.path, argv[i:])
+            _refuse_options_before_command(program, node, request.path, argv[i:], environ)
         return request
     request.command = node
     if flags["help"] or flags["schema"] or node.run is None and node.adapter is None:
@@ -181,8 +181,10 @@ def _parse_builtin(request, builtin, argv, used, environ):
     return request
 
 
-def _refuse_options_before_command(program, node, path, rest):
-    """`tool -t x deploy`: the command came after its options; move it in front of them."""
+def _refuse_options_before_command(program, node, path, rest, environ):
+    """`tool -t x deploy`: the command came after its options; move it in front of them
+    (and when that names a command, the fix is what parsing the moved line suggests, so a
+    misspelt `--tokn` is spelt right)."""
     named: list[str] = []
     at = node
     for token in rest:
@@ -194,6 +196,11 @@ def _refuse_options_before_command(program, node, path, rest):
     for token in named:
         remaining.remove(token)
     fix = path + (named if named else ["<command>"]) + remaining
+    if named and not at.is_group:
+        try:
+            parse(program, fix, environ)
+        except Refusal as again:
+            fix = again.fix if again.fix is not None else fix
     raise Refusal("unknown_option",
                   f"{_clip(rest[0])} is not an option of '{_where(program, node)}'; "
                   f"options go after a command",

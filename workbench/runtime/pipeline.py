@@ -11,13 +11,15 @@ Everything printed goes through `_deliver` (one envelope path: stamp, redact, pr
 
 from __future__ import annotations
 
+import errno
 import os
 
 from workbench.declaration.model import Fail
 from workbench.runtime import envelope as _envelope
 from workbench.runtime.context import ActionRequired, Context, Partial
 from workbench.runtime.parser import Refusal, parse
-from workbench.runtime.redact import Redactor, mask_argv, secrets_in_argv
+from workbench.runtime.redact import (Redactor, mask_argv, secrets_in_argv,
+                                      secrets_in_request)
 
 TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
 if TYPE_CHECKING:
@@ -27,7 +29,11 @@ if TYPE_CHECKING:
 
 
 class PipeClosed(Exception):
-    """The reader closed stdout."""
+    """The reader closed stdout (or a handler closed fd 1)."""
+
+
+class OutputFailed(Exception):
+    """stdout is there but refuses bytes (a full disk): said on stderr, exit 1."""
 
 
 class World:
@@ -59,11 +65,15 @@ class World:
             _write(self.stdout, _envelope.safe_text(self.redact(text)))
         except (BrokenPipeError, ValueError):   # a reader that hung up; a closed stdout
             raise PipeClosed from None
+        except OSError as error:
+            if error.errno == errno.EBADF:      # fd 1 closed under us (by a handler)
+                raise PipeClosed from None
+            raise OutputFailed(error.strerror or str(error)) from None
 
     def err(self, text: str) -> None:
         try:
             _write(self.stderr, _envelope.safe_text(self.redact(text)))
-        except (BrokenPipeError, ValueError):
+        except (OSError, ValueError):   # a closed or full stderr: nowhere left to say it
             pass
 
     def progress(self, ctx, done, total, message) -> None:
@@ -178,6 +188,8 @@ def execute(program, argv, world, *, serve=None):
             request = parse(program, argv, world.environ)
         except Refusal as refusal:
             return _refuse(program, refusal, as_json, world)
+        if request.command is not None:
+            world.redactor.add(secrets_in_request(request.command, request.options))
         if request.builtin is not None:
             return _builtin(program, request, world, serve)
         if request.flags["version"] and request.command is None:
@@ -197,6 +209,9 @@ def execute(program, argv, world, *, serve=None):
         return _invoke(program, command, request, world, debug)
     except PipeClosed:
         return _envelope.EXIT_PIPE, None
+    except OutputFailed as failed:
+        world.err(f"error: standard output cannot be written: {failed}\n")
+        return _envelope.EXIT_FAILURE, None
     except KeyboardInterrupt:
         try:
             return _deliver(program, world, _envelope.interrupted(), as_json)
@@ -463,8 +478,8 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
         if captured is None:     # a person's terminal: the handler may end its own process
             raise
         doc = _envelope.handler_exit(stop.code, meta)
-    except Exception as error:   # a handler bug: exit 1, no traceback unless --debug
-        doc = _internal(error, debug, world)
+    except BaseException as error:   # a handler bug (CancelledError too): exit 1, no traceback
+        doc = _internal(error, debug, world)   # unless --debug, and a server keeps serving
     doc = _with_output(doc, captured, world, as_json or ndjson)
     doc = _seal(program, world, doc)
     if claim is not None:
@@ -629,7 +644,7 @@ def _stream(program, command, request, world, ctx, items, debug, page=None, capt
     except ActionRequired as action:
         doc = _envelope.action_required(action.reason, action.message,
                                         _steps(program, command, action.next, True))
-    except Exception as error:
+    except BaseException as error:   # as in _handle_held
         doc = _internal(error, debug, world)
     end = _envelope.stream_end(world.redactor.value(doc) if doc else {"ok": True}, count)
     output = captured.output() if captured is not None else None

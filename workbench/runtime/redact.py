@@ -36,6 +36,7 @@ class Redactor:
             text = str(secret)
             if len(text) >= MIN_SECRET:
                 found.add(text)
+                found.update(_written_forms(text))
         self.secrets = sorted(found, key=len, reverse=True)
 
     def __bool__(self) -> bool:
@@ -75,6 +76,18 @@ class Redactor:
         return value
 
 
+def _written_forms(text: str) -> tuple:
+    """How a secret holding bytes that are not UTF-8 (argv's `\\udcff` surrogates) reads once a
+    handler wrote it and the capture read it back: escaped (`\\udcff`) or replaced (U+FFFD)."""
+    try:
+        text.encode("utf-8")
+        return ()
+    except UnicodeEncodeError:
+        raw = text.encode("utf-8", "surrogateescape")
+        return (text.encode("utf-8", "backslashreplace").decode("utf-8"),
+                raw.decode("utf-8", "replace"))
+
+
 def slot(option) -> str:
     """What stands for a sensitive value in a command line: `$ENV` or the metavar."""
     return "$" + option.env if getattr(option, "env", None) else option.metavar
@@ -96,6 +109,19 @@ def _spellings(program) -> tuple[dict, frozenset]:
                     for spelling in option.spellings:
                         sensitive.setdefault(spelling, option)
         cached = program._redact_spellings = (sensitive, frozenset(known))
+    return cached
+
+
+def _sensitive_options(program) -> list:
+    """Every sensitive Option of every command: two commands may each have a `--token` with
+    its own environment variable, so the spelling table alone would miss one."""
+    if program is None:
+        return []
+    cached = program.__dict__.get("_redact_options")
+    if cached is None:
+        cached = program._redact_options = [option for command in program.walk()
+                                            for option in command.options.values()
+                                            if option.sensitive]
     return cached
 
 
@@ -139,11 +165,33 @@ def sensitive_spellings(program) -> dict:
 
 def sensitive_flag(program, flag: str):
     """The sensitive Option a flag spells, or nearly spells (`--tokn`, `--TOKEN`,
-    `--api-token`, when that is no option's own spelling), else None."""
+    `--api-token`, `-T` for `-t`, when that is no option's own spelling), else None."""
     sensitive, known = _spellings(program)
     if not flag.startswith("--"):
+        if len(flag) == 2 and flag not in known:
+            return sensitive.get(flag) or sensitive.get(flag.swapcase())
         return sensitive.get(flag)
     return _sensitive_name(flag, sensitive, known)
+
+
+def _attached(token: str, sensitive: dict, known) -> tuple:
+    """(Option, where its value starts) for a sensitive short with its value attached,
+    alone or after boolean shorts (`-tV`, `-ytV`, as the parser reads them), else (None, 0)."""
+    if token.startswith("--") or len(token) < 3:
+        return None, 0
+    for at in range(1, len(token) - 1):
+        short = "-" + token[at]
+        option = sensitive.get(short)
+        if option is not None:
+            return (option, at + 1) if option.type != "boolean" else (None, 0)
+        if short not in known:
+            break
+    return None, 0
+
+
+def _names_a_flag(token: str, known) -> bool:
+    """`--json`, `-h`, `--remote=x`: a spelling of a flag, so never the value before it."""
+    return token.startswith("-") and token.partition("=")[0] in known
 
 
 def secrets_in_argv(program, argv, environ=None) -> list[str]:
@@ -151,6 +199,7 @@ def secrets_in_argv(program, argv, environ=None) -> list[str]:
     spellings = sensitive_spellings(program)
     if not spellings:
         return []
+    known = _spellings(program)[1]
     found: list[str] = []
     tokens = list(argv)
     for i, token in enumerate(tokens):
@@ -160,16 +209,29 @@ def secrets_in_argv(program, argv, environ=None) -> list[str]:
             continue
         flag, eq, inline = token.partition("=")
         option = sensitive_flag(program, flag)
-        if option is None or option.type == "boolean":
+        if option is None:
+            option, at = _attached(token, spellings, known)
+            if option is not None:
+                found.append(token[at:])
+            continue
+        if option.type == "boolean":
             continue
         if eq:
             found.append(inline)
-        elif i + 1 < len(tokens):
+        elif i + 1 < len(tokens) and not _names_a_flag(tokens[i + 1], known):
             found.append(tokens[i + 1])
-    for option in {id(o): o for o in spellings.values()}.values():
+    for option in _sensitive_options(program):
         if option.env and environ and environ.get(option.env):
             found.append(environ[option.env])
     return found
+
+
+def secrets_in_request(command, options) -> list[str]:
+    """The values a parsed call gives its command's sensitive options, by whatever route
+    they came (flag, short, cluster, environment)."""
+    return [leaf for key, option in command.options.items()
+            if option.sensitive and option.type != "boolean"
+            for leaf in _leaves(options.get(key))]
 
 
 def secrets_in_arguments(program, command, arguments) -> list[str]:
@@ -234,19 +296,26 @@ def mask_argv(program, tokens) -> list[str]:
     spellings = sensitive_spellings(program)
     if not spellings:
         return list(tokens)
+    known = _spellings(program)[1]
     masked: list[str] = []
     hide = None
     for token in tokens:
-        if hide is not None:
+        if hide is not None and not _names_a_flag(token, known):
             masked.append(token if token.startswith("<") and token.endswith(">")
                           or token.startswith("$") else hide)
             hide = None
             continue
+        hide = None
         if token == "--":
             masked.append(token)
             continue
         flag, eq, _ = token.partition("=")
         option = sensitive_flag(program, flag) if token.startswith("-") else None
+        if option is None and token.startswith("-"):
+            attached, at = _attached(token, spellings, known)
+            if attached is not None:
+                masked += [token[:at], slot(attached)]
+                continue
         if option is None or option.type == "boolean":
             masked.append(token)
         elif eq:
