@@ -187,7 +187,7 @@ def test_help_and_builtins_answer_in_one_envelope_or_document(path, argv):
 def test_help_for_a_builtin_is_its_card():
     doc = envelope(notes("help", "mcp", "config", "--json"))
     assert doc["command"] == "mcp config"
-    assert [o["flag"] for o in doc["options"]] == ["--client"]
+    assert [o["flag"] for o in doc["options"]] == ["--client", "--url", "--token-file"]
 
 
 def test_help_below_a_command_is_refused_with_the_command_as_fix():
