@@ -289,3 +289,13 @@ def test_help_search_never_returns_commands_of_hidden_groups():
                     run=lambda ctx: 1)])])
     doc = envelope(call(program, ["help", "search", "deploy", "build", "--json"]))
     assert [r["command"] for r in doc["data"]["results"]] == ["deploy"]
+
+
+@pytest.mark.parametrize("argv", [["--version", "--bogus"], ["sync", "--version", "--bogus"]])
+def test_a_bad_option_beside_version_is_refused_with_a_fix_that_runs(argv):
+    # The fix was `notes <command> --bogus --json`: a placeholder, and the bad flag kept.
+    refused = envelope(notes(*argv, "--json"))
+    fix = refused["error"]["fix"]
+    assert refused["error"]["code"] == "unknown_option" and "--bogus" not in fix
+    shown = notes(*fix.split()[1:])
+    assert shown.exit == 0 and json.loads(shown.stdout)["version"] == notes_program.version

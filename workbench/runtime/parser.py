@@ -152,7 +152,8 @@ def parse(program, argv, environ, *, placeholders: bool = False) -> Request:
     request.node = node
     if node.is_group:
         if i < len(argv) and argv[i] != "--" and not (flags["help"] or flags["schema"]):
-            _refuse_options_before_command(program, node, request.path, argv[i:], environ)
+            _refuse_options_before_command(program, node, request.path, argv[i:], environ,
+                                           version=flags["version"])
         return request
     request.command = node
     if flags["help"] or flags["schema"] or node.run is None and node.adapter is None:
@@ -181,10 +182,11 @@ def _parse_builtin(request, builtin, argv, used, environ):
     return request
 
 
-def _refuse_options_before_command(program, node, path, rest, environ):
+def _refuse_options_before_command(program, node, path, rest, environ, version=False):
     """`tool -t x deploy`: the command came after its options; move it in front of them
     (and when that names a command, the fix is what parsing the moved line suggests, so a
-    misspelt `--tokn` is spelt right)."""
+    misspelt `--tokn` is spelt right). `tool --version --bogus` names no command: the fix
+    is the version alone."""
     named: list[str] = []
     at = node
     for token in rest:
@@ -196,6 +198,8 @@ def _refuse_options_before_command(program, node, path, rest, environ):
     for token in named:
         remaining.remove(token)
     fix = path + (named if named else ["<command>"]) + remaining
+    if version and not named:
+        fix = path + ["--version"]
     if named and not at.is_group:
         try:
             parse(program, fix, environ)
