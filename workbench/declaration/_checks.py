@@ -30,27 +30,98 @@ def check_once(program, frame) -> None:
     written by `record_verdict` once the examples have passed too. Only a Program built at
     the top level of a module imported from disk can be trusted this way; any other (a
     function building one, `burgee dev`'s loader, `BURGEE_CHECK=always`) is checked.
+    A trusted program checks each lazy group when it loads (`check_lazy`).
     """
     path = _verdict_path(program, frame)
     if path is not None and os.path.exists(path):
         program._examples_checked = True
+        program._lazy_trusted = os.path.basename(path)
         return
-    check_program(program)
+    program._lazy_verdicts = []   # the lazy groups check_program loads, recorded with it
     program._verdict = path
+    try:
+        check_program(program)
+    except DefinitionError as error:
+        if not getattr(error, "lazy", False):
+            raise
+        program._broken = error   # a lazy group: every call answers with it, as an envelope
+
+
+def check_lazy(program, group) -> None:
+    """A lazy group just loaded. Under a full check it is checked with the program (its
+    verdict is recorded with the program's); in a program trusted by its verdict it is
+    checked now, alone, unless its own verdict (the module's file content, the group's
+    path and the program's verdict) says this source already passed; its examples are
+    parsed by `ensure_checked` before the call runs."""
+    trusted = program.__dict__.get("_lazy_trusted")
+    if trusted is None:
+        if "_lazy_verdicts" not in program.__dict__:
+            return   # check=False, or a check that records nothing
+        _check_group(program, group)   # as check_program will, but naming the lazy group
+        if program.__dict__.get("_verdict") is not None:
+            program._lazy_verdicts.append(_group_verdict_path(group, program._verdict))
+        return
+    path = _group_verdict_path(group, trusted)
+    if path is not None and os.path.exists(path):
+        return
+    _check_group(program, group)
+    program.__dict__.setdefault("_lazy_pending", []).append((group, path))
+
+
+def _check_group(program, group) -> None:
+    if not group.commands:
+        raise DefinitionError(f"{_where(group)} has no commands; add commands to "
+                              f"'{group.load}' or remove the group")
+    _check_children(program, group, top=False)
+    for command in commands_under(group):
+        _check_command(program, command)
+
+
+def commands_under(group):
+    for child in group.commands:
+        if child.is_group:
+            yield from commands_under(child)
+        else:
+            yield child
+
+
+def _group_verdict_path(group, program_verdict: str) -> str | None:
+    import sys
+    import zlib
+    module = sys.modules.get(group.load.partition(":")[0])
+    file = getattr(getattr(module, "__spec__", None), "origin", None)
+    try:
+        with open(file, "rb") as handle:
+            data = handle.read()
+    except (OSError, TypeError):
+        return None
+    ident = f"{os.path.basename(program_verdict)}\0{file}\0{' '.join(group.path)}".encode(
+        "utf-8", "replace")
+    name = (f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}{len(data):x}-"
+            f"{zlib.crc32(ident):08x}{zlib.adler32(ident):08x}")
+    return os.path.join(_cache_dir(), "lazy-" + name)
 
 
 def record_verdict(program) -> None:
-    """Remember that the program's source passed every check (best effort: a read-only
-    cache only means the checks run again next time)."""
-    path = program.__dict__.pop("_verdict", None)
-    if path is None or os.environ.get("BURGEE_CHECK") == "always":
+    """Remember that the program's source (and each lazy group's) passed every check (best
+    effort: a read-only cache only means the checks run again next time)."""
+    paths = [program.__dict__.pop("_verdict", None)] + program.__dict__.pop("_lazy_verdicts", [])
+    if os.environ.get("BURGEE_CHECK") == "always":
         return
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "x"):
+    for path in paths:
+        if path is None:
+            continue
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "x"):
+                pass
+        except OSError:
             pass
-    except OSError:
-        pass
+
+
+def _cache_dir() -> str:
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(cache, "burgee", "checked")
 
 
 def _verdict_path(program, frame) -> str | None:
@@ -73,8 +144,7 @@ def _verdict_path(program, frame) -> str | None:
              f"{ours.st_size}\0{ours.st_mtime_ns}\0{sys.version}").encode("utf-8", "replace")
     name = (f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}{len(data):x}-"
             f"{zlib.crc32(ident):08x}{zlib.adler32(ident):08x}")
-    cache = environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(cache, "burgee", "checked", name)
+    return os.path.join(_cache_dir(), name)
 
 
 def check_program(program) -> None:

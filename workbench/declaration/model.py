@@ -175,22 +175,90 @@ class Group:
         commands: its `Command`s and nested `Group`s, in the order help lists them.
         aliases: other words that select it.
         hidden: left out of help, completions and `tools/list`; its commands still run.
+        load: `"package.module:attribute"` instead of `commands`: a lazy group. The attribute
+            (a `Group`, or a list of commands) is imported only when something needs the
+            group's commands: a call into the group, or a surface that lists every command.
     """
 
     is_group = True
 
     def __init__(self, name: str, description: str = "",
                  commands: Sequence[Command | Group] = (), aliases: Sequence[str] = (),
-                 hidden: bool = False):
+                 hidden: bool = False, *, load: str | None = None):
         self.name = name
         self.description = description
-        self.commands = list(commands)
         self.aliases = tuple(aliases)
         self.hidden = hidden
         self.path: tuple[str, ...] = (name,)
+        self.load = load
+        self._program: Program | None = None   # set by the Program that binds it
+        if load is not None and commands:
+            raise DefinitionError(f"group {name!r}: give commands= or load=, not both; "
+                                  f"keep load='{load}' and move the commands into that module")
+        self._commands: list | None = None if load is not None else list(commands)
+
+    @property
+    def loaded(self) -> bool:
+        """Whether its commands are built (always, unless declared with `load=` and unused)."""
+        return self._commands is not None
+
+    @property
+    def commands(self) -> list:
+        """Its children; a lazy group imports them here on first use."""
+        if self._commands is None:
+            try:
+                self._commands = _import_commands(self)
+                if self._program is not None:
+                    self._program._bind_lazy(self)
+            except DefinitionError as error:
+                error.lazy = True   # a call reports it as an envelope (`_checks.check_once`)
+                raise
+        return self._commands
+
+    @commands.setter
+    def commands(self, value) -> None:
+        self._commands = list(value)
 
     def __repr__(self) -> str:
         return f"Group({' '.join(self.path)!r})"
+
+
+def _import_commands(group) -> list:
+    """The commands `group.load` names, or a DefinitionError naming the group and the fix."""
+    where = f"group '{' '.join(group.path)}'"
+    spec = group.load
+    module_name, colon, attribute = spec.partition(":") if isinstance(spec, str) else ("", "", "")
+    if not module_name or not colon or not attribute:
+        raise DefinitionError(f"{where}: load={spec!r} must name 'package.module:attribute', "
+                              f"e.g. load='mytool.groups.{group.name}:group'")
+    import importlib
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if error.name and module_name.startswith(error.name):
+            raise DefinitionError(
+                f"{where}: load='{spec}' names module '{module_name}', which is not "
+                f"importable (no module named '{error.name}'); create it, put its package "
+                f"on the import path, or correct load=") from None
+        raise DefinitionError(f"{where}: importing '{module_name}' for load='{spec}' failed: "
+                              f"{type(error).__name__}: {error}; fix that module") from None
+    except Exception as error:  # noqa: BLE001 (any failure of the author's module is reported)
+        raise DefinitionError(f"{where}: importing '{module_name}' for load='{spec}' failed: "
+                              f"{type(error).__name__}: {error}; fix that module") from None
+    found = getattr(module, attribute, None)
+    if found is None:
+        raise DefinitionError(f"{where}: load='{spec}': module '{module_name}' has no "
+                              f"attribute '{attribute}'; define `{attribute} = Group(...)` "
+                              f"there or correct load=")
+    if isinstance(found, Group):
+        if found.name != group.name:
+            raise DefinitionError(f"{where}: load='{spec}' is Group({found.name!r}); name it "
+                                  f"{group.name!r} or point load= at the right group")
+        return list(found.commands)
+    if isinstance(found, (list, tuple)):
+        return list(found)
+    raise DefinitionError(f"{where}: load='{spec}' is a {type(found).__name__}; it must be a "
+                          f"Group(...) or a list of Command(...)/Group(...)")
 
 
 class Program:
@@ -236,6 +304,7 @@ class Program:
         if single and (len(self.commands) != 1 or self.commands[0].is_group):
             raise DefinitionError(f"program {name!r}: single=True needs exactly one command and "
                                   f"no groups; drop single=True or keep one Command")
+        self._ordered = True    # _index is in declaration order (a lazy load appends)
         self._bind(self, ())
         if check:
             import sys
@@ -251,17 +320,60 @@ class Program:
                 attach(child)
             self._index[child.path] = child
             if child.is_group:
-                self._bind(child, child.path)
+                child._program = self
+                if child.load is not None:
+                    self._has_lazy = True
+                if child.loaded:
+                    self._bind(child, child.path)
 
-    def walk(self):
-        """Every runnable command, depth first in declaration order (hidden ones included)."""
-        for node in self._index.values():
+    def _bind_lazy(self, group) -> None:
+        """Wire a lazy group's commands once they are imported (as `_bind` does the rest),
+        then check them once (`_checks.check_lazy`)."""
+        self._bind(group, group.path)
+        self._ordered = False
+        self.__dict__.pop("_tools", None)
+        from workbench.declaration._checks import check_lazy
+        check_lazy(self, group)
+
+    def _load_all(self) -> None:
+        """Import every lazy group (nested ones too); put `_index` back in declared order."""
+        pending = [node for node in self._index.values() if node.is_group and not node.loaded]
+        while pending:
+            for group in pending:
+                group.commands   # noqa: B018 (imports and binds it)
+            pending = [node for node in self._index.values()
+                       if node.is_group and not node.loaded]
+        if not self._ordered:
+            index: dict = {}
+
+            def visit(node):
+                for child in node.commands:
+                    index[child.path] = child
+                    if child.is_group:
+                        visit(child)
+            visit(self)
+            self._index = index
+            self._ordered = True
+
+    def walk(self, *, load: bool = True):
+        """Every runnable command, depth first in declaration order (hidden ones included).
+
+        `load=False` skips lazy groups not imported yet (what one call has touched)."""
+        if load:
+            self._load_all()
+        for node in list(self._index.values()):
             if not node.is_group:
                 yield node
 
     def groups(self):
         """Every group, depth first in declaration order."""
+        self._load_all()
         return [node for node in self._index.values() if node.is_group]
+
+    @property
+    def generation(self) -> int:
+        """How many commands are bound so far: grows when a lazy group loads (cache key)."""
+        return len(self._index)
 
     def find(self, path) -> Command | Group | None:
         """The command or group at `path` (names or aliases), or None."""

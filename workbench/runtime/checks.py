@@ -12,7 +12,18 @@ from workbench.runtime.parser import Refusal, parse
 
 
 def ensure_checked(program) -> None:
-    """Check the program's examples once (a DefinitionError names the fix)."""
+    """Check the program's examples once (a DefinitionError names the fix); and those of
+    each lazy group checked alone when it loaded (`_checks.check_lazy`)."""
+    pending = program.__dict__.get("_lazy_pending")
+    if pending:
+        program._lazy_pending = []
+        from workbench.declaration._checks import commands_under, record_verdict
+        for group, path in pending:
+            for command in commands_under(group):
+                for example in command.examples:
+                    check_example(program, command, example)
+            program._lazy_verdicts = [path]
+            record_verdict(program)
     if program.__dict__.get("_examples_checked"):
         return
     for command in program.walk():

@@ -488,7 +488,7 @@ def _option_elsewhere(command, flag):
     program = getattr(command, "program", None)
     if program is None:
         return None
-    for other in program.walk():
+    for other in program.walk(load=False):   # lazy groups not loaded are not searched
         option = flag_table(other).get(flag) if other is not command else None
         if option is not None:
             return other, option[0]

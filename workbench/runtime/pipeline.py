@@ -14,7 +14,7 @@ from __future__ import annotations
 import errno
 import os
 
-from workbench.declaration.model import Fail
+from workbench.declaration.model import DefinitionError, Fail
 from workbench.runtime import envelope as _envelope
 from workbench.runtime.context import ActionRequired, Context, Partial
 from workbench.runtime.parser import Refusal, parse
@@ -179,15 +179,28 @@ def execute(program, argv, world, *, serve=None):
     `serve(program, address, policy=)` runs `tool mcp` (handed in by the process entry
     point; `policy`: `workbench.runtime.serving.Policy`)."""
     from workbench.runtime.checks import ensure_checked
-    ensure_checked(program)
     as_json, world.ndjson, debug, progress = _modes(argv)
     world.progress_lines = progress or (not as_json and world.stdout_tty)
+    try:
+        broken = program.__dict__.get("_broken")   # a lazy group failed its first check
+        if broken is not None:
+            raise broken
+        ensure_checked(program)
+        _load_path(program, argv)
+    except DefinitionError as error:
+        if not program.__dict__.get("_has_lazy"):
+            raise   # an eager program's examples: refused as they always were
+        return _deliver(program, world, _definition_failure(error), as_json)
     world.redactor.add(secrets_in_argv(program, argv, world.environ))
     try:
         try:
             request = parse(program, argv, world.environ)
+            if program.__dict__.get("_lazy_pending"):
+                ensure_checked(program)   # the examples of a lazy group checked as it loaded
         except Refusal as refusal:
             return _refuse(program, refusal, as_json, world)
+        except DefinitionError as error:   # a lazy group that fails to load or check
+            return _deliver(program, world, _definition_failure(error), as_json)
         if request.command is not None:
             world.redactor.add(secrets_in_request(request.command, request.options))
         if request.builtin is not None:
@@ -217,6 +230,27 @@ def execute(program, argv, world, *, serve=None):
             return _deliver(program, world, _envelope.interrupted(), as_json)
         except PipeClosed:
             return _envelope.EXIT_INTERRUPTED, None
+
+
+def _load_path(program, argv) -> None:
+    """Import the lazy groups the words of argv select (and no other), so redaction knows
+    their sensitive options before anything is printed."""
+    from workbench.declaration.model import child_named
+    node = program
+    for token in argv:
+        if token == "--" or not node.is_group or getattr(program, "single", False):
+            return
+        if token.startswith("-"):
+            continue
+        node = child_named(node, token)
+        if node is None:
+            return
+
+
+def _definition_failure(error) -> dict:
+    """A declaration that fails when a lazy group loads, as the `definition` failure (exit 1)."""
+    return _envelope.failure("definition", f"DefinitionError: {error}", exit=_envelope.EXIT_FAILURE,
+                             hint="fix the declaration; `burgee dev` checks every group")
 
 
 def _modes(argv) -> tuple:

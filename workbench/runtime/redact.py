@@ -97,19 +97,25 @@ def _spellings(program) -> tuple[dict, frozenset]:
     """(sensitive spelling -> Option, every spelling of every option and global flag)."""
     if program is None:
         return {}, frozenset()
+    generation = getattr(program, "generation", 0)   # lazy groups loaded since: rebuild
     cached = program.__dict__.get("_redact_spellings")
-    if cached is None:
+    if cached is None or cached[0] != generation:
         from workbench.declaration.builtins import GLOBAL_SPELLINGS
         sensitive: dict = {}
         known: set = set(GLOBAL_SPELLINGS)
-        for command in program.walk():
+        for command in _loaded(program):
             for option in command.options.values():
                 known.update(option.spellings)
                 if option.sensitive:
                     for spelling in option.spellings:
                         sensitive.setdefault(spelling, option)
-        cached = program._redact_spellings = (sensitive, frozenset(known))
-    return cached
+        cached = program._redact_spellings = (generation, (sensitive, frozenset(known)))
+    return cached[1]
+
+
+def _loaded(program):
+    """Every command built so far: a lazy group's count once a call or a listing loads it."""
+    return program.walk(load=False)
 
 
 def _sensitive_options(program) -> list:
@@ -117,12 +123,13 @@ def _sensitive_options(program) -> list:
     its own environment variable, so the spelling table alone would miss one."""
     if program is None:
         return []
+    generation = getattr(program, "generation", 0)
     cached = program.__dict__.get("_redact_options")
-    if cached is None:
-        cached = program._redact_options = [option for command in program.walk()
-                                            for option in command.options.values()
-                                            if option.sensitive]
-    return cached
+    if cached is None or cached[0] != generation:
+        cached = program._redact_options = (generation, [
+            option for command in _loaded(program) for option in command.options.values()
+            if option.sensitive])
+    return cached[1]
 
 
 def _plain(name: str) -> str:

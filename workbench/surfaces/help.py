@@ -86,8 +86,9 @@ def _child_row(child) -> tuple[str, str]:
         label += " (" + ", ".join(child.aliases) + ")"
     detail = child.description or ""
     if child.is_group:
-        names = [c.name for c in _facts.visible(child)]
-        detail = (detail + " " if detail else "") + "[" + ", ".join(names) + "]"
+        if child.load is None:   # a lazy group is listed without loading it
+            names = [c.name for c in _facts.visible(child)]
+            detail = (detail + " " if detail else "") + "[" + ", ".join(names) + "]"
     else:
         note = _facts.deprecation(child)
         if note:
