@@ -1,0 +1,223 @@
+"""Lazy groups (issue 18): `Group(name, description, load="pkg.module:attr")`.
+
+A call imports only the group it dispatches to, root help none; every listing surface loads
+them all and prints the same bytes as the program declared eagerly; a group that cannot load
+is a `definition` envelope naming the group and the fix; an edited group module is checked
+again (its own verdict); `burgee dev --headless` works on it. Behaviour only, never timing.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import clean_env
+
+ROOT = str(Path(__file__).resolve().parents[1])
+
+GROUP = '''from workbench import Command, Group, Option
+
+def handler(ctx):
+    return {{"group": {g}, "options": ctx.options}}
+
+group = Group("g{g}", "group {g}", [
+{commands}])
+'''
+
+COMMAND = '''    Command("c{c}", "command {c} of group {g}", effects="read_only", run=handler,
+            options={{"alpha": Option(description="alpha"), "token": Option(description="a secret",
+                     sensitive=True, env="BIG_TOKEN")}},
+            examples=["big g{g} c{c} --alpha a"]),
+'''
+
+NESTED = '''    Group("inner", "nested in group {g}", [
+        Command("deep", "a nested command", effects="read_only", run=handler,
+                examples=["big g{g} inner deep"]),
+    ]),
+'''
+
+LAZY = '''from workbench import Group, Program, run
+
+program = Program("big", "1.0.0", "a lazy program", [
+{groups}])
+
+if __name__ == "__main__":
+    run(program)
+'''
+
+EAGER = '''from workbench import Program, run
+{imports}
+program = Program("big", "1.0.0", "a lazy program", [{names}])
+
+if __name__ == "__main__":
+    run(program)
+'''
+
+GROUPS = 3
+
+
+def _write(folder: Path) -> None:
+    pkg = folder / "pkg"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    for g in range(GROUPS):
+        commands = "".join(COMMAND.format(g=g, c=c) for c in range(2))
+        if g == 1:
+            commands += NESTED.format(g=g)
+        (pkg / f"g{g}.py").write_text(GROUP.format(g=g, commands=commands))
+    groups = "".join(f'    Group("g{g}", "group {g}", load="pkg.g{g}:group"),\n'
+                     for g in range(GROUPS))
+    (folder / "lazy.py").write_text(LAZY.format(groups=groups))
+    imports = "".join(f"from pkg.g{g} import group as g{g}\n" for g in range(GROUPS))
+    names = ", ".join(f"g{g}" for g in range(GROUPS))
+    (folder / "eager.py").write_text(EAGER.format(imports=imports, names=names))
+
+
+@pytest.fixture
+def app(tmp_path):
+    folder = tmp_path / "app"
+    _write(folder)
+    env = clean_env(XDG_CACHE_HOME=str(tmp_path / "cache"), PYTHONPATH=ROOT)
+    return folder, env
+
+
+def _run(folder, env, file, *argv):
+    return subprocess.run([sys.executable, str(folder / file), *argv], env=env, cwd=folder,
+                          capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL)
+
+
+PROBE = ("import sys, json; sys.path.insert(0, sys.argv[1]); import lazy; "
+         "from workbench.runtime.pipeline import call; "
+         "outcome = call(lazy.program, sys.argv[2:]); "
+         "print(json.dumps([outcome.exit, sorted(m for m in sys.modules if m.startswith('pkg.'))]))")
+
+
+def _loaded(folder, env, *argv) -> tuple:
+    """(exit, the group modules imported) for one in-process call in a fresh interpreter."""
+    done = subprocess.run([sys.executable, "-c", PROBE, str(folder), *argv], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    code, modules = json.loads(done.stdout.splitlines()[-1])
+    return code, modules
+
+
+def _warm(folder, env) -> None:
+    """The first start checks every group and records the verdicts."""
+    done = _run(folder, env, "lazy.py", "g0", "c0", "--json")
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_call_loads_only_its_group_and_root_help_none(app):
+    folder, env = app
+    _warm(folder, env)
+    assert _loaded(folder, env, "g1", "c0", "--alpha", "x", "--json") == (0, ["pkg.g1"])
+    assert _loaded(folder, env, "g2", "c1", "--json") == (0, ["pkg.g2"])
+    assert _loaded(folder, env, "--help") == (0, [])
+    assert _loaded(folder, env, "g0", "c0", "--alpah", "x", "--json") == (2, ["pkg.g0"])
+    assert _loaded(folder, env, "help", "--json") == (0, ["pkg.g0", "pkg.g1", "pkg.g2"])
+    done = _run(folder, env, "lazy.py", "--help")
+    assert "  g1  group 1\n" in done.stdout, done.stdout   # declared name and description
+    call = _run(folder, env, "lazy.py", "g1", "inner", "deep", "--json")
+    assert json.loads(call.stdout)["data"] == {"group": 1, "options": {}}
+
+
+def test_a_sensitive_option_of_a_lazy_group_is_masked(app):
+    folder, env = app
+    _warm(folder, env)
+    done = _run(folder, env, "lazy.py", "g2", "c0", "--tokn", "s3cr3t-value", "--json")
+    assert done.returncode == 2 and "s3cr3t-value" not in done.stdout + done.stderr, done
+
+
+@pytest.mark.parametrize("argv", [
+    ["help", "--json"], ["help", "--json", "--level", "card"], ["--schema"],
+    ["completion", "bash"], ["completion", "zsh"], ["completion", "fish"],
+    ["g1", "--help", "--json"], ["g1", "c0", "--help"],
+])
+def test_listing_surfaces_are_byte_identical_to_the_eager_program(app, argv):
+    folder, env = app
+    lazy, eager = _run(folder, env, "lazy.py", *argv), _run(folder, env, "eager.py", *argv)
+    assert lazy.returncode == eager.returncode == 0, lazy.stderr + eager.stderr
+    assert lazy.stdout == eager.stdout
+
+
+def test_mcp_tools_list_is_identical_to_the_eager_program(app):
+    folder, env = app
+    script = ("import sys, json; sys.path.insert(0, sys.argv[1]); import importlib; "
+              "from workbench.surfaces.tools import list_tools; "
+              "print(json.dumps(list_tools(importlib.import_module(sys.argv[2]).program)))")
+    out = [subprocess.run([sys.executable, "-c", script, str(folder), name], env=env,
+                          capture_output=True, text=True, timeout=60) for name in ("lazy", "eager")]
+    assert out[0].returncode == 0, out[0].stderr
+    assert out[0].stdout == out[1].stdout
+    assert len(json.loads(out[0].stdout)) == GROUPS * 2 + 1
+
+
+@pytest.mark.parametrize("change, expected", [
+    (("pkg.g1:group", "pkg.gone:group"), "names module 'pkg.gone', which is not importable"),
+    (("pkg.g1:group", "pkg.g1:grop"), "module 'pkg.g1' has no attribute 'grop'"),
+    (("pkg.g1:group", "pkg.g1:handler"), "it must be a Group(...) or a list of Command"),
+    (("pkg.g1:group", "pkg.g1"), "must name 'package.module:attribute'"),
+])
+def test_a_group_that_cannot_load_is_a_definition_envelope(app, change, expected):
+    folder, env = app
+    source = (folder / "lazy.py").read_text()
+    (folder / "lazy.py").write_text(source.replace(*change))
+    for argv in (["g0", "c0", "--json"], ["g1", "c0", "--json"]):  # first start, then trusted
+        done = _run(folder, env, "lazy.py", *argv)
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done
+        error = json.loads(done.stdout)["error"]
+        assert error["code"] == "definition"
+        assert "group 'g1'" in error["message"] and expected in error["message"], error
+
+
+def test_a_broken_group_module_is_named_after_a_good_first_start(app):
+    folder, env = app
+    _warm(folder, env)
+    (folder / "pkg" / "g2.py").write_text("raise RuntimeError('boom')\n")
+    done = _run(folder, env, "lazy.py", "g2", "c0")
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done
+    assert "group 'g2': importing 'pkg.g2'" in done.stderr and "boom" in done.stderr
+    assert _run(folder, env, "lazy.py", "g0", "c0", "--json").returncode == 0
+
+
+def test_an_edited_lazy_module_is_checked_again(app):
+    folder, env = app
+    _warm(folder, env)
+    cache = Path(env["XDG_CACHE_HOME"]) / "burgee" / "checked"
+    before = sorted(os.listdir(cache))
+    assert len([name for name in before if name.startswith("lazy-")]) == GROUPS
+    module = folder / "pkg" / "g1.py"
+    good = module.read_text()
+    module.write_text(good.replace('effects="read_only"', 'effects="bogus"', 1))
+    done = _run(folder, env, "lazy.py", "g1", "c0", "--json")
+    assert done.returncode == 1, done
+    assert "command 'g1 c0': effects='bogus'" in json.loads(done.stdout)["error"]["message"]
+    assert _run(folder, env, "lazy.py", "g0", "c0", "--json").returncode == 0   # untouched
+    module.write_text(good.replace("--alpha a", "--alpah a", 1))    # a bad example
+    done = _run(folder, env, "lazy.py", "g1", "c0", "--json")
+    assert done.returncode == 1 and "example 'big g1 c0 --alpah a'" in done.stdout, done
+    module.write_text(good.replace("command 0 of group 1", "the first of group 1"))
+    assert _run(folder, env, "lazy.py", "g1", "c0", "--json").returncode == 0
+    after = sorted(os.listdir(cache))
+    assert len(after) == len(before) + 1   # the edited module's own verdict, nothing else
+
+
+def test_headless_works_on_a_lazy_program(app):
+    folder, env = app
+    env = {**env, "PYTHONPATH": os.pathsep.join([ROOT, str(folder)])}
+
+    def headless(*extra):
+        done = subprocess.run([sys.executable, "-m", "workbench.cli", "dev", "lazy.py",
+                               "--headless", *extra], capture_output=True, text=True,
+                              timeout=300, env=env, cwd=folder)
+        return done.returncode, done
+
+    code, done = headless("--update")
+    assert code == 0, done.stdout + done.stderr
+    code, done = headless()
+    assert code == 0, done.stdout + done.stderr
+    doc = json.loads(done.stdout.splitlines()[-1])
+    assert doc["ok"] is True, doc
