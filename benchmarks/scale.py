@@ -12,6 +12,8 @@ generation (build, validate, wire form) and a repeat (cached, encoded as the tra
     .venv/bin/python benchmarks/scale.py --runs 7 --write # and update docs/performance.md
     git archive REV workbench | tar -x -C /tmp/old           # an older tree, then:
     .venv/bin/python benchmarks/scale.py --against /tmp/old  # before/after, in-process
+    .venv/bin/python benchmarks/scale.py --lazy --runs 3 --write
+        # lazy groups (a root module, one module per group) against eager and Click
     .venv/bin/python benchmarks/scale.py --workbench --sizes 10,100,1000 --write
         # burgee dev at N: `--headless` (wall and CPU, one run each) and save -> new
         # tools/list over streamable HTTP (the SDK's client; medians of --runs saves)
@@ -53,26 +55,48 @@ def _shape(n: int):
         yield g, range(min(20, n))
 
 
+def _group_block(g: int, commands, indent: str) -> str:
+    """`Group('gG', ...)` with its generated commands, as source indented by `indent`."""
+    out = [f"{indent}Group('g{g}', 'group {g}', commands=[\n"]
+    for c in commands:
+        out.append(
+            f"{indent}    Command('c{c}', 'command {c} of group {g}', effects='read_only',"
+            f" run=handler, options={{\n"
+            f"{indent}        'alpha': Option(description='the alpha value'),\n"
+            f"{indent}        'beta': Option(type='integer', description='how many', default=1),\n"
+            f"{indent}        'gamma': Option(type='boolean', description='gamma or not'),\n"
+            f"{indent}        'delta': Option(type='enum', choices=['x', 'y'],"
+            f" description='which delta')}},\n"
+            f"{indent}        examples=['big g{g} c{c} --alpha a']),\n")
+    out.append(f"{indent}])")
+    return "".join(out)
+
+
+_HEAD = ("from workbench import Command, Group, Option, Program, run\n\n"
+         "def handler(ctx):\n    return {'ok': True, 'options': ctx.options}\n\n")
+
+
 def burgee_source(n: int) -> str:
     """The generated burgee program with `n` commands."""
-    out = ["from workbench import Command, Group, Option, Program, run\n\n",
-           "def handler(ctx):\n    return {'ok': True, 'options': ctx.options}\n\n",
-           "program = Program('big', '1.0.0', 'a generated program', commands=[\n"]
+    out = [_HEAD, "program = Program('big', '1.0.0', 'a generated program', commands=[\n"]
     for g, commands in _shape(n):
-        out.append(f"    Group('g{g}', 'group {g}', commands=[\n")
-        for c in commands:
-            out.append(
-                f"        Command('c{c}', 'command {c} of group {g}', effects='read_only',"
-                f" run=handler, options={{\n"
-                f"            'alpha': Option(description='the alpha value'),\n"
-                f"            'beta': Option(type='integer', description='how many', default=1),\n"
-                f"            'gamma': Option(type='boolean', description='gamma or not'),\n"
-                f"            'delta': Option(type='enum', choices=['x', 'y'],"
-                f" description='which delta')}},\n"
-                f"            examples=['big g{g} c{c} --alpha a']),\n")
-        out.append("    ]),\n")
+        out.append(_group_block(g, commands, "    ") + ",\n")
     out.append("])\n\n\ndef main():\n    run(program)\n")
     return "".join(out)
+
+
+def lazy_sources(n: int, package: str) -> dict:
+    """The same program with lazy groups: relative path -> source (a small root module, and
+    one module per group in `package`)."""
+    files = {f"{package}/__init__.py": ""}
+    root = ["from workbench import Group, Program, run\n\n",
+            "program = Program('big', '1.0.0', 'a generated program', commands=[\n"]
+    for g, commands in _shape(n):
+        files[f"{package}/g{g}.py"] = _HEAD + "group = " + _group_block(g, commands, "") + "\n"
+        root.append(f"    Group('g{g}', 'group {g}', load='{package}.g{g}:group'),\n")
+    root.append("])\n\n\ndef main():\n    run(program)\n")
+    files[f"{package}_root.py"] = "".join(root)
+    return files
 
 
 def click_source(n: int) -> str:
@@ -106,6 +130,19 @@ def _write(folder: Path, n: int) -> dict:
         runner.write_text(f"import {module}\n{module}.main()\n")
         runners[framework] = runner
     return runners
+
+
+def _write_lazy(folder: Path, n: int) -> Path:
+    """Write the lazy-group program for size `n` (bytecode compiled); returns its runner."""
+    package = f"biglazy_{n}"
+    for relative, source in lazy_sources(n, package).items():
+        path = folder / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(source)
+        py_compile.compile(str(path), doraise=True)
+    runner = folder / f"run_lazy_{n}.py"
+    runner.write_text(f"import {package}_root\n{package}_root.main()\n")
+    return runner
 
 
 def _spawn(runner: Path, argv: list, env: dict) -> tuple[float, int]:
@@ -167,6 +204,65 @@ def measure(runs: int, sizes=SIZES) -> dict:
         medians = {job: statistics.median(values) for job, values in times.items()}
         tools = {n: _in_process(folder, n, runs) for n in sizes}
     return {"medians": medians, "tools": tools}
+
+
+LAZY_SECTION = "## Big programs, lazy groups"
+LAZY_CASES = ("command call", "--help", "usage error")
+LAZY_SIZES = (10, 1000, 5000)
+
+
+def measure_lazy(runs: int, sizes=LAZY_SIZES) -> dict:
+    """Median seconds per (case, variant, n): burgee eager, burgee lazy, Click; interleaved."""
+    with tempfile.TemporaryDirectory(prefix="burgee-scale-") as tmp:
+        folder = Path(tmp)
+        env = _env(folder)
+        runners = {}
+        for n in sizes:
+            runners[n] = _write(folder, n)
+            runners[n]["lazy"] = _write_lazy(folder, n)
+        argv = {"lazy": "burgee", "burgee": "burgee", "click": "click"}
+        jobs = [(case, variant, n) for case in LAZY_CASES for variant in argv for n in sizes]
+        for case, variant, n in jobs:   # warm-up: the verdicts, the page cache
+            code = _spawn(runners[n][variant], CASES[case][argv[variant]], env)[1]
+            if code != (2 if case == "usage error" else 0):
+                raise SystemExit(f"{variant} N={n} {case!r} exited {code}")
+        times: dict = {job: [] for job in jobs}
+        for round_ in range(runs):
+            order = jobs[round_ % len(jobs):] + jobs[:round_ % len(jobs)]
+            for job in order:
+                case, variant, n = job
+                times[job].append(_spawn(runners[n][variant], CASES[case][argv[variant]],
+                                         env)[0])
+    return {job: statistics.median(values) for job, values in times.items()}
+
+
+def render_lazy(medians: dict, runs: int, sizes=LAZY_SIZES) -> str:
+    lines = [LAZY_SECTION, "",
+             "The program of \"Big programs\" declared with lazy groups: a small root module "
+             "with N/20 `Group('gG', 'group G', load='biglazy_N.gG:group')`, one module per "
+             "group (all bytecode-compiled), against the same program declared eagerly and "
+             "in Click. Every case a fresh interpreter, medians, interleaved; the verdicts "
+             "were recorded by a warm-up call (a released program after its first start).", "",
+             f"- Command: `.venv/bin/python benchmarks/scale.py --lazy --runs {runs} --write`",
+             f"- Machine: {os.cpu_count()} CPUs, {platform.machine()}, "
+             f"{platform.system()} {platform.release()}, CPython {platform.python_version()}",
+             f"- Runs: {runs} timed per case after one warm-up; "
+             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average at the end "
+             f"{os.getloadavg()[0]:.1f} (shared machine: absolute times swell with it)", "",
+             "| case | N | lazy | × lazy N=10 | eager | lazy ÷ eager | Click | lazy ÷ Click |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for case in LAZY_CASES:
+        base = medians[(case, "lazy", sizes[0])]
+        for n in sizes:
+            lazy, eager, click = (medians[(case, v, n)] for v in ("lazy", "burgee", "click"))
+            lines.append(f"| `{case}` | {n:,} | {_ms(lazy)} | {lazy / base:.2f}× | {_ms(eager)}"
+                         f" | {lazy / eager:.2f}× | {_ms(click)} | {lazy / click:.2f}× |")
+    lines += ["", "Target (issue 18), for the lazy form:", ""]
+    for case in LAZY_CASES:
+        ratio = medians[(case, "lazy", sizes[-1])] / medians[(case, "lazy", sizes[0])]
+        lines.append(f"- `{case}` at N={sizes[-1]:,} within 1.5× of N={sizes[0]}: "
+                     f"**{'met' if ratio <= 1.5 else 'not met'}** ({ratio:.2f}×).")
+    return "\n".join(lines) + "\n"
 
 
 AGAINST = """
@@ -402,8 +498,17 @@ def main() -> None:
                         help="a folder holding an older workbench/: before/after in-process")
     parser.add_argument("--workbench", action="store_true",
                         help="burgee dev at each N: --headless, and save -> new tools/list")
+    parser.add_argument("--lazy", action="store_true",
+                        help="lazy groups against eager and Click: call, --help, usage error")
     args = parser.parse_args()
     sizes = tuple(int(s) for s in args.sizes.split(","))
+    if args.lazy:
+        sizes = sizes if "--sizes" in sys.argv else LAZY_SIZES
+        text = render_lazy(measure_lazy(args.runs, sizes), args.runs, sizes)
+        print(text)
+        if args.write:
+            write_section(text, LAZY_SECTION)
+        return
     if args.workbench:
         text = render_workbench(measure_workbench(sizes, args.runs), args.runs, sizes)
         print(text)
