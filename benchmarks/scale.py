@@ -191,17 +191,7 @@ def measure(runs: int, sizes=SIZES) -> dict:
         runners = {n: _write(folder, n) for n in sizes}
         jobs = [(case, framework, n) for case, argvs in CASES.items()
                 for framework, argv in argvs.items() if argv is not None for n in sizes]
-        for case, framework, n in jobs:   # warm-up: the verdict, the page cache
-            code = _spawn(runners[n][framework], CASES[case][framework], env)[1]
-            if code != (2 if case == "usage error" else 0):
-                raise SystemExit(f"{framework} N={n} {case!r} exited {code}")
-        times: dict = {job: [] for job in jobs}
-        for round_ in range(runs):
-            order = jobs[round_ % len(jobs):] + jobs[:round_ % len(jobs)]
-            for job in order:
-                case, framework, n = job
-                times[job].append(_spawn(runners[n][framework], CASES[case][framework], env)[0])
-        medians = {job: statistics.median(values) for job, values in times.items()}
+        medians = _timed(jobs, runners, {"burgee": "burgee", "click": "click"}, env, runs)
         tools = {n: _in_process(folder, n, runs) for n in sizes}
     return {"medians": medians, "tools": tools}
 
@@ -222,17 +212,24 @@ def measure_lazy(runs: int, sizes=LAZY_SIZES) -> dict:
             runners[n]["lazy"] = _write_lazy(folder, n)
         argv = {"lazy": "burgee", "burgee": "burgee", "click": "click"}
         jobs = [(case, variant, n) for case in LAZY_CASES for variant in argv for n in sizes]
-        for case, variant, n in jobs:   # warm-up: the verdicts, the page cache
-            code = _spawn(runners[n][variant], CASES[case][argv[variant]], env)[1]
-            if code != (2 if case == "usage error" else 0):
-                raise SystemExit(f"{variant} N={n} {case!r} exited {code}")
-        times: dict = {job: [] for job in jobs}
-        for round_ in range(runs):
-            order = jobs[round_ % len(jobs):] + jobs[:round_ % len(jobs)]
-            for job in order:
-                case, variant, n = job
-                times[job].append(_spawn(runners[n][variant], CASES[case][argv[variant]],
-                                         env)[0])
+        return _timed(jobs, runners, argv, env, runs)
+
+
+def _timed(jobs, runners, argv_of, env, runs: int) -> dict:
+    """Median seconds per (case, variant, n) job: one warm-up each (the verdicts, the page
+    cache), then `runs` rounds, each starting one job later (interleaved)."""
+    def spawn(job):
+        case, variant, n = job
+        return _spawn(runners[n][variant], CASES[case][argv_of[variant]], env)
+
+    for job in jobs:
+        code = spawn(job)[1]
+        if code != (2 if job[0] == "usage error" else 0):
+            raise SystemExit(f"{job[1]} N={job[2]} {job[0]!r} exited {code}")
+    times: dict = {job: [] for job in jobs}
+    for round_ in range(runs):
+        for job in jobs[round_ % len(jobs):] + jobs[:round_ % len(jobs)]:
+            times[job].append(spawn(job)[0])
     return {job: statistics.median(values) for job, values in times.items()}
 
 
