@@ -220,3 +220,31 @@ def test_headless_works_on_a_lazy_program(app):
     assert code == 0, done.stdout + done.stderr
     doc = json.loads(done.stdout.splitlines()[-1])
     assert doc["ok"] is True, doc
+
+
+def test_a_program_built_in_process_refuses_a_bad_lazy_group(tmp_path, monkeypatch):
+    from workbench import DefinitionError, Group, Program
+    package = tmp_path / "lazybad"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "g0.py").write_text(GROUP.format(g=0, commands=COMMAND.format(g=0, c=0))
+                                   .replace('effects="read_only"', 'effects="bogus"'))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(DefinitionError, match="command 'g0 c0': effects='bogus'"):
+        Program("big", "1.0.0", "x", [Group("g0", "group 0", load="lazybad.g0:group")])
+    with pytest.raises(DefinitionError, match="group 'g1': load='lazybad.g1:group' names"):
+        Program("big", "1.0.0", "x", [Group("g1", "group 1", load="lazybad.g1:group")])
+    with pytest.raises(DefinitionError, match="give commands= or load=, not both"):
+        Group("g0", "group 0", [object()], load="lazybad.g0:group")
+
+
+def test_headless_refuses_a_lazy_group_that_cannot_load(app):
+    folder, env = app
+    source = (folder / "lazy.py").read_text()
+    (folder / "lazy.py").write_text(source.replace("pkg.g2:group", "pkg.g2:gone"))
+    done = subprocess.run([sys.executable, "-m", "workbench.cli", "dev", "lazy.py", "--headless"],
+                          capture_output=True, text=True, timeout=300, env=env, cwd=folder)
+    assert done.returncode != 0, done.stdout + done.stderr
+    error = json.loads(done.stdout.splitlines()[-1])["error"]   # as for any failed load
+    assert "group 'g2': load='pkg.g2:gone': module 'pkg.g2' has no attribute 'gone'" \
+        in error["message"], error

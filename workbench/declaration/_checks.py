@@ -42,9 +42,9 @@ def check_once(program, frame) -> None:
     try:
         check_program(program)
     except DefinitionError as error:
-        if not getattr(error, "lazy", False):
-            raise
-        program._broken = error   # a lazy group: every call answers with it, as an envelope
+        if path is None or not getattr(error, "lazy", False):
+            raise   # a loader, the workbench, a test: refused here, as for any group
+        program._broken = error   # a released program's lazy group: every call answers
 
 
 def check_lazy(program, group) -> None:

@@ -211,6 +211,7 @@ class Group:
                 if self._program is not None:
                     self._program._bind_lazy(self)
             except DefinitionError as error:
+                self._commands = None   # not loaded: the next use raises it again
                 error.lazy = True   # a call reports it as an envelope (`_checks.check_once`)
                 raise
         return self._commands
