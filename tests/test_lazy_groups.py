@@ -248,3 +248,20 @@ def test_headless_refuses_a_lazy_group_that_cannot_load(app):
     error = json.loads(done.stdout.splitlines()[-1])["error"]   # as for any failed load
     assert "group 'g2': load='pkg.g2:gone': module 'pkg.g2' has no attribute 'gone'" \
         in error["message"], error
+
+
+@pytest.mark.asyncio
+async def test_mcp_clients_see_the_same_tools_and_call_a_lazy_one(app):
+    from mcp import Client, StdioServerParameters
+    folder, env = app
+    listed = {}
+    for name in ("lazy", "eager"):
+        params = StdioServerParameters(command=sys.executable, args=[f"{name}.py", "mcp"],
+                                       env=env, cwd=str(folder))
+        async with Client(params, mode="legacy", cache=None) as client:
+            tools = (await client.list_tools()).tools
+            listed[name] = [tool.model_dump(mode="json") for tool in tools]
+            result = await client.call_tool("g1_inner_deep", {})
+            assert not result.is_error and '"group":1' in result.content[0].text
+    assert listed["lazy"] == listed["eager"]
+    assert len(listed["lazy"]) == GROUPS * 2 + 1

@@ -1,7 +1,7 @@
 """The declaration: Program, Group, Command, Option, Argument, Fail.
 
 Everything a caller reads is projected from these objects. They hold data and
-check it once, when the Program is constructed; every refusal is a
+check it once, when the Program is constructed (a lazy group's, when it loads); every refusal is a
 DefinitionError whose message names the exact fix. This module imports only
 the standard library's cheapest parts: it is on every CLI start-up path.
 """
