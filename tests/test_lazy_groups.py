@@ -265,3 +265,31 @@ async def test_mcp_clients_see_the_same_tools_and_call_a_lazy_one(app):
             assert not result.is_error and '"group":1' in result.content[0].text
     assert listed["lazy"] == listed["eager"]
     assert len(listed["lazy"]) == GROUPS * 2 + 1
+
+
+@pytest.mark.asyncio
+async def test_mcp_watch_reloads_an_edited_lazy_module(app):
+    import asyncio
+
+    from mcp import Client, StdioServerParameters
+    folder, env = app
+    heard = asyncio.Event()
+
+    async def on_message(message):
+        if type(message).__name__ == "ToolListChangedNotification":
+            heard.set()
+
+    params = StdioServerParameters(command=sys.executable,
+                                   args=["-m", "workbench.cli", "mcp", "lazy.py", "--watch"],
+                                   env=env, cwd=str(folder))
+    async with Client(params, mode="legacy", message_handler=on_message, cache=None) as client:
+        before = [tool.name for tool in (await client.list_tools()).tools]
+        assert "g2_c2" not in before
+        module = folder / "pkg" / "g2.py"
+        extra = COMMAND.format(g=2, c=2)
+        temporary = module.with_suffix(".tmp")
+        temporary.write_text(module.read_text().replace("\n])", "\n" + extra + "])"))
+        os.replace(temporary, module)
+        await asyncio.wait_for(heard.wait(), 30)
+        after = [tool.name for tool in (await client.list_tools()).tools]
+        assert after == before + ["g2_c2"]
