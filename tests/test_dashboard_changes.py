@@ -34,6 +34,8 @@ async def test_a_reload_lists_breaking_changes_first_since_the_load_and_the_snap
         assert since_load < renamed < added
         assert "changes since the snapshot: 1 breaking, 1 additive, 0 cosmetic \u2014 blocked: " \
                "no major version bump" in text
+        # no green "nothing to fix" under a change that blocks (the lint itself is clean)
+        assert "nothing to fix" not in text and "still needs a major version bump" in text
         assert "1 breaking (see Problems)" in app.notice
 
         app.select_command("status")                    # a command shows its own changes

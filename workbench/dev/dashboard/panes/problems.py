@@ -55,7 +55,7 @@ class ProblemsPane(Pane):
     load and since the snapshot folder, breaking first (`workbench.dev.changes`)."""
 
     def render_view(self, view):
-        title, body = self._problems(view)
+        title, body, found = self._problems(view)
         state = view.state
         command = view.name if view.node is not None else None
         parts, lines = [], []
@@ -70,6 +70,11 @@ class ProblemsPane(Pane):
             parts.append(Text(note + "\n", style="dim"))
             lines.append(note)
         self._lines = "\n".join(lines) + ("\n" + self._lines if self._lines else "")
+        blocked = any(review is not None and review.blocked
+                      for review in (state.review, state.review_snapshot))
+        if blocked and not found:   # not a green "nothing to fix" under a blocked change
+            body = Text("no lint problems; the breaking change above still needs a major "
+                        "version bump (or keep the old name)", style="yellow")
         return title, Group(*parts, body)
 
     def _problems(self, view):
@@ -87,7 +92,7 @@ class ProblemsPane(Pane):
                         f"{plural(found['warning'], 'warning')}, {plural(found['info'], 'info')}")
         if not problems:
             self._lines = ""
-            return title, Text("\u2713 nothing to fix", style="green")
+            return title, Text("\u2713 nothing to fix", style="green"), False
         table = Table(box=None, pad_edge=False, expand=True, show_header=False)
         table.add_column("", no_wrap=True)
         table.add_column("", ratio=1)
@@ -104,7 +109,7 @@ class ProblemsPane(Pane):
             table.add_row("", "")
             lines.append(f"{problem.severity} {problem.code} {problem.message} fix: {problem.fix}")
         self._lines = "\n".join(lines)
-        return title, table
+        return title, table, True
 
     def show(self, view) -> None:
         super().show(view)
