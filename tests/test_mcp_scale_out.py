@@ -91,6 +91,8 @@ def test_the_asgi_app_needs_a_token_to_be_built(monkeypatch):
     monkeypatch.delenv("BURGEE_MCP_TOKEN", raising=False)
     with pytest.raises(Fail) as refused:
         asgi(str(KEYED), environ={})
+    with pytest.raises(Fail):   # a blank variable is no token (the rule `tool mcp --http` reads)
+        asgi(str(KEYED), environ={"BURGEE_MCP_TOKEN": "  "})
     assert refused.value.code == "missing_token" and "BURGEE_MCP_TOKEN" in refused.value.hint
     assert asgi(str(KEYED), environ={}, auth=False) is not None
     assert asgi(str(KEYED), environ={"BURGEE_MCP_TOKEN": "t" * 40}) is not None

@@ -98,10 +98,10 @@ def asgi(program: Program | str | os.PathLike, *, stateless: bool = True, path: 
     require("mcp", "workbench.mcp.asgi")   # a Fail naming pip install 'burgee[mcp]'
     from workbench.mcp.server import ProgramServer, quiet_logging
     quiet_logging()
-    from workbench.runtime.serving import TOKEN_ENV, Policy, limits
+    from workbench.runtime.serving import TOKEN_ENV, Policy, env_token, limits
     env = environ if environ is not None else os.environ
     if auth:
-        token = token or env.get(TOKEN_ENV) or None
+        token = token or env_token(env)
         if token is None:
             from workbench.declaration.model import Fail
             raise Fail("missing_token", "asgi() serves behind a bearer token and none was given",

@@ -120,6 +120,11 @@ def max_result_bytes(environ=None, value=None) -> int:
     return limits(environ, max_result_bytes=value)[2]
 
 
+def env_token(environ) -> str | None:
+    """The bearer token $BURGEE_MCP_TOKEN gives (surrounding whitespace dropped), or None."""
+    return (environ or {}).get(TOKEN_ENV, "").strip() or None
+
+
 def http_policy(host: str, port: int, *, environ=None, token_file: str | None = None,
                 no_auth: bool = False, allow_remote: bool = False, max_sessions=None,
                 idle_timeout=None, max_result_bytes=None) -> Policy:
@@ -148,8 +153,8 @@ def http_policy(host: str, port: int, *, environ=None, token_file: str | None = 
     if not no_auth:
         if token_file:
             token, source = _read_token(token_file), "file"
-        elif (environ or {}).get(TOKEN_ENV, "").strip():
-            token, source = environ[TOKEN_ENV].strip(), "env"
+        elif env_token(environ):
+            token, source = env_token(environ), "env"
         else:
             token, source = new_token(), "random"
     return Policy(host, port, token, source, allow_remote, sessions, idle, result)
