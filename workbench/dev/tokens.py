@@ -7,6 +7,7 @@ reload of a large program only encodes the surfaces whose text changed.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import threading
@@ -276,10 +277,11 @@ class TokenTable:
         return len(self.rows)
 
     def get(self, surface: str) -> TokenRow | None:
-        for row in self.rows:
-            if row.surface == surface:
-                return row
-        return None
+        return self._by_surface.get(surface)
+
+    @functools.cached_property
+    def _by_surface(self) -> dict:
+        return {row.surface: row for row in self.rows}
 
     def for_command(self, command: str) -> list[TokenRow]:
         """Rows of one command, by its path as a string (`"pr merge"`)."""
