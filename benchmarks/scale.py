@@ -338,47 +338,71 @@ def _headless(file: Path, *extra) -> tuple:
     return wall, cpu, done.returncode, diffs.get("equal", 0)
 
 
+SAVE_CLIENT = r"""
+import asyncio, contextlib, json, os, sys, time
+from pathlib import Path
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+url, token, file, saves = sys.argv[1], sys.argv[2], Path(sys.argv[3]), int(sys.argv[4])
+heard = asyncio.Event()
+
+async def on_message(message):
+    if getattr(message, "method", None) == "notifications/tools/list_changed" or \
+            type(message).__name__ == "ToolListChangedNotification":
+        heard.set()
+
+@contextlib.asynccontextmanager
+async def transport():
+    async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http, \
+            streamable_http_client(url, http_client=http) as streams:
+        yield streams
+
+async def main():
+    source, seconds = file.read_text(), []
+    async with Client(transport(), cache=None, mode="legacy", message_handler=on_message) as client:
+        await client.list_tools()
+        for round_ in range(saves):
+            marker = f"command 0 of group 0, edit {round_}"
+            await asyncio.sleep(float(os.environ.get("SETTLE", "0.3")))   # the previous save settles
+            heard.clear()
+            temporary = file.with_name(file.name + ".tmp~")
+            temporary.write_text(source.replace("'command 0 of group 0'", repr(marker), 1))
+            saved = time.perf_counter()
+            os.replace(temporary, file)
+            while True:
+                await asyncio.wait_for(heard.wait(), 60)
+                heard.clear()
+                tools = (await client.list_tools()).tools
+                if any(tool.description.startswith(marker) for tool in tools):
+                    break
+            seconds.append(time.perf_counter() - saved)
+    print(json.dumps(seconds))
+
+asyncio.run(main())
+"""
+
+
 async def _save_to_list(file: Path, saves: int) -> list:
     """Seconds from an atomic save (one command's description edited) to a tools/list that
-    shows it, over streamable HTTP, handshake era: the client lists again when it hears
-    `list_changed`, as clients do; one per save."""
+    shows it, over streamable HTTP, handshake era, with the bearer token: the client is its
+    own process (as an agent is) and lists again when it hears `list_changed`; one per save."""
     import asyncio
-
-    from mcp import Client
 
     from workbench.dev.engine import Workbench
     bench = Workbench(str(file))
     url = await bench.start()
-    source = file.read_text()
-    heard = asyncio.Event()
-
-    async def on_message(message):
-        if getattr(message, "method", None) == "notifications/tools/list_changed" or \
-                type(message).__name__ == "ToolListChangedNotification":
-            heard.set()
-
-    seconds = []
     try:
-        async with Client(url, cache=None, mode="legacy", message_handler=on_message) as client:
-            await client.list_tools()
-            for round_ in range(saves):
-                marker = f"command 0 of group 0, edit {round_}"
-                await asyncio.sleep(0.3)             # the previous save settles
-                heard.clear()
-                temporary = file.with_name(file.name + ".tmp~")
-                temporary.write_text(source.replace("'command 0 of group 0'", repr(marker), 1))
-                saved = time.perf_counter()
-                os.replace(temporary, file)
-                while True:
-                    await asyncio.wait_for(heard.wait(), 60)
-                    heard.clear()
-                    tools = (await client.list_tools()).tools
-                    if any(tool.description.startswith(marker) for tool in tools):
-                        break
-                seconds.append(time.perf_counter() - saved)
+        child = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", SAVE_CLIENT, url, bench.token, str(file), str(saves),
+            stdout=asyncio.subprocess.PIPE)
+        out, _ = await child.communicate()
+        if child.returncode:
+            raise SystemExit(f"the save client exited {child.returncode}")
+        return json.loads(out)
     finally:
         await bench.stop()
-    return seconds
 
 
 def measure_workbench(sizes, saves: int) -> dict:

@@ -126,3 +126,92 @@ def test_a_module_that_touches_stdout_at_import_gets_real_files(tmp_path):
     assert loaded.ok, loaded.error and loaded.error.message
     assert "bytes at import\ntext at import\n" in loaded.output
     assert "straight to fd 2\n" in loaded.output
+
+
+# --- a warm check process per save (issue 18) ------------------------------------------------
+
+RECORDS = GOOD + textwrap.dedent('''
+    import os as _os
+    with open(_os.environ["BURGEE_TEST_RECORD"], "a") as _record:
+        _record.write(f"{_os.getpid()} {_os.environ.get('BURGEE_TEST_MARK', '-')}\\n")
+''')
+
+
+def _records(path):
+    return [line.split() for line in path.read_text().splitlines()]
+
+
+def test_a_checker_runs_the_next_check_in_the_process_it_started_ahead(tmp_path, monkeypatch):
+    record = tmp_path / "record.txt"
+    monkeypatch.setenv("BURGEE_TEST_RECORD", str(record))
+    file = write(tmp_path / "app.py", RECORDS)
+    checker = loader.Checker()
+    try:
+        first = loader.load(file, timeout=10, checker=checker)
+        assert first.ok, first.error
+        (spare, _cwd, _env), = checker._spare           # started after the check, waiting
+        assert spare.poll() is None
+        second = loader.load(file, timeout=10, checker=checker)
+        assert second.ok, second.error
+        pids = [pid for pid, _mark in _records(record)]
+        # each load: the check process, then this process; the second check ran in the spare
+        assert pids[1] == pids[3] == str(os.getpid())
+        assert pids[2] == str(spare.pid) and pids[0] != pids[2]
+    finally:
+        checker.close()
+    assert spare.poll() is not None                      # close() killed the waiting one
+
+
+def test_a_spare_started_under_another_environment_is_not_used(tmp_path, monkeypatch):
+    record = tmp_path / "record.txt"
+    monkeypatch.setenv("BURGEE_TEST_RECORD", str(record))
+    file = write(tmp_path / "app.py", RECORDS)
+    checker = loader.Checker()
+    try:
+        assert loader.load(file, timeout=10, checker=checker).ok
+        (stale, _cwd, _env), = checker._spare
+        monkeypatch.setenv("BURGEE_TEST_MARK", "changed")
+        assert loader.load(file, timeout=10, checker=checker).ok
+        check_pid, mark = _records(record)[2]
+        assert mark == "changed" and check_pid != str(stale.pid)
+        assert stale.poll() is not None                  # the stale spare was killed
+    finally:
+        checker.close()
+
+
+def test_a_hanging_import_in_a_warm_check_is_cut_off_and_the_next_check_works(tmp_path):
+    checker = loader.Checker()
+    try:
+        file = write(tmp_path / "app.py", GOOD)
+        assert loader.load(file, timeout=10, checker=checker).ok
+        write(tmp_path / "app.py", GOOD + "\nwhile True:\n    pass\n")
+        hung = loader.load(file, timeout=1.5, checker=checker)
+        assert hung.error is not None and hung.error.kind == "timeout"
+        write(tmp_path / "app.py", GOOD)
+        again = loader.load(file, timeout=10, checker=checker)
+        assert again.ok, again.error
+    finally:
+        checker.close()
+
+
+def test_a_warm_check_still_reports_syntax_and_definition_errors(tmp_path):
+    checker = loader.Checker()
+    try:
+        syntax = loader.load(write(tmp_path / "app.py", GOOD + "\ndef broken(:\n"), timeout=10,
+                             checker=checker)
+        assert syntax.error.kind == "syntax" and syntax.error.line == GOOD.count("\n") + 2
+        bad = GOOD.replace('examples=["app hello"]', 'examples=["app hello --nope"]')
+        definition = loader.load(write(tmp_path / "app.py", bad), timeout=10, checker=checker)
+        assert definition.error.kind == "definition" and "--nope" in definition.error.message
+    finally:
+        checker.close()
+
+
+def test_the_load_runs_the_bytecode_the_check_compiled(tmp_path):
+    file = write(tmp_path / "app.py", GOOD)
+    error, code = loader._check(file, None, None, 10, None)
+    assert error is None
+    assert code.co_filename == file and code.co_code == compile(
+        GOOD, file, "exec", dont_inherit=True).co_code
+    loaded = loader.exec_file(file, GOOD, code=code, checked=True)
+    assert loaded.ok and loaded.program.name == "app"

@@ -284,6 +284,7 @@ class Workbench:
         self._old_sources: list = []
         self._batch = None          # the running diff batch (workbench.dev.pool.Pool)
         self._batch_lock = threading.Lock()
+        self._checker = None       # a `loader.Checker` while watching: saves' checks start warm
 
     # --- subscriptions ------------------------------------------------------------------
 
@@ -325,8 +326,7 @@ class Workbench:
     def reload(self) -> State:
         """Load the file now; publish and return the new state (sync; events on this thread)."""
         with self._reload_lock:
-            loaded = _loader.load(self.file, program_name=self.program_name,
-                                  timeout=self.load_timeout)
+            loaded = self._load()
             if loaded.ok:
                 self._serve(loaded)
             state = self._next_state(loaded)
@@ -369,8 +369,16 @@ class Workbench:
 
     def _load_locked(self):
         with self._reload_lock:
-            return _loader.load(self.file, program_name=self.program_name,
-                                timeout=self.load_timeout)
+            return self._load()
+
+    def _load(self):
+        """Load FILE (checked in a warm process); a good program's tools/list is computed
+        here, before it is served, so the listing clients ask for on `list_changed` is ready."""
+        loaded = _loader.load(self.file, program_name=self.program_name,
+                              timeout=self.load_timeout, checker=self._checker)
+        if loaded.ok and self.server is not None:
+            self.server.prepare(loaded.program)
+        return loaded
 
     def _serve(self, loaded) -> None:
         """Make a good load the served program, and tell connected clients; a diff batch of
@@ -506,6 +514,9 @@ class Workbench:
         """Reload on each save (.py files and pyproject.toml) in `watch_paths()`; when a reload
         changes those folders (a new sibling package imported), watch the new set."""
         import watchfiles
+        if self._checker is None:
+            self._checker = _loader.Checker()
+            self._checker.prepare(os.path.dirname(self.file), _loader.child_environ())
         while not (stop_event is not None and stop_event.is_set()):
             paths = self.watch_paths()
             restart = _Flag()
@@ -557,6 +568,8 @@ class Workbench:
     async def stop(self) -> None:
         """Stop watching and serving (and the diff batch); waits for both to finish."""
         self.cancel_diffs()
+        if self._checker is not None:
+            self._checker.close()
         if getattr(self, "_stop", None) is not None:
             self._stop.set()
         for task in self._tasks + list(self._building):

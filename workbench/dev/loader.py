@@ -208,11 +208,13 @@ def module_name(file: str) -> str:
     return "_burgee_app_" + safe
 
 
-def exec_file(file: str, source: str | None = None, *, program_name: str | None = None) -> Loaded:
+def exec_file(file: str, source: str | None = None, *, program_name: str | None = None,
+              code=None, checked: bool = False) -> Loaded:
     """Compile and run `file` (or `source`, with `file` as its name) in a fresh module.
 
     No time limit here: call `check` first for that. Bytecode is never written, siblings
-    are read from source and re-imported.
+    are read from source and re-imported. `code` is `source` already compiled (by the check,
+    which compiled the same bytes); `checked` says the check also passed its examples.
     """
     started = time.perf_counter()
     file = os.path.abspath(file)
@@ -236,14 +238,12 @@ def exec_file(file: str, source: str | None = None, *, program_name: str | None 
         sys.meta_path.insert(0, _FINDER)
     _forget_siblings(os.path.realpath(folder))
     importlib.invalidate_caches()
-    try:
-        code = compile(source, file, "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        loaded.error = LoadError("syntax", f"{type(exc).__name__}: {exc.msg} "
-                                 f"({os.path.basename(file)}, line {exc.lineno})",
-                                 "".join(traceback.format_exception_only(type(exc), exc)),
-                                 exc.lineno)
-        return _done(loaded, started)
+    if code is None:
+        try:
+            code = compile(source, file, "exec", dont_inherit=True)
+        except SyntaxError as exc:
+            loaded.error = _syntax_error(exc, file)
+            return _done(loaded, started)
     name = module_name(file)
     module = types.ModuleType(name)
     module.__file__ = file
@@ -279,6 +279,8 @@ def exec_file(file: str, source: str | None = None, *, program_name: str | None 
     else:
         from workbench.declaration.model import DefinitionError
         from workbench.runtime.checks import ensure_checked
+        if checked:    # the check parsed these same examples: not again on this thread
+            found[1]._examples_checked = True
         try:
             ensure_checked(found[1])   # examples, parsed by the one parser
         except DefinitionError as exc:
@@ -292,6 +294,12 @@ def exec_file(file: str, source: str | None = None, *, program_name: str | None 
             pass
         loaded.module = module
     return _done(loaded, started)
+
+
+def _syntax_error(exc: SyntaxError, file: str) -> LoadError:
+    return LoadError("syntax", f"{type(exc).__name__}: {exc.msg} "
+                     f"({os.path.basename(file)}, line {exc.lineno})",
+                     "".join(traceback.format_exception_only(type(exc), exc)), exc.lineno)
 
 
 def _printed(capture) -> str:
@@ -327,68 +335,159 @@ def _import_error(exc: BaseException, file: str) -> LoadError:
 # --- the subprocess check ----------------------------------------------------------------
 
 def check(file: str, source: str | None = None, *, program_name: str | None = None,
-          timeout: float = DEFAULT_LOAD_TIMEOUT) -> LoadError | None:
+          timeout: float = DEFAULT_LOAD_TIMEOUT, checker: Checker | None = None) -> LoadError | None:
     """Run the load in a subprocess with a time limit; the error, or None when it loads."""
+    return _check(file, source, program_name, timeout, checker)[0]
+
+
+def _check(file: str, source: str | None, program_name: str | None, timeout: float,
+           checker: Checker | None) -> tuple:
+    """(LoadError or None, the code object the check compiled from `source` or None)."""
     file = os.path.abspath(file)
     if source is None:
         try:
             with open(file, encoding="utf-8") as handle:
                 source = handle.read()
         except FileNotFoundError:
-            return LoadError("missing", f"{file} does not exist")
+            return LoadError("missing", f"{file} does not exist"), None
         except (OSError, UnicodeDecodeError) as exc:
-            return LoadError("import", f"cannot read {file}: {exc}")
-    try:  # a syntax error needs no subprocess
-        compile(source, file, "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        return LoadError("syntax", f"{type(exc).__name__}: {exc.msg} "
-                         f"({os.path.basename(file)}, line {exc.lineno})",
-                         "".join(traceback.format_exception_only(type(exc), exc)), exc.lineno)
-    request = json.dumps({"file": file, "source": source, "program": program_name})
+            return LoadError("import", f"cannot read {file}: {exc}"), None
+    request = json.dumps({"file": file, "source": source, "program": program_name,
+                          "code": True})
+    cwd, env = os.path.dirname(file), child_environ()
+    proc = checker.take(cwd, env) if checker is not None else _spawn_check(cwd, env)
     try:
-        done = run_limited([sys.executable, "-B", "-m", "workbench.dev._check"],
-                           input=request, timeout=timeout, cwd=os.path.dirname(file),
-                           env=child_environ())
+        done = _communicate(proc, request, timeout)
     except subprocess.TimeoutExpired:
         return LoadError("timeout", f"loading {os.path.basename(file)} did not finish within "
                          f"{timeout:g} s (an import that never returns?); the last good "
-                         f"program stays live")
+                         f"program stays live"), None
+    finally:
+        if checker is not None:
+            checker.prepare(cwd, env)     # the next save's check starts warm
     lines = [line for line in done.stdout.splitlines() if line.startswith("{\"burgee_check\"")]
     if not lines:
         return LoadError("import", f"the load check exited {done.returncode} without a result",
-                         done.stderr[-4000:])
-    result = json.loads(lines[-1])["burgee_check"]
-    if result is None:
-        return None
-    return LoadError(result["kind"], result["message"], result.get("traceback", ""),
-                     result.get("line"))
+                         done.stderr[-4000:]), None
+    answer = json.loads(lines[-1])
+    result = answer["burgee_check"]
+    if result is not None:
+        return LoadError(result["kind"], result["message"], result.get("traceback", ""),
+                         result.get("line")), None
+    code = None
+    if answer.get("code"):
+        import base64
+        import marshal
+        try:
+            code = marshal.loads(base64.b64decode(answer["code"]))
+        except (ValueError, EOFError, TypeError):
+            code = None      # compiled again by the load
+    return None, code
+
+
+def _spawn_check(cwd: str, env: dict) -> subprocess.Popen:
+    """A load-check process (`workbench.dev._check`): it imports what a load needs, then
+    waits for its one request on stdin."""
+    return subprocess.Popen([sys.executable, "-B", "-m", "workbench.dev._check"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=cwd, env=env,
+                            start_new_session=True)
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    import signal
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        try:
+            proc.kill()
+        except OSError:
+            pass
+
+
+class Checker:
+    """Load checks for one workbench, each in a process started before it is needed.
+
+    A check costs an interpreter start and the imports a load needs (about 90 ms) before the
+    user's file even compiles; a save should not wait for that. After each check the next
+    process is started (`prepare`) and waits on stdin, so the next save only pays for its
+    own file. A spare started for another folder or environment is not used. `close()`
+    (or the checker going away) kills the spare.
+    """
+
+    def __init__(self):
+        import threading
+        import weakref
+        self._lock = threading.Lock()
+        self._spare: list = []      # [(proc, cwd, env)], at most one
+        weakref.finalize(self, _kill_spares, self._spare)
+
+    def take(self, cwd: str, env: dict) -> subprocess.Popen:
+        """The spare when it suits `cwd` and `env` and is still waiting; else a new process."""
+        with self._lock:
+            spare = self._spare.pop() if self._spare else None
+        if spare is not None:
+            proc, spare_cwd, spare_env = spare
+            if proc.poll() is None and spare_cwd == cwd and spare_env == env:
+                return proc
+            _kill_spares([spare])
+        return _spawn_check(cwd, env)
+
+    def prepare(self, cwd: str, env: dict) -> None:
+        """Start the next check's process now, unless one is waiting."""
+        with self._lock:
+            if self._spare:
+                return
+            try:
+                self._spare.append((_spawn_check(cwd, env), cwd, env))
+            except OSError:
+                pass     # the next check starts its own
+
+    def close(self) -> None:
+        with self._lock:
+            spares, self._spare[:] = list(self._spare), []
+        _kill_spares(spares)
+
+
+def _kill_spares(spares) -> None:
+    for proc, _cwd, _env in list(spares):
+        _kill_group(proc)
+        try:
+            proc.communicate(timeout=2)
+        except (subprocess.TimeoutExpired, OSError, ValueError):
+            pass
+    if isinstance(spares, list):
+        spares.clear()
+
+
+def _communicate(proc: subprocess.Popen, input, timeout: float) -> subprocess.CompletedProcess:
+    """`proc.communicate(input)` within `timeout`; past it the process group is killed (its
+    children too) and TimeoutExpired raised."""
+    with proc:
+        try:
+            out, err = proc.communicate(input, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            try:
+                out, err = proc.communicate(timeout=2)
+            except subprocess.TimeoutExpired:
+                out, err = "", ""
+            raise subprocess.TimeoutExpired(proc.args, timeout, out, err) from None
+        return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
 def run_limited(args, *, input=None, timeout: float, stdin=None, on_line=None, **kwargs):
     """`subprocess.run(..., capture_output=True, text=True)` in its own session; on timeout
     the whole process group is killed (a handler's children too) and TimeoutExpired raised.
     `on_line(line)` hears each stdout line as it arrives (the output is still returned)."""
-    import signal
     kwargs.setdefault("start_new_session", True)
     if on_line is not None:
         return _run_streaming(args, input=input, timeout=timeout, on_line=on_line, **kwargs)
     if input is not None:
         stdin = subprocess.PIPE
-    with subprocess.Popen(args, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True, **kwargs) as proc:
-        try:
-            out, err = proc.communicate(input, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except OSError:
-                proc.kill()
-            try:
-                out, err = proc.communicate(timeout=2)
-            except subprocess.TimeoutExpired:
-                out, err = "", ""
-            raise subprocess.TimeoutExpired(args, timeout, out, err) from None
-        return subprocess.CompletedProcess(args, proc.returncode, out, err)
+    proc = subprocess.Popen(args, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, **kwargs)
+    return _communicate(proc, input, timeout)
 
 
 def _run_streaming(args, *, input, timeout: float, on_line, **kwargs):
@@ -466,8 +565,9 @@ def child_environ(extra: dict | None = None) -> dict:
 
 
 def load(file: str, *, program_name: str | None = None,
-         timeout: float | None = DEFAULT_LOAD_TIMEOUT) -> Loaded:
-    """Check in a subprocess (when `timeout` is not None), then load in-process."""
+         timeout: float | None = DEFAULT_LOAD_TIMEOUT, checker: Checker | None = None) -> Loaded:
+    """Check in a subprocess (when `timeout` is not None; a `Checker`'s spare when given),
+    then load in-process the bytecode the check compiled, its examples already checked."""
     started = time.perf_counter()
     file = os.path.abspath(file)
     try:
@@ -479,9 +579,11 @@ def load(file: str, *, program_name: str | None = None,
     except (OSError, UnicodeDecodeError) as exc:
         return _done(Loaded(file=file, error=LoadError("import", f"cannot read {file}: {exc}")),
                      started)
+    code = None
     if timeout is not None:
-        error = check(file, source, program_name=program_name, timeout=timeout)
+        error, code = _check(file, source, program_name, timeout, checker)
         if error is not None:
             return _done(Loaded(file=file, error=error, source=source), started)
-    loaded = exec_file(file, source, program_name=program_name)
+    loaded = exec_file(file, source, program_name=program_name, code=code,
+                       checked=code is not None)
     return _done(loaded, started)

@@ -136,6 +136,12 @@ class DevServer:
         if self._core is not None:
             self._core.set_program(program)
 
+    def prepare(self, program) -> None:
+        """Compute `program`'s tools/list ahead of serving it (from the loading thread), when
+        the MCP server exists."""
+        if self._core is not None:
+            self._core.prepare(program)
+
     def tools_changed(self) -> None:
         """Tell every connected client the tool list changed; safe from any thread."""
         if self._core is None or self._loop is None or self._loop.is_closed():

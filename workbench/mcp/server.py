@@ -90,9 +90,7 @@ class ProgramServer:
         self.bus = InMemorySubscriptionBus()
         self.listen = ListenHandler(self.bus)
         self._connections: dict[int, object] = {}
-        self._tools_for = None
-        self._tools: list[dict] = []
-        self._listing = None
+        self._listed = (None, [], None)   # (program, tools, wire form): replaced whole
         self._unanswered: dict = {}    # request id -> count, read from stdio but not answered
         self.drain_seconds = 10.0
         self.server = _Server(
@@ -112,18 +110,27 @@ class ProgramServer:
         self.program = program
 
     def tools(self) -> list[dict]:
-        """The current tools/list, computed once per program (a reload is a new program).
+        """The current tools/list, computed once per program (a reload is a new program)."""
+        return self._listing_of(self.program)[1]
+
+    def prepare(self, program) -> None:
+        """Compute `program`'s tools/list now (any thread), so that once it is served the
+        first request after `list_changed` only encodes it."""
+        self._listing_of(program)
+
+    def _listing_of(self, program) -> tuple:
+        """(program, tools, wire form) for `program`, kept for the latest one asked.
 
         The answer is kept validated and already in its wire form, so a request for the same
         program only copies the top-level dict (the SDK's runner does) and encodes it.
         """
-        program = self.program
-        if self._tools_for is not program:
-            self._tools = _tools.list_tools(program)
-            self._listing = mcp_types.ListToolsResult.model_validate({"tools": self._tools}) \
+        listed = self._listed
+        if listed[0] is not program:
+            tools = _tools.list_tools(program)
+            wire = mcp_types.ListToolsResult.model_validate({"tools": tools}) \
                 .model_dump(by_alias=True, mode="json", exclude_none=True)
-            self._tools_for = program
-        return self._tools
+            listed = self._listed = (program, tools, wire)
+        return listed
 
     async def notify_tools_changed(self) -> None:
         """`notifications/tools/list_changed` to every connected client, both protocol eras."""
@@ -149,8 +156,7 @@ class ProgramServer:
         return input_schema(command)
 
     async def _on_list_tools(self, ctx, params):
-        self.tools()
-        return self._listing
+        return self._listing_of(self.program)[2]
 
     async def _call(self, ctx, params) -> dict:
         program = self.program
