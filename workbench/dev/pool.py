@@ -65,13 +65,21 @@ class _Worker:
                                      env=self.box.environ(environ_for("piped")),
                                      start_new_session=True)
         self._buffer = b""
+        with pool._lock:
+            pool._starting.append(self)     # close() kills it while it loads, too
+            cancelled = pool.cancelled
         try:
+            if cancelled:
+                raise Cancelled()
             ready = self.read(time.monotonic() + READY_TIMEOUT)
             if not ready.get("ready"):
                 raise RuntimeError(ready.get("error") or "the batch worker did not start")
         except BaseException:
             self.kill()
             raise
+        finally:
+            with pool._lock:
+                pool._starting.remove(self)
 
     def read(self, deadline: float) -> dict:
         """The next reply line; EOFError if the worker ended, TimeoutError past `deadline`."""
@@ -148,6 +156,7 @@ class Pool:
         self.failed: str | None = None
         self._idle: queue.SimpleQueue = queue.SimpleQueue()
         self._workers: list = []
+        self._starting: list = []      # workers still loading the program
         self._lock = threading.Lock()
 
     def run(self, request: dict, timeout: float) -> subprocess.CompletedProcess:
@@ -221,6 +230,9 @@ class Pool:
             self.cancelled = True
             workers = [worker for worker in self._workers if worker is not None]
             self._workers = [None for worker in self._workers if worker is None]
+            starting = list(self._starting)
+        for worker in starting:        # its start then fails and cleans up after itself
+            _kill_session(worker.proc.pid)
         for worker in workers:
             worker.kill()
         self._idle.put(None)
