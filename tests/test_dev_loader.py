@@ -209,9 +209,25 @@ def test_a_warm_check_still_reports_syntax_and_definition_errors(tmp_path):
 
 def test_the_load_runs_the_bytecode_the_check_compiled(tmp_path):
     file = write(tmp_path / "app.py", GOOD)
-    error, code = loader._check(file, None, None, 10, None)
-    assert error is None
-    assert code.co_filename == file and code.co_code == compile(
-        GOOD, file, "exec", dont_inherit=True).co_code
-    loaded = loader.exec_file(file, GOOD, code=code, checked=True)
+    run = loader._begin_check(file, None, None, 10, None)
+    try:
+        error, code = run.ran()
+        assert error is None
+        assert code.co_filename == file and code.co_code == compile(
+            GOOD, file, "exec", dont_inherit=True).co_code
+        loaded = loader.exec_file(file, GOOD, code=code, verdict=run.verdict)
+    finally:
+        run.close()
     assert loaded.ok and loaded.program.name == "app"
+
+
+def test_examples_refused_by_the_check_fail_the_load_that_already_ran_the_file(tmp_path):
+    """The workbench runs the file while the check process still checks the examples: a
+    refused example must still fail the load (and the last good program stays)."""
+    bench = Workbench(write(tmp_path / "app.py", GOOD))
+    assert bench.reload().ok
+    bad = GOOD.replace('examples=["app hello"]', 'examples=["app hello --nope"]')
+    write(tmp_path / "app.py", bad)
+    state = bench.reload()
+    assert state.load_error.kind == "definition" and "--nope" in state.load_error.message
+    assert state.program is not None and state.program.name == "app"   # the last good one

@@ -22,6 +22,11 @@ _ARG_CHARS = _NAME_CHARS | _KEY_CHARS
 _SHORT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 
 
+_RAN_CHECKED: set = set()
+"""Module code objects a load check process already ran to their end, these checks included
+(`burgee dev` runs the check's own bytecode after it: `workbench.dev.loader.exec_file`)."""
+
+
 def check_once(program, frame) -> None:
     """`check_program`, skipped when this very source already passed every check.
 
@@ -30,8 +35,11 @@ def check_once(program, frame) -> None:
     written by `record_verdict` once the examples have passed too. Only a Program built at
     the top level of a module imported from disk can be trusted this way; any other (a
     function building one, `burgee dev`'s loader, `BURGEE_CHECK=always`) is checked.
-    A trusted program checks each lazy group when it loads (`check_lazy`).
+    A trusted program checks each lazy group when it loads (`check_lazy`). A Program built
+    at the top level of bytecode in `_RAN_CHECKED` is not checked again.
     """
+    if frame.f_code in _RAN_CHECKED:
+        return
     path = _verdict_path(program, frame)
     if path is not None and os.path.exists(path):
         program._examples_checked = True

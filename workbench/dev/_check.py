@@ -1,19 +1,27 @@
-"""Subprocess side of `loader.check`: load the file sent on stdin, print one result line.
+"""Subprocess side of `loader.check`: load the file sent on stdin, print its replies.
 
 What a load needs is imported before stdin is read, so a process started ahead of time
-(`loader.Checker`) waits with that work done. When the request asks for it, a good load's
-bytecode comes back too (marshal, base64), so the workbench does not compile the file again.
+(`loader.Checker`) waits with that work done. Replies are lines on stdout:
+`{"burgee_ran": CODE}` once the file ran and its Program was found (its bytecode, marshal
+in base64, when the request asks for it), so the workbench can run the same bytecode while
+the examples are checked here; then `{"burgee_check": null | error}`, the verdict.
 """
 
 import json
 import sys
 
 
+def _reply(answer: dict) -> None:
+    sys.stdout.flush()
+    sys.__stdout__.write("\n" + json.dumps(answer) + "\n")
+    sys.__stdout__.flush()
+
+
 def main() -> None:
     from workbench.declaration import model  # noqa: F401 - imported while nothing waits
     from workbench.dev.loader import exec_file
     from workbench.runtime import capture, checks  # noqa: F401
-    request = json.loads(sys.stdin.read())
+    request = json.loads(sys.stdin.buffer.read().decode("utf-8", "surrogatepass"))
     sys.path.insert(0, __import__("os").path.dirname(request["file"]))
     file, source = request["file"], request["source"]
     code = None
@@ -21,15 +29,15 @@ def main() -> None:
         code = compile(source, file, "exec", dont_inherit=True)
     except SyntaxError:
         pass       # exec_file compiles again and reports it
-    loaded = exec_file(file, source, program_name=request.get("program"), code=code)
-    answer: dict = {"burgee_check": None if loaded.error is None else loaded.error.to_dict()}
-    if loaded.error is None and request.get("code"):
-        import base64
-        import marshal
-        answer["code"] = base64.b64encode(marshal.dumps(code)).decode("ascii")
-    sys.stdout.flush()
-    sys.__stdout__.write("\n" + json.dumps(answer) + "\n")
-    sys.__stdout__.flush()
+
+    def ran() -> None:
+        if request.get("code"):
+            import base64
+            import marshal
+            _reply({"burgee_ran": base64.b64encode(marshal.dumps(code)).decode("ascii")})
+
+    loaded = exec_file(file, source, program_name=request.get("program"), code=code, ran=ran)
+    _reply({"burgee_check": None if loaded.error is None else loaded.error.to_dict()})
 
 
 if __name__ == "__main__":

@@ -40,6 +40,8 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
+import gc
 import os
 import threading
 import time
@@ -211,6 +213,35 @@ class TrafficEntry:
                 "seconds": round(self.seconds, 4), "error": self.error}
 
 
+_pauses = [0, False]      # saves in flight, and whether the collector was on before them
+_pauses_lock = threading.Lock()
+
+
+class _CollectorPause:
+    """Python's cyclic garbage collector waits while a save is loaded, served, announced and
+    its state built (any bench, any thread). A big program's heap makes a full collection
+    long (about 190 ms at 1,000 commands) and a reload allocates enough to start one: it used
+    to land on the path from a save to the new tools/list. It runs again once no save is in
+    flight (and stays off if it was off before). `release()` may be called more than once."""
+
+    def __init__(self):
+        with _pauses_lock:
+            if _pauses[0] == 0:
+                _pauses[1] = gc.isenabled()
+                gc.disable()
+            _pauses[0] += 1
+        self._held = True
+
+    def release(self, *_ignored) -> None:
+        with _pauses_lock:
+            if not self._held:
+                return
+            self._held = False
+            _pauses[0] -= 1
+            if _pauses[0] == 0 and _pauses[1]:
+                gc.enable()
+
+
 def watch_filter(change, path: str) -> bool:
     """Only Python files and pyproject.toml wake a reload (not caches or editor swap files)."""
     name = os.path.basename(path)
@@ -285,6 +316,7 @@ class Workbench:
         self._batch = None          # the running diff batch (workbench.dev.pool.Pool)
         self._batch_lock = threading.Lock()
         self._checker = None       # a `loader.Checker` while watching: saves' checks start warm
+        self._watched_after_load: list = []   # `watch_paths()` as of the latest load
 
     # --- subscriptions ------------------------------------------------------------------
 
@@ -342,19 +374,29 @@ class Workbench:
         does not wait for this one's surfaces: when it is served before they start, this
         state is skipped (its successor's replaces it) and the current state returned.
         """
-        return await self._astate(*await self._aload())
+        ticket, loaded, pause = await self._aload()
+        try:
+            return await self._astate(ticket, loaded)
+        finally:
+            pause.release()
 
     async def _aload(self) -> tuple:
-        """Load and (when good) serve, one at a time; (ticket, Loaded) for `_astate`."""
+        """Load and (when good) serve, one at a time; (ticket, Loaded, `_CollectorPause`) for
+        `_astate`: the caller releases the pause once the state is built (or skipped)."""
         self._loop = asyncio.get_running_loop()
         if self._areload_lock is None:
             self._areload_lock, self._state_lock = asyncio.Lock(), asyncio.Lock()
         async with self._areload_lock:
-            loaded = await asyncio.to_thread(self._load_locked)
-            if loaded.ok:
-                self._serve(loaded)
+            pause = _CollectorPause()
+            try:
+                loaded = await asyncio.to_thread(self._load_locked)
+                if loaded.ok:
+                    self._serve(loaded)
+            except BaseException:
+                pause.release()
+                raise
             self._loads += 1
-            return self._loads, loaded
+            return self._loads, loaded, pause
 
     async def _astate(self, ticket: int, loaded) -> State:
         """The State of load number `ticket`, published; skipped (the current State returned)
@@ -378,6 +420,7 @@ class Workbench:
                               timeout=self.load_timeout, checker=self._checker)
         if loaded.ok and self.server is not None:
             self.server.prepare(loaded.program)
+        self._watched_after_load = self.watch_paths()   # here, not on the loop: it stats files
         return loaded
 
     def _serve(self, loaded) -> None:
@@ -525,10 +568,12 @@ class Workbench:
                     stop_event=_Either(stop_event, restart), recursive=False,
                     ignore_permission_denied=True):
                 # The next save is loaded and served while this one's surfaces are built.
-                task = asyncio.create_task(self._astate(*await self._aload()))
+                ticket, loaded, pause = await self._aload()
+                task = asyncio.create_task(self._astate(ticket, loaded))
+                task.add_done_callback(pause.release)   # also when cancelled before it ran
                 self._building.add(task)
                 task.add_done_callback(self._building.discard)
-                if self.watch_paths() != paths:
+                if self._watched_after_load != paths:
                     restart.set()
 
     # --- serving MCP --------------------------------------------------------------------

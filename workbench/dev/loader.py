@@ -10,6 +10,7 @@ the caller makes.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -93,8 +94,20 @@ _FINDER = _SourceOnlyFinder()
 
 
 def _under(path: str, roots) -> bool:
-    path = os.path.realpath(path)
+    path = _realpath(path)
     return any(path == root or path.startswith(root + os.sep) for root in roots)
+
+
+_REAL: dict = {}
+
+
+def _realpath(path: str) -> str:
+    """`os.path.realpath`, remembered: every load asks it of every module in `sys.modules`
+    (hundreds in the workbench; 20 ms of system calls a save)."""
+    real = _REAL.get(path)
+    if real is None:
+        real = _REAL[path] = os.path.realpath(path)
+    return real
 
 
 _INSTALLED: set | None = None
@@ -127,7 +140,7 @@ def user_modules(folder: str) -> dict:
         if not origin or name.startswith("workbench"):
             continue
         if _under(origin, {folder}) and not _installed(origin):
-            found[name] = os.path.realpath(origin)
+            found[name] = _realpath(origin)
     return found
 
 
@@ -209,12 +222,14 @@ def module_name(file: str) -> str:
 
 
 def exec_file(file: str, source: str | None = None, *, program_name: str | None = None,
-              code=None, checked: bool = False) -> Loaded:
+              code=None, verdict=None, ran=None) -> Loaded:
     """Compile and run `file` (or `source`, with `file` as its name) in a fresh module.
 
     No time limit here: call `check` first for that. Bytecode is never written, siblings
     are read from source and re-imported. `code` is `source` already compiled (by the check,
-    which compiled the same bytes); `checked` says the check also passed its examples.
+    which compiled the same bytes). `ran()` is called once the module ran and its Program was
+    found, before the examples are checked. `verdict()` replaces that check with the load
+    check's own (a LoadError or None): the check process parsed these same examples.
     """
     started = time.perf_counter()
     file = os.path.abspath(file)
@@ -260,7 +275,7 @@ def exec_file(file: str, source: str | None = None, *, program_name: str | None 
         # module sees real files (fileno(), .buffer), as under `run` (httpie, pre-commit).
         # It never waits: while another capture holds the fds (`burgee dev --json` runs under
         # the pipeline's, a tool call under its own) the output already goes to its files.
-        with capture:
+        with capture, _ran_checked(code if verdict is not None else None):
             exec(code, module.__dict__)
     except BaseException as exc:  # noqa: BLE001 - user code may raise anything, even SystemExit
         loaded.output = _printed(capture)
@@ -279,7 +294,12 @@ def exec_file(file: str, source: str | None = None, *, program_name: str | None 
     else:
         from workbench.declaration.model import DefinitionError
         from workbench.runtime.checks import ensure_checked
-        if checked:    # the check parsed these same examples: not again on this thread
+        if ran is not None:
+            ran()
+        if verdict is not None:
+            loaded.error = verdict()
+            if loaded.error is not None:
+                return _done(loaded, started)
             found[1]._examples_checked = True
         try:
             ensure_checked(found[1])   # examples, parsed by the one parser
@@ -294,6 +314,21 @@ def exec_file(file: str, source: str | None = None, *, program_name: str | None 
             pass
         loaded.module = module
     return _done(loaded, started)
+
+
+@contextlib.contextmanager
+def _ran_checked(code):
+    """While `code` runs here, a Program it builds at its top level skips the definition
+    checks: the load check process ran this same bytecode to its end, checks included."""
+    if code is None:
+        yield
+        return
+    from workbench.declaration._checks import _RAN_CHECKED
+    _RAN_CHECKED.add(code)
+    try:
+        yield
+    finally:
+        _RAN_CHECKED.discard(code)
 
 
 def _syntax_error(exc: SyntaxError, file: str) -> LoadError:
@@ -337,52 +372,142 @@ def _import_error(exc: BaseException, file: str) -> LoadError:
 def check(file: str, source: str | None = None, *, program_name: str | None = None,
           timeout: float = DEFAULT_LOAD_TIMEOUT, checker: Checker | None = None) -> LoadError | None:
     """Run the load in a subprocess with a time limit; the error, or None when it loads."""
-    return _check(file, source, program_name, timeout, checker)[0]
+    run = _begin_check(file, source, program_name, timeout, checker)
+    if isinstance(run, LoadError):
+        return run
+    try:
+        error, _code = run.ran()
+        return error if error is not None else run.verdict()
+    finally:
+        run.close()
 
 
-def _check(file: str, source: str | None, program_name: str | None, timeout: float,
-           checker: Checker | None) -> tuple:
-    """(LoadError or None, the code object the check compiled from `source` or None)."""
+def _begin_check(file: str, source: str | None, program_name: str | None, timeout: float,
+                 checker: Checker | None):
+    """A `_CheckRun` of `source` (read from `file` when None), or the LoadError that stops
+    it from starting."""
     file = os.path.abspath(file)
     if source is None:
         try:
             with open(file, encoding="utf-8") as handle:
                 source = handle.read()
         except FileNotFoundError:
-            return LoadError("missing", f"{file} does not exist"), None
+            return LoadError("missing", f"{file} does not exist")
         except (OSError, UnicodeDecodeError) as exc:
-            return LoadError("import", f"cannot read {file}: {exc}"), None
+            return LoadError("import", f"cannot read {file}: {exc}")
     request = json.dumps({"file": file, "source": source, "program": program_name,
-                          "code": True})
+                          "code": True}).encode("utf-8", "surrogatepass")
     cwd, env = os.path.dirname(file), child_environ()
     proc = checker.take(cwd, env) if checker is not None else _spawn_check(cwd, env)
-    try:
-        done = _communicate(proc, request, timeout)
-    except subprocess.TimeoutExpired:
-        return LoadError("timeout", f"loading {os.path.basename(file)} did not finish within "
-                         f"{timeout:g} s (an import that never returns?); the last good "
-                         f"program stays live"), None
-    finally:
-        if checker is not None:
-            checker.prepare(cwd, env)     # the next save's check starts warm
-    lines = [line for line in done.stdout.splitlines() if line.startswith("{\"burgee_check\"")]
-    if not lines:
-        return LoadError("import", f"the load check exited {done.returncode} without a result",
-                         done.stderr[-4000:]), None
-    answer = json.loads(lines[-1])
-    result = answer["burgee_check"]
-    if result is not None:
-        return LoadError(result["kind"], result["message"], result.get("traceback", ""),
-                         result.get("line")), None
-    code = None
-    if answer.get("code"):
+    return _CheckRun(proc, request, timeout, os.path.basename(file))
+
+
+class _CheckRun:
+    """One load check in flight, in two steps: `ran()` waits until the file ran in the check
+    process (its bytecode comes back), `verdict()` until that process checked the examples.
+    The workbench runs the bytecode itself between the two, while the examples are checked.
+    Both steps share one deadline; past it the process group is killed."""
+
+    def __init__(self, proc: subprocess.Popen, request: bytes, timeout: float, name: str):
+        self.proc, self.timeout, self.name = proc, timeout, name
+        self.deadline = time.monotonic() + timeout
+        self._request = memoryview(request)
+        self._out, self._err = bytearray(), bytearray()
+        self._open = {proc.stdout.fileno(): self._out, proc.stderr.fileno(): self._err}
+        self._replies: list = []
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            os.set_blocking(stream.fileno(), False)
+
+    def ran(self) -> tuple:
+        """(LoadError or None, the code object the check ran, or None when it did not)."""
+        reply = self._reply()
+        if isinstance(reply, LoadError):
+            return reply, None
+        if "burgee_ran" not in reply:
+            error = _reply_error(reply)
+            return error, None     # a failed load (or an old-style answer without code)
         import base64
         import marshal
         try:
-            code = marshal.loads(base64.b64decode(answer["code"]))
+            return None, marshal.loads(base64.b64decode(reply["burgee_ran"]))
         except (ValueError, EOFError, TypeError):
-            code = None      # compiled again by the load
-    return None, code
+            return None, None      # compiled again by the load
+
+    def verdict(self) -> LoadError | None:
+        """The check's verdict once the examples were checked: the error, or None."""
+        reply = self._reply()
+        return reply if isinstance(reply, LoadError) else _reply_error(reply)
+
+    def close(self) -> None:
+        """Kill the process group and reap it: after its verdict it has nothing left to say,
+        and a big program's interpreter takes tens of milliseconds to tear itself down."""
+        if self.proc.poll() is None:
+            _kill_group(self.proc)
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        try:
+            self.proc.wait(2)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def _reply(self):
+        """The next reply line as a dict, or the LoadError that ended the check."""
+        while not self._replies:
+            if self.proc.stdout.fileno() not in self._open:
+                self.proc.wait()
+                return LoadError("import", f"the load check exited {self.proc.returncode} "
+                                 f"without a result",
+                                 self._err.decode("utf-8", "replace")[-4000:])
+            if not self._pump():
+                return LoadError("timeout", f"loading {self.name} did not finish within "
+                                 f"{self.timeout:g} s (an import that never returns?); the "
+                                 f"last good program stays live")
+        return self._replies.pop(0)
+
+    def _pump(self) -> bool:
+        """Move bytes once (the request out, replies and stderr in); False past the deadline
+        (the process group killed)."""
+        import select
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            _kill_group(self.proc)
+            return False
+        stdin = self.proc.stdin
+        writers = [stdin.fileno()] if self._request is not None and not stdin.closed else []
+        readable, writable, _ = select.select(list(self._open), writers, [], left)
+        if writable:
+            try:
+                sent = os.write(writers[0], self._request[:1 << 16])
+                self._request = self._request[sent:] if sent < len(self._request) else None
+            except BlockingIOError:
+                pass
+            except OSError:            # it went away: what it said is read below
+                self._request = None
+            if self._request is None:
+                stdin.close()
+        for fd in readable:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                del self._open[fd]
+                continue
+            self._open[fd].extend(chunk)
+        while b"\n" in self._out:
+            line, _, rest = bytes(self._out).partition(b"\n")
+            self._out[:] = rest
+            if line.startswith(b'{"burgee_'):
+                self._replies.append(json.loads(line))
+        return True
+
+
+def _reply_error(reply: dict) -> LoadError | None:
+    result = reply.get("burgee_check")
+    if result is None:
+        return None
+    return LoadError(result["kind"], result["message"], result.get("traceback", ""),
+                     result.get("line"))
 
 
 def _spawn_check(cwd: str, env: dict) -> subprocess.Popen:
@@ -390,8 +515,7 @@ def _spawn_check(cwd: str, env: dict) -> subprocess.Popen:
     waits for its one request on stdin."""
     return subprocess.Popen([sys.executable, "-B", "-m", "workbench.dev._check"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=cwd, env=env,
-                            start_new_session=True)
+                            stderr=subprocess.PIPE, cwd=cwd, env=env, start_new_session=True)
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -579,11 +703,20 @@ def load(file: str, *, program_name: str | None = None,
     except (OSError, UnicodeDecodeError) as exc:
         return _done(Loaded(file=file, error=LoadError("import", f"cannot read {file}: {exc}")),
                      started)
-    code = None
-    if timeout is not None:
-        error, code = _check(file, source, program_name, timeout, checker)
+    if timeout is None:
+        return _done(exec_file(file, source, program_name=program_name), started)
+    run = _begin_check(file, source, program_name, timeout, checker)
+    if isinstance(run, LoadError):
+        return _done(Loaded(file=file, error=run, source=source), started)
+    try:
+        error, code = run.ran()
         if error is not None:
             return _done(Loaded(file=file, error=error, source=source), started)
-    loaded = exec_file(file, source, program_name=program_name, code=code,
-                       checked=code is not None)
+        # The check ran the file to its end: run its bytecode here while it checks examples.
+        loaded = exec_file(file, source, program_name=program_name, code=code,
+                           verdict=run.verdict)
+    finally:
+        run.close()
+        if checker is not None:
+            checker.prepare(os.path.dirname(file), child_environ())  # the next one starts warm
     return _done(loaded, started)
