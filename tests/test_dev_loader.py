@@ -231,3 +231,41 @@ def test_examples_refused_by_the_check_fail_the_load_that_already_ran_the_file(t
     state = bench.reload()
     assert state.load_error.kind == "definition" and "--nope" in state.load_error.message
     assert state.program is not None and state.program.name == "app"   # the last good one
+
+
+def test_bytecode_the_check_ran_is_not_checked_again_here(tmp_path, monkeypatch):
+    from workbench.declaration import _checks
+    checked = []
+    real = _checks.check_program
+    monkeypatch.setattr(_checks, "check_program", lambda program: checked.append(program.name)
+                        or real(program))
+    file = write(tmp_path / "app.py", GOOD)
+    run = loader._begin_check(file, None, None, 10, None)
+    try:
+        error, code = run.ran()
+        assert error is None
+        trusted = loader.exec_file(file, GOOD, code=code, verdict=run.verdict)
+    finally:
+        run.close()
+    assert trusted.ok and checked == []
+    assert not _checks._RAN_CHECKED                     # trusted only while it ran
+    assert loader.exec_file(file, GOOD).ok and checked == ["app"]   # any other load: checked
+
+
+async def test_the_garbage_collector_waits_while_a_save_is_loaded_and_its_state_built(tmp_path):
+    import gc
+    bench = Workbench(write(tmp_path / "app.py", GOOD))
+    seen = []
+    real = bench._next_state
+    bench._next_state = lambda loaded: seen.append(gc.isenabled()) or real(loaded)
+    real_load = bench._load
+    bench._load = lambda: seen.append(gc.isenabled()) or real_load()
+    assert gc.isenabled()
+    state = await bench.areload()
+    assert state.ok and seen == [False, False] and gc.isenabled()
+    gc.disable()          # off before (someone else's choice): stays off after
+    try:
+        await bench.areload()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
