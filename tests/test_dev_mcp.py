@@ -338,3 +338,47 @@ async def test_the_dev_server_wants_its_bearer_token_on_every_route(served):
     assert copied.endswith(f"--header 'Authorization: Bearer {bench.token}'")
     async with Client(authed(url, bench.token), mode="legacy", cache=None) as client:
         assert "hello" in await tool_names(client)
+
+
+async def test_clients_told_of_a_save_list_before_the_surfaces_are_built(served, monkeypatch):
+    """Agents first: the state build (every surface, tokens, lint) waits until the clients
+    told of the change have listed again, so it does not share the GIL with their answer."""
+    from mcp import Client
+
+    from workbench.dev import engine
+    bench, url, file = served
+    monkeypatch.setattr(engine, "AGENTS_FIRST_SECONDS", 60.0)
+    order = []
+    build = bench._next_state
+    monkeypatch.setattr(bench, "_next_state", lambda loaded: order.append("state") or
+                        build(loaded))
+    queue = states(bench)
+    listener = Listener()
+    async with Client(authed(url, bench.token), mode="legacy", message_handler=listener,
+                      cache=None) as client:
+        await tool_names(client)
+        save(file, source(BYE))
+        await asyncio.wait_for(listener.heard.wait(), 20)
+        await asyncio.sleep(0.3)           # told, not yet listed: the state waits
+        assert order == []
+        names = await tool_names(client)
+        state = await next_state(queue)      # built once the client listed
+    assert "bye" in names and state.ok and state.program.tool("bye") is not None
+    assert order == ["state"]
+
+
+async def test_a_told_client_that_never_lists_delays_the_state_only_briefly(served, monkeypatch):
+    from mcp import Client
+
+    from workbench.dev import engine
+    bench, url, file = served
+    monkeypatch.setattr(engine, "AGENTS_FIRST_SECONDS", 0.2)
+    queue = states(bench)
+    listener = Listener()
+    async with Client(authed(url, bench.token), mode="legacy", message_handler=listener,
+                      cache=None) as client:
+        await tool_names(client)
+        save(file, source(BYE))
+        await asyncio.wait_for(listener.heard.wait(), 20)
+        state = await next_state(queue)      # built after 0.2 s without a listing
+        assert state.ok and state.program.tool("bye") is not None

@@ -55,6 +55,8 @@ WATCHED_NAMES = ("pyproject.toml",)
 WATCHED_SUFFIXES = (".py",)
 DEFAULT_DEBOUNCE_MS = 50
 DEFAULT_CALL_TIMEOUT = 30.0
+AGENTS_FIRST_SECONDS = 0.5
+"""After a save, how long the state build waits for notified MCP clients to list again."""
 
 
 @dataclass(frozen=True)
@@ -401,6 +403,10 @@ class Workbench:
     async def _astate(self, ticket: int, loaded) -> State:
         """The State of load number `ticket`, published; skipped (the current State returned)
         when a newer load was served before its turn came."""
+        if loaded.ok and self.server is not None:
+            # Agents first: the clients just told of the change list the tools before the
+            # dashboard's surfaces are built, which would otherwise share the GIL with them.
+            await self.server.told_clients_listed(AGENTS_FIRST_SECONDS)
         async with self._state_lock:
             if ticket != self._loads:
                 return self.state

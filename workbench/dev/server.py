@@ -142,6 +142,13 @@ class DevServer:
         if self._core is not None:
             self._core.prepare(program)
 
+    async def told_clients_listed(self, timeout: float) -> bool:
+        """Wait (`timeout` seconds at most) until the clients told of the last change listed
+        the tools again; whether they all did (True when none were told)."""
+        if self._core is None:
+            return True
+        return await self._core.told_clients_listed(timeout)
+
     def tools_changed(self) -> None:
         """Tell every connected client the tool list changed; safe from any thread."""
         if self._core is None or self._loop is None or self._loop.is_closed():

@@ -15,6 +15,7 @@ Importing this module imports the MCP SDK (about a second); the core never does.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sys
 import time
@@ -91,6 +92,9 @@ class ProgramServer:
         self.listen = ListenHandler(self.bus)
         self._connections: dict[int, object] = {}
         self._listed = (None, [], None)   # (program, tools, wire form): replaced whole
+        self._told: set = set()           # connections told of a change, not yet listed again
+        self._all_listed = asyncio.Event()
+        self._all_listed.set()
         self._unanswered: dict = {}    # request id -> count, read from stdio but not answered
         self.drain_seconds = 10.0
         self.server = _Server(
@@ -134,12 +138,31 @@ class ProgramServer:
 
     async def notify_tools_changed(self) -> None:
         """`notifications/tools/list_changed` to every connected client, both protocol eras."""
+        self._told = set(self._connections)
+        self._all_listed = asyncio.Event()
+        if not self._told:
+            self._all_listed.set()
         for key, connection in list(self._connections.items()):
             try:
                 await connection.send_tool_list_changed()
             except Exception:  # noqa: BLE001 - a dead connection must not stop the others
                 self._connections.pop(key, None)
+                self._listed_by(key)
         await self.bus.publish(ToolsListChanged())
+
+    async def told_clients_listed(self, timeout: float) -> bool:
+        """Wait until every handshake-era client told of the last change asked for tools/list
+        again (or went away), `timeout` seconds at most; whether they all did."""
+        try:
+            await asyncio.wait_for(self._all_listed.wait(), timeout)
+            return True
+        except asyncio.TimeoutError:
+            return False
+
+    def _listed_by(self, key) -> None:
+        self._told.discard(key)
+        if not self._told:
+            self._all_listed.set()
 
     @property
     def connected(self) -> int:
@@ -198,12 +221,17 @@ class ProgramServer:
                               on_progress=on_progress)
 
     async def _middleware(self, ctx, call_next):
+        key = None
         if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
-            self._remember(ctx)
+            key = self._remember(ctx)
         call_next = _objects_only(call_next)
-        if self.observer is None or ctx.request_id is None:
-            return await call_next(ctx)
-        return await self._observed(ctx, call_next)
+        try:
+            if self.observer is None or ctx.request_id is None:
+                return await call_next(ctx)
+            return await self._observed(ctx, call_next)
+        finally:
+            if key in self._told and ctx.method == "tools/list":
+                self._listed_by(key)
 
     async def _observed(self, ctx, call_next):
         params = ctx.params or {}
@@ -236,19 +264,26 @@ class ProgramServer:
         except Exception:  # noqa: BLE001 - an observer must never break a request
             logger.debug("observer failed", exc_info=True)
 
-    def _remember(self, ctx) -> None:
-        """Keep a handshake-era connection's handle so list_changed can reach it later."""
+    def _remember(self, ctx):
+        """Keep a handshake-era connection's handle so list_changed can reach it later; its
+        key."""
         session = ctx.session
         connection = getattr(session, "_connection", None)
         if connection is None or not hasattr(connection, "send_tool_list_changed"):
             connection = session   # SDK without Connection: ServerSession has the same method
         key = id(connection)
         if key in self._connections:
-            return
+            return key
         self._connections[key] = connection
         stack = getattr(connection, "exit_stack", None)
         if stack is not None:
-            stack.callback(self._connections.pop, key, None)
+            stack.callback(self._gone, key)
+        return key
+
+    def _gone(self, key) -> None:
+        self._connections.pop(key, None)
+        if key in self._told:
+            self._listed_by(key)
 
     # --- transports ----------------------------------------------------------------------
 
