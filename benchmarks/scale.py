@@ -341,36 +341,46 @@ def _headless(file: Path, *extra) -> tuple:
 SAVE_CLIENT = r"""
 import asyncio, contextlib, json, os, sys, time
 from pathlib import Path
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 
-url, token, file, saves = sys.argv[1], sys.argv[2], Path(sys.argv[3]), int(sys.argv[4])
+url, token, file, saves, kind = (sys.argv[1], sys.argv[2], Path(sys.argv[3]), int(sys.argv[4]),
+                                 sys.argv[5])
 heard = asyncio.Event()
+source = file.read_text()
 
-async def on_message(message):
-    if getattr(message, "method", None) == "notifications/tools/list_changed" or \
-            type(message).__name__ == "ToolListChangedNotification":
-        heard.set()
 
-@contextlib.asynccontextmanager
-async def transport():
-    async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http, \
-            streamable_http_client(url, http_client=http) as streams:
-        yield streams
+def save(round_):
+    marker = f"command 0 of group 0, edit {round_}"
+    temporary = file.with_name(file.name + ".tmp~")
+    temporary.write_text(source.replace("'command 0 of group 0'", repr(marker), 1))
+    heard.clear()
+    saved = time.perf_counter()
+    os.replace(temporary, file)
+    return marker, saved
 
-async def main():
-    source, seconds = file.read_text(), []
+
+async def sdk():
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    async def on_message(message):
+        if (getattr(message, "method", None) == "notifications/tools/list_changed"
+                or type(message).__name__ == "ToolListChangedNotification"):
+            heard.set()
+
+    @contextlib.asynccontextmanager
+    async def transport():
+        auth = {"Authorization": f"Bearer {token}"}
+        async with create_mcp_http_client(headers=auth) as http:
+            async with streamable_http_client(url, http_client=http) as streams:
+                yield streams
+
+    seconds = []
     async with Client(transport(), cache=None, mode="legacy", message_handler=on_message) as client:
         await client.list_tools()
         for round_ in range(saves):
-            marker = f"command 0 of group 0, edit {round_}"
-            await asyncio.sleep(float(os.environ.get("SETTLE", "0.3")))   # the previous save settles
-            heard.clear()
-            temporary = file.with_name(file.name + ".tmp~")
-            temporary.write_text(source.replace("'command 0 of group 0'", repr(marker), 1))
-            saved = time.perf_counter()
-            os.replace(temporary, file)
+            await asyncio.sleep(float(os.environ.get("SETTLE", "0.3")))   # the last save settles
+            marker, saved = save(round_)
             while True:
                 await asyncio.wait_for(heard.wait(), 60)
                 heard.clear()
@@ -378,16 +388,68 @@ async def main():
                 if any(tool.description.startswith(marker) for tool in tools):
                     break
             seconds.append(time.perf_counter() - saved)
-    print(json.dumps(seconds))
+    return seconds
 
-asyncio.run(main())
+
+async def raw():
+    # The same exchange without the SDK's client: HTTP (httpx2, as the SDK uses), the
+    # notification read off the session's event stream, the answer parsed with json.loads.
+    import httpx2
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json",
+               "Accept": "application/json, text/event-stream"}
+    ids = iter(range(1, 1 << 30))
+
+    async def post(http, message):
+        answer = await http.post(url, headers=headers, json=message)
+        for line in answer.text.splitlines():
+            if line.startswith("data:"):
+                return json.loads(line[5:])
+        return answer.json() if answer.content else None
+
+    async def listen(http):
+        async with http.stream("GET", url, headers={**headers, "Accept": "text/event-stream"}) as events:
+            async for line in events.aiter_lines():
+                if "notifications/tools/list_changed" in line:
+                    heard.set()
+
+    seconds = []
+    async with httpx2.AsyncClient(timeout=60) as http:
+        hello = await http.post(url, headers=headers, json={
+            "jsonrpc": "2.0", "id": next(ids), "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "raw", "version": "1"}}})
+        headers["mcp-session-id"] = hello.headers["mcp-session-id"]
+        headers["mcp-protocol-version"] = "2025-06-18"
+        await http.post(url, headers=headers, json={"jsonrpc": "2.0",
+                                                    "method": "notifications/initialized"})
+        listener = asyncio.create_task(listen(http))
+        await post(http, {"jsonrpc": "2.0", "id": next(ids), "method": "tools/list"})
+        for round_ in range(saves):
+            await asyncio.sleep(float(os.environ.get("SETTLE", "0.3")))
+            marker, saved = save(round_)
+            while True:
+                await asyncio.wait_for(heard.wait(), 60)
+                heard.clear()
+                answer = await post(http, {"jsonrpc": "2.0", "id": next(ids),
+                                           "method": "tools/list"})
+                if any(tool["description"].startswith(marker)
+                       for tool in answer["result"]["tools"]):
+                    break
+            seconds.append(time.perf_counter() - saved)
+        listener.cancel()
+    return seconds
+
+
+print(json.dumps(asyncio.run(sdk() if kind == "sdk" else raw())))
 """
 
 
-async def _save_to_list(file: Path, saves: int) -> list:
+async def _save_to_list(file: Path, saves: int, client: str = "sdk") -> list:
     """Seconds from an atomic save (one command's description edited) to a tools/list that
     shows it, over streamable HTTP, handshake era, with the bearer token: the client is its
-    own process (as an agent is) and lists again when it hears `list_changed`; one per save."""
+    own process (as an agent is) and lists again when it hears `list_changed`; one per save.
+    `client` is "sdk" (the MCP SDK's Client, which validates every tool with pydantic) or
+    "raw" (HTTP and json.loads: what the server itself takes)."""
     import asyncio
 
     from workbench.dev.engine import Workbench
@@ -395,7 +457,7 @@ async def _save_to_list(file: Path, saves: int) -> list:
     url = await bench.start()
     try:
         child = await asyncio.create_subprocess_exec(
-            sys.executable, "-c", SAVE_CLIENT, url, bench.token, str(file), str(saves),
+            sys.executable, "-c", SAVE_CLIENT, url, bench.token, str(file), str(saves), client,
             stdout=asyncio.subprocess.PIPE)
         out, _ = await child.communicate()
         if child.returncode:
@@ -416,9 +478,11 @@ def measure_workbench(sizes, saves: int) -> dict:
             update = _headless(file, "--update")
             check = _headless(file)
             lists = asyncio.run(_save_to_list(file, saves))
-        rows[n] = {"update": update, "check": check, "save": lists}
+            raw = asyncio.run(_save_to_list(file, saves, "raw"))
+        rows[n] = {"update": update, "check": check, "save": lists, "raw": raw}
         print(f"N={n}: headless {check[0]:.1f} s wall, {check[1]:.1f} s CPU; save -> "
-              f"tools/list {statistics.median(lists) * 1000:.0f} ms", file=sys.stderr)
+              f"tools/list {statistics.median(lists) * 1000:.0f} ms (SDK client), "
+              f"{statistics.median(raw) * 1000:.0f} ms (raw)", file=sys.stderr)
     return rows
 
 
@@ -430,8 +494,11 @@ def render_workbench(rows: dict, saves: int, sizes) -> str:
              "folder; wall time and the CPU time of the whole process tree (the batch workers "
              "and their runs included). Every example runs on both sides (CLI `--json` and "
              "MCP tools/call). Save → tools/list: an atomic save that edits one command's "
-             "description, until the SDK's client (streamable HTTP, handshake era), listing "
-             "again each time it hears `list_changed`, sees the new text; medians.", "",
+             "description, until a client in its own process (streamable HTTP, handshake "
+             "era, bearer token), listing again each time it hears `list_changed`, sees the "
+             "new text; medians. Two clients: the MCP SDK's `Client` (which validates every "
+             "tool with pydantic: about 70–100 ms of its own at N=1,000) and a raw one (HTTP "
+             "and `json.loads`), which shows what the server itself takes.", "",
              f"- Command: `.venv/bin/python benchmarks/scale.py --workbench --sizes "
              f"{','.join(map(str, sizes))} --runs {saves} --write`",
              f"- Machine: {os.cpu_count()} CPUs, {platform.machine()}, "
@@ -440,14 +507,16 @@ def render_workbench(rows: dict, saves: int, sizes) -> str:
              f"{os.getloadavg()[0]:.1f} on 2 cores (other engineers' suites): wall times "
              f"swell with it, CPU times much less", "",
              "| N | examples equal | `--headless --update` wall | CPU | `--headless` wall | CPU "
-             "| save → new tools/list median | min | saves |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| save → new tools/list, SDK client: median | min | raw client: median | min "
+             "| saves |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for n in sizes:
         row = rows[n]
         (uwall, ucpu, _, _), (cwall, ccpu, _, equal) = row["update"], row["check"]
         lines.append(f"| {n:,} | {equal:,} | {uwall:.1f} s | {ucpu:.1f} s | {cwall:.1f} s | "
                      f"{ccpu:.1f} s | {_ms(statistics.median(row['save']))} | "
-                     f"{_ms(min(row['save']))} | {len(row['save'])} |")
+                     f"{_ms(min(row['save']))} | {_ms(statistics.median(row['raw']))} | "
+                     f"{_ms(min(row['raw']))} | {len(row['save'])} |")
     return "\n".join(lines) + "\n"
 
 
