@@ -165,3 +165,22 @@ async def test_no_more_than_one_diff_batch_is_alive_after_many_saves(tmp_path):
         assert len(app.diffs) == 13 and all(d.equal for d in app.diffs if not d.skipped)
         await until(pilot, lambda: not batches(file), what="the last batch's processes to end")
     assert len(seen) >= 7
+
+
+def test_a_worker_builds_the_program_wide_tables_before_it_forks(tmp_path):
+    """Built in every fork, redaction's tables walked every option of the program and so
+    copied every page a fork touched: the worker builds them once, and a run only reads them."""
+    from workbench.dev import _worker
+    from workbench.dev.loader import exec_file
+    from workbench.entry import run
+    file = tmp_path / "slow.py"
+    _write(file)
+    program = exec_file(str(file)).program
+    _worker._tables_before_forks(program)
+    tables = {name: program.__dict__[name]
+              for name in ("_redact_spellings", "_redact_options", "_tools")}
+    try:
+        run(program, ["nap0", "--json", "--token", "x"])
+    except SystemExit:
+        pass
+    assert all(program.__dict__[name] is table for name, table in tables.items())

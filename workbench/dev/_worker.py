@@ -118,6 +118,7 @@ def _serve(args) -> None:
     clean = _fingerprint(scratch)
     from workbench.dev.sandbox import VARIABLES
     boxed = {name: os.environ[name] for name in VARIABLES if name in os.environ}
+    _tables_before_forks(program)
     os.write(replies, b'{"ready": true}\n')
     for line in requests:
         request = json.loads(line)
@@ -152,6 +153,17 @@ def _serve(args) -> None:
             with open(path, encoding="utf-8", errors="replace") as handle:
                 reply[key] = handle.read()
         os.write(replies, (json.dumps(reply, ensure_ascii=False) + "\n").encode("utf-8"))
+
+
+def _tables_before_forks(program) -> None:
+    """Build the program-wide tables every run reads (the spellings and sensitive options
+    redaction knows, the tool-name index) once, here. Built in each fork instead, they walked
+    every option of the program, and every page a fork touches is copied: at 5,000 commands
+    that made the forks' copying grow with the square of the size."""
+    from workbench.runtime import redact
+    redact._spellings(program)
+    redact._sensitive_options(program)
+    program.tool("")
 
 
 def _fingerprint(root: str) -> list:
