@@ -476,11 +476,17 @@ class _CheckRun:
             _kill_group(self.proc)
             return False
         stdin = self.proc.stdin
-        writers = [stdin.fileno()] if self._request is not None and not stdin.closed else []
-        readable, writable, _ = select.select(list(self._open), writers, [], left)
-        if writable:
+        writing = self._request is not None and not stdin.closed
+        poller = select.poll()    # not select(): a busy workbench may hold fds past 1024
+        for fd in self._open:
+            poller.register(fd, select.POLLIN)
+        if writing:
+            poller.register(stdin.fileno(), select.POLLOUT)
+        events = dict(poller.poll(left * 1000))
+        readable = [fd for fd in list(self._open) if fd in events]
+        if writing and stdin.fileno() in events:
             try:
-                sent = os.write(writers[0], self._request[:1 << 16])
+                sent = os.write(stdin.fileno(), self._request[:1 << 16])
                 self._request = self._request[sent:] if sent < len(self._request) else None
             except BlockingIOError:
                 pass

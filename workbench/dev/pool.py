@@ -88,8 +88,9 @@ class _Worker:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError("the batch worker did not answer")
-            ready, _, _ = select.select([fd], [], [], left)
-            if ready:
+            poller = select.poll()    # not select(): fds may be numbered past 1024
+            poller.register(fd, select.POLLIN)
+            if poller.poll(left * 1000):
                 chunk = os.read(fd, 1 << 16)
                 if not chunk:
                     raise EOFError(self._last_words())
