@@ -188,32 +188,17 @@ def test_a_worker_builds_the_program_wide_tables_before_it_forks(tmp_path):
 
 def test_a_batch_runs_when_the_workbench_holds_more_than_1024_files(tmp_path):
     """select() cannot watch an fd past 1024; a long session with many clients gets there."""
-    import resource
-
-    import pytest
+    from _fds import past_1024
 
     from workbench.dev.engine import Workbench
     from workbench.dev.environments import environ_for
     from workbench.dev.pool import Pool
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if hard != resource.RLIM_INFINITY and hard < 1300:
-        pytest.skip(f"the hard limit on open files is {hard}")
     file = tmp_path / "slow.py"
     _write(file)
     bench = Workbench(str(file))
     bench.reload()
-    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1300), hard))
-    null = os.open(os.devnull, os.O_RDONLY)
-    held = [null]
-    try:
-        while held[-1] < 1100:
-            held.append(os.dup(null))
-        request = {"mode": "run", "argv": ["nap0", "--json"], "stdin": "",
-                   "environ": environ_for("piped"), "cwd": str(tmp_path)}
-        with Pool(bench, size=1) as pool:
-            done = pool.run(request, 20)
-        assert done.returncode == 0 and '"slept":0.5' in done.stdout, done.stderr
-    finally:
-        for fd in held:
-            os.close(fd)
-        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    request = {"mode": "run", "argv": ["nap0", "--json"], "stdin": "",
+               "environ": environ_for("piped"), "cwd": str(tmp_path)}
+    with past_1024(), Pool(bench, size=1) as pool:
+        done = pool.run(request, 20)
+    assert done.returncode == 0 and '"slept":0.5' in done.stdout, done.stderr

@@ -144,3 +144,13 @@ def test_argv_becomes_the_arguments_a_client_would_send():
     command, arguments = arguments_from_argv(notes, ["add", "buy milk", "--tag", "home", "--json"])
     assert command.name == "add" and arguments == {"text": "buy milk", "tag": ["home"]}
     assert arguments_from_argv(notes, ["list"])[1] == {}     # defaults and env are not sent
+
+
+def test_a_terminal_and_a_pipe_run_when_the_workbench_holds_more_than_1024_files(bench):
+    """select() cannot watch an fd past 1024; a long session with many clients gets there."""
+    from _fds import past_1024
+    with past_1024():
+        results = bench.run_environments(["deploy", "--yes", "--json"],
+                                         environments=["terminal", "piped"], timeout=20)
+    assert [r.exit for r in results] == [0, 0], results
+    assert all('"deployed":true' in r.stdout.replace(" ", "") for r in results), results

@@ -273,18 +273,8 @@ async def test_the_garbage_collector_waits_while_a_save_is_loaded_and_its_state_
 
 def test_a_check_works_when_the_workbench_holds_more_than_1024_files(tmp_path):
     """select() cannot watch an fd past 1024; a long session with many clients gets there."""
-    import resource
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if hard != resource.RLIM_INFINITY and hard < 1300:
-        import pytest
-        pytest.skip(f"the hard limit on open files is {hard}")
-    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1300), hard))
-    held = []
-    try:
-        null = os.open(os.devnull, os.O_RDONLY)
-        held.append(null)
-        while held[-1] < 1100:
-            held.append(os.dup(null))
+    from _fds import past_1024
+    with past_1024():
         checker = loader.Checker()
         try:
             for _ in range(2):                 # a cold check, then the warm spare's
@@ -293,7 +283,3 @@ def test_a_check_works_when_the_workbench_holds_more_than_1024_files(tmp_path):
                 assert loaded.ok, loaded.error
         finally:
             checker.close()
-    finally:
-        for fd in held:
-            os.close(fd)
-        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

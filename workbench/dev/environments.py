@@ -231,9 +231,18 @@ def _text(value) -> str:
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
 
 
+def _readable(fds, timeout: float) -> list:
+    """Those of `fds` with something to read (or closed) within `timeout` seconds; poll(),
+    not select(), which cannot watch an fd past 1024 (a busy workbench gets there)."""
+    import select
+    poller = select.poll()
+    for fd in fds:
+        poller.register(fd, select.POLLIN)
+    return [fd for fd, _event in poller.poll(timeout * 1000)]
+
+
 def _run_pty(bench, argv, stdin, timeout, box) -> RunResult:
     import pty
-    import select
     import signal
     master, slave = pty.openpty()
     try:
@@ -265,7 +274,7 @@ def _run_pty(bench, argv, stdin, timeout, box) -> RunResult:
                 and now - last_output > TERMINAL_IDLE):
             reason = "waiting for input (a prompt nobody answered); stopped"
             break
-        ready, _, _ = select.select(list(streams), [], [], 0.05)
+        ready = _readable(list(streams), 0.05)
         for fd in ready:
             try:
                 chunk = os.read(fd, 65536)
@@ -280,8 +289,7 @@ def _run_pty(bench, argv, stdin, timeout, box) -> RunResult:
             # The child exited; drain what is left without blocking.
             try:
                 while True:
-                    r, _, _ = select.select([master], [], [], 0)
-                    if not r:
+                    if not _readable([master], 0):
                         break
                     chunk = os.read(master, 65536)
                     if not chunk:
