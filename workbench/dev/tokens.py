@@ -309,18 +309,27 @@ class TokenTable:
         return [row.to_dict() for row in self.rows]
 
 
-def token_table(surfaces, budgets: dict, previous: TokenTable | None = None) -> TokenTable:
-    """Count each surface of a snapshot (see `snapshot.Surface`) against its budget."""
+def token_table(surfaces, budgets: dict, previous: TokenTable | None = None,
+                previous_surfaces: dict | None = None) -> TokenTable:
+    """Count each surface of a snapshot (see `snapshot.Surface`) against its budget.
+
+    `previous`: the table of the last snapshot (for deltas); a surface that is the very
+    object `previous_surfaces` held (a render reused it) keeps its count without a look."""
     rows = []
-    counts = count_many([surface.text for surface in surfaces.values()])
-    for surface, tokens in zip(surfaces.values(), counts):
+    before = previous_surfaces if previous is not None and previous_surfaces else {}
+    kept = {sid: previous.get(sid) for sid, surface in surfaces.items()
+            if before.get(sid) is surface and previous.get(sid) is not None}
+    fresh = iter(count_many([surface.text for sid, surface in surfaces.items()
+                             if sid not in kept]))
+    for sid, surface in surfaces.items():
+        tokens = kept[sid].tokens if sid in kept else next(fresh)
         budget = budgets.get(surface.id, budgets.get(surface.kind))
         unit = "chars" if surface.kind in CHARACTER_BUDGETS and surface.id not in budgets \
             else "tokens"
         used = len(surface.text) if unit == "chars" else tokens
         percent = round(100.0 * used / budget, 1) if budget else None
-        before = previous.get(surface.id) if previous is not None else None
-        delta = tokens - before.tokens if before is not None else None
+        last = previous.get(surface.id) if previous is not None else None
+        delta = tokens - last.tokens if last is not None else None
         rows.append(TokenRow(surface.id, surface.kind, surface.command_name, tokens,
                              len(surface.text), budget, percent, delta, unit))
     return TokenTable(tuple(rows))

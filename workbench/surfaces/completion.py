@@ -15,11 +15,14 @@ from workbench.surfaces import _facts
 _SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/:@+,=%")
 
 
-def completion_script(program, shell: str) -> str:
-    """The completion script for `shell` (bash, zsh or fish), install notes included."""
+def completion_script(program, shell: str, nodes: list | None = None) -> str:
+    """The completion script for `shell` (bash, zsh or fish), install notes included.
+
+    `nodes`: the program's `contexts(program)`, when a caller writes several shells."""
     if shell not in SHELLS:
         raise ValueError(f"shell {shell!r} is not supported; use one of {', '.join(SHELLS)}")
-    nodes = _nodes(program)
+    if nodes is None:
+        nodes = contexts(program)
     return {"bash": _bash, "zsh": _zsh, "fish": _fish}[shell](program, nodes)
 
 
@@ -67,30 +70,36 @@ def _flags(options) -> list:
     return flags
 
 
-def _global_flags(top: bool) -> list:
-    return _flags(option for key, option in GLOBAL_OPTIONS.items()
-                  if top or key != "version")
+_GLOBAL_FLAGS: dict = {}
 
 
-def _nodes(program) -> list:
-    """Every completion context: the program, its groups and commands, and the built-ins."""
+def _global_flags(top: bool) -> tuple:
+    """The built-in flags of a group (`top`: of the program, with --version); made once."""
+    found = _GLOBAL_FLAGS.get(top)
+    if found is None:
+        found = _GLOBAL_FLAGS[top] = tuple(_flags(
+            option for key, option in GLOBAL_OPTIONS.items() if top or key != "version"))
+    return found
+
+
+def contexts(program, cached=None) -> list:
+    """Every completion context: the program, its groups and commands, and the built-ins
+    (what the generators read; `completion_script` takes them to write several shells).
+
+    `cached(node, path, make)`: `make()`, the context of a group or command at `path`, or
+    one an earlier call made for an equal node (the workbench passes its memo). A context
+    depends only on its node, the node's visible children and `path`; nothing changes it
+    once made."""
     nodes: list = []
 
     def visit(node, path: str) -> None:
-        entry = _Node(path)
-        nodes.append(entry)
+        if cached is None or node is program:
+            nodes.append(_context(program, node, path))
+        else:
+            nodes.append(cached(node, path, lambda: _context(program, node, path)))
         if node.is_group:
             for child in _facts.visible(node):
-                entry.subs.append((child.name, list(child.aliases),
-                                   _first_line(child.description)))
-            if node is program:
-                entry.subs += [(path[0], [], _first_line(builtin.description))
-                               for path, builtin in BUILTINS.items() if len(path) == 1]
-            entry.flags = _global_flags(node is program)
-            for child in _facts.visible(node):
                 visit(child, (path + " " + child.name).strip())
-            return
-        _fill(entry, node)
 
     visit(program, "")
     for path, builtin in BUILTINS.items():
@@ -102,8 +111,23 @@ def _nodes(program) -> list:
     return nodes
 
 
+def _context(program, node, path: str):
+    """The completion context of the program, a group or a command at `path`."""
+    entry = _Node(path)
+    if not node.is_group:
+        _fill(entry, node)
+        return entry
+    for child in _facts.visible(node):
+        entry.subs.append((child.name, list(child.aliases), _first_line(child.description)))
+    if node is program:
+        entry.subs += [(words[0], [], _first_line(builtin.description))
+                       for words, builtin in BUILTINS.items() if len(words) == 1]
+    entry.flags = list(_global_flags(node is program))
+    return entry
+
+
 def _fill(entry, command) -> None:
-    entry.flags = _flags(command.options.values()) + _global_flags(False)
+    entry.flags = _flags(command.options.values()) + list(_global_flags(False))
     entry.positional = bool(command.arguments)
     for argument in command.arguments:
         values = argument.enum_values
