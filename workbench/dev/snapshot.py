@@ -174,7 +174,7 @@ class _Render:
         for level in HELP_LEVELS:
             add(_made(f"help-json/{level}.json", "help_json", None,
                       lambda level=level: self.help_document(level), json_data=True,
-                      title=f"help --json --level {level}", plain=True))
+                      title=f"help --json --level {level}"))
 
         commands = list(program.walk())
         for command in commands:
@@ -224,20 +224,28 @@ class _Render:
             lambda: cards.card(command), json_data=True,
             title=f"{' '.join(command.path)} --help --json"))
 
-    def help_document(self, level: str) -> dict:
-        """`help --json --level LEVEL` as plain data, its commands' entries from the memo."""
+    def help_document(self, level: str):
+        """`help --json --level LEVEL`, its commands' entries (data and text) from the memo."""
         from workbench.surfaces import cards
+        entries: list = []   # the entries' compact texts, in the order the document has them
 
         def card_of(command):
             surface = self.card(command)
-            return surface.data if surface.error is None else cards.card(command)
+            if surface.error is not None:
+                return cards.card(command)   # raises as it did for the card
+            entries.append(surface.text)
+            return surface.data
 
         def summary_of(command):
-            return self.memo.piece("summary", command, lambda: _plain(cards.summary(command)))
+            entry = self.memo.piece("summary", command,
+                                    lambda: _Encoded(_plain(cards.summary(command))))
+            entries.append(entry.text)
+            return entry.data
 
         doc = cards.help_document(self.program, level, card_of=card_of, summary_of=summary_of)
         # the entries are plain already: convert the rest, not the whole document again
-        return {key: value if key == "commands" else _plain(value) for key, value in doc.items()}
+        data = {key: value if key == "commands" else _plain(value) for key, value in doc.items()}
+        return _Encoded(data, "commands", entries)
 
     def tools(self) -> None:
         """tools/list as a client receives it (the wire JSON of each Tool, validated by the
@@ -250,29 +258,31 @@ class _Render:
             import mcp_types
             listed = tool_surface.listed(program)
             try:
-                found = [memo.piece("tool", command, lambda command=command: _wire_tool(command))
+                found = [memo.piece("tool", command,
+                                    lambda command=command: _Encoded(_wire_tool(command)))
                          for command in listed]
             except Exception:  # noqa: BLE001 - raise what validating the whole list raises
-                found = _wire_tools([_plain(tool_surface.tool_definition(command))
-                                     for command in listed])
+                found = [_Encoded(tool) for tool in _wire_tools(
+                    [_plain(tool_surface.tool_definition(command)) for command in listed])]
             data = mcp_types.ListToolsResult.model_validate({"tools": []}).model_dump(
                 mode="json", by_alias=True, exclude_none=True)
-            data["tools"] = found
+            data["tools"] = [tool.data for tool in found]
             wire.extend(zip(listed, found))
-            return data
+            return _Encoded(data, "tools", [tool.text for tool in found])
 
         self.add(_made("mcp/tools-list.json", "tools_list", None, produce, json_data=True,
-                       title="tools/list", plain=True))
+                       title="tools/list"))
         for command, tool in wire:
-            owner = program.tool(tool["name"])
+            name = tool.data["name"]
+            owner = program.tool(name)
             path = tuple(owner.path) if owner is not None else None
-            self.add(memo.piece("tool.json", command, lambda tool=tool, path=path: _made(
-                f"mcp/tools/{tool['name']}.json", "tool", path, lambda: tool, json_data=True,
-                title=f"tool {tool['name']}", plain=True), path))
+            self.add(memo.piece("tool.json", command, lambda tool=tool, name=name, path=path:
+                                _made(f"mcp/tools/{name}.json", "tool", path, lambda: tool,
+                                      json_data=True, title=f"tool {name}"), path))
 
 
-def _made(id, kind, command, produce, *, json_data=False, title="", plain=False) -> Surface:
-    """The Surface `produce()` gives (JSON data made plain, unless `plain` says it is), or a
+def _made(id, kind, command, produce, *, json_data=False, title="") -> Surface:
+    """The Surface `produce()` gives (JSON data made plain, unless it is `_Encoded`), or a
     Surface with `error` and the traceback when it raises."""
     try:
         value = produce()
@@ -281,13 +291,30 @@ def _made(id, kind, command, produce, *, json_data=False, title="", plain=False)
         text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
         return Surface(id, kind, command, text, None, f"{type(exc).__name__}: {exc}", title)
     if json_data:
-        if isinstance(value, str):
-            data = json.loads(value)
-        else:
-            data = value if plain else _plain(value)
+        if isinstance(value, _Encoded):
+            return Surface(id, kind, command, value.text, value.data, None, title)
+        data = json.loads(value) if isinstance(value, str) else _plain(value)
         return Surface(id, kind, command, _compact(data), data, None, title)
     return Surface(id, kind, command, value if isinstance(value, str) else str(value),
                    None, None, title)
+
+
+class _Encoded:
+    """Plain JSON data and its compact text. `_Encoded(data)` encodes it; `_Encoded(data,
+    key, texts)` puts the text together from `texts`, the compact texts of the items of the
+    list `data[key]` (pieces encoded once), which `_compact(data)` would give too."""
+
+    __slots__ = ("data", "text")
+
+    def __init__(self, data, key: str | None = None, texts: list | None = None):
+        self.data = data
+        if key is None or len(texts) != len(data[key]):
+            self.text = _compact(data)
+        else:
+            self.text = "{" + ",".join(
+                _compact(name) + ":" + ("[" + ",".join(texts) + "]" if name == key
+                                        else _compact(value))
+                for name, value in data.items()) + "}"
 
 
 def _wire_tool(command) -> dict:
