@@ -3,7 +3,8 @@
 A `Surface` holds exactly the text a caller reads (compact JSON for JSON surfaces, as it goes
 over the wire) and its id, which is also its file in a snapshot folder, e.g. `help.txt`,
 `help/pr-merge.txt`, `cards/pr-merge.json`, `mcp/tools/pr_merge.json`. The workbench only
-calls the surface functions; it never computes a surface itself.
+calls the surface functions; it never computes a surface itself. A `Memo` of the previous
+render lets a reload call them only for what the edit changed.
 """
 
 from __future__ import annotations
@@ -195,13 +196,13 @@ class _Render:
         add(_made("llms.txt", "llms", None, lambda: skills.llms_txt(program),
                   title="skills --llms"))
 
-        nodes = []
+        made = []
 
         def contexts():   # made once for the three shells; a failure shows in each
-            if not nodes:
-                nodes.append(completion.contexts(program, lambda node, path, make: memo.piece(
+            if not made:
+                made.append(completion.contexts(program, lambda node, path, make: memo.piece(
                     "completion", node, make, path)))
-            return nodes[0]
+            return made[0]
         for shell in SHELLS:
             add(_made(f"completion/{shell}.{shell}", "completion", None,
                       lambda shell=shell: completion.completion_script(program, shell,
