@@ -17,7 +17,7 @@ SHELLS = ("bash", "zsh", "fish")
 CLIENTS = ("claude-code", "claude-desktop", "cursor", "vscode", "codex", "gemini")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Surface:
     """One rendered surface.
 

@@ -239,7 +239,7 @@ def budgets_for(program, file: str | None = None) -> dict:
 
 # --- the table --------------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TokenRow:
     """One surface: tokens, characters, budget (or None), percent of budget, delta since the
     previous reload (None when the surface is new or on the first load)."""

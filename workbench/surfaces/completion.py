@@ -168,7 +168,7 @@ def _lines(nodes, section, make) -> list:
     for node in nodes:
         found = node.lines.get(section)
         if found is None:
-            found = node.lines[section] = make(node)
+            found = node.lines[section] = tuple(make(node))
         out += found
     return out
 
