@@ -76,9 +76,8 @@ EDITS = [
     ("a new command", '        Command(name="purge"',
      '        Command(name="count", description="Count the items", effects="read_only",\n'
      '                run=run, examples=["shop items count"]),\n        Command(name="purge"'),
-    ("a removed command", '''    Command(name="status", description="Show the shop's status", effects="read_only",
-            run=run, examples=["shop status"]),
-''', ""),
+    ("a removed command", '    Command(name="status", description="Show the shop\'s status", '
+     'effects="read_only",\n            run=run, examples=["shop status"]),\n', ""),
     ("a renamed group", 'name="admin"', 'name="staff"', '"shop admin', '"shop staff'),
     ("a group's alias", 'description="Shop users",', 'description="Shop users", aliases=["u"],'),
     ("the program's version", 'version="1.0.0"', 'version="1.1.0"'),
