@@ -251,7 +251,7 @@ def test_a_one_description_edit_reruns_the_surface_functions_of_that_command_onl
     assert calls == {"render_help": [None, ("g0",), edited], "card": [edited],
                      "summary": [edited], "tool_definition": [edited],
                      "_context": [(), ("g0",), edited], "_command_problems": [edited]}
-    assert state.memo.made["schema"] == 1 and state.memo.made["card"] == 1
+    assert state.memo.made["schema"] == state.memo.made["card"] == state.memo.made["search"] == 1
 
 
 def test_the_memo_keeps_one_generation(tmp_path):

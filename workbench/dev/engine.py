@@ -448,7 +448,7 @@ class Workbench:
         problems = tuple(_problems.lint(program, surfaces, table, diffs=self.diffs, memo=memo))
         from workbench.dev import cost as _cost
         try:
-            cost = _cost.model(program, surfaces, table=table,
+            cost = _cost.model(program, surfaces, table=table, memo=memo,
                                envelopes=_cost.envelopes_from(self.diffs))
         except Exception:  # noqa: BLE001 - the Cost pane says it is unmeasured; nothing else
             cost = None

@@ -56,11 +56,17 @@ def _fields(command):
         yield "example", example
 
 
-def index(program) -> list:
+def index(program, weights_of=None) -> list:
     """[(command, {term: weight})] for every listed command (none hidden, none in a hidden
-    group: what `help --json` lists)."""
-    return [(command, _weights(tuple(_fields(command))))
+    group: what `help --json` lists). `weights_of(command)`: one command's weights (default
+    `command_weights`; the workbench passes a cached one)."""
+    return [(command, (weights_of or command_weights)(command))
             for command in _facts.listed_commands(program)]
+
+
+def command_weights(command) -> dict:
+    """{term: weight} of one command: its name, group, description, options, examples."""
+    return _weights(tuple(_fields(command)))
 
 
 @_lru_cache(maxsize=4096)
