@@ -194,6 +194,19 @@ def test_keys_tell_apart_values_that_compare_equal_but_print_differently():
     strange = object()
     assert frozen(strange) != frozen(strange)   # not comparable by content: never reused
 
+    class Broken:       # a node whose fields cannot be read: its key equals nothing
+        is_group = False
+
+        def __getattr__(self, name):
+            raise RuntimeError(name)
+
+    class Bare:         # a node without the fields: likewise
+        is_group = False
+        options, arguments = {}, []
+
+    for node in (Broken(), Bare()):
+        assert _keys.node_key(node, ()) != _keys.node_key(node, ())
+
 
 def _generated(groups: int, per_group: int) -> str:
     lines = ["from workbench import Command, Group, Option, Program\n\n",

@@ -109,10 +109,8 @@ class Memo:
         head = _keys.program_part(program)
 
         def visit(node) -> int:
-            if node.is_group:
-                key = _keys.group_key(node, head, tuple(map(visit, node.commands)))
-            else:
-                key = _keys.command_key(node, head)
+            children = tuple(map(visit, node.commands)) if node.is_group else ()
+            key = _keys.node_key(node, head, children)
             ident = self._idents.get(key)
             if ident is None:
                 ident = self._old_idents.get(key)

@@ -93,8 +93,8 @@ def _reader(names):
         integers, booleans or None (the usual case, compared as they are), else `frozen`."""
         try:
             values = read(item)
-        except AttributeError:   # a field its class does not have reads as None
-            values = tuple(getattr(item, name, None) for name in names)
+        except AttributeError:   # a field its class does not have: equal to nothing
+            values = tuple(getattr(item, name, _Unique()) for name in names)
         types = tuple(map(type, values))
         if _SCALARS.issuperset(types):
             return (values, types)
@@ -111,13 +111,24 @@ def program_part(program) -> tuple:
     return _program(program)
 
 
+def node_key(node, program_part: tuple, children: tuple = ()) -> tuple:
+    """`group_key` or `command_key` of `node`; a node whose fields cannot be read (a property
+    that raises) gets a key equal to nothing, so its surfaces fail as they would anyway."""
+    try:
+        if node.is_group:
+            return group_key(node, program_part, children)
+        return command_key(node, program_part)
+    except Exception:  # noqa: BLE001 - whatever it raises, the surfaces show it
+        return ("unkeyable", _Unique())
+
+
 def command_key(command, program_part: tuple) -> tuple:
     """Everything a command's own surfaces read: its fields, options, arguments, whether it
     has a plan and an adapter, and `program_part` (`program_part(program)`)."""
     return ("command", program_part, _command(command),
             tuple(map(_option, command.options.values())),
             tuple(map(_argument, command.arguments)),
-            tuple([getattr(command, name, None) is not None for name in PRESENT]))
+            tuple([getattr(command, name) is not None for name in PRESENT]))
 
 
 def group_key(group, program_part: tuple, children: tuple) -> tuple:
