@@ -148,11 +148,12 @@ SEARCH_SAMPLES = 3
 """`help search` is measured on this many commands (first, middle, last listed)."""
 
 def model(program, surfaces: dict, *, envelopes: dict | None = None,
-          encoding: str = "cl100k", table=None) -> CostModel:
+          encoding: str = "cl100k", table=None, memo=None) -> CostModel:
     """Measure every path of `program` from its rendered `surfaces` (id -> Surface).
 
     `envelopes`: command path string -> an example's real `--json` output (the Diff
-    pane's CLI side); `encoding`: "cl100k" or "o200k"."""
+    pane's CLI side); `encoding`: "cl100k" or "o200k"; `memo`: the `snapshot.Memo` the
+    surfaces were rendered with (a command's search terms are kept while it is unchanged)."""
     from workbench.dev.snapshot import _slug
     from workbench.surfaces import _facts
     envelopes = envelopes or {}
@@ -186,7 +187,7 @@ def model(program, surfaces: dict, *, envelopes: dict | None = None,
             calls_mcp.append(json.dumps({"name": command.tool_name, "arguments": arguments},
                                         separators=(",", ":"), ensure_ascii=False)
                              + "\n" + envelope)
-    searches = _search_texts(program, listed)
+    searches = _search_texts(program, listed, memo)
 
     heads = [_front_matter(s) for s in skill_texts if s is not None]
     pieces = [tools or "", root_help or "", *[c or "" for c in cards],
@@ -271,15 +272,16 @@ def _parse_example(program, command) -> tuple:
     return " ".join([program.name, *command.path]), {}
 
 
-def _search_texts(program, listed) -> list:
+def _search_texts(program, listed, memo=None) -> list:
     """The call and the real result envelope of `help search` for a few commands (first,
     middle, last), each searched by its own description, on one shared index."""
     if not listed:
         return []
     from workbench.runtime import envelope as _envelope
     from workbench.runtime.builtins import search_envelope
-    from workbench.surfaces.search import index
-    entries = index(program)
+    from workbench.surfaces.search import command_weights, index
+    entries = index(program, None if memo is None else (
+        lambda command: memo.piece("search", command, lambda: command_weights(command))))
     out = []
     for at in sorted({0, len(listed) // 2, len(listed) - 1})[:SEARCH_SAMPLES]:
         words = listed[at].description or listed[at].name

@@ -102,6 +102,8 @@ class State:
     cost_before: object = None  # that of the previous good program (deltas per reload)
     review: object = None      # `changes.Review` since the previous good program (None: first)
     review_snapshot: object = None  # `changes.Review` since the snapshot folder (None: none)
+    memo: object = field(default=None, repr=False, compare=False)
+    # `snapshot.Memo` of `program`'s render: the next reload reuses what did not change
 
     @property
     def ok(self) -> bool:
@@ -484,20 +486,24 @@ class Workbench:
         from workbench.dev import snapshot as _snapshot
         from workbench.dev import tokens as _tokens
         previous = previous or State(file=self.file)
-        surfaces = _snapshot.render(program)
+        before = previous if previous.program is not None else None
+        memo = _snapshot.Memo(before.memo if before is not None else None)
+        surfaces = _snapshot.render(program, memo)
         budgets = _tokens.budgets_for(program, self.file)
-        table = _tokens.token_table(surfaces, budgets, previous.tokens if previous.program else None)
-        changes = _snapshot.compare(previous.surfaces if previous.program else None, surfaces,
+        table = _tokens.token_table(surfaces, budgets, before and before.tokens,
+                                    before and before.surfaces)
+        changes = _snapshot.compare(before and before.surfaces, surfaces,
                                     previous.tokens.read_by_agents, table.read_by_agents)
-        problems = tuple(_problems.lint(program, surfaces, table, diffs=self.diffs))
+        problems = tuple(_problems.lint(program, surfaces, table, diffs=self.diffs, memo=memo))
         from workbench.dev import cost as _cost
         try:
-            cost = _cost.model(program, surfaces, table=table,
+            cost = _cost.model(program, surfaces, table=table, memo=memo,
                                envelopes=_cost.envelopes_from(self.diffs))
         except Exception:  # noqa: BLE001 - the Cost pane says it is unmeasured; nothing else
             cost = None
         review, review_snapshot = self._reviews(program, surfaces, previous)
-        return State(cost=cost, cost_before=previous.cost if previous.program else None,
+        memo.finish()
+        return State(cost=cost, cost_before=before and before.cost, memo=memo,
                      review=review, review_snapshot=review_snapshot,
                      generation=previous.generation + 1, file=self.file, program=program,
                      program_name=program_name, load_error=None, surfaces=surfaces,

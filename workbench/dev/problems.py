@@ -12,8 +12,11 @@ from workbench.dev.engine import Problem
 MAX_DESCRIPTION = 120
 
 
-def lint(program, surfaces=None, tokens=None, diffs=()) -> list:
-    """Every finding for `program`, program-level ones first, then command by command."""
+def lint(program, surfaces=None, tokens=None, diffs=(), memo=None) -> list:
+    """Every finding for `program`, program-level ones first, then command by command.
+
+    `memo`: the `snapshot.Memo` the surfaces were rendered with; a command whose dependency
+    key is unchanged keeps its findings."""
     found: list[Problem] = []
     add = found.append
     if not (program.description or "").strip():
@@ -25,7 +28,12 @@ def lint(program, surfaces=None, tokens=None, diffs=()) -> list:
             add(Problem("warning", "description_missing", f"group '{name}' has no description",
                         f"add Group(name='{node.name}', description=...)", name))
     for command in program.walk():
-        found.extend(_command_problems(program, command))
+        if memo is None:
+            found.extend(_command_problems(program, command))
+        else:
+            found.extend(memo.piece("problems", command,
+                                    lambda command=command: tuple(
+                                        _command_problems(program, command))))
     for severity, code, message, fix, where in getattr(program, "adapter_problems", ()):
         add(Problem(severity, code, message, fix, where or None))   # what adapt() could not carry
     if surfaces:

@@ -116,25 +116,25 @@ def chunks(text: str) -> list:
         if start > 0 and text[start - 1] in _ALNUM:
             cuts.add(start)
         at = find("},{", at + 3)
-    at = find("\n")
-    end = len(text)
-    while at != -1:
-        cut = at + 1
-        first = cut
-        while first < end and text[first] in " \t":
-            first += 1
-        if first >= end:
-            break
-        line_end = find("\n", first)
-        if not text[first].isspace():
-            line = text[first:line_end if line_end != -1 else end]
-            if zlib.crc32(line.encode("utf-8", "replace")) % 8 == 0:
-                cuts.add(cut)
-        at = line_end
+    cuts.update(_line_cuts(text))
     if not cuts:
         return [text]
-    points = [0] + sorted(cuts) + [end]
+    points = [0] + sorted(cuts) + [len(text)]
     return [text[a:b] for a, b in zip(points, points[1:]) if b > a]
+
+
+def _line_cuts(text: str) -> list:
+    """The start of each line after the first whose text, without its leading spaces and
+    tabs, starts with a non-space and hashes to 0 modulo 8 (`chunks`' second kind of split
+    point); line by line in C (split, strip, encode, crc32), one test per line in Python."""
+    from itertools import accumulate, repeat
+    from operator import add, methodcaller
+    lines = text.split("\n")
+    starts = accumulate(map(add, map(len, lines[:-1]), repeat(1)))
+    stripped = list(map(methodcaller("lstrip", " \t"), lines[1:]))
+    hashes = map(zlib.crc32, map(methodcaller("encode", "utf-8", "replace"), stripped))
+    return [start for start, line, crc in zip(starts, stripped, hashes)
+            if crc % 8 == 0 and line and not line[0].isspace()]
 
 
 def count(text: str) -> int:
@@ -239,7 +239,7 @@ def budgets_for(program, file: str | None = None) -> dict:
 
 # --- the table --------------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TokenRow:
     """One surface: tokens, characters, budget (or None), percent of budget, delta since the
     previous reload (None when the surface is new or on the first load)."""
@@ -309,18 +309,31 @@ class TokenTable:
         return [row.to_dict() for row in self.rows]
 
 
-def token_table(surfaces, budgets: dict, previous: TokenTable | None = None) -> TokenTable:
-    """Count each surface of a snapshot (see `snapshot.Surface`) against its budget."""
+def token_table(surfaces, budgets: dict, previous: TokenTable | None = None,
+                previous_surfaces: dict | None = None) -> TokenTable:
+    """Count each surface of a snapshot (see `snapshot.Surface`) against its budget.
+
+    `previous`: the table of the last snapshot (for deltas); a surface that is the very
+    object `previous_surfaces` held (a render reused it) keeps its count without a look."""
     rows = []
-    counts = count_many([surface.text for surface in surfaces.values()])
-    for surface, tokens in zip(surfaces.values(), counts):
+    before = previous_surfaces if previous is not None and previous_surfaces else {}
+    kept = {sid: previous.get(sid) for sid, surface in surfaces.items()
+            if before.get(sid) is surface and previous.get(sid) is not None}
+    fresh = iter(count_many([surface.text for sid, surface in surfaces.items()
+                             if sid not in kept]))
+    for sid, surface in surfaces.items():
+        row = kept.get(sid)
+        tokens = row.tokens if row is not None else next(fresh)
         budget = budgets.get(surface.id, budgets.get(surface.kind))
         unit = "chars" if surface.kind in CHARACTER_BUDGETS and surface.id not in budgets \
             else "tokens"
+        if row is not None and row.delta == 0 and row.budget == budget and row.unit == unit:
+            rows.append(row)   # the same surface, budget and delta: the same row
+            continue
         used = len(surface.text) if unit == "chars" else tokens
         percent = round(100.0 * used / budget, 1) if budget else None
-        before = previous.get(surface.id) if previous is not None else None
-        delta = tokens - before.tokens if before is not None else None
+        last = previous.get(surface.id) if previous is not None else None
+        delta = tokens - last.tokens if last is not None else None
         rows.append(TokenRow(surface.id, surface.kind, surface.command_name, tokens,
                              len(surface.text), budget, percent, delta, unit))
     return TokenTable(tuple(rows))

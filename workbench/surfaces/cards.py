@@ -13,8 +13,11 @@ LEVELS = ("names", "summary", "card")
 """Detail levels of `help --json`, smallest first."""
 
 
-def help_document(program, level: str = "summary") -> dict:
-    """The program as help data: name, version, exit codes, and its commands at `level`."""
+def help_document(program, level: str = "summary", *, card_of=None, summary_of=None) -> dict:
+    """The program as help data: name, version, exit codes, and its commands at `level`.
+
+    `card_of(command)` and `summary_of(command)` give one command's entry at the card and
+    summary levels (default: `card` and its summary; the workbench passes cached ones)."""
     if level not in LEVELS:
         raise ValueError(f"level {level!r} is not one of {', '.join(LEVELS)}")
     name = program.name
@@ -35,9 +38,9 @@ def help_document(program, level: str = "summary") -> dict:
         if groups:
             doc["groups"] = groups
         if level == "summary":
-            doc["commands"] = [_summary(command) for command in commands]
+            doc["commands"] = [(summary_of or summary)(command) for command in commands]
         else:
-            doc["commands"] = [card(command) for command in commands]
+            doc["commands"] = [(card_of or card)(command) for command in commands]
     doc["exit_codes"] = _facts.exit_table()
     doc["more"] = {
         "card": f"{name} <command> --help --json",
@@ -64,7 +67,7 @@ def group_document(program, group, level: str = "summary") -> dict:
     if level == "names":
         doc["commands"] = [" ".join(command.path) for command in commands]
     elif level == "summary":
-        doc["commands"] = [_summary(command) for command in commands]
+        doc["commands"] = [summary(command) for command in commands]
     else:
         doc["commands"] = [card(command) for command in commands]
     doc["more"] = {"card": f"{name} {path} <command> --help --json",
@@ -80,7 +83,8 @@ def _group_summary(group) -> dict:
     return out
 
 
-def _summary(command) -> dict:
+def summary(command) -> dict:
+    """One command at the summary level: path, description, effects, aliases, deprecation."""
     out = {"command": " ".join(command.path), "description": command.description,
            "effects": command.effects}
     if command.aliases:

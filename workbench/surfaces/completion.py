@@ -15,11 +15,14 @@ from workbench.surfaces import _facts
 _SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/:@+,=%")
 
 
-def completion_script(program, shell: str) -> str:
-    """The completion script for `shell` (bash, zsh or fish), install notes included."""
+def completion_script(program, shell: str, nodes: list | None = None) -> str:
+    """The completion script for `shell` (bash, zsh or fish), install notes included.
+
+    `nodes`: the program's `contexts(program)`, when a caller writes several shells."""
     if shell not in SHELLS:
         raise ValueError(f"shell {shell!r} is not supported; use one of {', '.join(SHELLS)}")
-    nodes = _nodes(program)
+    if nodes is None:
+        nodes = contexts(program)
     return {"bash": _bash, "zsh": _zsh, "fish": _fish}[shell](program, nodes)
 
 
@@ -37,7 +40,7 @@ class _Flag:
 
 
 class _Node:
-    __slots__ = ("path", "subs", "flags", "positional", "choices")
+    __slots__ = ("path", "subs", "flags", "positional", "choices", "lines")
 
     def __init__(self, path):
         self.path = path          # "notes add", "" for the program
@@ -45,6 +48,7 @@ class _Node:
         self.flags = []           # [_Flag]
         self.positional = False   # takes positional arguments
         self.choices = None       # values of its enum positionals, if any
+        self.lines = {}           # section -> its lines in a script (`_lines`)
 
 
 def _first_line(text: str, limit: int = 70) -> str:
@@ -67,30 +71,36 @@ def _flags(options) -> list:
     return flags
 
 
-def _global_flags(top: bool) -> list:
-    return _flags(option for key, option in GLOBAL_OPTIONS.items()
-                  if top or key != "version")
+_GLOBAL_FLAGS: dict = {}
 
 
-def _nodes(program) -> list:
-    """Every completion context: the program, its groups and commands, and the built-ins."""
+def _global_flags(top: bool) -> tuple:
+    """The built-in flags of a group (`top`: of the program, with --version); made once."""
+    found = _GLOBAL_FLAGS.get(top)
+    if found is None:
+        found = _GLOBAL_FLAGS[top] = tuple(_flags(
+            option for key, option in GLOBAL_OPTIONS.items() if top or key != "version"))
+    return found
+
+
+def contexts(program, cached=None) -> list:
+    """Every completion context: the program, its groups and commands, and the built-ins
+    (what the generators read; `completion_script` takes them to write several shells).
+
+    `cached(node, path, make)`: `make()`, the context of a group or command at `path`, or
+    one an earlier call made for an equal node (the workbench passes its memo). A context
+    depends only on its node, the node's visible children and `path`; nothing changes it
+    once made."""
     nodes: list = []
 
     def visit(node, path: str) -> None:
-        entry = _Node(path)
-        nodes.append(entry)
+        if cached is None or node is program:
+            nodes.append(_context(program, node, path))
+        else:
+            nodes.append(cached(node, path, lambda: _context(program, node, path)))
         if node.is_group:
             for child in _facts.visible(node):
-                entry.subs.append((child.name, list(child.aliases),
-                                   _first_line(child.description)))
-            if node is program:
-                entry.subs += [(path[0], [], _first_line(builtin.description))
-                               for path, builtin in BUILTINS.items() if len(path) == 1]
-            entry.flags = _global_flags(node is program)
-            for child in _facts.visible(node):
                 visit(child, (path + " " + child.name).strip())
-            return
-        _fill(entry, node)
 
     visit(program, "")
     for path, builtin in BUILTINS.items():
@@ -102,8 +112,23 @@ def _nodes(program) -> list:
     return nodes
 
 
+def _context(program, node, path: str):
+    """The completion context of the program, a group or a command at `path`."""
+    entry = _Node(path)
+    if not node.is_group:
+        _fill(entry, node)
+        return entry
+    for child in _facts.visible(node):
+        entry.subs.append((child.name, list(child.aliases), _first_line(child.description)))
+    if node is program:
+        entry.subs += [(words[0], [], _first_line(builtin.description))
+                       for words, builtin in BUILTINS.items() if len(words) == 1]
+    entry.flags = list(_global_flags(node is program))
+    return entry
+
+
 def _fill(entry, command) -> None:
-    entry.flags = _flags(command.options.values()) + _global_flags(False)
+    entry.flags = _flags(command.options.values()) + list(_global_flags(False))
     entry.positional = bool(command.arguments)
     for argument in command.arguments:
         values = argument.enum_values
@@ -125,14 +150,26 @@ def _word(value: str) -> str:
     return "".join(c if c in _SAFE else "\\" + c for c in str(value))
 
 
-def _transitions(nodes) -> list:
-    """(parent path, word, child path) for every subcommand name and alias."""
+def _transitions(node) -> list:
+    """(parent path, word, child path) for each subcommand name and alias of `node`."""
+    out = []
+    for name, aliases, _ in node.subs:
+        child = (node.path + " " + name).strip()
+        for word in [name, *aliases]:
+            out.append((node.path, word, child))
+    return out
+
+
+def _lines(nodes, section, make) -> list:
+    """Every node's lines of one section of a script, in order; `make(node)` gives one
+    node's, made once per node (a node never changes once made, and the workbench hands
+    the same node to the next render while its command is unchanged)."""
     out = []
     for node in nodes:
-        for name, aliases, _ in node.subs:
-            child = (node.path + " " + name).strip()
-            for word in [name, *aliases]:
-                out.append((node.path, word, child))
+        found = node.lines.get(section)
+        if found is None:
+            found = node.lines[section] = tuple(make(node))
+        out += found
     return out
 
 
@@ -152,17 +189,17 @@ def _walk(nodes, first: str, count: str, array: str) -> list[str]:
            f'        word="${{{array}[i]}}"',
            '        [[ "$word" == "--" ]] && break',
            '        case "$cpath:$word" in']
-    for parent, word, child in _transitions(nodes):
-        out.append(f"            {_sq(parent + ':' + word)}) cpath={_sq(child)} ;;")
+    out += _lines(nodes, "walk", lambda node: [
+        f"            {_sq(parent + ':' + word)}) cpath={_sq(child)} ;;"
+        for parent, word, child in _transitions(node)])
     return out + ["        esac", "    done"]
 
 
-def _value_flags(nodes):
-    """(case labels `'path:--flag'|'path:-f'`, flag) for every flag that takes a value."""
-    for node in nodes:
-        for flag in node.flags:
-            if flag.takes_value:
-                yield "|".join(_sq(node.path + ":" + f) for f in (flag.long, flag.short) if f), flag
+def _value_flags(node):
+    """(case labels `'path:--flag'|'path:-f'`, flag) for each of its flags that takes a value."""
+    for flag in node.flags:
+        if flag.takes_value:
+            yield "|".join(_sq(node.path + ":" + f) for f in (flag.long, flag.short) if f), flag
 
 
 # -- bash ----------------------------------------------------------------------------------
@@ -191,38 +228,51 @@ def _bash(program, nodes) -> str:
     out += _walk(nodes, "1", "COMP_CWORD", "COMP_WORDS")
     out += ["    # the value of a flag that takes one",
             '    case "$cpath:$prev" in']
-    for labels, flag in _value_flags(nodes):
+    out += _lines(nodes, "bash values", _bash_values)
+    out += ["    esac",
+            '    if [[ "$cur" == -* ]]; then',
+            '        case "$cpath" in']
+    out += _lines(nodes, "bash flags", _bash_flags)
+    out += ["        esac", "        return 0", "    fi",
+            '    case "$cpath" in']
+    out += _lines(nodes, "bash words", _bash_words)
+    out += ["    esac", "    return 0", "}", "",
+            f"complete -F {fn} {_sq(name)}", ""]
+    return "\n".join(out)
+
+
+def _bash_values(node) -> list:
+    out = []
+    for labels, flag in _value_flags(node):
         if flag.choices:
             words = " ".join(_word(c) for c in flag.choices)
             out.append(f"        {labels}) COMPREPLY=( $(compgen -W {_sq(words)} -- "
                        f'"$cur") ); return 0 ;;')
         else:
             out.append(f"        {labels}) compopt -o default 2>/dev/null; return 0 ;;")
-    out += ["    esac",
-            '    if [[ "$cur" == -* ]]; then',
-            '        case "$cpath" in']
-    for node in nodes:
-        if not node.flags:
-            continue
-        words = " ".join(w for f in node.flags for w in (f.long, f.short) if w)
-        out.append(f"            {_sq(node.path)}) COMPREPLY=( $(compgen -W {_sq(words)} -- "
-                   f'"$cur") ) ;;')
-    out += ["        esac", "        return 0", "    fi",
-            '    case "$cpath" in']
-    for node in nodes:
-        words = [word for name, aliases, _ in node.subs for word in (name, *aliases)]
-        if node.choices:
-            words += [_word(c) for c in node.choices]
-        if words:
-            tail = "compopt -o default 2>/dev/null; " if node.positional and not node.choices \
-                else ""
-            out.append(f"        {_sq(node.path)}) {tail}COMPREPLY=( $(compgen -W "
-                       f'{_sq(" ".join(words))} -- "$cur") ) ;;')
-        elif node.positional:
-            out.append(f"        {_sq(node.path)}) compopt -o default 2>/dev/null ;;")
-    out += ["    esac", "    return 0", "}", "",
-            f"complete -F {fn} {_sq(name)}", ""]
-    return "\n".join(out)
+    return out
+
+
+def _bash_flags(node) -> list:
+    if not node.flags:
+        return []
+    words = " ".join(w for f in node.flags for w in (f.long, f.short) if w)
+    return [f"            {_sq(node.path)}) COMPREPLY=( $(compgen -W {_sq(words)} -- "
+            f'"$cur") ) ;;']
+
+
+def _bash_words(node) -> list:
+    words = [word for name, aliases, _ in node.subs for word in (name, *aliases)]
+    if node.choices:
+        words += [_word(c) for c in node.choices]
+    if words:
+        tail = "compopt -o default 2>/dev/null; " if node.positional and not node.choices \
+            else ""
+        return [f"        {_sq(node.path)}) {tail}COMPREPLY=( $(compgen -W "
+                f'{_sq(" ".join(words))} -- "$cur") ) ;;']
+    if node.positional:
+        return [f"        {_sq(node.path)}) compopt -o default 2>/dev/null ;;"]
+    return []
 
 
 # -- zsh -----------------------------------------------------------------------------------
@@ -257,41 +307,16 @@ def _zsh(program, nodes) -> str:
             "    fi"]
     out += _walk(nodes, "2", "CURRENT", "words")
     out += ['    case "$cpath:$prev" in']
-    for labels, flag in _value_flags(nodes):
-        if flag.choices:
-            values = " ".join(_sq(str(c)) for c in flag.choices)
-            out.append(f"        {labels}) compadd -- {values}; return ;;")
-        else:
-            out.append(f"        {labels}) _files; return ;;")
+    out += _lines(nodes, "zsh values", _zsh_values)
     out += ["    esac",
             "    if [[ $cur == -* ]]; then",
             '        case "$cpath" in']
-    for node in nodes:
-        if not node.flags:
-            continue
-        items = []
-        for flag in node.flags:
-            items.append((flag.long, flag.description))
-            if flag.short:
-                items.append((flag.short, flag.description))
-        out.append(f"            {_sq(node.path)}) items={_zdescribe(items)} ;;")
+    out += _lines(nodes, "zsh flags", _zsh_flags)
     out += ["        esac",
             "        (( ${#items} )) && _describe -t options 'option' items",
             "        return", "    fi",
             '    case "$cpath" in']
-    for node in nodes:
-        items = []
-        for sub, aliases, description in node.subs:
-            items.append((sub, description))
-            items += [(alias, f"alias of {sub}") for alias in aliases]
-        if items:
-            out.append(f"        {_sq(node.path)}) items={_zdescribe(items)}; "
-                       f"_describe -t commands 'command' items ;;")
-        elif node.choices:
-            values = " ".join(_sq(c) for c in node.choices)
-            out.append(f"        {_sq(node.path)}) compadd -- {values} ;;")
-        elif node.positional:
-            out.append(f"        {_sq(node.path)}) _files ;;")
+    out += _lines(nodes, "zsh words", _zsh_words)
     out += ["    esac", "}", "",
             'if [[ "${funcstack[1]}" == ' + _sq(fn) + " ]]; then",
             f'    {fn} "$@"',
@@ -299,6 +324,44 @@ def _zsh(program, nodes) -> str:
             f"    compdef {fn} {_sq(name)}",
             "fi", ""]
     return "\n".join(out)
+
+
+def _zsh_values(node) -> list:
+    out = []
+    for labels, flag in _value_flags(node):
+        if flag.choices:
+            values = " ".join(_sq(str(c)) for c in flag.choices)
+            out.append(f"        {labels}) compadd -- {values}; return ;;")
+        else:
+            out.append(f"        {labels}) _files; return ;;")
+    return out
+
+
+def _zsh_flags(node) -> list:
+    if not node.flags:
+        return []
+    items = []
+    for flag in node.flags:
+        items.append((flag.long, flag.description))
+        if flag.short:
+            items.append((flag.short, flag.description))
+    return [f"            {_sq(node.path)}) items={_zdescribe(items)} ;;"]
+
+
+def _zsh_words(node) -> list:
+    items = []
+    for sub, aliases, description in node.subs:
+        items.append((sub, description))
+        items += [(alias, f"alias of {sub}") for alias in aliases]
+    if items:
+        return [f"        {_sq(node.path)}) items={_zdescribe(items)}; "
+                f"_describe -t commands 'command' items ;;"]
+    if node.choices:
+        values = " ".join(_sq(c) for c in node.choices)
+        return [f"        {_sq(node.path)}) compadd -- {values} ;;"]
+    if node.positional:
+        return [f"        {_sq(node.path)}) _files ;;"]
+    return []
 
 
 # -- fish ----------------------------------------------------------------------------------
@@ -322,38 +385,51 @@ def _fish(program, nodes) -> str:
             "    for t in $tokens",
             "        test \"$t\" = '--'; and break",
             '        switch "$p:$t"']
-    for parent, word, child in _transitions(nodes):
-        out.append(f"            case {_fq(parent + ':' + word)}")
-        out.append(f"                set p {_fq(child)}")
+    out += _lines(nodes, "fish walk", _fish_walk)
     out += ["        end", "    end", "    echo $p", "end", "",
             f"function __{ident}_at",
             f"    set -l p (__{ident}_path)",
             '    test "$p" = "$argv[1]"',
             "end", "",
             f"complete -c {_fq(name)} -f"]
-    for node in nodes:
-        cond = f"-n {_fq(f'__{ident}_at {_fq(node.path)}')}"
-        base = f"complete -c {_fq(name)} {cond}"
-        for sub, aliases, description in node.subs:
-            out.append(f"{base} -a {_fq(sub)} -d {_fq(description)}")
-            for alias in aliases:
-                out.append(f"{base} -a {_fq(alias)} -d {_fq('alias of ' + sub)}")
-        if node.choices:
-            values = " ".join(node.choices)
-            out.append(f"{base} -a {_fq(values)}")
-        elif node.positional:
-            out.append(f"{base} -F")
-        for flag in node.flags:
-            line = f"{base} -l {_fq(flag.long[2:])}"
-            if flag.short:
-                line += f" -s {_fq(flag.short[1:])}"
-            if flag.takes_value:
-                if flag.choices:
-                    line += " -x -a " + _fq(" ".join(str(c) for c in flag.choices))
-                else:
-                    line += " -r -F"
-            if flag.description:
-                line += f" -d {_fq(flag.description)}"
-            out.append(line)
+    out += _lines(nodes, f"fish {name}", lambda node: _fish_node(name, node))
     out.append("")
     return "\n".join(out)
+
+
+def _fish_walk(node) -> list:
+    out = []
+    for parent, word, child in _transitions(node):
+        out.append(f"            case {_fq(parent + ':' + word)}")
+        out.append(f"                set p {_fq(child)}")
+    return out
+
+
+def _fish_node(name: str, node) -> list:
+    """The `complete` lines of one node, for the program called `name`."""
+    ident = _ident(name)
+    cond = f"-n {_fq(f'__{ident}_at {_fq(node.path)}')}"
+    base = f"complete -c {_fq(name)} {cond}"
+    out = []
+    for sub, aliases, description in node.subs:
+        out.append(f"{base} -a {_fq(sub)} -d {_fq(description)}")
+        for alias in aliases:
+            out.append(f"{base} -a {_fq(alias)} -d {_fq('alias of ' + sub)}")
+    if node.choices:
+        values = " ".join(node.choices)
+        out.append(f"{base} -a {_fq(values)}")
+    elif node.positional:
+        out.append(f"{base} -F")
+    for flag in node.flags:
+        line = f"{base} -l {_fq(flag.long[2:])}"
+        if flag.short:
+            line += f" -s {_fq(flag.short[1:])}"
+        if flag.takes_value:
+            if flag.choices:
+                line += " -x -a " + _fq(" ".join(str(c) for c in flag.choices))
+            else:
+                line += " -r -F"
+        if flag.description:
+            line += f" -d {_fq(flag.description)}"
+        out.append(line)
+    return out

@@ -56,11 +56,17 @@ def _fields(command):
         yield "example", example
 
 
-def index(program) -> list:
+def index(program, weights_of=None) -> list:
     """[(command, {term: weight})] for every listed command (none hidden, none in a hidden
-    group: what `help --json` lists)."""
-    return [(command, _weights(tuple(_fields(command))))
+    group: what `help --json` lists). `weights_of(command)`: one command's weights (default
+    `command_weights`; the workbench passes a cached one)."""
+    return [(command, (weights_of or command_weights)(command))
             for command in _facts.listed_commands(program)]
+
+
+def command_weights(command) -> dict:
+    """{term: weight} of one command: its name, group, description, options, examples."""
+    return _weights(tuple(_fields(command)))
 
 
 @_lru_cache(maxsize=4096)
@@ -82,15 +88,14 @@ def search(program, sentence: str, limit: int = 5, entries=None) -> list[dict]:
     total = len(entries) or 1
     frequencies = {term: sum(1 for _, other in entries if term in other) or 1
                    for term in query}
+    related = _related(query, entries)
     scored = []
     for position, (command, weights) in enumerate(entries):
         score = 0.0
         for term in query:
             weight = weights.get(term)
             if weight is None:
-                weight = 0.0 if len(term) < 3 else max(
-                    (w * 0.5 for t, w in weights.items()
-                     if t.startswith(term) or term.startswith(t)), default=0.0)
+                weight = 0.0 if len(term) < 3 else _prefix_weight(weights, related[term])
             if weight:
                 score += weight * (1.0 + math.log(total / frequencies[term]))
         if score > 0:
@@ -105,3 +110,20 @@ def search(program, sentence: str, limit: int = 5, entries=None) -> list[dict]:
             entry["tool"] = command.tool_name
         results.append(entry)
     return results
+
+
+def _related(query, entries) -> dict:
+    """term -> the indexed terms it is a prefix of or starts with (a miss's half weight),
+    found once over the vocabulary instead of once per command."""
+    vocabulary = set()
+    for _, weights in entries:
+        vocabulary.update(weights)
+    return {term: frozenset(t for t in vocabulary if t.startswith(term) or term.startswith(t))
+            for term in query if len(term) >= 3}
+
+
+def _prefix_weight(weights: dict, related: frozenset) -> float:
+    """Half the best weight among a command's terms related to a query term (0.0: none)."""
+    if len(related) < len(weights):
+        return max((weights[t] * 0.5 for t in related if t in weights), default=0.0)
+    return max((w * 0.5 for t, w in weights.items() if t in related), default=0.0)
