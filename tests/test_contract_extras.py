@@ -260,3 +260,17 @@ def test_help_search_with_no_match_is_not_found(warehouse):
 def test_help_search_for_people(warehouse):
     result = warehouse("help", "search", "orders")
     assert result.exit == 0 and result.stdout.startswith("orders create")
+
+
+def test_the_options_the_framework_adds_come_in_one_order_in_every_process(tmp_path):
+    """They were attached in a frozenset's order, which moves with PYTHONHASHSEED: help,
+    schemas, cards and tools then differed from one process to the next (and headless
+    snapshots drifted without an edit)."""
+    seen = set()
+    for seed in ("0", "1", "2", "3", "4", "5"):
+        done = subprocess.run([sys.executable, str(WAREHOUSE), "--schema"], capture_output=True,
+                              text=True, env=clean_env(PYTHONHASHSEED=seed,
+                                                       WAREHOUSE_FILE=tmp_path / "stock.json"))
+        assert done.returncode == 0, done.stderr
+        seen.add(done.stdout)
+    assert len(seen) == 1 and '"limit"' in seen.pop()

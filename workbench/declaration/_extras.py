@@ -49,7 +49,7 @@ def attach(command) -> None:
                 f"adds itself ({'paginated=True' if key in ('limit', 'cursor', 'all', 'fields') else 'plan=' if key in ('dry_run', 'expect_plan') else 'effects=non_idempotent'}); "
                 f"rename yours")
     command.framework_keys = frozenset(extras)
-    for key in command.framework_keys:
+    for key in extras:          # declared order: a frozenset's moves with PYTHONHASHSEED
         option = extras[key]
         option.key = key
         command.options[key] = option
