@@ -478,6 +478,7 @@ def measure_workbench(sizes, saves: int) -> dict:
             update = _headless(file, "--update")
             check = _headless(file)
             lists = asyncio.run(_save_to_list(file, saves))
+            file.write_text(burgee_source(n))          # the SDK client's runs edited it
             raw = asyncio.run(_save_to_list(file, saves, "raw"))
         rows[n] = {"update": update, "check": check, "save": lists, "raw": raw}
         print(f"N={n}: headless {check[0]:.1f} s wall, {check[1]:.1f} s CPU; save -> "

@@ -202,3 +202,26 @@ def test_a_batch_runs_when_the_workbench_holds_more_than_1024_files(tmp_path):
     with past_1024(), Pool(bench, size=1) as pool:
         done = pool.run(request, 20)
     assert done.returncode == 0 and '"slept":0.5' in done.stdout, done.stderr
+
+
+def test_the_workbench_s_subprocesses_run_the_bytecode_it_checked(tmp_path, monkeypatch):
+    """Batch workers, environment runs and MCP calls load the last good source: they run the
+    bytecode the workbench kept beside it, neither compiled nor checked again."""
+    from workbench.declaration import _checks
+    from workbench.dev import _worker, loader
+    from workbench.dev.engine import Workbench
+    file = tmp_path / "slow.py"
+    _write(file)
+    bench = Workbench(str(file))
+    assert bench.reload().ok
+    kept = bench.good_source_file + loader.CODE_SUFFIX
+    assert os.path.exists(kept)
+    checked = []
+    real = _checks.check_program
+    monkeypatch.setattr(_checks, "check_program",
+                        lambda program: checked.append(program.name) or real(program))
+    program = _worker._load(str(file), bench.good_source_file, None)
+    assert program.name == "slow" and program.tool("nap0") is not None and checked == []
+    os.remove(kept)               # none kept (or unreadable): compiled and checked, as before
+    assert _worker._load(str(file), bench.good_source_file, None).name == "slow"
+    assert checked == ["slow"]

@@ -436,7 +436,7 @@ class Workbench:
         the previous program is cancelled."""
         if loaded.source != self._good_source:
             self.cancel_diffs()
-        self._remember_source(loaded.source)
+        self._remember_source(loaded.source, loaded.code)
         self._serving_name = loaded.name
         if self.server is not None:
             self.server.set_program(loaded.program)   # tools/list serves it from now on
@@ -454,9 +454,10 @@ class Workbench:
                                  load_seconds=loaded.seconds, program_name=loaded.name)
         return replace(state, load_output=loaded.output)
 
-    def _remember_source(self, source: str) -> None:
+    def _remember_source(self, source: str, code=None) -> None:
         """Keep the good source in a file of this bench's own temporary folder (removed when
-        the bench goes away); calls already running keep the few previous ones."""
+        the bench goes away), and beside it the bytecode it was checked as; calls already
+        running keep the few previous ones."""
         if self._good_source == source and self._good_source_file:
             return
         if self._source_dir is None:
@@ -469,15 +470,19 @@ class Workbench:
         path = os.path.join(self._source_dir, f"good-{self._source_count}.py")
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(source)
+        if code is not None:
+            _loader.save_code(path, code)
         old = self._good_source_file
         self._good_source, self._good_source_file = source, path
         if old:
             self._old_sources.append(old)
             while len(self._old_sources) > 4:
-                try:
-                    os.remove(self._old_sources.pop(0))
-                except OSError:
-                    pass
+                gone = self._old_sources.pop(0)
+                for stale in (gone, gone + _loader.CODE_SUFFIX):
+                    try:
+                        os.remove(stale)
+                    except OSError:
+                        pass
 
     def build_state(self, program, previous: State | None = None, *, loaded_at=0.0,
                     load_seconds=0.0, program_name=None) -> State:

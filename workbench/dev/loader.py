@@ -53,6 +53,7 @@ class Loaded:
     seconds: float = 0.0
     output: str = ""                 # what the file printed while loading (stdout and stderr)
     module: types.ModuleType | None = field(default=None, repr=False)
+    code: types.CodeType | None = field(default=None, repr=False)   # the bytecode it ran
 
     @property
     def ok(self) -> bool:
@@ -312,7 +313,7 @@ def exec_file(file: str, source: str | None = None, *, program_name: str | None 
             loaded.program.source = file
         except AttributeError:
             pass
-        loaded.module = module
+        loaded.module, loaded.code = module, code
     return _done(loaded, started)
 
 
@@ -329,6 +330,34 @@ def _ran_checked(code):
         yield
     finally:
         _RAN_CHECKED.discard(code)
+
+
+CODE_SUFFIX = ".code"
+"""Beside a good source the workbench keeps (`engine.good_source_file`), its bytecode."""
+
+
+def save_code(source_file: str, code) -> None:
+    """Keep `code`, the checked bytecode of `source_file`, beside it (written whole or not at
+    all), so the workbench's own subprocesses (batch workers, environment runs, MCP calls)
+    run it without compiling the file and checking its definition again."""
+    import marshal
+    temporary = source_file + CODE_SUFFIX + ".tmp"
+    try:
+        with open(temporary, "wb") as handle:
+            handle.write(marshal.dumps(code))
+        os.replace(temporary, source_file + CODE_SUFFIX)
+    except (OSError, ValueError):
+        pass     # they compile it, as before
+
+
+def saved_code(source_file: str):
+    """The bytecode `save_code` kept beside `source_file`, or None."""
+    import marshal
+    try:
+        with open(source_file + CODE_SUFFIX, "rb") as handle:
+            return marshal.loads(handle.read())
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
 
 
 def _syntax_error(exc: SyntaxError, file: str) -> LoadError:
