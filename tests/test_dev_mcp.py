@@ -382,3 +382,31 @@ async def test_a_told_client_that_never_lists_delays_the_state_only_briefly(serv
         await asyncio.wait_for(listener.heard.wait(), 20)
         state = await next_state(queue)      # built after 0.2 s without a listing
         assert state.ok and state.program.tool("bye") is not None
+
+
+async def test_a_tool_list_over_the_page_size_comes_in_pages_a_client_follows(served,
+                                                                              monkeypatch):
+    """The MCP SDK's Python client refuses a server-sent event over 1 MiB, and 5,000 commands
+    list 3.6 MB: a long list comes in pages linked by nextCursor (here, a tiny page size)."""
+    from mcp import Client
+    from mcp.shared.exceptions import MCPError
+
+    from workbench.mcp import server as mcp_server
+    bench, url, file = served
+    async with Client(authed(url, bench.token), mode="legacy", cache=None) as client:
+        whole = await client.list_tools()
+        assert whole.next_cursor is None
+        monkeypatch.setattr(mcp_server, "LIST_PAGE_BYTES", 400)
+        bench.server.core._listed = (None, [], None)       # computed again at the new size
+        pages = [await client.list_tools()]
+        while pages[-1].next_cursor:
+            pages.append(await client.list_tools(cursor=pages[-1].next_cursor))
+        assert len(pages) >= 2
+        assert [tool.name for page in pages for tool in page.tools] == \
+            [tool.name for tool in whole.tools]
+        queue = states(bench)
+        save(file, source(BYE))                 # the list changes: an old cursor is refused
+        assert (await next_state(queue, 60)).program.tool("bye") is not None
+        with pytest.raises(MCPError, match="list again without a cursor"):
+            await client.list_tools(cursor=pages[0].next_cursor)
+

@@ -288,3 +288,26 @@ def test_the_server_command_is_the_program_name_without_a_source():
 def test_an_unknown_client_is_refused():
     with pytest.raises(ValueError, match="one of"):
         client_config(make_program(), "emacs")
+
+
+def test_pages_keep_every_tool_in_order_and_each_fits_the_page_size():
+    import json
+
+    import pydantic_core
+
+    from workbench.mcp.server import LIST_PAGE_BYTES, _pages
+    tools = [{"name": f"t{i}", "description": "x" * (700 + i % 900),
+              "inputSchema": {"type": "object"}} for i in range(3000)]
+    big = {"name": "huge", "description": "y" * (LIST_PAGE_BYTES + 10),
+           "inputSchema": {"type": "object"}}
+    pages = _pages({"tools": tools[:1500] + [big] + tools[1500:]}, 7)
+    assert [tool["name"] for page in pages for tool in page["tools"]] == \
+        [tool["name"] for tool in tools[:1500]] + ["huge"] + [t["name"] for t in tools[1500:]]
+    assert [page.get("nextCursor") for page in pages] == \
+        [f"tools-7-{n}" for n in range(1, len(pages))] + [None]
+    for page in pages:
+        if len(page["tools"]) > 1:
+            assert len(pydantic_core.to_json(page)) <= LIST_PAGE_BYTES
+    assert any(page["tools"] == [big] for page in pages)     # too big for any page: alone
+    small = {"tools": tools[:10]}
+    assert _pages(small, 1) == [small] and "nextCursor" not in json.dumps(small)

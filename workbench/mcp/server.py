@@ -70,6 +70,33 @@ def _progress_token(ctx):
     return getattr(meta, "progress_token", None)
 
 
+LIST_PAGE_BYTES = 900_000
+"""A tools/list answer longer than this (encoded) is split into pages, each pointing to the next
+with `nextCursor`: the MCP SDK's Python client refuses a server-sent event over 1 MiB, and
+5,000 commands list 3.6 MB. Shorter lists are one page, as before."""
+
+
+def _pages(wire: dict, serial: int) -> list:
+    """`wire` (a ListToolsResult in wire form) as pages of at most `LIST_PAGE_BYTES` encoded
+    (a tool bigger than that is a page alone); cursors `tools-SERIAL-PAGE`."""
+    import pydantic_core
+    tools = wire["tools"]
+    if len(pydantic_core.to_json(wire)) <= LIST_PAGE_BYTES:
+        return [wire]
+    pages, start, used = [], 0, 0
+    for at, tool in enumerate(tools):
+        size = len(pydantic_core.to_json(tool)) + 1
+        if used + size > LIST_PAGE_BYTES - 1024 and at > start:
+            pages.append(tools[start:at])
+            start, used = at, 0
+        used += size
+    pages.append(tools[start:])
+    rest = {key: value for key, value in wire.items() if key != "tools"}
+    return [{**rest, "tools": page, **({"nextCursor": f"tools-{serial}-{number + 1}"}
+                                       if number + 1 < len(pages) else {})}
+            for number, page in enumerate(pages)]
+
+
 class ProgramServer:
     """One declared program served over MCP. See the module docstring.
 
@@ -91,7 +118,8 @@ class ProgramServer:
         self.bus = InMemorySubscriptionBus()
         self.listen = ListenHandler(self.bus)
         self._connections: dict[int, object] = {}
-        self._listed = (None, [], None)   # (program, tools, wire form): replaced whole
+        self._listed = (None, [], None)   # (program, tools, pages in wire form): replaced whole
+        self._serial = 0                  # listings computed: a page cursor names its listing
         self._told: set = set()           # connections told of a change, not yet listed again
         self._all_listed = asyncio.Event()
         self._all_listed.set()
@@ -123,7 +151,8 @@ class ProgramServer:
         self._listing_of(program)
 
     def _listing_of(self, program) -> tuple:
-        """(program, tools, wire form) for `program`, kept for the latest one asked.
+        """(program, tools, its pages in wire form) for `program`, kept for the latest one
+        asked (one page unless the list is over `LIST_PAGE_BYTES`).
 
         The answer is kept validated and already in its wire form, so a request for the same
         program only copies the top-level dict (the SDK's runner does) and encodes it.
@@ -133,7 +162,8 @@ class ProgramServer:
             tools = _tools.list_tools(program)
             wire = mcp_types.ListToolsResult.model_validate({"tools": tools}) \
                 .model_dump(by_alias=True, mode="json", exclude_none=True)
-            listed = self._listed = (program, tools, wire)
+            self._serial += 1
+            listed = self._listed = (program, tools, _pages(wire, self._serial))
         return listed
 
     async def notify_tools_changed(self) -> None:
@@ -179,7 +209,16 @@ class ProgramServer:
         return input_schema(command)
 
     async def _on_list_tools(self, ctx, params):
-        return self._listing_of(self.program)[2]
+        pages = self._listing_of(self.program)[2]
+        cursor = getattr(params, "cursor", None) if params is not None else None
+        if cursor is None:
+            return pages[0]
+        serial, _, number = str(cursor).removeprefix("tools-").partition("-")
+        if serial == str(self._serial) and number.isdigit() and 0 < int(number) < len(pages):
+            return pages[int(number)]
+        from mcp.shared.exceptions import MCPError
+        raise MCPError(code=-32602, message=f"unknown cursor {cursor!r}: the tool list changed "
+                       f"since it was given (list_changed was sent); list again without a cursor")
 
     async def _call(self, ctx, params) -> dict:
         program = self.program
