@@ -137,6 +137,13 @@ RECORDS = GOOD + textwrap.dedent('''
 ''')
 
 
+def warm_load(file, checker, timeout=10):
+    """A load with `checker`, then its next process started, as the workbench does."""
+    loaded = loader.load(file, timeout=timeout, checker=checker)
+    checker.prepare(os.path.dirname(file), loader.child_environ())
+    return loaded
+
+
 def _records(path):
     return [line.split() for line in path.read_text().splitlines()]
 
@@ -147,11 +154,11 @@ def test_a_checker_runs_the_next_check_in_the_process_it_started_ahead(tmp_path,
     file = write(tmp_path / "app.py", RECORDS)
     checker = loader.Checker()
     try:
-        first = loader.load(file, timeout=10, checker=checker)
+        first = warm_load(file, checker, timeout=10)
         assert first.ok, first.error
         (spare, _cwd, _env), = checker._spare           # started after the check, waiting
         assert spare.poll() is None
-        second = loader.load(file, timeout=10, checker=checker)
+        second = warm_load(file, checker, timeout=10)
         assert second.ok, second.error
         pids = [pid for pid, _mark in _records(record)]
         # each load: the check process, then this process; the second check ran in the spare
@@ -168,10 +175,10 @@ def test_a_spare_started_under_another_environment_is_not_used(tmp_path, monkeyp
     file = write(tmp_path / "app.py", RECORDS)
     checker = loader.Checker()
     try:
-        assert loader.load(file, timeout=10, checker=checker).ok
+        assert warm_load(file, checker, timeout=10).ok
         (stale, _cwd, _env), = checker._spare
         monkeypatch.setenv("BURGEE_TEST_MARK", "changed")
-        assert loader.load(file, timeout=10, checker=checker).ok
+        assert warm_load(file, checker, timeout=10).ok
         check_pid, mark = _records(record)[2]
         assert mark == "changed" and check_pid != str(stale.pid)
         assert stale.poll() is not None                  # the stale spare was killed
@@ -183,12 +190,12 @@ def test_a_hanging_import_in_a_warm_check_is_cut_off_and_the_next_check_works(tm
     checker = loader.Checker()
     try:
         file = write(tmp_path / "app.py", GOOD)
-        assert loader.load(file, timeout=10, checker=checker).ok
+        assert warm_load(file, checker, timeout=10).ok
         write(tmp_path / "app.py", GOOD + "\nwhile True:\n    pass\n")
-        hung = loader.load(file, timeout=1.5, checker=checker)
+        hung = warm_load(file, checker, timeout=1.5)
         assert hung.error is not None and hung.error.kind == "timeout"
         write(tmp_path / "app.py", GOOD)
-        again = loader.load(file, timeout=10, checker=checker)
+        again = warm_load(file, checker, timeout=10)
         assert again.ok, again.error
     finally:
         checker.close()
@@ -201,7 +208,7 @@ def test_a_warm_check_still_reports_syntax_and_definition_errors(tmp_path):
                              checker=checker)
         assert syntax.error.kind == "syntax" and syntax.error.line == GOOD.count("\n") + 2
         bad = GOOD.replace('examples=["app hello"]', 'examples=["app hello --nope"]')
-        definition = loader.load(write(tmp_path / "app.py", bad), timeout=10, checker=checker)
+        definition = warm_load(write(tmp_path / "app.py", bad), checker, timeout=10)
         assert definition.error.kind == "definition" and "--nope" in definition.error.message
     finally:
         checker.close()
@@ -278,8 +285,7 @@ def test_a_check_works_when_the_workbench_holds_more_than_1024_files(tmp_path):
         checker = loader.Checker()
         try:
             for _ in range(2):                 # a cold check, then the warm spare's
-                loaded = loader.load(write(tmp_path / "app.py", GOOD), timeout=10,
-                                     checker=checker)
+                loaded = warm_load(write(tmp_path / "app.py", GOOD), checker, timeout=10)
                 assert loaded.ok, loaded.error
         finally:
             checker.close()

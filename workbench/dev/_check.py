@@ -18,6 +18,8 @@ def _reply(answer: dict) -> None:
 
 
 def main() -> None:
+    import gc
+    gc.disable()     # a short life: collections would only slow the run the workbench waits on
     from workbench.declaration import model  # noqa: F401 - imported while nothing waits
     from workbench.dev.loader import exec_file
     from workbench.runtime import capture, checks  # noqa: F401

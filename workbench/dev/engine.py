@@ -443,6 +443,14 @@ class Workbench:
             self.server.tools_changed()
 
     def _next_state(self, loaded) -> State:
+        try:
+            return self._build_next_state(loaded)
+        finally:
+            if self._checker is not None:   # the next save's check starts warm, started
+                # now that this one is done rather than beside its critical path
+                self._checker.prepare(os.path.dirname(self.file), _loader.child_environ())
+
+    def _build_next_state(self, loaded) -> State:
         previous = self.state
         now = time.time()
         if not loaded.ok:

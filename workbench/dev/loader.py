@@ -725,8 +725,9 @@ def child_environ(extra: dict | None = None) -> dict:
 
 def load(file: str, *, program_name: str | None = None,
          timeout: float | None = DEFAULT_LOAD_TIMEOUT, checker: Checker | None = None) -> Loaded:
-    """Check in a subprocess (when `timeout` is not None; a `Checker`'s spare when given),
-    then load in-process the bytecode the check compiled, its examples already checked."""
+    """Check in a subprocess (when `timeout` is not None; a `Checker`'s spare when given:
+    call its `prepare` when the next check should start warm), then load in-process the
+    bytecode the check compiled, its examples already checked."""
     started = time.perf_counter()
     file = os.path.abspath(file)
     try:
@@ -752,6 +753,4 @@ def load(file: str, *, program_name: str | None = None,
                            verdict=run.verdict)
     finally:
         run.close()
-        if checker is not None:
-            checker.prepare(os.path.dirname(file), child_environ())  # the next one starts warm
     return _done(loaded, started)
