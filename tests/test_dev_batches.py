@@ -225,3 +225,26 @@ def test_the_workbench_s_subprocesses_run_the_bytecode_it_checked(tmp_path, monk
     os.remove(kept)               # none kept (or unreadable): compiled and checked, as before
     assert _worker._load(str(file), bench.good_source_file, None).name == "slow"
     assert checked == ["slow"]
+
+
+def test_a_diff_batch_lists_a_paged_tool_list_once_not_per_call(tmp_path, monkeypatch):
+    """The SDK client checks a result against the tool's output schema and, for a tool it
+    has not seen, lists again, first page only: with the list in pages, every call to a
+    later tool re-listed (900 KB at 5,000 commands). The batch's client lists every page once."""
+    from workbench.dev.engine import Workbench
+    from workbench.mcp import server as mcp_server
+    monkeypatch.setattr(mcp_server, "LIST_PAGE_BYTES", 300)     # a page per tool or two
+    file = tmp_path / "slow.py"
+    save(file, SLOW.replace("time.sleep(0.5)", "time.sleep(0)"))
+    bench = Workbench(str(file))
+    assert bench.reload().ok
+    diffs = bench.run_diffs()
+    core = bench.server.core
+    pages = len(core._listing_of(bench.program)[2])
+    assert pages >= 5
+    listed = []
+    real = core._listing_of
+    monkeypatch.setattr(core, "_listing_of", lambda program: listed.append(1) or real(program))
+    diffs = bench.run_diffs()
+    assert len(diffs) == 13 and all(d.equal for d in diffs if d.skipped is None), diffs
+    assert len(listed) == pages            # each page once, by the batch's one client

@@ -230,6 +230,7 @@ class DevServer:
             with using(sandbox), anyio.fail_after(timeout):
                 async with Client(self.server, cache=None,
                                   client_info=_client_info(INTERNAL_CLIENT)) as client:
+                    await _list_every_page(client)
                     result = await client.call_tool(name, arguments)
             text = "".join(getattr(part, "text", "") for part in result.content)
             return {"text": text, "is_error": bool(result.is_error),
@@ -267,6 +268,7 @@ class DevServer:
         session = Client(self.server, cache=None, client_info=_client_info(INTERNAL_CLIENT))
         with start_blocking_portal() as portal, \
                 portal.wrap_async_context_manager(session) as client:
+            portal.call(_list_every_page, client)
             def call(name: str, arguments: dict, timeout: float) -> dict:
                 async def go():
                     # The server's handler runs in a copy of this task's context.
@@ -352,6 +354,16 @@ def _bind(host: str, port: int):
     sock.listen(128)
     sock.setblocking(False)
     return sock
+
+
+async def _list_every_page(client) -> None:
+    """List the tools, following `nextCursor`, so the SDK client knows every tool's output
+    schema: it checks a result against it and, for a tool it has not seen, lists again, but
+    only the first page (a long list comes in pages: `workbench.mcp.server.LIST_PAGE_BYTES`),
+    so every call to a later tool re-listed 900 KB and was not checked."""
+    result = await client.list_tools()
+    while result.next_cursor:
+        result = await client.list_tools(cursor=result.next_cursor)
 
 
 def _client_info(name: str):
