@@ -505,7 +505,7 @@ def render_workbench(rows: dict, saves: int, sizes) -> str:
              f"- Machine: {os.cpu_count()} CPUs, {platform.machine()}, "
              f"{platform.system()} {platform.release()}, CPython {platform.python_version()}",
              f"- {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average at the end "
-             f"{os.getloadavg()[0]:.1f} on 2 cores (other engineers' suites): wall times "
+             f"{os.getloadavg()[0]:.1f} on 2 cores (a shared machine): wall times "
              f"swell with it, CPU times much less", "",
              "| N | examples equal | `--headless --update` wall | CPU | `--headless` wall | CPU "
              "| save → new tools/list, SDK client: median | min | raw client: median | min "
