@@ -1,4 +1,4 @@
-"""Subprocess side of `loader.check`: load the file sent on stdin, print its replies.
+"""Subprocess side of the load check (`loader.load`): load the file sent on stdin, print its replies.
 
 What a load needs is imported before stdin is read, so a process started ahead of time
 (`loader.Checker`) waits with that work done. Replies are lines on stdout:

@@ -1,6 +1,6 @@
 """Load a user's program file: compile and run it in a fresh module, find its Program.
 
-A load first runs the file in a short-lived subprocess with a time limit (`check`), so an
+A load first runs the file in a short-lived subprocess with a time limit (`_CheckRun`), so an
 import that never finishes is cut off instead of freezing the workbench; only a file that
 passed is then run in-process (`load`). Sibling modules are always read from source, never
 from possibly stale bytecode, and are re-imported on every load so an edit to a helper module
@@ -226,7 +226,7 @@ def exec_file(file: str, source: str | None = None, *, program_name: str | None 
               code=None, verdict=None, ran=None) -> Loaded:
     """Compile and run `file` (or `source`, with `file` as its name) in a fresh module.
 
-    No time limit here: call `check` first for that. Bytecode is never written, siblings
+    No time limit here: `load` checks in a subprocess first. Bytecode is never written, siblings
     are read from source and re-imported. `code` is `source` already compiled (by the check,
     which compiled the same bytes). `ran()` is called once the module ran and its Program was
     found, before the examples are checked. `verdict()` replaces that check with the load
@@ -397,19 +397,6 @@ def _import_error(exc: BaseException, file: str) -> LoadError:
 
 
 # --- the subprocess check ----------------------------------------------------------------
-
-def check(file: str, source: str | None = None, *, program_name: str | None = None,
-          timeout: float = DEFAULT_LOAD_TIMEOUT, checker: Checker | None = None) -> LoadError | None:
-    """Run the load in a subprocess with a time limit; the error, or None when it loads."""
-    run = _begin_check(file, source, program_name, timeout, checker)
-    if isinstance(run, LoadError):
-        return run
-    try:
-        error, _code = run.ran()
-        return error if error is not None else run.verdict()
-    finally:
-        run.close()
-
 
 def _begin_check(file: str, source: str | None, program_name: str | None, timeout: float,
                  checker: Checker | None):
