@@ -397,7 +397,7 @@ async def test_a_tool_list_over_the_page_size_comes_in_pages_a_client_follows(se
         whole = await client.list_tools()
         assert whole.next_cursor is None
         monkeypatch.setattr(mcp_server, "LIST_PAGE_BYTES", 400)
-        bench.server.core._listed = (None, [], None)       # computed again at the new size
+        bench.server.core._listings = []       # computed again at the new size
         pages = [await client.list_tools()]
         while pages[-1].next_cursor:
             pages.append(await client.list_tools(cursor=pages[-1].next_cursor))

@@ -14,6 +14,8 @@ from workbench.surfaces.clients import CLIENTS, client_config, config_text
 from workbench.surfaces.schema import input_schema
 from workbench.surfaces.tools import callable_tool, list_tools, output_schema, tool_definition
 
+from _mcp_helpers import sample_files
+
 
 def ok(ctx):
     return {}
@@ -311,3 +313,83 @@ def test_pages_keep_every_tool_in_order_and_each_fits_the_page_size():
     assert any(page["tools"] == [big] for page in pages)     # too big for any page: alone
     small = {"tools": tools[:10]}
     assert _pages(small, 1) == [small] and "nextCursor" not in json.dumps(small)
+
+
+@pytest.mark.parametrize("path", sample_files(), ids=lambda path: path.name)
+def test_every_version_is_served_what_the_sdk_sieve_makes_of_the_tools(path):
+    """tools/list is sieved once per program and version (`_Listing`) instead of on each
+    request: what it serves must be what the SDK's runner would make of the tools."""
+    import mcp_types
+    from mcp_types import methods
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS
+
+    from workbench.loader import load_program
+    from workbench.mcp.server import build
+    program = load_program(path)
+    served = build(program)
+    tools = list_tools(program)
+    for version in SUPPORTED_PROTOCOL_VERSIONS:
+        page = served._listing_of(program).pages(version)[0]
+        if version in MODERN_PROTOCOL_VERSIONS:
+            expected = mcp_types.ListToolsResult.model_validate({"tools": tools}).model_dump(
+                by_alias=True, mode="json", exclude_none=True)
+        else:
+            expected = methods.serialize_server_result("tools/list", version, {"tools": tools})
+        assert page == expected, (path.name, version)
+
+
+def _sieved_counts(monkeypatch) -> list:
+    from mcp_types import methods
+    counts = []
+    sieve = methods.serialize_server_result
+
+    def counting(method, version, data, **kwargs):
+        counts.append(len(data["tools"]))
+        return sieve(method, version, data, **kwargs)
+    monkeypatch.setattr(methods, "serialize_server_result", counting)
+    return counts
+
+
+def _program_with(description: str, default=1):
+    return Program(name="shop", version="1.0.0", description="A shop", commands=[
+        Command(name=f"c{n}", description=description if n == 3 else f"command {n}",
+                effects="read_only", run=ok,
+                options={"many": Option(type="number", description="how many",
+                                        default=default if n == 5 else 1)})
+        for n in range(8)])
+
+
+def test_a_reload_sieves_only_the_tools_it_changed(monkeypatch):
+    from mcp_types import methods
+
+    from workbench.mcp.server import build
+    counts = _sieved_counts(monkeypatch)
+    first = _program_with("first text")
+    served = build(first)
+    served.prepare(first)
+    assert counts == []                   # no client has listed: no version to sieve for
+    served._versions.add("2025-06-18")    # as a client's tools/list does
+    served._listing_of(first).pages("2025-06-18")
+    assert counts == [8]
+    edited = _program_with("second text")
+    served.prepare(edited)                # a version listed before: sieved now, one tool
+    assert counts == [8, 1]
+    page = served._listing_of(edited).pages("2025-06-18")[0]
+    counts.clear()
+    assert page == methods.serialize_server_result("tools/list", "2025-06-18",
+                                                   {"tools": list_tools(edited)})
+
+
+def test_a_default_changed_from_1_to_1_0_is_sieved_again(monkeypatch):
+    """Reuse is keyed by the encoded tool: `{"default": 1} == {"default": 1.0}` in Python,
+    but they are not the same tool on the wire."""
+    from workbench.mcp.server import build
+    before = _program_with("text", default=1)
+    served = build(before)
+    served._listing_of(before).pages("2025-06-18")
+    counts = _sieved_counts(monkeypatch)
+    after = _program_with("text", default=1.0)
+    page = served._listing_of(after).pages("2025-06-18")[0]
+    assert counts == [1]
+    many = next(tool for tool in page["tools"] if tool["name"] == "c5")
+    assert repr(many["inputSchema"]["properties"]["many"]["default"]) == "1.0"

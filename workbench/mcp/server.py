@@ -76,25 +76,89 @@ with `nextCursor`: the MCP SDK's Python client refuses a server-sent event over 
 5,000 commands list 3.6 MB. Shorter lists are one page, as before."""
 
 
-def _pages(wire: dict, serial: int) -> list:
+def _pages(wire: dict, serial: int, sizes: list | None = None) -> list:
     """`wire` (a ListToolsResult in wire form) as pages of at most `LIST_PAGE_BYTES` encoded
-    (a tool bigger than that is a page alone); cursors `tools-SERIAL-PAGE`."""
+    (a tool bigger than that is a page alone); cursors `tools-SERIAL-PAGE`. `sizes`, when
+    given, are the tools' encoded lengths."""
     import pydantic_core
     tools = wire["tools"]
-    if len(pydantic_core.to_json(wire)) <= LIST_PAGE_BYTES:
+    if sizes is None:
+        if len(pydantic_core.to_json(wire)) <= LIST_PAGE_BYTES:
+            return [wire]
+        sizes = [len(pydantic_core.to_json(tool)) for tool in tools]
+    elif sum(sizes) + len(sizes) + 1024 <= LIST_PAGE_BYTES:
         return [wire]
     pages, start, used = [], 0, 0
-    for at, tool in enumerate(tools):
-        size = len(pydantic_core.to_json(tool)) + 1
-        if used + size > LIST_PAGE_BYTES - 1024 and at > start:
+    for at, size in enumerate(sizes):
+        if used + size + 1 > LIST_PAGE_BYTES - 1024 and at > start:
             pages.append(tools[start:at])
             start, used = at, 0
-        used += size
+        used += size + 1
     pages.append(tools[start:])
     rest = {key: value for key, value in wire.items() if key != "tools"}
     return [{**rest, "tools": page, **({"nextCursor": f"tools-{serial}-{number + 1}"}
                                        if number + 1 < len(pages) else {})}
             for number, page in enumerate(pages)]
+
+
+_WIRE_TOOLS: ContextVar = ContextVar("burgee_wire_tools", default=None)
+"""Set by the middleware around a tools/list: where the handler leaves the page's tools,
+already in wire form, so the SDK validates an empty page instead of them all again."""
+
+
+class _Listing:
+    """One program's tools/list: its tools as `surfaces.tools` writes them and, per protocol
+    version, the pages the SDK's per-version sieve makes of them.
+
+    The sieve (`mcp_types.methods.serialize_server_result`, which the SDK's runner applies
+    to every spec result) validates every tool: about 50 ms at 1,000 tools. For handshake-era
+    versions it runs once per program and version, and only on the tools whose encoding
+    changed since the listing before (`previous`): a save that edits one command sieves one
+    tool. A 2026-era result's sieve needs its envelope (`ttlMs`, `cacheScope`, `resultType`),
+    so those pages are the monolith model's dump and the SDK sieves them on each request.
+    """
+
+    def __init__(self, program, serial: int, previous: _Listing | None):
+        self.program, self.serial = program, serial
+        self.tools = _tools.list_tools(program)
+        self._previous = previous
+        self._pages: dict = {}     # version -> pages in wire form
+        self._sieved: dict = {}    # version -> {encoded tool: (wire tool, encoded size)}
+
+    def pages(self, version: str) -> list:
+        """The pages in wire form for `version`, computed on first use (any thread)."""
+        pages = self._pages.get(version)
+        if pages is None:
+            pages = self._pages[version] = self._compute(version)
+        return pages
+
+    def sieved(self, version: str) -> bool:
+        """Whether `pages(version)` holds the tools in the sieve's wire form already."""
+        return version not in MODERN_PROTOCOL_VERSIONS
+
+    def _compute(self, version: str) -> list:
+        import pydantic_core
+        from mcp_types import methods
+        if not self.sieved(version):   # the model's own defaults fill the envelope
+            wire = mcp_types.ListToolsResult.model_validate({"tools": self.tools}) \
+                .model_dump(by_alias=True, mode="json", exclude_none=True)
+            return _pages(wire, self.serial)
+        before = self._previous._sieved.get(version, {}) if self._previous else {}
+        encoded = [pydantic_core.to_json(tool) for tool in self.tools]
+        sieved = {key: before[key] for key in encoded if key in before}
+        fresh = [tool for key, tool in zip(encoded, self.tools) if key not in sieved]
+        if fresh:
+            wire = methods.serialize_server_result("tools/list", version, {"tools": fresh})
+            for tool, out in zip(fresh, wire["tools"]):
+                sieved[pydantic_core.to_json(tool)] = (out, len(pydantic_core.to_json(out)))
+        self._sieved[version] = sieved
+        chosen = [sieved[key] for key in encoded]
+        return _pages({"tools": [wire for wire, _ in chosen]}, self.serial,
+                      [size for _, size in chosen])
+
+    def forget_previous(self) -> None:
+        """Drop the listing before this one (kept only to reuse its sieved tools)."""
+        self._previous = None
 
 
 class ProgramServer:
@@ -118,8 +182,9 @@ class ProgramServer:
         self.bus = InMemorySubscriptionBus()
         self.listen = ListenHandler(self.bus)
         self._connections: dict[int, object] = {}
-        self._listed = (None, [], None)   # (program, tools, pages in wire form): replaced whole
+        self._listings: list = []         # the newest two `_Listing`s: served and candidate
         self._serial = 0                  # listings computed: a page cursor names its listing
+        self._versions: set = set()       # protocol versions that asked for tools/list
         self._told: set = set()           # connections told of a change, not yet listed again
         self._all_listed = asyncio.Event()
         self._all_listed.set()
@@ -143,28 +208,28 @@ class ProgramServer:
 
     def tools(self) -> list[dict]:
         """The current tools/list, computed once per program (a reload is a new program)."""
-        return self._listing_of(self.program)[1]
+        return self._listing_of(self.program).tools
 
     def prepare(self, program) -> None:
-        """Compute `program`'s tools/list now (any thread), so that once it is served the
-        first request after `list_changed` only encodes it."""
-        self._listing_of(program)
+        """Compute `program`'s tools/list now (any thread) in the wire form of every protocol
+        version that listed before, so that once it is served the first request after
+        `list_changed` only encodes it."""
+        listing = self._listing_of(program)
+        for version in list(self._versions):
+            listing.pages(version)
 
-    def _listing_of(self, program) -> tuple:
-        """(program, tools, its pages in wire form) for `program`, kept for the latest one
-        asked (one page unless the list is over `LIST_PAGE_BYTES`).
-
-        The answer is kept validated and already in its wire form, so a request for the same
-        program only copies the top-level dict (the SDK's runner does) and encodes it.
-        """
-        listed = self._listed
-        if listed[0] is not program:
-            tools = _tools.list_tools(program)
-            wire = mcp_types.ListToolsResult.model_validate({"tools": tools}) \
-                .model_dump(by_alias=True, mode="json", exclude_none=True)
-            self._serial += 1
-            listed = self._listed = (program, tools, _pages(wire, self._serial))
-        return listed
+    def _listing_of(self, program) -> _Listing:
+        """The `_Listing` of `program`, kept for the newest two asked (the served program and
+        a load being prepared, which may still be refused)."""
+        for listing in self._listings:
+            if listing.program is program:
+                return listing
+        self._serial += 1
+        listing = _Listing(program, self._serial, self._listings[0] if self._listings else None)
+        for older in self._listings:
+            older.forget_previous()
+        self._listings = [listing, *self._listings[:1]]
+        return listing
 
     async def notify_tools_changed(self) -> None:
         """`notifications/tools/list_changed` to every connected client, both protocol eras."""
@@ -209,13 +274,23 @@ class ProgramServer:
         return input_schema(command)
 
     async def _on_list_tools(self, ctx, params):
-        pages = self._listing_of(self.program)[2]
+        listing = self._listing_of(self.program)
+        self._versions.add(ctx.protocol_version)    # `prepare` makes its pages ahead
+        pages = listing.pages(ctx.protocol_version)
         cursor = getattr(params, "cursor", None) if params is not None else None
-        if cursor is None:
-            return pages[0]
         serial, _, number = str(cursor).removeprefix("tools-").partition("-")
-        if serial == str(self._serial) and number.isdigit() and 0 < int(number) < len(pages):
-            return pages[int(number)]
+        if cursor is None:
+            page = pages[0]
+        elif serial == str(listing.serial) and number.isdigit() and 0 < int(number) < len(pages):
+            page = pages[int(number)]
+        else:
+            page = None
+        if page is not None:
+            wire_tools = _WIRE_TOOLS.get()
+            if wire_tools is None or not listing.sieved(ctx.protocol_version):
+                return page
+            wire_tools.append(page["tools"])
+            return {**page, "tools": []}
         from mcp.shared.exceptions import MCPError
         raise MCPError(code=-32602, message=f"unknown cursor {cursor!r}: the tool list changed "
                        f"since it was given (list_changed was sent); list again without a cursor")
@@ -264,6 +339,8 @@ class ProgramServer:
         if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             key = self._remember(ctx)
         call_next = _objects_only(call_next)
+        if ctx.method == "tools/list":
+            call_next = self._sieved_once(call_next)
         try:
             if self.observer is None or ctx.request_id is None:
                 return await call_next(ctx)
@@ -271,6 +348,22 @@ class ProgramServer:
         finally:
             if key in self._told and ctx.method == "tools/list":
                 self._listed_by(key)
+
+    def _sieved_once(self, call_next):
+        """`call_next` for a tools/list: the SDK runs the request as for any other (its
+        checks, its envelope) on an empty page, then the page's tools go in, already in the
+        wire form its sieve made of them for this protocol version (`_Listing`)."""
+        async def go(ctx):
+            wire_tools: list = []
+            token = _WIRE_TOOLS.set(wire_tools)
+            try:
+                result = await call_next(ctx)
+            finally:
+                _WIRE_TOOLS.reset(token)
+            if wire_tools and isinstance(result, dict) and result.get("tools") == []:
+                result = {**result, "tools": wire_tools[0]}
+            return result
+        return go
 
     async def _observed(self, ctx, call_next):
         params = ctx.params or {}
