@@ -240,7 +240,8 @@ def test_a_diff_batch_lists_a_paged_tool_list_once_not_per_call(tmp_path, monkey
     assert bench.reload().ok
     diffs = bench.run_diffs()
     core = bench.server.core
-    pages = len(core._listing_of(bench.program)[2])
+    from mcp_types.version import LATEST_HANDSHAKE_VERSION
+    pages = len(core._listing_of(bench.program).pages(LATEST_HANDSHAKE_VERSION))
     assert pages >= 5
     listed = []
     real = core._listing_of

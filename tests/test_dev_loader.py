@@ -166,7 +166,7 @@ def test_a_checker_runs_the_next_check_in_the_process_it_started_ahead(tmp_path,
         assert pids[2] == str(spare.pid) and pids[0] != pids[2]
     finally:
         checker.close()
-    assert spare.poll() is not None                      # close() killed the waiting one
+    assert spare.wait(5) is not None      # killed after its verdict (reaped in a thread)
 
 
 def test_a_spare_started_under_another_environment_is_not_used(tmp_path, monkeypatch):
@@ -238,6 +238,34 @@ def test_examples_refused_by_the_check_fail_the_load_that_already_ran_the_file(t
     state = bench.reload()
     assert state.load_error.kind == "definition" and "--nope" in state.load_error.message
     assert state.program is not None and state.program.name == "app"   # the last good one
+
+
+def test_a_definition_refused_after_the_first_reply_reads_as_a_plain_run_reports_it(tmp_path):
+    """The check process answers once the file ran, then checks the definition: a refusal
+    found then must read exactly as a run checked as it goes reports it (its line, the
+    user's traceback, nothing printed past the refusal), and the last good program stays."""
+    bad = GOOD.replace('effects="read_only",', "") + '\nprint("after the program")\n'
+    file = write(tmp_path / "app.py", bad)
+    plain = loader.exec_file(file)                # in this process, checked as it goes
+    assert plain.error.kind == "definition" and plain.output == ""
+    bench = Workbench(write(tmp_path / "app.py", GOOD))
+    assert bench.reload().ok
+    write(tmp_path / "app.py", bad)
+    state = bench.reload()
+    assert state.load_error.to_dict() == plain.error.to_dict() and state.load_output == ""
+    assert state.load_error.line == bad.count("\n", 0, bad.index("program = ")) + 1
+    assert state.program is not None and state.program.name == "app"   # the last good one
+    prepared = []
+    checked = loader.load(file, timeout=10, before_verdict=prepared.append)
+    assert checked.error.to_dict() == plain.error.to_dict() and checked.output == ""
+    assert [program.name for program in prepared] == ["app"]   # built, then refused
+
+
+def test_work_before_the_verdict_that_raises_does_not_break_the_load(tmp_path):
+    def broken(program):
+        raise RuntimeError("a surface of a program the check may yet refuse")
+    loaded = loader.load(write(tmp_path / "app.py", GOOD), timeout=10, before_verdict=broken)
+    assert loaded.ok and loaded.program.name == "app"
 
 
 def test_bytecode_the_check_ran_is_not_checked_again_here(tmp_path, monkeypatch):

@@ -23,8 +23,25 @@ _SHORT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01
 
 
 _RAN_CHECKED: set = set()
-"""Module code objects a load check process already ran to their end, these checks included
-(`burgee dev` runs the check's own bytecode after it: `workbench.dev.loader.exec_file`)."""
+"""Module code objects a load check process already ran to their end (`burgee dev` runs the
+check's own bytecode after it: `workbench.dev.loader.exec_file`)."""
+
+_DEFERRED: dict = {}
+"""Module code object -> [(Program, verdict path)] built at its top level whose checks wait
+for `check_deferred` (the load check process answers first: `workbench.dev._check`)."""
+
+
+def defer_checks(code) -> None:
+    """Programs built at the top level of `code` from now on are checked by
+    `check_deferred(code)`, not as they are constructed."""
+    _DEFERRED[code] = []
+
+
+def check_deferred(code) -> None:
+    """Run the checks `defer_checks(code)` held back, in construction order (a DefinitionError
+    as construction would have raised it, minus where: the caller runs the module again)."""
+    for program, path in _DEFERRED.pop(code, []):
+        _check(program, path)
 
 
 def check_once(program, frame) -> None:
@@ -36,11 +53,20 @@ def check_once(program, frame) -> None:
     the top level of a module imported from disk can be trusted this way; any other (a
     function building one, `burgee dev`'s loader, `BURGEE_CHECK=always`) is checked.
     A trusted program checks each lazy group when it loads (`check_lazy`). A Program built
-    at the top level of bytecode in `_RAN_CHECKED` is not checked again.
+    at the top level of bytecode in `_RAN_CHECKED` is not checked again; one built at the
+    top level of bytecode in `_DEFERRED` is checked when `check_deferred` says.
     """
     if frame.f_code in _RAN_CHECKED:
         return
     path = _verdict_path(program, frame)
+    deferred = _DEFERRED.get(frame.f_code)
+    if deferred is not None:
+        deferred.append((program, path))
+        return
+    _check(program, path)
+
+
+def _check(program, path: str | None) -> None:
     if path is not None and os.path.exists(path):
         program._examples_checked = True
         program._lazy_trusted = os.path.basename(path)

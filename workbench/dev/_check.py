@@ -4,7 +4,9 @@ What a load needs is imported before stdin is read, so a process started ahead o
 (`loader.Checker`) waits with that work done. Replies are lines on stdout:
 `{"burgee_ran": CODE}` once the file ran and its Program was found (its bytecode, marshal
 in base64, when the request asks for it), so the workbench can run the same bytecode while
-the examples are checked here; then `{"burgee_check": null | error}`, the verdict.
+the definition and its examples are checked here; then `{"burgee_check": null | error}`,
+the verdict. A definition refused after the first reply is reported as a plain run reports
+it: the file runs again, checked as it goes, and stops where the refusal is raised.
 """
 
 import json
@@ -20,26 +22,47 @@ def _reply(answer: dict) -> None:
 def main() -> None:
     import gc
     gc.disable()     # a short life: collections would only slow the run the workbench waits on
-    from workbench.declaration import model  # noqa: F401 - imported while nothing waits
+    from workbench.declaration import model   # imported while nothing waits
     from workbench.dev.loader import exec_file
     from workbench.runtime import capture, checks  # noqa: F401
     request = json.loads(sys.stdin.buffer.read().decode("utf-8", "surrogatepass"))
     sys.path.insert(0, __import__("os").path.dirname(request["file"]))
     file, source = request["file"], request["source"]
+    from workbench.declaration import _checks
     code = None
     try:
         code = compile(source, file, "exec", dont_inherit=True)
     except SyntaxError:
         pass       # exec_file compiles again and reports it
 
-    def ran() -> None:
+    def ran(program) -> None:
         if request.get("code"):
             import base64
             import marshal
             _reply({"burgee_ran": base64.b64encode(marshal.dumps(code)).decode("ascii")})
+        try:
+            _checks.check_deferred(code)
+        except model.DefinitionError as exc:
+            raise _Refused from exc
 
-    loaded = exec_file(file, source, program_name=request.get("program"), code=code, ran=ran)
+    program_name = request.get("program")
+    if code is not None and request.get("code"):
+        _checks.defer_checks(code)
+    try:
+        loaded = exec_file(file, source, program_name=program_name, code=code, ran=ran)
+    except _Refused:
+        loaded = None
+    if loaded is None:   # run again, checked as it goes: the refusal where it is raised (and
+        # outside the except block, or its traceback would carry this one's as its context)
+        loaded = exec_file(file, source, program_name=program_name, code=code)
+        _reply({"burgee_check": loaded.error and loaded.error.to_dict(),
+                "output": loaded.output})   # what a run stopped by the refusal printed
+        return
     _reply({"burgee_check": None if loaded.error is None else loaded.error.to_dict()})
+
+
+class _Refused(Exception):
+    """A deferred definition check refused the program after the first reply."""
 
 
 if __name__ == "__main__":

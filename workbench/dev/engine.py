@@ -422,12 +422,15 @@ class Workbench:
             return self._load()
 
     def _load(self):
-        """Load FILE (checked in a warm process); a good program's tools/list is computed
-        here, before it is served, so the listing clients ask for on `list_changed` is ready."""
+        """Load FILE (checked in a warm process); the program's tools/list is computed here,
+        while the check process still checks it, so the listing clients ask for on
+        `list_changed` is ready once it is served."""
+        server = self.server
         loaded = _loader.load(self.file, program_name=self.program_name,
-                              timeout=self.load_timeout, checker=self._checker)
-        if loaded.ok and self.server is not None:
-            self.server.prepare(loaded.program)
+                              timeout=self.load_timeout, checker=self._checker,
+                              before_verdict=server.prepare if server is not None else None)
+        if loaded.ok and server is not None:
+            server.prepare(loaded.program)    # done already unless it raised
         self._watched_after_load = self.watch_paths()   # here, not on the loop: it stats files
         return loaded
 

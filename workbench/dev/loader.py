@@ -228,9 +228,10 @@ def exec_file(file: str, source: str | None = None, *, program_name: str | None 
 
     No time limit here: `load` checks in a subprocess first. Bytecode is never written, siblings
     are read from source and re-imported. `code` is `source` already compiled (by the check,
-    which compiled the same bytes). `ran()` is called once the module ran and its Program was
-    found, before the examples are checked. `verdict()` replaces that check with the load
-    check's own (a LoadError or None): the check process parsed these same examples.
+    which compiled the same bytes). `ran(program)` is called once the module ran and its
+    Program was found, before the examples are checked. `verdict()` replaces that check with
+    the load check's own (a LoadError or None): the check process checked this same bytecode's
+    definition and parsed its examples.
     """
     started = time.perf_counter()
     file = os.path.abspath(file)
@@ -296,7 +297,7 @@ def exec_file(file: str, source: str | None = None, *, program_name: str | None 
         from workbench.declaration.model import DefinitionError
         from workbench.runtime.checks import ensure_checked
         if ran is not None:
-            ran()
+            ran(found[1])
         if verdict is not None:
             loaded.error = verdict()
             if loaded.error is not None:
@@ -431,6 +432,7 @@ class _CheckRun:
         self._out, self._err = bytearray(), bytearray()
         self._open = {proc.stdout.fileno(): self._out, proc.stderr.fileno(): self._err}
         self._replies: list = []
+        self.refused_output: str | None = None
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             os.set_blocking(stream.fileno(), False)
 
@@ -450,13 +452,19 @@ class _CheckRun:
             return None, None      # compiled again by the load
 
     def verdict(self) -> LoadError | None:
-        """The check's verdict once the examples were checked: the error, or None."""
+        """The check's verdict once the definition and examples were checked: the error, or
+        None. A definition refused after the first reply sets `refused_output`: what the
+        file printed when run again, stopped by the refusal (the run here went past it)."""
         reply = self._reply()
-        return reply if isinstance(reply, LoadError) else _reply_error(reply)
+        if isinstance(reply, LoadError):
+            return reply
+        self.refused_output = reply.get("output")
+        return _reply_error(reply)
 
     def close(self) -> None:
-        """Kill the process group and reap it: after its verdict it has nothing left to say,
-        and a big program's interpreter takes tens of milliseconds to tear itself down."""
+        """Kill the process group (after its verdict it has nothing left to say, and a big
+        program's interpreter takes tens of milliseconds to tear itself down); it is reaped
+        in a thread, off the load's path, since the kernel may take a while to free it."""
         if self.proc.poll() is None:
             _kill_group(self.proc)
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
@@ -464,10 +472,10 @@ class _CheckRun:
                 stream.close()
             except OSError:
                 pass
-        try:
-            self.proc.wait(2)
-        except subprocess.TimeoutExpired:
-            pass
+        if self.proc.returncode is None:
+            import threading
+            threading.Thread(target=_reap, args=(self.proc,), name="burgee-reap",
+                             daemon=True).start()
 
     def _reply(self):
         """The next reply line as a dict, or the LoadError that ended the check."""
@@ -522,6 +530,13 @@ class _CheckRun:
             if line.startswith(b'{"burgee_'):
                 self._replies.append(json.loads(line))
         return True
+
+
+def _reap(proc: subprocess.Popen) -> None:
+    try:
+        proc.wait(5)
+    except subprocess.TimeoutExpired:   # left to subprocess's own reaping of dropped children
+        pass
 
 
 def _reply_error(reply: dict) -> LoadError | None:
@@ -711,10 +726,15 @@ def child_environ(extra: dict | None = None) -> dict:
 
 
 def load(file: str, *, program_name: str | None = None,
-         timeout: float | None = DEFAULT_LOAD_TIMEOUT, checker: Checker | None = None) -> Loaded:
+         timeout: float | None = DEFAULT_LOAD_TIMEOUT, checker: Checker | None = None,
+         before_verdict=None) -> Loaded:
     """Check in a subprocess (when `timeout` is not None; a `Checker`'s spare when given:
     call its `prepare` when the next check should start warm), then load in-process the
-    bytecode the check compiled, its examples already checked."""
+    bytecode the check compiled, its definition and examples already checked.
+
+    `before_verdict(program)` is called with the program built here while the check process
+    still checks it (work done for a load that may yet be refused); what it raises is
+    ignored."""
     started = time.perf_counter()
     file = os.path.abspath(file)
     try:
@@ -735,9 +755,25 @@ def load(file: str, *, program_name: str | None = None,
         error, code = run.ran()
         if error is not None:
             return _done(Loaded(file=file, error=error, source=source), started)
-        # The check ran the file to its end: run its bytecode here while it checks examples.
+        # The check ran the file to its end: run its bytecode here while it checks the
+        # definition and its examples.
         loaded = exec_file(file, source, program_name=program_name, code=code,
-                           verdict=run.verdict)
+                           verdict=run.verdict, ran=_quietly(before_verdict))
+        if run.refused_output is not None and loaded.error is not None:
+            loaded.output = run.refused_output
     finally:
         run.close()
     return _done(loaded, started)
+
+
+def _quietly(work):
+    """`work(program)`, its exceptions ignored (the program may yet be refused); None for None."""
+    if work is None:
+        return None
+
+    def call(program) -> None:
+        try:
+            work(program)
+        except Exception:  # noqa: BLE001 - a refused definition may break any surface
+            pass
+    return call
