@@ -186,6 +186,40 @@ def test_a_spare_started_under_another_environment_is_not_used(tmp_path, monkeyp
         checker.close()
 
 
+def test_a_spare_readies_a_heap_sized_to_the_source_and_still_checks(tmp_path):
+    """A spare faults in malloc's heap for the source it expects (compiling a big file
+    otherwise spends a fifth of its time in page faults); the check it then runs is the
+    same. The heap is kept (`VmRSS` stays up) while it waits."""
+    file = write(tmp_path / "app.py", GOOD)
+    checker = loader.Checker()
+    try:
+        checker.prepare(str(tmp_path), loader.child_environ(), expect=600_000)
+        (spare, _cwd, _env), = checker._spare
+        assert "--heap" in spare.args and int(spare.args[-1]) == 60_000_000
+        status = f"/proc/{spare.pid}/status"
+        if os.path.exists(status) and sys.platform.startswith("linux"):
+            import time
+            deadline = time.monotonic() + 30
+            while _rss_kb(status) < 50_000 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert _rss_kb(status) >= 50_000     # ~57 MB faulted in and kept
+        loaded = loader.load(file, timeout=10, checker=checker)
+        assert loaded.ok and loaded.program.name == "app"
+        assert spare.wait(5) is not None         # it was the one used, then killed
+        checker.prepare(str(tmp_path), loader.child_environ(), expect=1_000)
+        (small, _cwd, _env), = checker._spare
+        assert "--heap" not in small.args        # a small file: nothing to ready
+    finally:
+        checker.close()
+
+
+def _rss_kb(status: str) -> int:
+    for line in open(status):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
 def test_a_hanging_import_in_a_warm_check_is_cut_off_and_the_next_check_works(tmp_path):
     checker = loader.Checker()
     try:

@@ -25,6 +25,7 @@ def main() -> None:
     from workbench.declaration import model   # imported while nothing waits
     from workbench.dev.loader import exec_file
     from workbench.runtime import capture, checks  # noqa: F401
+    _warm_heap(int(sys.argv[sys.argv.index("--heap") + 1]) if "--heap" in sys.argv else 0)
     request = json.loads(sys.stdin.buffer.read().decode("utf-8", "surrogatepass"))
     sys.path.insert(0, __import__("os").path.dirname(request["file"]))
     file, source = request["file"], request["source"]
@@ -59,6 +60,25 @@ def main() -> None:
                 "output": loaded.output})   # what a run stopped by the refusal printed
         return
     _reply({"burgee_check": None if loaded.error is None else loaded.error.to_dict()})
+
+
+def _warm_heap(size: int) -> None:
+    """Fault in `size` bytes of malloc's heap and keep them, while nothing waits: compiling a
+    big file otherwise spends a fifth of its time in page faults, its memory freshly mapped.
+    glibc only (`mallopt`); elsewhere nothing is done."""
+    if size <= 0:
+        return
+    try:
+        import ctypes
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return
+    m_trim_threshold, m_mmap_threshold = -1, -3      # malloc.h
+    # Blocks of a megabyte from the heap (not mmap), and the heap never given back.
+    if not (mallopt(m_mmap_threshold, 32 << 20) and mallopt(m_trim_threshold, (1 << 31) - 1)):
+        return
+    blocks = [bytearray(1 << 20) for _ in range(size >> 20)]   # zero-filled: touched
+    del blocks
 
 
 class _Refused(Exception):

@@ -451,7 +451,8 @@ class Workbench:
         finally:
             if self._checker is not None:   # the next save's check starts warm, started
                 # now that this one is done rather than beside its critical path
-                self._checker.prepare(os.path.dirname(self.file), _loader.child_environ())
+                self._checker.prepare(os.path.dirname(self.file), _loader.child_environ(),
+                                      len(loaded.source or ""))
 
     def _build_next_state(self, loaded) -> State:
         previous = self.state
@@ -587,7 +588,8 @@ class Workbench:
         import watchfiles
         if self._checker is None:
             self._checker = _loader.Checker()
-            self._checker.prepare(os.path.dirname(self.file), _loader.child_environ())
+            self._checker.prepare(os.path.dirname(self.file), _loader.child_environ(),
+                                  len(self._good_source or ""))
         while not (stop_event is not None and stop_event.is_set()):
             paths = self.watch_paths()
             restart = _Flag()
