@@ -343,3 +343,29 @@ def test_sample_programs_pass_their_own_checks():
             assert isinstance(load_program(str(path)), Program), path
             continue
         assert isinstance(namespace["program"], Program), path
+
+
+def test_a_line_with_nothing_to_interpret_splits_as_the_shell_loop_splits_it():
+    """`split` takes a shortcut when a line has no quote or backslash: it must agree with
+    the full loop (and with shlex) on every such line, whitespace other than space, tab and
+    newline included (a shell does not split on those)."""
+    import random
+    import shlex
+
+    from workbench import _text
+    rng = random.Random(18)
+    alphabet = ["a", "b", "-", "--x", "=", " ", "  ", "\t", "\n", "\r", "\x0b", "\x0c",
+                "\u00a0", "\u2003", "é", "ü", "$", "*", "{", "}"]
+    for _ in range(3000):
+        line = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 12)))
+        quoted = line + "'q'"                      # forces the full loop, same tokens + q
+        full = _text.split(quoted)
+        if full and full[-1].endswith("q"):
+            full[-1] = full[-1][:-1]
+            if not full[-1]:
+                full.pop()
+        assert split_example(line) == full, repr(line)
+        posix = shlex.shlex(line, posix=True, punctuation_chars=False)
+        posix.whitespace, posix.whitespace_split, posix.commenters = " \t\n", True, ""
+        posix.wordchars += "".join(set(line) - set(" \t\n"))
+        assert split_example(line) == list(posix), repr(line)

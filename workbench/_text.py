@@ -37,6 +37,9 @@ def plural(count: int, word: str, many: str | None = None) -> str:
 def split(line: str) -> list[str]:
     """Split a command line like a POSIX shell (quotes and backslashes, no expansion), without
     `shlex`; ValueError on an unclosed quote."""
+    if "'" not in line and '"' not in line and "\\" not in line:   # nothing to interpret
+        return [token for token in line.replace("\t", " ").replace("\n", " ").split(" ")
+                if token]
     tokens: list[str] = []
     current: list[str] = []
     in_token = False
