@@ -206,18 +206,25 @@ def test_each_level_is_the_first_that_fits(sample):
 
 def test_tools_list_is_built_once_per_program_generation():
     import asyncio
+    from types import SimpleNamespace
 
     import mcp.types as mcp_types
+    from mcp_types import methods
 
     from workbench.mcp.server import ProgramServer
     from workbench.surfaces.tools import list_tools
     first = load_program(str(SAMPLES / "notes.py"))
     server = ProgramServer(first)
-    answer = asyncio.run(server._on_list_tools(None, None))
-    assert answer == mcp_types.ListToolsResult.model_validate(
-        {"tools": list_tools(first)}).model_dump(by_alias=True, mode="json", exclude_none=True)
-    assert asyncio.run(server._on_list_tools(None, None)) is answer    # same generation
+    legacy, modern = SimpleNamespace(protocol_version="2025-06-18"), \
+        SimpleNamespace(protocol_version="2026-07-28")
+    answer = asyncio.run(server._on_list_tools(legacy, None))
+    assert answer == methods.serialize_server_result("tools/list", "2025-06-18",
+                                                     {"tools": list_tools(first)})
+    assert asyncio.run(server._on_list_tools(legacy, None)) is answer    # same generation
+    assert asyncio.run(server._on_list_tools(modern, None)) == mcp_types.ListToolsResult \
+        .model_validate({"tools": list_tools(first)}).model_dump(
+            by_alias=True, mode="json", exclude_none=True)
     reloaded = load_program(str(SAMPLES / "notes.py"))
     server.set_program(reloaded)
-    fresh = asyncio.run(server._on_list_tools(None, None))
+    fresh = asyncio.run(server._on_list_tools(legacy, None))
     assert fresh is not answer and fresh == answer                       # new generation
