@@ -164,6 +164,10 @@ VALUE_TYPES = {"string": _String, "integer": _Integer, "number": _Number,
                "boolean": _Boolean, "enum": _Enum}
 """Scalar value types by name; `list` is a parameter whose items have one of these."""
 
+_WITHOUT_CHOICES = {name: factory(None) for name, factory in VALUE_TYPES.items()}
+"""One shared value type per name for parameters without choices (a value type holds
+nothing else), so declaring thousands of options builds none."""
+
 TYPES = ("string", "integer", "number", "boolean", "enum", "list")
 ITEM_TYPES = ("string", "integer", "number", "enum")
 
@@ -187,10 +191,16 @@ class Param:
     def _init_value(self, type, items, choices) -> None:
         self.type = type
         self.items = items
-        self.choices = list(choices) if choices is not None else None
         kind = items if type == "list" else type
-        factory = VALUE_TYPES.get(kind) if isinstance(kind, str) else None
-        self.value_type = factory(self.choices) if factory is not None else None
+        if not isinstance(kind, str):
+            kind = None
+        if choices is None:
+            self.choices = None
+            self.value_type = _WITHOUT_CHOICES.get(kind)
+        else:
+            self.choices = list(choices)
+            factory = VALUE_TYPES.get(kind)
+            self.value_type = factory(self.choices) if factory is not None else None
 
     @property
     def many(self) -> bool:
@@ -304,7 +314,7 @@ class Option(Param):
         negatable: False drops a boolean's `--no-` form.
     """
 
-    __slots__ = ("_key", "env", "short", "placeholder", "aliases", "negatable",
+    __slots__ = ("_key", "_spelled", "env", "short", "placeholder", "aliases", "negatable",
                  "flag", "short_flag", "negation", "alias_flags", "metavar", "spellings")
 
     def __init__(self, type: str = "string", description: str = "", required: bool = False,
@@ -328,7 +338,8 @@ class Option(Param):
         self.replaced_by = replaced_by
         self.aliases = tuple(aliases) if not isinstance(aliases, str) else (aliases,)
         self.negatable = negatable
-        self._key = ""   # spelled when a Command gives it its key (or when first read)
+        self._key = ""   # given by its Command; the spellings are derived on first read
+        self._spelled = False
 
     @property
     def key(self) -> str:
@@ -337,10 +348,11 @@ class Option(Param):
     @key.setter
     def key(self, key: str) -> None:
         self._key = key
-        self._spell()
+        if self._spelled:   # re-keyed after its spellings were read: derive them again
+            self._spell()
 
     def __getattr__(self, name: str):
-        # Only reached for an unset slot: spellings of an Option no Command has keyed yet.
+        # Only reached for an unset slot: spellings nothing has read since it was built.
         if name in _SPELLED:
             self._spell()
             return object.__getattribute__(self, name)
@@ -348,6 +360,7 @@ class Option(Param):
 
     def _spell(self) -> None:
         """Derive every spelling from the key, short and aliases (once per key)."""
+        self._spelled = True
         key = self._key if isinstance(self._key, str) else ""
         word = key.replace("_", "-")
         self.flag = "--" + word
