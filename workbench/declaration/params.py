@@ -193,14 +193,14 @@ class Param:
         self.items = items
         kind = items if type == "list" else type
         if not isinstance(kind, str):
-            kind = None
+            kind = None   # not a type: the definition checks refuse it
         if choices is None:
             self.choices = None
             self.value_type = _WITHOUT_CHOICES.get(kind)
-        else:
-            self.choices = list(choices)
-            factory = VALUE_TYPES.get(kind)
-            self.value_type = factory(self.choices) if factory is not None else None
+            return
+        self.choices = list(choices)
+        factory = VALUE_TYPES.get(kind)
+        self.value_type = factory(self.choices) if factory is not None else None
 
     @property
     def many(self) -> bool:
