@@ -37,8 +37,8 @@ def options_for(command) -> dict:
 
 def attach(command) -> None:
     """Add the framework options to `command.options` (once) and record their keys."""
-    if command.__dict__.get("_extras_attached"):
-        return
+    if getattr(command, "_extras_attached", False):   # read, not via __dict__: reading that
+        return                                         # builds a dict for every command
     command._extras_attached = True
     extras = options_for(command)
     for key in extras:

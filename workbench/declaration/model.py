@@ -108,6 +108,7 @@ class Command:
     """
 
     is_group = False
+    _extras_attached = False   # until `_extras.attach` adds the framework's options
 
     def __init__(self, name: str, description: str = "", effects: str | None = None,
                  options: dict[str, Option] | None = None, arguments: Sequence[Argument] = (),
