@@ -1,4 +1,6 @@
-"""Option and Argument: one parameter model, normalised once at construction.
+"""Option and Argument: one parameter model, normalised once: what is declared at construction,
+what derives from it (spellings, the value type) on first read, so a program of thousands of
+options builds only what a call reads.
 
 Every spelling (key, long flag, short flag, `--no-` form, old names) and every value rule
 (convert a command-line string, check a JSON value, describe it, schema it, check a default)
@@ -191,16 +193,24 @@ class Param:
     def _init_value(self, type, items, choices) -> None:
         self.type = type
         self.items = items
-        kind = items if type == "list" else type
+        self.choices = list(choices) if choices is not None else None
+
+    def __getattr__(self, name: str):
+        # Only reached for an unset slot: a value type nothing has read since it was built.
+        if name == "value_type":
+            self.value_type = value_type = self._value_type()
+            return value_type
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute {name!r}")
+
+    def _value_type(self) -> ValueType | None:
+        """The value type of its `type` (of its `items`, for a list); None for no known type."""
+        kind = self.items if self.type == "list" else self.type
         if not isinstance(kind, str):
-            kind = None   # not a type: the definition checks refuse it
-        if choices is None:
-            self.choices = None
-            self.value_type = _WITHOUT_CHOICES.get(kind)
-            return
-        self.choices = list(choices)
+            return None   # not a type: the definition checks refuse it
+        if self.choices is None:
+            return _WITHOUT_CHOICES.get(kind)
         factory = VALUE_TYPES.get(kind)
-        self.value_type = factory(self.choices) if factory is not None else None
+        return factory(self.choices) if factory is not None else None
 
     @property
     def many(self) -> bool:
@@ -356,7 +366,7 @@ class Option(Param):
         if name in _SPELLED:
             self._spell()
             return object.__getattribute__(self, name)
-        raise AttributeError(f"'Option' object has no attribute {name!r}")
+        return Param.__getattr__(self, name)
 
     def _spell(self) -> None:
         """Derive every spelling from the key, short and aliases (once per key)."""
