@@ -109,13 +109,14 @@ def _spellings(program) -> tuple[dict, frozenset]:
                 if option.sensitive:
                     for spelling in option.spellings:
                         sensitive.setdefault(spelling, option)
-        known: frozenset = frozenset()
+        known: set = set()
         if sensitive:
             from workbench.declaration.builtins import GLOBAL_SPELLINGS
-            known = frozenset(GLOBAL_SPELLINGS).union(
-                *(option.spellings for command in _loaded(program)
-                  for option in command.options.values()))
-        cached = program._redact_spellings = (generation, (sensitive, known))
+            known.update(GLOBAL_SPELLINGS)
+            for command in _loaded(program):
+                for option in command.options.values():
+                    known.update(option.spellings)
+        cached = program._redact_spellings = (generation, (sensitive, frozenset(known)))
     return cached[1]
 
 
