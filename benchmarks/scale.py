@@ -3,8 +3,8 @@
 Each program has groups of 20 commands, 4 options each (string, integer, boolean, choice)
 and one example. Every case is a fresh interpreter (`python RUNNER ARGS`) timed from spawn
 to exit, interleaved round-robin across N and framework so machine noise falls on all
-alike; the programs are imported modules with bytecode compiled (as an installed program
-is), and burgee's check verdict is recorded by one warm-up call first (as a released
+alike; the programs and burgee itself are imported with bytecode compiled (as an installed
+program is), and burgee's check verdict is recorded by one warm-up call first (as a released
 program's first start does). tools/list is timed in-process: the first answer for a program
 generation (build, validate, wire form) and a repeat (cached, encoded as the transport does).
 
@@ -28,6 +28,7 @@ import argparse
 import json
 import os
 import platform
+import compileall
 import py_compile
 import statistics
 import subprocess
@@ -119,8 +120,16 @@ def click_source(n: int) -> str:
     return "".join(out)
 
 
+def _compile_framework(tree: Path = ROOT) -> None:
+    """Compile the measured burgee tree's bytecode, as installing a wheel does (Click's is, in
+    the venv): under PYTHONDONTWRITEBYTECODE every start would compile its modules again."""
+    compileall.compile_dir(str(tree / "workbench"), quiet=1)
+
+
 def _write(folder: Path, n: int) -> dict:
-    """Write both programs and their runners for size `n`; returns framework -> runner path."""
+    """Write both programs and their runners for size `n` (bytecode compiled, burgee's own
+    too); returns framework -> runner path."""
+    _compile_framework()
     runners = {}
     for framework, source in (("burgee", burgee_source(n)), ("click", click_source(n))):
         module = f"big_{framework}_{n}"
@@ -294,6 +303,7 @@ def against(tree: str, n: int, runs: int) -> str:
         _write(folder, n)
         env = _env(folder)
         trees = {"before": str(Path(tree).resolve()), "after": str(ROOT)}
+        _compile_framework(Path(trees["before"]))
         rows: dict = {label: [] for label in trees}
         for round_ in range(runs + 1):   # the first round records the verdict, not timed
             for label, path in trees.items():

@@ -3,7 +3,8 @@
 Behaviour only, never timing: the verdict cache is written after every check passed, trusted
 for the same bytes, and ignored once the source changes or the Program is not built at a
 module's top level; child lookups agree with a scan in declared order; the budgeted schema
-is the same document the one-name-at-a-time loop made.
+is the same document the one-name-at-a-time loop made; a call derives option spellings and
+value types for its own command only.
 """
 
 import json
@@ -228,3 +229,44 @@ def test_tools_list_is_built_once_per_program_generation():
     server.set_program(reloaded)
     fresh = asyncio.run(server._on_list_tools(legacy, None))
     assert fresh is not answer and fresh == answer                       # new generation
+
+
+def _derived(param, name: str) -> bool:
+    """Whether `param` has derived the slot `name` yet (read without deriving it)."""
+    slot = next(cls.__dict__[name] for cls in type(param).__mro__ if name in cls.__dict__)
+    try:
+        slot.__get__(param)
+    except AttributeError:
+        return False
+    return True
+
+
+def test_a_call_derives_what_only_its_own_command_reads(capsys):
+    """A call at 5,000 commands spelled and typed all 20,000 options: spellings and value
+    types are derived on first read, so a call derives them for its own command only.
+    (check=False stands for a released program trusted by its verdict: no check reads them.)"""
+    from workbench import run
+    program = Program("big", commands=[Group(f"g{g}", commands=[
+        Command(f"c{c}", effects="read_only", run=lambda ctx: ctx.options, options={
+            "alpha": Option(), "delta": Option(type="enum", choices=["x", "y"])})
+        for c in range(3)]) for g in range(3)], check=False)
+    with pytest.raises(SystemExit) as done:
+        run(program, ["g1", "c2", "--alpha", "a", "--json"])
+    assert done.value.code == 0, capsys.readouterr()
+    assert json.loads(capsys.readouterr().out)["data"] == {"alpha": "a", "delta": None}
+    called = program.find(["g1", "c2"])
+    assert _derived(called.options["alpha"], "spellings")
+    derived = [(command, key, name) for command in program.walk() if command is not called
+               for key, option in command.options.items()
+               for name in ("spellings", "value_type") if _derived(option, name)]
+    assert derived == []
+
+
+def test_an_option_is_spelled_from_its_latest_key():
+    option = Option(type="boolean", short="v")
+    Command("a", effects="read_only", options={"dry_run": option})
+    assert option.flag == "--dry-run" and option.negation == "--no-dry-run"
+    Command("b", effects="read_only", options={"check_only": option})
+    assert option.spellings == {"--check-only": (False, None), "-v": (False, None),
+                                "--no-check-only": (True, None)}
+    assert Option(type="enum", choices=["x"]).value_type.words == "one of: x"

@@ -7,7 +7,7 @@ them from `request.extras` and the handler never sees them in `ctx.options`.
 
 from __future__ import annotations
 
-from workbench.declaration.model import Option
+from workbench.declaration.model import NO_KEYS, Option
 
 DEFAULT_PAGE_SIZE = 50
 
@@ -37,8 +37,8 @@ def options_for(command) -> dict:
 
 def attach(command) -> None:
     """Add the framework options to `command.options` (once) and record their keys."""
-    if command.__dict__.get("_extras_attached"):
-        return
+    if getattr(command, "_extras_attached", False):   # read, not via __dict__: reading that
+        return                                         # builds a dict for every command
     command._extras_attached = True
     extras = options_for(command)
     for key in extras:
@@ -48,7 +48,7 @@ def attach(command) -> None:
                 f"command '{' '.join(command.path)}' declares option {key!r}, which the framework "
                 f"adds itself ({'paginated=True' if key in ('limit', 'cursor', 'all', 'fields') else 'plan=' if key in ('dry_run', 'expect_plan') else 'effects=non_idempotent'}); "
                 f"rename yours")
-    command.framework_keys = frozenset(extras)
+    command.framework_keys = frozenset(extras) if extras else NO_KEYS
     for key in extras:          # declared order: a frozenset's moves with PYTHONHASHSEED
         option = extras[key]
         option.key = key

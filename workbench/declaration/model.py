@@ -27,6 +27,9 @@ EFFECT_MEANINGS = {
 
 MAX_TOOL_NAME = 40
 
+NO_KEYS: frozenset = frozenset()
+"""The one empty key set every command without framework options shares."""
+
 
 
 class DefinitionError(ValueError):
@@ -105,6 +108,7 @@ class Command:
     """
 
     is_group = False
+    _extras_attached = False   # until `_extras.attach` adds the framework's options
 
     def __init__(self, name: str, description: str = "", effects: str | None = None,
                  options: dict[str, Option] | None = None, arguments: Sequence[Argument] = (),
@@ -137,7 +141,7 @@ class Command:
         self.path: tuple[str, ...] = (name,)
         self.program: Program | None = None
         self.adapter = None  # set by workbench.adapt for undeclared programs
-        self.framework_keys: frozenset = frozenset()  # options the framework added (_extras)
+        self.framework_keys: frozenset = NO_KEYS  # options the framework added (_extras)
         for key, option in self.options.items():
             option.key = key
 
@@ -313,11 +317,11 @@ class Program:
             check_once(self, sys._getframe(1))
 
     def _bind(self, node, path) -> None:
+        from workbench.declaration._extras import attach
         for child in node.commands:
             child.path = path + (child.name,)
             if not child.is_group:
                 child.program = self
-                from workbench.declaration._extras import attach
                 attach(child)
             self._index[child.path] = child
             if child.is_group:

@@ -1,4 +1,6 @@
-"""Option and Argument: one parameter model, normalised once at construction.
+"""Option and Argument: one parameter model, normalised once: what is declared at construction,
+what derives from it (spellings, the value type) on first read, so a program of thousands of
+options builds only what a call reads.
 
 Every spelling (key, long flag, short flag, `--no-` form, old names) and every value rule
 (convert a command-line string, check a JSON value, describe it, schema it, check a default)
@@ -164,6 +166,10 @@ VALUE_TYPES = {"string": _String, "integer": _Integer, "number": _Number,
                "boolean": _Boolean, "enum": _Enum}
 """Scalar value types by name; `list` is a parameter whose items have one of these."""
 
+_WITHOUT_CHOICES = {name: factory(None) for name, factory in VALUE_TYPES.items()}
+"""One shared value type per name for parameters without choices (a value type holds
+nothing else), so declaring thousands of options builds none."""
+
 TYPES = ("string", "integer", "number", "boolean", "enum", "list")
 ITEM_TYPES = ("string", "integer", "number", "enum")
 
@@ -188,9 +194,23 @@ class Param:
         self.type = type
         self.items = items
         self.choices = list(choices) if choices is not None else None
-        kind = items if type == "list" else type
-        factory = VALUE_TYPES.get(kind) if isinstance(kind, str) else None
-        self.value_type = factory(self.choices) if factory is not None else None
+
+    def __getattr__(self, name: str):
+        # Only reached for an unset slot: a value type nothing has read since it was built.
+        if name == "value_type":
+            self.value_type = value_type = self._value_type()
+            return value_type
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute {name!r}")
+
+    def _value_type(self) -> ValueType | None:
+        """The value type of its `type` (of its `items`, for a list); None for no known type."""
+        kind = self.items if self.type == "list" else self.type
+        if not isinstance(kind, str):
+            return None   # not a type: the definition checks refuse it
+        if self.choices is None:
+            return _WITHOUT_CHOICES.get(kind)
+        factory = VALUE_TYPES.get(kind)
+        return factory(self.choices) if factory is not None else None
 
     @property
     def many(self) -> bool:
@@ -304,7 +324,7 @@ class Option(Param):
         negatable: False drops a boolean's `--no-` form.
     """
 
-    __slots__ = ("_key", "env", "short", "placeholder", "aliases", "negatable",
+    __slots__ = ("_key", "_spelled", "env", "short", "placeholder", "aliases", "negatable",
                  "flag", "short_flag", "negation", "alias_flags", "metavar", "spellings")
 
     def __init__(self, type: str = "string", description: str = "", required: bool = False,
@@ -328,7 +348,8 @@ class Option(Param):
         self.replaced_by = replaced_by
         self.aliases = tuple(aliases) if not isinstance(aliases, str) else (aliases,)
         self.negatable = negatable
-        self._key = ""   # spelled when a Command gives it its key (or when first read)
+        self._key = ""   # given by its Command; the spellings are derived on first read
+        self._spelled = False
 
     @property
     def key(self) -> str:
@@ -337,17 +358,19 @@ class Option(Param):
     @key.setter
     def key(self, key: str) -> None:
         self._key = key
-        self._spell()
+        if self._spelled:   # re-keyed after its spellings were read: derive them again
+            self._spell()
 
     def __getattr__(self, name: str):
-        # Only reached for an unset slot: spellings of an Option no Command has keyed yet.
+        # Only reached for an unset slot: spellings nothing has read since it was built.
         if name in _SPELLED:
             self._spell()
             return object.__getattribute__(self, name)
-        raise AttributeError(f"'Option' object has no attribute {name!r}")
+        return Param.__getattr__(self, name)
 
     def _spell(self) -> None:
         """Derive every spelling from the key, short and aliases (once per key)."""
+        self._spelled = True
         key = self._key if isinstance(self._key, str) else ""
         word = key.replace("_", "-")
         self.flag = "--" + word

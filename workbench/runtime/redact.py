@@ -94,21 +94,28 @@ def slot(option) -> str:
 
 
 def _spellings(program) -> tuple[dict, frozenset]:
-    """(sensitive spelling -> Option, every spelling of every option and global flag)."""
+    """(sensitive spelling -> Option, every spelling of every option and global flag).
+
+    With no sensitive option nothing reads the second, and it is left empty: a program's
+    every spelling is derived only when there is a secret to tell apart from the rest."""
     if program is None:
         return {}, frozenset()
     generation = getattr(program, "generation", 0)   # lazy groups loaded since: rebuild
     cached = program.__dict__.get("_redact_spellings")
     if cached is None or cached[0] != generation:
-        from workbench.declaration.builtins import GLOBAL_SPELLINGS
         sensitive: dict = {}
-        known: set = set(GLOBAL_SPELLINGS)
         for command in _loaded(program):
             for option in command.options.values():
-                known.update(option.spellings)
                 if option.sensitive:
                     for spelling in option.spellings:
                         sensitive.setdefault(spelling, option)
+        known: set = set()
+        if sensitive:
+            from workbench.declaration.builtins import GLOBAL_SPELLINGS
+            known.update(GLOBAL_SPELLINGS)
+            for command in _loaded(program):
+                for option in command.options.values():
+                    known.update(option.spellings)
         cached = program._redact_spellings = (generation, (sensitive, frozenset(known)))
     return cached[1]
 
