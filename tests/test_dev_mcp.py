@@ -367,6 +367,57 @@ async def test_clients_told_of_a_save_list_before_the_surfaces_are_built(served,
     assert order == ["state"]
 
 
+async def test_the_state_waits_until_the_listing_answer_is_sent(tmp_path, monkeypatch):
+    """The listing a told client asked for is encoded and sent on the event loop (about
+    10 ms at 1,000 tools): the state build waits until its last bytes are sent, not only
+    until the handler returned. Here every answer's last bytes leave 0.4 s late."""
+    import time
+
+    from mcp import Client
+
+    from workbench.dev import engine
+    from workbench.mcp.server import ProgramServer
+    monkeypatch.setattr(engine, "AGENTS_FIRST_SECONDS", 60.0)
+    ended: list = []
+    counting = ProgramServer._counting_listings
+
+    def late(self, app):
+        async def slowed(scope, receive, send):
+            async def send_late(message):
+                if message.get("type") == "http.response.body" and not message.get("more_body"):
+                    await asyncio.sleep(0.4)
+                await send(message)
+            try:
+                return await app(scope, receive, send_late)
+            finally:
+                ended.append(time.monotonic())
+        return counting(self, slowed)
+    monkeypatch.setattr(ProgramServer, "_counting_listings", late)
+    file = tmp_path / "app.py"
+    file.write_text(source(), encoding="utf-8")
+    bench = Workbench(str(file), load_timeout=2.0, call_timeout=2.0)
+    url = await bench.start()
+    try:
+        started = []
+        build = bench._next_state
+        monkeypatch.setattr(bench, "_next_state", lambda loaded: started.append(
+            time.monotonic()) or build(loaded))
+        queue = states(bench)
+        listener = Listener()
+        async with Client(authed(url, bench.token), mode="legacy", message_handler=listener,
+                          cache=None) as client:
+            await tool_names(client)
+            save(file, source(BYE))
+            await asyncio.wait_for(listener.heard.wait(), 20)
+            listed_from = len(ended)
+            assert "bye" in await tool_names(client)     # its answer ended 0.4 s late
+            state = await next_state(queue)
+        assert state.ok and len(started) == 1
+        assert started[0] >= min(ended[listed_from:])    # after the answer was sent
+    finally:
+        await bench.stop()
+
+
 async def test_a_told_client_that_never_lists_delays_the_state_only_briefly(served, monkeypatch):
     from mcp import Client
 

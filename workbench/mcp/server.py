@@ -188,6 +188,9 @@ class ProgramServer:
         self._told: set = set()           # connections told of a change, not yet listed again
         self._all_listed = asyncio.Event()
         self._all_listed.set()
+        self._writing_listings = 0        # tools/list answers over HTTP not yet fully sent
+        self._listings_written = asyncio.Event()
+        self._listings_written.set()
         self._unanswered: dict = {}    # request id -> count, read from stdio but not answered
         self.drain_seconds = 10.0
         self.server = _Server(
@@ -247,9 +250,13 @@ class ProgramServer:
 
     async def told_clients_listed(self, timeout: float) -> bool:
         """Wait until every handshake-era client told of the last change asked for tools/list
-        again (or went away), `timeout` seconds at most; whether they all did."""
+        again (or went away) and the answers were sent, `timeout` seconds at most; whether
+        they all did."""
+        async def listed() -> None:
+            await self._all_listed.wait()
+            await self._listings_written.wait()
         try:
-            await asyncio.wait_for(self._all_listed.wait(), timeout)
+            await asyncio.wait_for(listed(), timeout)
             return True
         except asyncio.TimeoutError:
             return False
@@ -472,7 +479,32 @@ class ProgramServer:
         if manager is not None and not stateless:
             bound_sessions(manager)
         self.max_result_bytes = policy.max_result_bytes
-        return guard(app, policy.token)
+        return guard(self._counting_listings(app), policy.token)
+
+    def _counting_listings(self, app):
+        """`app`, counting the tools/list answers being written (`told_clients_listed` waits
+        for them: an answer of 1,000 tools is encoded and sent on the event loop)."""
+        async def counted(scope, receive, send):
+            if scope["type"] != "http" or scope.get("method") != "POST":
+                return await app(scope, receive, send)
+            listing = False
+
+            async def peek():
+                nonlocal listing
+                message = await receive()
+                if not listing and b'"tools/list"' in message.get("body", b""):
+                    listing = True
+                    self._writing_listings += 1
+                    self._listings_written.clear()
+                return message
+            try:
+                return await app(scope, peek, send)
+            finally:
+                if listing:
+                    self._writing_listings -= 1
+                    if not self._writing_listings:
+                        self._listings_written.set()
+        return counted
 
     async def serve_http(self, host: str = "127.0.0.1", port: int = 0, *, announce=None,
                          policy=None) -> None:
