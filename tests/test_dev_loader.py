@@ -5,6 +5,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from workbench.dev import loader
 from workbench.dev.engine import Workbench
 
@@ -211,6 +213,93 @@ def test_a_spare_readies_a_heap_sized_to_the_source_and_still_checks(tmp_path):
         assert "--heap" not in small.args        # a small file: nothing to ready
     finally:
         checker.close()
+
+
+def _saved(path, text) -> None:
+    """An editor's atomic save: a temporary file renamed over `path`."""
+    temporary = str(path) + ".tmp~"
+    with open(temporary, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(temporary, path)
+
+
+def _spare_compiling_ahead(tmp_path, file):
+    checker = loader.Checker()
+    checker.prepare(str(tmp_path), loader.child_environ(), ahead=file)
+    (spare, _cwd, _env), = checker._spare
+    assert spare.args[-2:] == ["--ahead", file]
+    return checker, spare
+
+
+def _check_through(checker, file, source=None):
+    """(Loaded, whether the check used code it compiled as the save landed)."""
+    run = loader._begin_check(file, source, None, 10, checker)
+    try:
+        error, code = run.ran()
+        assert error is None, error
+        return loader.exec_file(file, source, code=code, verdict=run.verdict), \
+            run.compiled_ahead
+    finally:
+        run.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify")
+def test_a_spare_compiles_the_file_as_a_save_lands_and_the_load_uses_it(tmp_path):
+    file = write(tmp_path / "app.py", GOOD)
+    checker, spare = _spare_compiling_ahead(tmp_path, file)
+    try:
+        _wait_for_threads(spare, 2)               # its watch is set before the save
+        _saved(file, GOOD.replace("Say hello", "Say hello again"))
+        loaded, ahead = _check_through(checker, file)
+        assert ahead and loaded.ok
+        assert loaded.program.tool("hello").description == "Say hello again"
+    finally:
+        checker.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify")
+def test_code_compiled_ahead_is_used_only_for_the_very_source_sent(tmp_path):
+    """The file changed again after the save the spare compiled (or the source sent is not
+    the file's): the check compiles what it was sent."""
+    file = write(tmp_path / "app.py", GOOD)
+    checker, spare = _spare_compiling_ahead(tmp_path, file)
+    try:
+        _wait_for_threads(spare, 2)
+        _saved(file, GOOD.replace("Say hello", "Say hello, first"))
+        import time
+        time.sleep(0.5)                           # compiled ahead by now
+        sent = GOOD.replace("Say hello", "Say hello, second")
+        loaded, ahead = _check_through(checker, file, sent)
+        assert not ahead and loaded.program.tool("hello").description == "Say hello, second"
+    finally:
+        checker.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify")
+def test_a_syntax_error_saved_under_a_spare_compiling_ahead_is_reported_as_before(tmp_path):
+    file = write(tmp_path / "app.py", GOOD)
+    checker, spare = _spare_compiling_ahead(tmp_path, file)
+    try:
+        _wait_for_threads(spare, 2)
+        _saved(file, GOOD + "\ndef broken(:\n")
+        loaded = loader.load(file, timeout=10, checker=checker)
+        assert loaded.error.kind == "syntax" and loaded.error.line == GOOD.count("\n") + 2
+    finally:
+        checker.close()
+
+
+def _wait_for_threads(proc, count: int) -> None:
+    """Until `proc` runs `count` threads (the spare's watch thread started), 30 s at most."""
+    import time
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if len(os.listdir(f"/proc/{proc.pid}/task")) >= count:
+                return
+        except OSError:
+            pass
+        time.sleep(0.02)
+    raise AssertionError(f"process {proc.pid} never ran {count} threads")
 
 
 def _rss_kb(status: str) -> int:

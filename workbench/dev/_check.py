@@ -25,22 +25,26 @@ def main() -> None:
     from workbench.declaration import model   # imported while nothing waits
     from workbench.dev.loader import exec_file
     from workbench.runtime import capture, checks  # noqa: F401
-    _warm_heap(int(sys.argv[sys.argv.index("--heap") + 1]) if "--heap" in sys.argv else 0)
+    _warm_heap(int(_option("--heap") or 0))
+    ahead = _CompileAhead.start(_option("--ahead"))
     request = json.loads(sys.stdin.buffer.read().decode("utf-8", "surrogatepass"))
     sys.path.insert(0, __import__("os").path.dirname(request["file"]))
     file, source = request["file"], request["source"]
     from workbench.declaration import _checks
-    code = None
-    try:
-        code = compile(source, file, "exec", dont_inherit=True)
-    except SyntaxError:
-        pass       # exec_file compiles again and reports it
+    code = ahead.take(file, source) if ahead is not None else None
+    compiled_ahead = code is not None
+    if code is None:
+        try:
+            code = compile(source, file, "exec", dont_inherit=True)
+        except SyntaxError:
+            pass       # exec_file compiles again and reports it
 
     def ran(program) -> None:
         if request.get("code"):
             import base64
             import marshal
-            _reply({"burgee_ran": base64.b64encode(marshal.dumps(code)).decode("ascii")})
+            _reply({"burgee_ran": base64.b64encode(marshal.dumps(code)).decode("ascii"),
+                    "ahead": compiled_ahead})
         try:
             _checks.check_deferred(code)
         except model.DefinitionError as exc:
@@ -60,6 +64,104 @@ def main() -> None:
                 "output": loaded.output})   # what a run stopped by the refusal printed
         return
     _reply({"burgee_check": None if loaded.error is None else loaded.error.to_dict()})
+
+
+def _option(name: str) -> str | None:
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv[:-1] else None
+
+
+class _CompileAhead:
+    """Compile the watched file as soon as a save lands in it, while the workbench's watcher
+    waits out its quiet period and sends the request (Linux inotify: a blocking read, no
+    polling). `take` hands over the code when the request's source is what was compiled."""
+
+    _EVENTS = 0x8 | 0x80           # IN_CLOSE_WRITE (written in place), IN_MOVED_TO (renamed)
+
+    @classmethod
+    def start(cls, file: str | None):
+        """A watcher of `file`, or None (no file given, or no inotify here)."""
+        if not file or not sys.platform.startswith("linux"):
+            return None
+        try:
+            return cls(file)
+        except (OSError, AttributeError):
+            return None
+
+    def __init__(self, file: str):
+        import ctypes
+        import os
+        import threading
+        self.file = file
+        libc = ctypes.CDLL(None, use_errno=True)
+        self._fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+        if self._fd < 0 or libc.inotify_add_watch(
+                self._fd, os.fsencode(os.path.dirname(file)), self._EVENTS) < 0:
+            raise OSError(ctypes.get_errno(), "inotify")
+        self._wake_r, self._wake_w = os.pipe()
+        self._compiled: tuple | None = None     # (source, code or None), the latest
+        self._thread = threading.Thread(target=self._watch, name="burgee-compile-ahead",
+                                        daemon=True)
+        self._thread.start()
+
+    def _watch(self) -> None:
+        import select
+        poller = select.poll()
+        poller.register(self._fd, select.POLLIN)
+        poller.register(self._wake_r, select.POLLIN)
+        while True:
+            ready = dict(poller.poll())
+            if self._saved():
+                self._compile()
+            if self._wake_r in ready:    # the request came: events already queued were
+                return                   # handled above, so its save is compiled
+
+    def _saved(self) -> bool:
+        """Whether the events queued now include a save of the file."""
+        import os
+        name, saved = os.fsencode(os.path.basename(self.file)), False
+        while True:
+            try:
+                events = os.read(self._fd, 1 << 16)
+            except BlockingIOError:
+                return saved
+            saved = saved or name in _inotify_names(events)
+
+    def _compile(self) -> None:
+        try:     # read as `loader.load` reads it, so that equal means equal
+            with open(self.file, encoding="utf-8") as handle:
+                source = handle.read()
+        except (OSError, UnicodeDecodeError):
+            return
+        if self._compiled is not None and self._compiled[0] == source:
+            return
+        try:
+            code = compile(source, self.file, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError):
+            code = None       # compiled again by the request, which reports it
+        self._compiled = (source, code)
+
+    def take(self, file: str, source: str):
+        """The code compiled ahead for `source` of `file`, or None. Stops the watching, once
+        a save already queued is compiled (the request was read after it, so it is likely
+        the very source sent: waiting costs no more than compiling here)."""
+        import os
+        os.write(self._wake_w, b"x")
+        self._thread.join()
+        compiled = self._compiled
+        if file != self.file or compiled is None or compiled[0] != source:
+            return None
+        return compiled[1]
+
+
+def _inotify_names(events: bytes) -> list:
+    """The file names in a read of inotify events (`struct inotify_event`)."""
+    import struct
+    names, at = [], 0
+    while at + 16 <= len(events):
+        _wd, _mask, _cookie, length = struct.unpack_from("iIII", events, at)
+        names.append(events[at + 16:at + 16 + length].rstrip(b"\0"))
+        at += 16 + length
+    return names
 
 
 def _warm_heap(size: int) -> None:

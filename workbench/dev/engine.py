@@ -452,7 +452,7 @@ class Workbench:
             if self._checker is not None:   # the next save's check starts warm, started
                 # now that this one is done rather than beside its critical path
                 self._checker.prepare(os.path.dirname(self.file), _loader.child_environ(),
-                                      len(loaded.source or ""))
+                                      len(loaded.source or ""), self.file)
 
     def _build_next_state(self, loaded) -> State:
         previous = self.state
@@ -589,7 +589,7 @@ class Workbench:
         if self._checker is None:
             self._checker = _loader.Checker()
             self._checker.prepare(os.path.dirname(self.file), _loader.child_environ(),
-                                  len(self._good_source or ""))
+                                  len(self._good_source or ""), self.file)
         while not (stop_event is not None and stop_event.is_set()):
             paths = self.watch_paths()
             restart = _Flag()

@@ -433,6 +433,7 @@ class _CheckRun:
         self._open = {proc.stdout.fileno(): self._out, proc.stderr.fileno(): self._err}
         self._replies: list = []
         self.refused_output: str | None = None
+        self.compiled_ahead = False     # the check compiled the file as the save landed
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             os.set_blocking(stream.fileno(), False)
 
@@ -444,6 +445,7 @@ class _CheckRun:
         if "burgee_ran" not in reply:
             error = _reply_error(reply)
             return error, None     # a failed load (or an old-style answer without code)
+        self.compiled_ahead = bool(reply.get("ahead"))
         import base64
         import marshal
         try:
@@ -547,12 +549,15 @@ def _reply_error(reply: dict) -> LoadError | None:
                      result.get("line"))
 
 
-def _spawn_check(cwd: str, env: dict, expect: int = 0) -> subprocess.Popen:
+def _spawn_check(cwd: str, env: dict, expect: int = 0,
+                 ahead: str | None = None) -> subprocess.Popen:
     """A load-check process (`workbench.dev._check`): it imports what a load needs, readies
-    the heap a source of `expect` bytes compiles in, then waits for its one request on stdin."""
+    the heap a source of `expect` bytes compiles in, compiles `ahead` as soon as a save lands
+    in it, and waits for its one request on stdin."""
     heap = min(CHECK_HEAP_PER_BYTE * expect, CHECK_HEAP_MAX)
     return subprocess.Popen([sys.executable, "-B", "-m", "workbench.dev._check",
-                             *(["--heap", str(heap)] if heap >= 1 << 20 else [])],
+                             *(["--heap", str(heap)] if heap >= 1 << 20 else []),
+                             *(["--ahead", ahead] if ahead else [])],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, cwd=cwd, env=env, start_new_session=True)
 
@@ -602,14 +607,15 @@ class Checker:
             _kill_spares([spare])
         return _spawn_check(cwd, env)
 
-    def prepare(self, cwd: str, env: dict, expect: int = 0) -> None:
+    def prepare(self, cwd: str, env: dict, expect: int = 0, ahead: str | None = None) -> None:
         """Start the next check's process now, unless one is waiting; `expect` is the size
-        of the source it will likely be sent (the file as it is now)."""
+        of the source it will likely be sent (the file as it is now), `ahead` the file it
+        will likely be sent, compiled there as soon as a save lands in it."""
         with self._lock:
             if self._spare:
                 return
             try:
-                self._spare.append((_spawn_check(cwd, env, expect), cwd, env))
+                self._spare.append((_spawn_check(cwd, env, expect, ahead), cwd, env))
             except OSError:
                 pass     # the next check starts its own
 
