@@ -175,9 +175,11 @@ def _warm_heap(size: int) -> None:
         mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):
         return
-    m_trim_threshold, m_mmap_threshold = -1, -3      # malloc.h
-    # Blocks of a megabyte from the heap (not mmap), and the heap never given back.
-    if not (mallopt(m_mmap_threshold, 32 << 20) and mallopt(m_trim_threshold, (1 << 31) - 1)):
+    m_trim_threshold, m_mmap_threshold, m_arena_max = -1, -3, -8      # malloc.h
+    # Blocks of a megabyte from the heap (not mmap), the heap never given back, and one
+    # heap for every thread (the compile-ahead thread would otherwise get a fresh arena).
+    if not (mallopt(m_mmap_threshold, 32 << 20) and mallopt(m_trim_threshold, (1 << 31) - 1)
+            and mallopt(m_arena_max, 1)):
         return
     blocks = [bytearray(1 << 20) for _ in range(size >> 20)]   # zero-filled: touched
     del blocks
