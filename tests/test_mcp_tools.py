@@ -393,3 +393,17 @@ def test_a_default_changed_from_1_to_1_0_is_sieved_again(monkeypatch):
     assert counts == [1]
     many = next(tool for tool in page["tools"] if tool["name"] == "c5")
     assert repr(many["inputSchema"]["properties"]["many"]["default"]) == "1.0"
+
+
+def test_the_served_listing_outlives_candidates_that_were_never_served():
+    """A load prepares its tools/list before its verdict; two refused loads in a row must
+    not evict the served program's listing (its page cursors would go stale, and its
+    tools be sieved again on the next request)."""
+    from workbench.mcp.server import build
+    served_program = _program_with("served")
+    served = build(served_program)
+    listing = served._listing_of(served_program)
+    for text in ("refused once", "refused twice", "refused thrice"):
+        served.prepare(_program_with(text))
+    assert served._listing_of(served_program) is listing
+    assert len(served._listings) == 2

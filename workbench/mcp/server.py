@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+import threading
 import time
 from contextvars import ContextVar
 from dataclasses import replace
@@ -118,8 +119,8 @@ class _Listing:
     so those pages are the monolith model's dump and the SDK sieves them on each request.
     """
 
-    def __init__(self, program, serial: int, previous: _Listing | None):
-        self.program, self.serial = program, serial
+    def __init__(self, program, previous: _Listing | None):
+        self.program, self.serial = program, 0    # its serial: given once it is kept
         self.tools = _tools.list_tools(program)
         self._previous = previous
         self._pages: dict = {}     # version -> pages in wire form
@@ -182,7 +183,8 @@ class ProgramServer:
         self.bus = InMemorySubscriptionBus()
         self.listen = ListenHandler(self.bus)
         self._connections: dict[int, object] = {}
-        self._listings: list = []         # the newest two `_Listing`s: served and candidate
+        self._listings: list = []         # `_Listing`s: the newest, and the served one
+        self._listing_lock = threading.Lock()   # the loop and a loading thread both list
         self._serial = 0                  # listings computed: a page cursor names its listing
         self._versions: set = set()       # protocol versions that asked for tools/list
         self._told: set = set()           # connections told of a change, not yet listed again
@@ -222,17 +224,28 @@ class ProgramServer:
             listing.pages(version)
 
     def _listing_of(self, program) -> _Listing:
-        """The `_Listing` of `program`, kept for the newest two asked (the served program and
-        a load being prepared, which may still be refused)."""
-        for listing in self._listings:
-            if listing.program is program:
+        """The `_Listing` of `program`, kept for the served program and the newest other one
+        asked (a load being prepared in the loading thread, which may still be refused)."""
+        def kept():
+            return next((listing for listing in self._listings if listing.program is program),
+                        None)
+        with self._listing_lock:
+            listing = kept()
+            previous = self._listings[0] if self._listings else None
+        if listing is not None:
+            return listing
+        made = _Listing(program, previous)    # outside the lock: the loop may be listing
+        with self._listing_lock:
+            listing = kept()
+            if listing is not None:
                 return listing
-        self._serial += 1
-        listing = _Listing(program, self._serial, self._listings[0] if self._listings else None)
-        for older in self._listings:
-            older.forget_previous()
-        self._listings = [listing, *self._listings[:1]]
-        return listing
+            self._serial += 1
+            made.serial = self._serial
+            for older in self._listings:
+                older.forget_previous()
+            served = [listing for listing in self._listings if listing.program is self.program]
+            self._listings = [made, *served[:1]]
+            return made
 
     async def notify_tools_changed(self) -> None:
         """`notifications/tools/list_changed` to every connected client, both protocol eras."""
