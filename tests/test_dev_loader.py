@@ -1,5 +1,6 @@
 """The dev loader: fresh namespace, time limit, last good program kept, no stale siblings."""
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -223,12 +224,18 @@ def _saved(path, text) -> None:
     os.replace(temporary, path)
 
 
-def _spare_compiling_ahead(tmp_path, file):
+@contextlib.contextmanager
+def _compiling_ahead(tmp_path, file):
+    """A Checker whose spare watches `file` to compile it as a save lands (its watch set)."""
     checker = loader.Checker()
-    checker.prepare(str(tmp_path), loader.child_environ(), ahead=file)
-    (spare, _cwd, _env), = checker._spare
-    assert spare.args[-2:] == ["--ahead", file]
-    return checker, spare
+    try:
+        checker.prepare(str(tmp_path), loader.child_environ(), ahead=file)
+        (spare, _cwd, _env), = checker._spare
+        assert spare.args[-2:] == ["--ahead", file]
+        _wait_for_threads(spare, 2)          # the watch is added before its thread starts
+        yield checker
+    finally:
+        checker.close()
 
 
 def _check_through(checker, file, source=None):
@@ -246,15 +253,11 @@ def _check_through(checker, file, source=None):
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify")
 def test_a_spare_compiles_the_file_as_a_save_lands_and_the_load_uses_it(tmp_path):
     file = write(tmp_path / "app.py", GOOD)
-    checker, spare = _spare_compiling_ahead(tmp_path, file)
-    try:
-        _wait_for_threads(spare, 2)               # its watch is set before the save
+    with _compiling_ahead(tmp_path, file) as checker:
         _saved(file, GOOD.replace("Say hello", "Say hello again"))
         loaded, ahead = _check_through(checker, file)
-        assert ahead and loaded.ok
-        assert loaded.program.tool("hello").description == "Say hello again"
-    finally:
-        checker.close()
+    assert ahead and loaded.ok
+    assert loaded.program.tool("hello").description == "Say hello again"
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify")
@@ -262,30 +265,20 @@ def test_code_compiled_ahead_is_used_only_for_the_very_source_sent(tmp_path):
     """The file changed again after the save the spare compiled (or the source sent is not
     the file's): the check compiles what it was sent."""
     file = write(tmp_path / "app.py", GOOD)
-    checker, spare = _spare_compiling_ahead(tmp_path, file)
-    try:
-        _wait_for_threads(spare, 2)
-        _saved(file, GOOD.replace("Say hello", "Say hello, first"))
-        import time
-        time.sleep(0.5)                           # compiled ahead by now
-        sent = GOOD.replace("Say hello", "Say hello, second")
+    with _compiling_ahead(tmp_path, file) as checker:
+        _saved(file, GOOD.replace("Say hello", "Say hello, first"))   # compiled there,
+        sent = GOOD.replace("Say hello", "Say hello, second")        # by the request at latest
         loaded, ahead = _check_through(checker, file, sent)
-        assert not ahead and loaded.program.tool("hello").description == "Say hello, second"
-    finally:
-        checker.close()
+    assert not ahead and loaded.program.tool("hello").description == "Say hello, second"
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify")
 def test_a_syntax_error_saved_under_a_spare_compiling_ahead_is_reported_as_before(tmp_path):
     file = write(tmp_path / "app.py", GOOD)
-    checker, spare = _spare_compiling_ahead(tmp_path, file)
-    try:
-        _wait_for_threads(spare, 2)
+    with _compiling_ahead(tmp_path, file) as checker:
         _saved(file, GOOD + "\ndef broken(:\n")
         loaded = loader.load(file, timeout=10, checker=checker)
-        assert loaded.error.kind == "syntax" and loaded.error.line == GOOD.count("\n") + 2
-    finally:
-        checker.close()
+    assert loaded.error.kind == "syntax" and loaded.error.line == GOOD.count("\n") + 2
 
 
 def _wait_for_threads(proc, count: int) -> None:
