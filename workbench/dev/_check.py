@@ -22,7 +22,7 @@ def _reply(answer: dict) -> None:
 def main() -> None:
     import gc
     gc.disable()     # a short life: collections would only slow the run the workbench waits on
-    from workbench.declaration import model   # imported while nothing waits
+    from workbench.declaration import model  # noqa: F401 - imported while nothing waits
     from workbench.dev.loader import exec_file
     from workbench.runtime import capture, checks  # noqa: F401
     _warm_heap(int(_option("--heap") or 0))
@@ -47,8 +47,8 @@ def main() -> None:
                     "ahead": compiled_ahead})
         try:
             _checks.check_deferred(code)
-        except model.DefinitionError as exc:
-            raise _Refused from exc
+        except Exception as exc:  # noqa: BLE001 - a refusal, or a check that broke on odd
+            raise _Refused from exc   # input: the plain run reports either as it would
 
     program_name = request.get("program")
     if code is not None and request.get("code"):
@@ -186,7 +186,7 @@ def _warm_heap(size: int) -> None:
 
 
 class _Refused(Exception):
-    """A deferred definition check refused the program after the first reply."""
+    """A deferred definition check refused the program (or raised) after the first reply."""
 
 
 if __name__ == "__main__":
