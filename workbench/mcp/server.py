@@ -147,11 +147,12 @@ class _Listing:
         before = self._previous._sieved.get(version, {}) if self._previous else {}
         encoded = [pydantic_core.to_json(tool) for tool in self.tools]
         sieved = {key: before[key] for key in encoded if key in before}
-        fresh = [tool for key, tool in zip(encoded, self.tools) if key not in sieved]
+        fresh = [(key, tool) for key, tool in zip(encoded, self.tools) if key not in sieved]
         if fresh:
-            wire = methods.serialize_server_result("tools/list", version, {"tools": fresh})
-            for tool, out in zip(fresh, wire["tools"]):
-                sieved[pydantic_core.to_json(tool)] = (out, len(pydantic_core.to_json(out)))
+            wire = methods.serialize_server_result("tools/list", version,
+                                                   {"tools": [tool for _, tool in fresh]})
+            for (key, _), out in zip(fresh, wire["tools"]):
+                sieved[key] = (out, len(pydantic_core.to_json(out)))
         self._sieved[version] = sieved
         chosen = [sieved[key] for key in encoded]
         return _pages({"tools": [wire for wire, _ in chosen]}, self.serial,
