@@ -19,7 +19,9 @@ from workbench import Command, Group, Option, Program
 from workbench.declaration.model import child_named
 from workbench.loader import load_program
 from workbench.surfaces import _facts
-from workbench.surfaces.schema import _command_entry, _document, _encoded_size, program_schema
+from workbench.surfaces.schema import (
+    _command_entry, _document, _encoded_size, _string_size, program_schema,
+)
 
 GOOD = '''from workbench import Command, Option, Program, run
 
@@ -181,6 +183,17 @@ def test_schema_names_trimming_matches_the_one_name_at_a_time_loop(budget):
             assert _encoded_size(fuller) > budget or keep + 1 == len(names)
 
 
+def test_a_name_is_sized_as_its_encoding_is():
+    import random
+    rng = random.Random(18)
+    alphabet = 'ab -_"\\\x00\x1f\x7f\té€\u2028\U0001f600\ud800'
+    texts = ["", "g0 c1", 'say "hi"', "back\\slash", "tab\there", "\x7f", "é", "\ud800"]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randrange(12)))
+              for _ in range(3000)]
+    for text in texts:
+        assert _string_size(text) == _encoded_size(text), repr(text)
+
+
 def test_schema_of_a_program_with_no_listed_command_matches_the_old_loop():
     def handler(ctx):
         return {}
@@ -270,3 +283,63 @@ def test_an_option_is_spelled_from_its_latest_key():
     assert option.spellings == {"--check-only": (False, None), "-v": (False, None),
                                 "--no-check-only": (True, None)}
     assert Option(type="enum", choices=["x"]).value_type.words == "one of: x"
+
+
+EXITING = '''import atexit, gc, os, sys
+from workbench import Command, Program, run
+
+atexit.register(lambda: sys.stderr.write(f"frozen={{gc.get_freeze_count()}}\\n"))
+
+
+class Holder:   # in a cycle: only the collector can finalize it
+    def __init__(self, path):
+        self.me = self
+        self.path = path
+
+    def __del__(self):
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT)
+        os.write(fd, b"finalized")
+        os.close(fd)
+
+
+def make(ctx):
+    Holder({path!r})
+    return {{"made": True}}
+
+
+program = Program("ex", "1.0.0", "exits", commands=[
+    Command("make", "make garbage", effects="read_only", run=make, examples=["ex make"])])
+run(program)
+'''
+
+
+def test_a_process_leaves_its_declaration_to_the_os_but_finalizes_the_calls_garbage(tmp_path):
+    """Python's shutdown would walk the declaration's cycles (~45 ms at 5,000 commands): `run`
+    freezes it at exit, after collecting the young garbage the call made."""
+    written = tmp_path / "written.txt"
+    path = tmp_path / "ex.py"
+    path.write_text(EXITING.format(path=str(written)))
+    done = run_program(path, "make", "--json", env=clean_env(XDG_CACHE_HOME=tmp_path / "c"))
+    assert done.exit == 0, done.stderr
+    assert json.loads(done.stdout)["data"] == {"made": True}
+    frozen = int(done.stderr.split("frozen=")[1].split()[0])
+    assert frozen > 100   # the declaration and what was imported, left to the OS
+    assert written.read_text() == "finalized"
+
+
+def test_run_in_a_long_lived_process_freezes_nothing_until_it_exits(capsys):
+    """A test or a server calling `run` keeps its collector: freezing waits for exit, and
+    registers once however many calls."""
+    import atexit
+    import gc
+
+    from workbench import run
+
+    program = Program("p", "1.0.0", "", commands=[
+        Command("x", effects="read_only", run=lambda ctx: {}, examples=["p x"])])
+    frozen, callbacks = gc.get_freeze_count(), atexit._ncallbacks()
+    for _ in range(3):
+        with pytest.raises(SystemExit):
+            run(program, ["x", "--json"])
+    assert gc.get_freeze_count() == frozen
+    assert atexit._ncallbacks() - callbacks <= 1

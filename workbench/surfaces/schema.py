@@ -61,6 +61,13 @@ def _encoded_size(doc) -> int:
     return len(json.dumps(doc, ensure_ascii=False, separators=(",", ":")))
 
 
+def _string_size(text: str) -> int:
+    """`_encoded_size(text)` for a string, without encoding one that needs no escape."""
+    if text.isprintable() and '"' not in text and "\\" not in text:
+        return len(text) + 2   # ensure_ascii=False escapes only quotes, backslashes, controls
+    return _encoded_size(text)
+
+
 _VERBATIM = frozenset(("enum", "const", "default", "examples", "required", "flag"))
 _SCHEMA_MAPS = frozenset(("properties", "patternProperties", "$defs", "dependentSchemas"))
 
@@ -150,7 +157,7 @@ def program_schema(program, budget: int | None = None) -> dict:
         if entries is not None:
             return _document(program, detail, budget, entries)
     names = [_command_entry(c, "names") for c in commands]
-    sizes = [_encoded_size(name) for name in names]
+    sizes = [_string_size(name) for name in names]
     total = sum(sizes)
     headers: dict = {}
     if not names or _names_size(program, budget, headers, total, len(names), 0) <= budget:
