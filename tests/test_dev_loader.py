@@ -433,3 +433,25 @@ def test_a_check_works_when_the_workbench_holds_more_than_1024_files(tmp_path):
                 assert loaded.ok, loaded.error
         finally:
             checker.close()
+
+
+def test_the_bytecode_arrives_while_the_check_process_still_runs_the_file(tmp_path):
+    """The workbench decodes the check's bytecode while that process runs the file: the code
+    comes as soon as it compiled, the word that the file ran only after its top level ended.
+    The file here waits for a `go` file, so the order is seen without any timing."""
+    go = tmp_path / "go"
+    source = GOOD.replace("from workbench import", f"import os, time\nwhile not os.path.exists("
+                          f"{str(go)!r}):\n    time.sleep(0.01)\nfrom workbench import", 1)
+    file = write(tmp_path / "app.py", source)
+    run = loader._begin_check(str(file), None, None, 60, None)
+    try:
+        first = run._reply()
+        assert set(first) == {"burgee_code", "ahead"}    # the file is still waiting for `go`
+        assert not go.exists()
+        go.write_text("")
+        assert run._reply() == {"burgee_ran": True}
+        assert run.verdict() is None
+    finally:
+        run.close()
+    loaded = loader.load(str(file), timeout=60)    # the whole path, with the code decoded
+    assert loaded.ok and loaded.program.tool("hello") is not None

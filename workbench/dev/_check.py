@@ -2,11 +2,13 @@
 
 What a load needs is imported before stdin is read, so a process started ahead of time
 (`loader.Checker`) waits with that work done. Replies are lines on stdout:
-`{"burgee_ran": CODE}` once the file ran and its Program was found (its bytecode, marshal
-in base64, when the request asks for it), so the workbench can run the same bytecode while
-the definition and its examples are checked here; then `{"burgee_check": null | error}`,
-the verdict. A definition refused after the first reply is reported as a plain run reports
-it: the file runs again, checked as it goes, and stops where the refusal is raised.
+`{"burgee_code": CODE}` once the file compiled (its bytecode, marshal in base64, when the
+request asks for it: the workbench decodes it while the file runs here); `{"burgee_ran":
+true}` once the file ran and its Program was found, so the workbench can run the same
+bytecode while the definition and its examples are checked here; then `{"burgee_check":
+null | error}`, the verdict. A definition refused after the first reply is reported as a
+plain run reports it: the file runs again, checked as it goes, and stops where the refusal
+is raised.
 """
 
 import json
@@ -41,10 +43,7 @@ def main() -> None:
 
     def ran(program) -> None:
         if request.get("code"):
-            import base64
-            import marshal
-            _reply({"burgee_ran": base64.b64encode(marshal.dumps(code)).decode("ascii"),
-                    "ahead": compiled_ahead})
+            _reply({"burgee_ran": True})
         try:
             _checks.check_deferred(code)
         except Exception as exc:  # noqa: BLE001 - a refusal, or a check that broke on odd
@@ -52,6 +51,10 @@ def main() -> None:
 
     program_name = request.get("program")
     if code is not None and request.get("code"):
+        import base64
+        import marshal
+        _reply({"burgee_code": base64.b64encode(marshal.dumps(code)).decode("ascii"),
+                "ahead": compiled_ahead})
         _checks.defer_checks(code)
     try:
         loaded = exec_file(file, source, program_name=program_name, code=code, ran=ran)

@@ -438,20 +438,26 @@ class _CheckRun:
             os.set_blocking(stream.fileno(), False)
 
     def ran(self) -> tuple:
-        """(LoadError or None, the code object the check ran, or None when it did not)."""
+        """(LoadError or None, the code object the check ran, or None when it did not).
+
+        The bytecode comes first, as soon as the file compiled, and is decoded here while
+        the check process runs the file; then the word that it ran."""
+        code = None
         reply = self._reply()
+        if isinstance(reply, dict) and "burgee_code" in reply:
+            self.compiled_ahead = bool(reply.get("ahead"))
+            import base64
+            import marshal
+            try:
+                code = marshal.loads(base64.b64decode(reply["burgee_code"]))
+            except (ValueError, EOFError, TypeError):
+                code = None        # compiled again by the load
+            reply = self._reply()
         if isinstance(reply, LoadError):
             return reply, None
         if "burgee_ran" not in reply:
-            error = _reply_error(reply)
-            return error, None     # a failed load (or an old-style answer without code)
-        self.compiled_ahead = bool(reply.get("ahead"))
-        import base64
-        import marshal
-        try:
-            return None, marshal.loads(base64.b64decode(reply["burgee_ran"]))
-        except (ValueError, EOFError, TypeError):
-            return None, None      # compiled again by the load
+            return _reply_error(reply), None    # the file did not compile, or did not run
+        return None, code
 
     def verdict(self) -> LoadError | None:
         """The check's verdict once the definition and examples were checked: the error, or
