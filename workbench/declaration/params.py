@@ -326,6 +326,7 @@ class Option(Param):
 
     __slots__ = ("_key", "_spelled", "env", "short", "placeholder", "aliases", "negatable",
                  "flag", "short_flag", "negation", "alias_flags", "metavar", "spellings")
+    variadic = False   # only an Argument can be; read without a miss (`Param.many`)
 
     def __init__(self, type: str = "string", description: str = "", required: bool = False,
                  default: object = None, choices: Sequence[object] | None = None,
