@@ -7,6 +7,8 @@ alike; the programs and burgee itself are imported with bytecode compiled (as an
 program is), and burgee's check verdict is recorded by one warm-up call first (as a released
 program's first start does). tools/list is timed in-process: the first answer for a program
 generation (build, validate, wire form) and a repeat (cached, encoded as the transport does).
+The command call is also timed with `run()`'s exit hook off (what freezing the declaration at
+exit saves), and the interpreter alone on an empty file, in the same interleaved rounds.
 
     .venv/bin/python benchmarks/scale.py                  # print the tables
     .venv/bin/python benchmarks/scale.py --runs 7 --write # and update docs/performance.md
@@ -202,9 +204,19 @@ def measure(runs: int, sizes=SIZES) -> dict:
         folder = Path(tmp)
         env = _env(folder)
         runners = {n: _write(folder, n) for n in sizes}
+        for n in sizes:    # the same call with run()'s exit hook off (docs/decisions.md)
+            runners[n]["thawed"] = folder / f"run_thawed_{n}.py"
+            runners[n]["thawed"].write_text(
+                f"import workbench.entry\nworkbench.entry._EXIT_REGISTERED = True\n"
+                f"import big_burgee_{n}\nbig_burgee_{n}.main()\n")
+        runners[sizes[0]]["bare"] = folder / "run_nothing.py"   # the interpreter alone
+        runners[sizes[0]]["bare"].write_text("")
         jobs = [(case, framework, n) for case, argvs in CASES.items()
                 for framework, argv in argvs.items() if argv is not None for n in sizes]
-        medians = _timed(jobs, runners, {"burgee": "burgee", "click": "click"}, env, runs)
+        jobs += [("command call", "thawed", n) for n in sizes]
+        jobs.append(("command call", "bare", sizes[0]))
+        medians = _timed(jobs, runners, {"burgee": "burgee", "click": "click",
+                                         "thawed": "burgee", "bare": "burgee"}, env, runs)
         tools = {n: _in_process(folder, n, runs) for n in sizes}
     return {"medians": medians, "tools": tools}
 
@@ -511,8 +523,9 @@ def render_workbench(rows: dict, saves: int, sizes) -> str:
              "MCP tools/call). Save → tools/list: an atomic save that edits one command's "
              "description, until a client in its own process (streamable HTTP, handshake "
              "era, bearer token), listing again each time it hears `list_changed`, sees the "
-             "new text; medians. Two clients: the MCP SDK's `Client` (which validates every "
-             "tool with pydantic: about 70–100 ms of its own at N=1,000) and a raw one (HTTP "
+             "new text; medians. Two clients: the MCP SDK's `Client` (which validates the whole "
+             "answer with pydantic, twice, and formats it into a debug log line: 78–200 ms of "
+             "its own per list of 1,000 tools, median 113 ms) and a raw one (HTTP "
              "and `json.loads`), which shows what the server itself takes.", "",
              f"- Command: `.venv/bin/python benchmarks/scale.py --workbench --sizes "
              f"{','.join(map(str, sizes))} --runs {saves} --write`",
@@ -564,6 +577,16 @@ def render(result: dict, runs: int, sizes=SIZES) -> str:
             lines.append(f"| `{case}` | {n:,} | {_ms(ours)} | {ours / base:.2f}× | "
                          + (f"{_ms(theirs)} | {ours / theirs:.2f}× |" if theirs else
                             "none built in | |"))
+    bare = medians[("command call", "bare", sizes[0])]
+    lines += ["", "The exit: `run()` freezes the declaration at interpreter exit (after "
+              "collecting the call's young garbage) instead of letting Python's shutdown walk "
+              "and free its cycles. The same call with that hook off, interleaved with the "
+              f"rest; the interpreter alone (an empty file, this venv) takes {_ms(bare)}:", "",
+              "| N | command call | exit hook off | saved at exit |", "|---:|---:|---:|---:|"]
+    for n in sizes:
+        ours, thawed = (medians[("command call", "burgee", n)],
+                        medians[("command call", "thawed", n)])
+        lines.append(f"| {n:,} | {_ms(ours)} | {_ms(thawed)} | {_ms(thawed - ours)} |")
     lines += ["", "In-process, the program already loaded (burgee's MCP server and "
               "`program_schema`; Click has neither):", "",
               "| N | tools/list first answer (build, the SDK's sieve, pages) "
