@@ -2,6 +2,7 @@
 broken saves keep the last good program served, hanging handlers are cut off, traffic is kept."""
 
 import asyncio
+import contextlib
 import os
 import textwrap
 
@@ -340,18 +341,17 @@ async def test_the_dev_server_wants_its_bearer_token_on_every_route(served):
         assert "hello" in await tool_names(client)
 
 
-async def test_clients_told_of_a_save_list_before_the_surfaces_are_built(served, monkeypatch):
-    """Agents first: the state build (every surface, tokens, lint) waits until the clients
-    told of the change have listed again, so it does not share the GIL with their answer."""
-    from mcp import Client
-
-    from workbench.dev import engine
-    bench, url, file = served
-    monkeypatch.setattr(engine, "AGENTS_FIRST_SECONDS", 60.0)
-    order = []
+def _record_state_builds(bench, monkeypatch, record) -> None:
+    """Call `record()` each time the bench starts building a State."""
     build = bench._next_state
-    monkeypatch.setattr(bench, "_next_state", lambda loaded: order.append("state") or
-                        build(loaded))
+    monkeypatch.setattr(bench, "_next_state", lambda loaded: record() or build(loaded))
+
+
+@contextlib.asynccontextmanager
+async def _told_of_a_save(bench, url, file):
+    """A client that listed the tools, then a save (BYE) it has heard `list_changed` for;
+    yields (client, the bench's State queue)."""
+    from mcp import Client
     queue = states(bench)
     listener = Listener()
     async with Client(authed(url, bench.token), mode="legacy", message_handler=listener,
@@ -359,6 +359,18 @@ async def test_clients_told_of_a_save_list_before_the_surfaces_are_built(served,
         await tool_names(client)
         save(file, source(BYE))
         await asyncio.wait_for(listener.heard.wait(), 20)
+        yield client, queue
+
+
+async def test_clients_told_of_a_save_list_before_the_surfaces_are_built(served, monkeypatch):
+    """Agents first: the state build (every surface, tokens, lint) waits until the clients
+    told of the change have listed again, so it does not share the GIL with their answer."""
+    from workbench.dev import engine
+    bench, url, file = served
+    monkeypatch.setattr(engine, "AGENTS_FIRST_SECONDS", 60.0)
+    order = []
+    _record_state_builds(bench, monkeypatch, lambda: order.append("state"))
+    async with _told_of_a_save(bench, url, file) as (client, queue):
         await asyncio.sleep(0.3)           # told, not yet listed: the state waits
         assert order == []
         names = await tool_names(client)
@@ -372,8 +384,6 @@ async def test_the_state_waits_until_the_listing_answer_is_sent(tmp_path, monkey
     10 ms at 1,000 tools): the state build waits until its last bytes are sent, not only
     until the handler returned. Here every answer's last bytes leave 0.4 s late."""
     import time
-
-    from mcp import Client
 
     from workbench.dev import engine
     from workbench.mcp.server import ProgramServer
@@ -399,16 +409,8 @@ async def test_the_state_waits_until_the_listing_answer_is_sent(tmp_path, monkey
     url = await bench.start()
     try:
         started = []
-        build = bench._next_state
-        monkeypatch.setattr(bench, "_next_state", lambda loaded: started.append(
-            time.monotonic()) or build(loaded))
-        queue = states(bench)
-        listener = Listener()
-        async with Client(authed(url, bench.token), mode="legacy", message_handler=listener,
-                          cache=None) as client:
-            await tool_names(client)
-            save(file, source(BYE))
-            await asyncio.wait_for(listener.heard.wait(), 20)
+        _record_state_builds(bench, monkeypatch, lambda: started.append(time.monotonic()))
+        async with _told_of_a_save(bench, url, file) as (client, queue):
             listed_from = len(ended)
             assert "bye" in await tool_names(client)     # its answer ended 0.4 s late
             state = await next_state(queue)
