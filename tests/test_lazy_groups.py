@@ -134,13 +134,45 @@ def test_a_sensitive_option_of_a_lazy_group_is_masked(app):
 @pytest.mark.parametrize("argv", [
     ["help", "--json"], ["help", "--json", "--level", "card"], ["--schema"],
     ["completion", "bash"], ["completion", "zsh"], ["completion", "fish"],
-    ["g1", "--help", "--json"], ["g1", "c0", "--help"],
+    ["g1", "--help", "--json"], ["g1", "c0", "--help"], ["g1", "--schema"],
 ])
 def test_listing_surfaces_are_byte_identical_to_the_eager_program(app, argv):
     folder, env = app
     lazy, eager = _run(folder, env, "lazy.py", *argv), _run(folder, env, "eager.py", *argv)
     assert lazy.returncode == eager.returncode == 0, lazy.stderr + eager.stderr
     assert lazy.stdout == eager.stdout
+
+
+SCHEMA_PROBE = """import sys, json; sys.path.insert(0, sys.argv[1]); import lazy
+from workbench.runtime.pipeline import World, execute
+from workbench.surfaces.schema import _groups_within
+import io
+program = lazy.program
+groups = _groups_within(program, program, 10 ** 9)   # reads the root's children only
+program.budgets["schema"] = len(json.dumps(groups, separators=(",", ":")))
+out = io.StringIO()
+execute(program, sys.argv[2:], World({}, io.StringIO(), out, io.StringIO()))
+print(json.dumps([json.loads(out.getvalue()),
+                  sorted(m for m in sys.modules if m.startswith("pkg."))]))
+"""
+
+
+def test_schema_past_its_budget_lists_groups_without_loading_them_all(app):
+    """The program's schema, its budget just the size of the groups document: the names do
+    not fit, so it lists the groups, and the walk that found that out stopped early."""
+    folder, env = app
+    _warm(folder, env)
+    done = subprocess.run([sys.executable, "-c", SCHEMA_PROBE, str(folder), "--schema"],
+                          env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    doc, modules = json.loads(done.stdout)
+    assert doc["detail"] == "groups" and doc["groups"] == ["g0", "g1", "g2"], doc
+    assert doc["commands"] == [] and "'big <group> --schema'" in doc["note"]
+    assert "pkg.g2" not in modules, modules
+    scoped = subprocess.run([sys.executable, "-c", SCHEMA_PROBE, str(folder), "g1",
+                             "--schema"], env=env, capture_output=True, text=True, timeout=60)
+    doc, modules = json.loads(scoped.stdout)
+    assert modules == ["pkg.g1"] and doc["group"] == "g1", (doc, scoped.stderr)
 
 
 def test_mcp_tools_list_is_identical_to_the_eager_program(app):

@@ -312,7 +312,8 @@ def test_program_schema_degrades_step_by_step_within_budget(program):
         if doc["detail"] not in seen:
             seen.append(doc["detail"])
         if doc["detail"] != "full":
-            assert "tool <command> --schema" in doc["note"] or "omitted" in doc
+            assert ("tool <command> --schema" in doc["note"] or "omitted" in doc
+                    or "tool <group> --schema" in doc["note"])
     assert seen == list(DETAILS)
 
 
@@ -337,6 +338,31 @@ def test_tiny_budget_leaves_commands_out_and_says_so(program):
     jsonschema.validate(doc, PROGRAM_SCHEMA, cls=jsonschema.Draft202012Validator)
     assert doc["detail"] == "names" and doc["omitted"] == 5 and doc["commands"] == []
     assert "help --json --level names" in doc["note"]
+
+
+def test_a_group_schema_holds_only_what_is_under_it_and_degrades_to_its_groups():
+    def handler(ctx):
+        return {}
+
+    def command(name):
+        return Command(name, f"{name} it", effects="read_only", run=handler)
+    p = Program("tool", "1.0.0", commands=[
+        Group("a", "group a", [command("x"), Group("b", "group b", [command("y")]),
+                               Group("h", "hidden", [command("w")], hidden=True)]),
+        command("z")])
+    doc = program_schema(p, node=p.find(["a"]))
+    jsonschema.validate(doc, PROGRAM_SCHEMA, cls=jsonschema.Draft202012Validator)
+    assert (doc["group"], doc["group_description"], doc["detail"]) == ("a", "group a", "full")
+    assert [c["command"] for c in doc["commands"]] == ["a x", "a b y"]
+    for budget in range(_size(doc), 0, -1):
+        doc = program_schema(p, budget, p.find(["a"]))
+        if doc["detail"] == "groups":
+            break
+    jsonschema.validate(doc, PROGRAM_SCHEMA, cls=jsonschema.Draft202012Validator)
+    assert doc["commands"] == ["a x"] and doc["groups"] == ["a b"] and _size(doc) <= budget
+    assert "'tool <group> --schema'" in doc["note"]
+    top = program_schema(p)
+    assert "group" not in top and [c["command"] for c in top["commands"]] == ["a x", "a b y", "z"]
 
 
 def test_program_budget_overrides_the_default():

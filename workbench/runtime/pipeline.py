@@ -274,11 +274,11 @@ def _show(world, as_json, data, text):
 
 
 def _describe_node(program, request, world):
-    """A program or group with no command: help (or the program's schema)."""
+    """A program or group with no command: help (or the schema of what is under it)."""
     node = request.node
     if request.flags["schema"]:
         from workbench.surfaces.schema import program_schema
-        return _show(world, True, program_schema(program), None)
+        return _show(world, True, program_schema(program, node=node), None)
     if request.json:
         from workbench.surfaces import cards
         doc = cards.help_document(program, "summary") if node is program else \

@@ -27,19 +27,19 @@ def visible(node) -> list:
 
 def listed_commands(program) -> list:
     """Every runnable command that is not hidden itself nor inside a hidden group."""
-    out = []
+    return list(iter_listed(program))
 
-    def visit(node):
-        for child in node.commands:
-            if child.hidden:
-                continue
-            if child.is_group:
-                visit(child)
-            else:
-                out.append(child)
 
-    visit(program)
-    return out
+def iter_listed(node):
+    """`listed_commands` under a Program or Group, in order, as a generator: a lazy group is
+    imported only when the walk reaches it, so a caller that stops early loads no more."""
+    for child in node.commands:
+        if child.hidden:
+            continue
+        if child.is_group:
+            yield from iter_listed(child)
+        else:
+            yield child
 
 
 def group_shown(program, group) -> bool:

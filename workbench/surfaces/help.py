@@ -131,7 +131,8 @@ def _group_help(program, group) -> list[str]:
     lines += _rows([_child_row(child) for child in _facts.visible(group)])
     lines += [""]
     lines += _wrap(f"Run '{name} {path} <command> --help' for one command. As data: "
-                   f"'{name} {path} <command> --help --json', '{name} help --json'.", WIDTH)
+                   f"'{name} {path} --schema' (its commands), '{name} {path} <command> --help "
+                   f"--json', '{name} help --json'.", WIDTH)
     return lines
 
 

@@ -14,8 +14,9 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 DEFAULT_BUDGET = 8000
 """Characters of compact JSON `tool --schema` keeps to unless `program.budgets["schema"]` says."""
 
-DETAILS = ("full", "no_descriptions", "property_names", "names")
-"""Degradation levels of the program schema, richest first."""
+DETAILS = ("full", "no_descriptions", "property_names", "names", "groups")
+"""Degradation levels of the program schema, richest first. Past the last, trailing command
+names are left out: detail "names" again, with `omitted`."""
 
 def _property(item, flag: str) -> dict:
     prop = item.value_schema()
@@ -129,80 +130,108 @@ def _note(program, detail: str, budget: int, dropped: int = 0) -> str:
         "no_descriptions": "property descriptions were dropped",
         "property_names": "input and output schemas were replaced by property names",
         "names": "only command names are listed",
-    }[detail]
+    }
     if dropped:
         return (f"over the {budget}-character budget: {dropped} command(s) left out; "
                 f"'{name} help --json --level names' lists all, '{name} <command> --schema' "
                 f"gives one")
-    note = (f"over the {budget}-character budget, so {what}; run '{name} <command> --schema' "
-            f"for one command's full input schema, or '{name} <command> --help --json' for "
-            f"its card")
-    return note
+    if detail == "groups":
+        return (f"over the {budget}-character budget, so only its own commands and its groups "
+                f"are listed; '{name} <group> --schema' lists a group's commands")
+    return (f"over the {budget}-character budget, so {what[detail]}; run '{name} <command> "
+            f"--schema' for one command's full input schema, or '{name} <command> --help "
+            f"--json' for its card")
 
 
-def program_schema(program, budget: int | None = None) -> dict:
+def program_schema(program, budget: int | None = None, node=None) -> dict:
     """The whole program as data, kept within `budget` characters of compact JSON.
 
+    `node`, a Group, scopes the document to the commands under it (`tool GROUP --schema`).
     Past the budget it degrades one step at a time (DETAILS): property descriptions go,
     then input/output schemas become property names, then only command names remain, then
-    trailing command names are left out. `detail` says which step, `note` what was dropped
-    and how to get it. A budget smaller than the bare header cannot be met; the header is
-    returned anyway.
+    only the commands directly under it and its groups (when it has groups), then trailing
+    command names are left out. `detail` says which step, `note` what was dropped and how
+    to get it. A budget smaller than the bare header cannot be met; the header is returned
+    anyway. Each step stops at the first entry past the budget, so a lazy group past that
+    point is not imported.
     """
     if budget is None:
         budget = program.budgets.get("schema", DEFAULT_BUDGET)
-    commands = _facts.listed_commands(program)
+    scope = program if node is None else node
     for detail in DETAILS[:-1]:
-        entries = _entries_within(program, detail, budget, commands)
+        entries = _entries_within(program, scope, detail, budget)
         if entries is not None:
-            return _document(program, detail, budget, entries)
-    names = [_command_entry(c, "names") for c in commands]
+            return _document(program, scope, detail, budget, entries)
+    groups = _groups_within(program, scope, budget)
+    if groups is not None:
+        return groups
+    names = [_command_entry(c, "names") for c in _facts.iter_listed(scope)]
     sizes = [_string_size(name) for name in names]
     total = sum(sizes)
     headers: dict = {}
-    if not names or _names_size(program, budget, headers, total, len(names), 0) <= budget:
-        return _document(program, "names", budget, names)
     keep = len(names) - 1
     while keep > 0:
         total -= sizes[keep]
-        if _names_size(program, budget, headers, total, keep, len(names) - keep) <= budget:
+        if _names_size(program, scope, budget, headers, total, keep,
+                       len(names) - keep) <= budget:
             break
         keep -= 1
-    return _document(program, "names", budget, names[:keep], omitted=len(names) - keep)
+    keep = max(keep, 0)
+    return _document(program, scope, "names", budget, names[:keep],
+                     omitted=len(names) - keep)
 
 
-def _entries_within(program, detail: str, budget: int, commands) -> list | None:
+def _entries_within(program, scope, detail: str, budget: int) -> list | None:
     """The command entries at `detail` if the document they make fits `budget`, else None.
 
     The document's size is its size without commands plus each entry's and one comma
     between two, so building stops at the first entry past the budget.
     """
-    used = _encoded_size(_document(program, detail, budget, []))
-    entries: list = []
+    used = _encoded_size(_document(program, scope, detail, budget, []))
     if used > budget:
         return None
-    for command in commands:
+    entries: list = []
+    for command in _facts.iter_listed(scope):
         entry = _command_entry(command, detail)
-        used += _encoded_size(entry) + (1 if entries else 0)
+        used += (_string_size(entry) if detail == "names" else _encoded_size(entry)) + \
+            (1 if entries else 0)
         if used > budget:
             return None
         entries.append(entry)
     return entries
 
 
-def _names_size(program, budget: int, headers: dict, total: int, count: int,
+def _groups_within(program, scope, budget: int) -> dict | None:
+    """The groups document (the commands directly under `scope`, and its groups) if `scope`
+    has a group and the document fits `budget`, else None."""
+    commands, groups = [], []
+    for child in _facts.visible(scope):
+        (groups if child.is_group else commands).append(" ".join(child.path))
+    if not groups:
+        return None    # the names document already listed exactly these
+    doc = _document(program, scope, "groups", budget, commands, groups=groups)
+    return doc if _encoded_size(doc) <= budget else None
+
+
+def _names_size(program, scope, budget: int, headers: dict, total: int, count: int,
                 omitted: int) -> int:
     """The encoded size of the names document listing `count` names of `total` characters."""
     digits = len(str(omitted)) if omitted else 0
     if digits not in headers:   # the header depends on `omitted` only through its digits
-        headers[digits] = _encoded_size(_document(program, "names", budget, [], omitted=omitted))
+        headers[digits] = _encoded_size(_document(program, scope, "names", budget, [],
+                                                  omitted=omitted))
     return headers[digits] + total + max(count - 1, 0)
 
 
-def _document(program, detail: str, budget: int, commands: list, omitted: int = 0) -> dict:
+def _document(program, scope, detail: str, budget: int, commands: list, omitted: int = 0,
+              groups: list | None = None) -> dict:
     doc = {"name": program.name, "version": program.version,
-           "description": program.description, "schema_version": program.schema_version,
-           "detail": detail, "budget": budget}
+           "description": program.description, "schema_version": program.schema_version}
+    if scope is not program:
+        doc["group"] = " ".join(scope.path)
+        doc["group_description"] = scope.description or ""
+    doc["detail"] = detail
+    doc["budget"] = budget
     if detail != "full":
         doc["note"] = _note(program, detail, budget, omitted)
     table = _facts.exit_table()
@@ -210,6 +239,8 @@ def _document(program, detail: str, budget: int, commands: list, omitted: int = 
         table = [{"exit": row["exit"], "code": row["code"]} for row in table]
     doc["exit_codes"] = table
     doc["commands"] = commands
+    if groups is not None:
+        doc["groups"] = groups
     if omitted:
         doc["omitted"] = omitted
     return doc
