@@ -182,9 +182,15 @@ def test_boolean_negation_colliding_with_another_flag_is_refused():
 
 # -- arguments -----------------------------------------------------------------------------
 
-def test_variadic_only_last():
-    message = refused(cmd(arguments=[Argument("files", variadic=True), Argument("dest")]))
-    assert "variadic but not last" in message and "move it to the end" in message
+def test_a_variadic_argument_may_come_before_required_ones_only():
+    from workbench import Program
+    Program("tool", commands=[cmd(arguments=[Argument("files", variadic=True),
+                                             Argument("dest")])])   # cp SRC... DST
+    message = refused(cmd(arguments=[Argument("files", variadic=True),
+                                     Argument("dest", required=False)]))
+    assert "followed by the optional <dest>" in message and "make <dest> required" in message
+    message = refused(cmd(arguments=[Argument("a", variadic=True), Argument("b", variadic=True)]))
+    assert "only one argument may take several values" in message
 
 
 def test_no_required_argument_after_an_optional_one():

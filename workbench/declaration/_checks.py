@@ -14,7 +14,7 @@ from workbench.declaration.exits import EXIT_CODES
 from workbench.declaration.model import (
     EFFECT_MEANINGS, EFFECTS, MAX_TOOL_NAME, Argument, Command, DefinitionError, Group, Option,
 )
-from workbench.declaration.params import ITEM_TYPES, TYPES
+from workbench.declaration.params import ITEM_TYPES, PATH_KINDS, RANGED, TYPES, is_value_type
 
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
@@ -192,6 +192,13 @@ def check_program(program) -> None:
     if not program.commands:
         raise DefinitionError(
             f"program '{name}' has no commands; pass commands=[Command(...), ...]")
+    _check_shared(f"program '{name}'", program, "Program")
+    if program.env_prefix is not None and (
+            not isinstance(program.env_prefix, str) or not program.env_prefix
+            or not set(program.env_prefix) <= _ENV_CHARS):
+        raise DefinitionError(f"program '{name}': env_prefix={program.env_prefix!r} must be "
+                              f"the start of environment variable names, e.g. "
+                              f"env_prefix='{_suggest_name(name).upper().replace('-', '_')}_'")
     _check_children(program, program, top=True)
     tools: dict[str, object] = {}
     for command in program.walk():
@@ -250,7 +257,25 @@ def _check_children(program, node, top: bool) -> None:
                 raise DefinitionError(
                     f"{_where(child)} has no commands; add commands=[Command(...)] "
                     f"or remove the group")
+            _check_shared(_where(child), child, "Group")
             _check_children(program, child, top=False)
+
+
+_ENV_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def _check_shared(where: str, node, kind: str) -> None:
+    """The options a program or group declares for every command under it, and its setup."""
+    setup = getattr(node, "setup", None)
+    if setup is not None and not callable(setup):
+        raise DefinitionError(f"{where}: setup= must be a function taking ctx, got "
+                              f"{type(setup).__name__}")
+    options = node.options
+    if not isinstance(options, dict):
+        raise DefinitionError(f"{where}: options= must map keys to Option(...), e.g. "
+                              f"{kind}(..., options={{'verbose': Option(type='boolean')}})")
+    for key, option in options.items():
+        _check_option(where, key, option)
 
 
 def _check_name(node, name, where: str, kind: str | None = None) -> None:
@@ -300,6 +325,18 @@ def _check_command(program, command) -> None:
             raise DefinitionError(f"{where}: {attr}= must be a function, got "
                                   f"{type(value).__name__}")
     _check_meta(where, command)
+    for attr in ("help", "epilog"):
+        value = getattr(command, attr, None)
+        if value is not None and not isinstance(value, str):
+            raise DefinitionError(f"{where}: {attr}= must be text (paragraphs separated by "
+                                  f"blank lines), got {type(value).__name__}")
+    clash = command.__dict__.get("_shared_clash")
+    if clash is not None:
+        key, node = clash
+        owner = f"program '{node.name}'" if not node.path else _where(node)
+        raise DefinitionError(
+            f"{where} declares option '{key}', which the {owner} already gives every command "
+            f"under it; drop it from the command (it takes the {owner}'s) or rename one")
     _check_options(where, command)
     _check_arguments(where, command)
     _check_errors(where, command)
@@ -324,75 +361,151 @@ def _check_meta(where: str, item) -> None:
 def _check_options(where: str, command) -> None:
     """Check options and that no two share a spelling (long, short, --no-, old names)."""
     flags: dict[str, Option] = {}
+    shared = command.shared_keys
     for key, option in command.options.items():
-        if not isinstance(option, Option):
-            raise DefinitionError(
-                f"{where}: options['{key}'] must be Option(...), got {type(option).__name__}")
-        if not isinstance(key, str) or not key or not set(key) <= _KEY_CHARS \
-                or not key[0].isalpha() or key.endswith("_") or "__" in key:
-            fixed = _suggest_name(key).replace("-", "_")
-            raise DefinitionError(
-                f"{where}: option key {key!r} is not valid; keys are lowercase snake case "
-                f"(the key skip_build is the flag --skip-build)"
-                + (f", e.g. '{fixed}'" if fixed else ""))
+        if key not in shared:
+            _check_option(where, key, option)
+        _check_relations(where, command, key, option)
         at = f"{where}: option '{key}' ({option.flag})"
-        if option.flag in GLOBAL_SPELLINGS:
-            reserved = ", ".join(f for f in GLOBAL_SPELLINGS if f.startswith("--"))
-            raise DefinitionError(
-                f"{at} collides with the built-in {option.flag} ({reserved} are reserved); "
-                f"rename the option, e.g. '{key}_mode'")
-        _check_meta(at, option)
-        _check_type(at, option, "option")
-        if option.required and option.default is not None:
-            raise DefinitionError(
-                f"{at} is required and has a default; drop required=True (the default fills "
-                f"it) or drop the default")
-        if option.type == "boolean" and option.required:
-            raise DefinitionError(
-                f"{at} is a boolean and required; a flag is either passed or not — drop "
-                f"required=True, or use type='enum' with choices")
-        if option.env is not None and (not isinstance(option.env, str) or not option.env
-                                       or "=" in option.env or " " in option.env):
-            raise DefinitionError(f"{at}: env= must be an environment variable name, "
-                                  f"e.g. env='{key.upper()}'")
-        if option.placeholder is not None and not isinstance(option.placeholder, str):
-            raise DefinitionError(f"{at}: placeholder= must be a string, e.g. '<{key}>'")
-        if len(option.alias_flags) != len(option.aliases):
-            raise DefinitionError(f"{at}: aliases must be flag names, e.g. aliases=['dest']")
-        if option.short is not None:
-            short = option.short
-            if not isinstance(short, str) or len(short) != 1 or short not in _SHORT_CHARS:
-                raise DefinitionError(
-                    f"{at}: short={option.short!r} must be one letter or digit, e.g. "
-                    f"short='{key[0]}'")
-            if short in RESERVED_SHORTS:
-                raise DefinitionError(
-                    f"{at}: short '-{short}' is reserved ("
-                    f"{', '.join('-' + s for s in RESERVED_SHORTS)} is built in); pick another "
-                    f"letter")
         for name in option.spellings:
             if name in GLOBAL_SPELLINGS:
                 raise DefinitionError(f"{at}: {name} is a built-in flag; pick another name")
             if name in flags:
                 other = flags[name]
+                mine = " (given to every command by its program or group)" \
+                    if key in shared or other.key in shared else ""
                 if name.startswith("--"):
                     raise DefinitionError(
-                        f"{at}: the flag {name} is also {other.flag}'s; rename one of them")
+                        f"{at}: the flag {name} is also {other.flag}'s{mine}; rename one "
+                        f"of them")
                 raise DefinitionError(
-                    f"{at}: short '{name}' is also used by {other.flag}; give one "
+                    f"{at}: short '{name}' is also used by {other.flag}{mine}; give one "
                     f"of them another letter")
             flags[name] = option
 
 
-def _check_type(at: str, item, kind: str) -> None:
-    if item.type not in TYPES:
+def _check_relations(where: str, command, key: str, option) -> None:
+    """`requires` and `conflicts` name other inputs of the command."""
+    inputs = list(command.options) + [argument.key for argument in command.arguments
+                                      if isinstance(argument, Argument)]
+    for attr in ("requires", "conflicts"):
+        names = getattr(option, attr)
+        if not isinstance(names, tuple) or not all(isinstance(n, str) for n in names):
+            raise DefinitionError(f"{where}: option '{key}': {attr}= must list keys of other "
+                                  f"inputs, e.g. {attr}=['other_option']")
+        for name in names:
+            if name == key:
+                raise DefinitionError(f"{where}: option '{key}' {attr} itself; drop '{name}' "
+                                      f"from {attr}=")
+            if name not in inputs:
+                from workbench._text import nearest
+                close = nearest(name, inputs, n=1)
+                raise DefinitionError(
+                    f"{where}: option '{key}' {attr} '{name}', which is not an input of the "
+                    f"command; " + (f"did you mean '{close[0]}'?" if close else
+                                    f"name one of: {', '.join(inputs) or 'none'}"))
+
+
+def _check_option(where: str, key, option) -> None:
+    """One option on its own: key, type, default, env, short, and what it may combine."""
+    if not isinstance(option, Option):
         raise DefinitionError(
-            f"{at}: type={item.type!r} is not a known type; use one of: {', '.join(TYPES)}")
+            f"{where}: options['{key}'] must be Option(...), got {type(option).__name__}")
+    if not isinstance(key, str) or not key or not set(key) <= _KEY_CHARS \
+            or not key[0].isalpha() or key.endswith("_") or "__" in key:
+        fixed = _suggest_name(key).replace("-", "_")
+        raise DefinitionError(
+            f"{where}: option key {key!r} is not valid; keys are lowercase snake case "
+            f"(the key skip_build is the flag --skip-build)"
+            + (f", e.g. '{fixed}'" if fixed else ""))
+    at = f"{where}: option '{key}' ({option.flag})"
+    if option.flag in GLOBAL_SPELLINGS:
+        reserved = ", ".join(f for f in GLOBAL_SPELLINGS if f.startswith("--"))
+        raise DefinitionError(
+            f"{at} collides with the built-in {option.flag} ({reserved} are reserved); "
+            f"rename the option, e.g. '{key}_mode'")
+    _check_meta(at, option)
+    _check_type(at, option, "option")
+    if option.required and option.default is not None:
+        raise DefinitionError(
+            f"{at} is required and has a default; drop required=True (the default fills "
+            f"it) or drop the default")
+    if option.type == "boolean" and option.required:
+        raise DefinitionError(
+            f"{at} is a boolean and required; a flag is either passed or not — drop "
+            f"required=True, or use type='enum' with choices")
+    if option.env is not None and (not isinstance(option.env, str) or not option.env
+                                   or "=" in option.env or " " in option.env):
+        raise DefinitionError(f"{at}: env= must be an environment variable name, "
+                              f"e.g. env='{key.upper()}'")
+    if option.placeholder is not None and not isinstance(option.placeholder, str):
+        raise DefinitionError(f"{at}: placeholder= must be a string, e.g. '<{key}>'")
+    if len(option.alias_flags) != len(option.aliases):
+        raise DefinitionError(f"{at}: aliases must be flag names, e.g. aliases=['dest']")
+    if option.short is not None:
+        short = option.short
+        if not isinstance(short, str) or len(short) != 1 or short not in _SHORT_CHARS:
+            raise DefinitionError(
+                f"{at}: short={option.short!r} must be one letter or digit, e.g. "
+                f"short='{key[0]}'")
+        if short in RESERVED_SHORTS:
+            raise DefinitionError(
+                f"{at}: short '-{short}' is reserved ("
+                f"{', '.join('-' + s for s in RESERVED_SHORTS)} is built in); pick another "
+                f"letter")
+    _check_option_features(at, option)
+
+
+def _check_option_features(at: str, option) -> None:
+    """count, nargs, off, hidden, prompts: what each needs and what it cannot combine with."""
+    if option.count:
+        if option.type != "integer":
+            raise DefinitionError(f"{at}: count=True counts uses of a flag, an integer; drop "
+                                  f"type={option.type!r}")
+        if option.required or option.nargs != 1:
+            raise DefinitionError(f"{at}: count=True cannot be required or take nargs; drop "
+                                  f"{'required=True' if option.required else 'nargs='}")
+    nargs = option.nargs
+    if not isinstance(nargs, int) or isinstance(nargs, bool) or nargs < 1:
+        raise DefinitionError(f"{at}: nargs={nargs!r} must be a whole number of values, "
+                              f"e.g. nargs=2 for --point X Y")
+    if nargs > 1 and option.type == "boolean":
+        raise DefinitionError(f"{at}: a boolean flag takes no values; drop nargs= or use "
+                              f"type='string'")
+    if option.off is not None:
+        word = option.off.lstrip("-") if isinstance(option.off, str) else ""
+        if option.type != "boolean" or not word or not set(word) <= _NAME_CHARS \
+                or not option.off.startswith("--") or word[0] == "-":
+            raise DefinitionError(f"{at}: off= names a boolean's off switch as a long flag, "
+                                  f"e.g. off='--deep' for --shallow")
+        if not option.negatable:
+            raise DefinitionError(f"{at}: off={option.off!r} is an off switch; drop "
+                                  f"negatable=False")
+    if not isinstance(option.hidden, bool):
+        raise DefinitionError(f"{at}: hidden= must be True or False")
+    prompt = option.prompt
+    if prompt is not None and (prompt is not True and (not isinstance(prompt, str)
+                                                       or not prompt.strip())):
+        raise DefinitionError(f"{at}: prompt= is the question to ask, e.g. prompt='Your name', "
+                              f"or True to ask for the key in words")
+    if prompt is not None and option.count:
+        raise DefinitionError(f"{at}: a count cannot be asked for; drop prompt=")
+    if (option.confirmation_prompt or option.hide_input) and prompt is None:
+        raise DefinitionError(f"{at}: confirmation_prompt= and hide_input= shape a prompt; add "
+                              f"prompt='...' or drop them")
+
+
+def _check_type(at: str, item, kind: str) -> None:
+    if item.type not in TYPES and not is_value_type(item.type):
+        raise DefinitionError(
+            f"{at}: type={item.type!r} is not a known type; use one of: {', '.join(TYPES)}, "
+            f"or a value type (an object with convert, json_schema and describe methods)")
     choices = item.choices
-    if item.type == "list" and item.items not in ITEM_TYPES:
+    if item.type == "list" and item.items not in ITEM_TYPES and not is_value_type(item.items):
         raise DefinitionError(
             f"{at}: items={item.items!r} is not a list item type; use one of: "
-            f"{', '.join(ITEM_TYPES)}")
+            f"{', '.join(ITEM_TYPES)}, or a value type")
+    _check_limits(at, item)
     wants_choices = item.type == "enum" or (item.type == "list" and item.items == "enum")
     if wants_choices and not choices:
         raise DefinitionError(
@@ -408,6 +521,34 @@ def _check_type(at: str, item, kind: str) -> None:
     problem = item.default_problem()
     if problem:
         raise DefinitionError(f"{at}: default {item.default!r} {problem}")
+    if item.default is not None and (item.min is not None or item.max is not None) \
+            and item.check(item.default):
+        raise DefinitionError(f"{at}: default {item.default!r} {item.check(item.default)} "
+                              f"({item.range_words()}); change the default or the limits")
+
+
+def _check_limits(at: str, item) -> None:
+    """`min`/`max` on numbers only, in order; the path checks on paths only."""
+    base = item.items if item.type == "list" else item.type
+    for attr in ("min", "max"):
+        value = getattr(item, attr)
+        if value is None:
+            continue
+        if base not in RANGED:
+            raise DefinitionError(f"{at}: {attr}= limits an integer or a number; drop {attr}= "
+                                  f"or use type='integer'")
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or value != value:
+            raise DefinitionError(f"{at}: {attr}={value!r} must be a number, e.g. {attr}=1")
+    if item.min is not None and item.max is not None and item.min > item.max:
+        raise DefinitionError(f"{at}: min={item.min!r} is above max={item.max!r}; swap them")
+    if item.kind is not None and item.kind not in PATH_KINDS:
+        raise DefinitionError(f"{at}: kind={item.kind!r} must be 'file' or 'dir'")
+    for attr in ("exists", "kind", "readable", "writable"):
+        if getattr(item, attr) and base != "path":
+            raise DefinitionError(f"{at}: {attr}= checks a path; use type='path' or drop "
+                                  f"{attr}=")
+        if attr != "kind" and not isinstance(getattr(item, attr), bool):
+            raise DefinitionError(f"{at}: {attr}= must be True or False")
 
 
 # -- arguments -----------------------------------------------------------------------------
@@ -416,6 +557,7 @@ def _check_arguments(where: str, command) -> None:
     keys = set(command.options)
     optional_seen = None
     stdin_seen = None
+    variadic_seen = None
     arguments = command.arguments
     for index, argument in enumerate(arguments):
         if not isinstance(argument, Argument):
@@ -439,15 +581,31 @@ def _check_arguments(where: str, command) -> None:
                 f"{at} is variadic and a list; variadic already collects a list — give the "
                 f"item type instead, e.g. Argument('{name}', type='{argument.items}', "
                 f"variadic=True)")
-        if argument.variadic and index != len(arguments) - 1:
+        if argument.env is not None and (not isinstance(argument.env, str) or not argument.env
+                                         or "=" in argument.env or " " in argument.env):
+            raise DefinitionError(f"{at}: env= must be an environment variable name, "
+                                  f"e.g. env='{argument.key.upper()}'")
+        if argument.variadic and variadic_seen is not None:
             raise DefinitionError(
-                f"{at} is variadic but not last; only the last argument may take the rest — "
-                f"move it to the end or drop variadic=True")
+                f"{at} is variadic, and so is <{variadic_seen}>; only one argument may take "
+                f"several values — drop variadic=True from one")
+        if argument.variadic:
+            variadic_seen = name
+            after = arguments[index + 1:]
+            loose = [a.name for a in after if isinstance(a, Argument) and not a.required]
+            if loose:
+                raise DefinitionError(
+                    f"{at} is variadic and followed by the optional <{loose[0]}>; arguments "
+                    f"after a variadic one take the last values, so they must be required — "
+                    f"make <{loose[0]}> required or move <{name}> to the end")
+            if argument.stdin and after:
+                raise DefinitionError(f"{at} reads stdin and is followed by other arguments; "
+                                      f"move it to the end or drop stdin=True")
         if argument.required and optional_seen is not None:
             raise DefinitionError(
                 f"{at} is required but comes after the optional <{optional_seen}>; put "
                 f"required arguments first or make <{name}> optional")
-        if not argument.required:
+        if not argument.required and not argument.variadic:
             optional_seen = name
         if argument.required and argument.default is not None:
             raise DefinitionError(f"{at} is required and has a default; pass required=False "

@@ -105,6 +105,9 @@ class Command:
         errors: the error codes it raises, as strings or dicts
             `{"code": "not_found", "exit": 3, "when": "no such note"}`; help and cards list
             them with their exit codes (exit 1 when not given).
+        help: the long help, after the one-line description: paragraphs separated by blank
+            lines, shown in `--help`, cards and the MCP tool's description.
+        epilog: a closing paragraph of `--help` (and cards), e.g. where to read more.
     """
 
     is_group = False
@@ -119,7 +122,8 @@ class Command:
                  hidden: bool = False, *,
                  since: str | None = None, deprecated: str | bool | None = None,
                  replaced_by: str | None = None, paginated: bool | int = False,
-                 batch: bool = False, errors: Sequence[str | dict] = ()):
+                 batch: bool = False, errors: Sequence[str | dict] = (),
+                 help: str | None = None, epilog: str | None = None):
         self.name = name
         self.description = description
         self.effects = effects
@@ -138,12 +142,14 @@ class Command:
         self.paginated = paginated
         self.batch = batch
         self.errors = tuple(errors)
+        self.help = help
+        self.epilog = epilog
         self.path: tuple[str, ...] = (name,)
         self.program: Program | None = None
         self.adapter = None  # set by workbench.adapt for undeclared programs
         self.framework_keys: frozenset = NO_KEYS  # options the framework added (_extras)
-        for key, option in self.options.items():
-            option.key = key
+        self.inherited: tuple = ()   # ((Program or Group, keys), ...) whose options it takes
+        _key_options(self.options)
 
     @property
     def tool_name(self) -> str:
@@ -158,8 +164,27 @@ class Command:
 
     @property
     def declared_options(self) -> dict:
-        """Options the author declared (without --limit, --dry-run, ... the framework added)."""
-        return {k: o for k, o in self.options.items() if k not in self.framework_keys}
+        """Options the author declared on it (without --limit, --dry-run, ... the framework
+        added, nor the options it takes from its program and groups)."""
+        shared = self.shared_keys
+        return {k: o for k, o in self.options.items()
+                if k not in self.framework_keys and k not in shared}
+
+    @property
+    def shared_keys(self) -> frozenset:
+        """Keys of the options it takes from its program and groups (`Program(options=)`)."""
+        if not self.inherited:
+            return NO_KEYS
+        return frozenset(key for _, keys in self.inherited for key in keys)
+
+    @property
+    def listed_options(self) -> dict:
+        """The options its own help, card and usage line list: its own and the framework's,
+        not the shared ones (listed once, by the program or group that declares them)."""
+        if not self.inherited:
+            return self.options
+        shared = self.shared_keys
+        return {k: o for k, o in self.options.items() if k not in shared}
 
     @property
     def inputs(self) -> list:
@@ -168,6 +193,24 @@ class Command:
 
     def __repr__(self) -> str:
         return f"Command({' '.join(self.path)!r})"
+
+
+def _key_options(options: dict) -> None:
+    """Give each Option its key; one Option declared under two keys is copied for the second."""
+    for key, option in options.items():
+        if isinstance(option, Option):
+            if option.key and option.key != key:
+                option = options[key] = _copy(option)
+            option.key = key
+
+
+def _copy(option: Option) -> Option:
+    """A copy of an Option already keyed elsewhere (its spellings derived again from the new
+    key); `copy` is imported only for a program that shares one."""
+    import copy
+    twin = copy.copy(option)
+    twin._spell()   # spelled now, so the new key spells it again
+    return twin
 
 
 class Group:
@@ -182,17 +225,27 @@ class Group:
         load: `"package.module:attribute"` instead of `commands`: a lazy group. The attribute
             (a `Group`, or a list of commands) is imported only when something needs the
             group's commands: a call into the group, or a surface that lists every command.
+        options: key -> `Option` that every command under it takes, given after the group's
+            name (`tool items --store x list`) or after the command's
+            (`tool items list --store x`); in `ctx.options` of each.
+        setup: `setup(ctx)` runs before any command under it (after the program's), e.g. to
+            open what they share and put it in `ctx.obj`.
     """
 
     is_group = True
 
     def __init__(self, name: str, description: str = "",
                  commands: Sequence[Command | Group] = (), aliases: Sequence[str] = (),
-                 hidden: bool = False, *, load: str | None = None):
+                 hidden: bool = False, *, load: str | None = None,
+                 options: dict[str, Option] | None = None,
+                 setup: Callable[..., object] | None = None):
         self.name = name
         self.description = description
         self.aliases = tuple(aliases)
         self.hidden = hidden
+        self.options = dict(options or {})
+        _key_options(self.options)
+        self.setup = setup
         self.path: tuple[str, ...] = (name,)
         self.load = load
         self._program: Program | None = None   # set by the Program that binds it
@@ -259,6 +312,10 @@ def _import_commands(group) -> list:
         if found.name != group.name:
             raise DefinitionError(f"{where}: load='{spec}' is Group({found.name!r}); name it "
                                   f"{group.name!r} or point load= at the right group")
+        if found.options or found.setup is not None:
+            raise DefinitionError(f"{where}: load='{spec}' is a Group with options= or setup=; "
+                                  f"declare them on Group({group.name!r}, load=...) in the "
+                                  f"program, where they are read without importing the group")
         return list(found.commands)
     if isinstance(found, (list, tuple)):
         return list(found)
@@ -288,13 +345,23 @@ class Program:
         check: False skips the definition checks (for programs built from already-checked
             data); examples are still checked when the program first runs.
         single: one command, typed without its name (`black --check x.py`).
+        options: key -> `Option` that every command takes, given before the command's name
+            (`tool --store x items list`) or after it; in `ctx.options` of each.
+        setup: `setup(ctx)` runs before every command, e.g. to open what they share and put
+            it in `ctx.obj` (Click's group callback, Typer's `@app.callback()`).
+        env_prefix: every option without its own `env` reads `PREFIX` + its command's path +
+            its key, upper case, as Click's `auto_envvar_prefix` does: with `"TOOL_"`,
+            `tool items list --bin` reads `TOOL_ITEMS_LIST_BIN` and a program option
+            `--store` reads `TOOL_STORE`.
     """
 
     is_group = True
 
     def __init__(self, name: str, version: str = "0.0.0", description: str = "",
                  commands: Sequence[Command | Group] = (), budgets: dict | None = None, *, schema_version: str = "1",
-                 output_budget: int | None = None, check: bool = True, single: bool = False):
+                 output_budget: int | None = None, check: bool = True, single: bool = False,
+                 options: dict[str, Option] | None = None,
+                 setup: Callable[..., object] | None = None, env_prefix: str | None = None):
         self.name = name
         self.single = single  # one command, typed without its name (adapted `black`, `http`)
         self.version = version
@@ -304,37 +371,51 @@ class Program:
         self.schema_version = schema_version
         self.output_budget = output_budget
         self.path: tuple[str, ...] = ()
+        self.options = dict(options or {})
+        _key_options(self.options)
+        self.setup = setup
+        self.env_prefix = env_prefix
         self.source: str | None = None  # file it was loaded from, set by loaders
         self._index: dict[tuple[str, ...], Command | Group] = {}
         if single and (len(self.commands) != 1 or self.commands[0].is_group):
             raise DefinitionError(f"program {name!r}: single=True needs exactly one command and "
                                   f"no groups; drop single=True or keep one Command")
         self._ordered = True    # _index is in declaration order (a lazy load appends)
-        self._bind(self, ())
+        self._chain = _shared(self, (), env_prefix)
+        self._bind(self, (), self._chain)
         if check:
             import sys
             from workbench.declaration._checks import check_once
             check_once(self, sys._getframe(1))
 
-    def _bind(self, node, path) -> None:
+    def _bind(self, node, path, chain) -> None:
+        """Wire the children of `node`: paths, the program, the options each command takes
+        from `chain` (the program's and its groups', outermost first) and the framework's."""
         from workbench.declaration._extras import attach
+        prefix = self.env_prefix
         for child in node.commands:
             child.path = path + (child.name,)
             if not child.is_group:
                 child.program = self
+                if prefix is not None or chain:
+                    from workbench.declaration._inherit import derive_env, inherit
+                    if prefix is not None:
+                        derive_env(child, prefix, child.path, child.options)
+                    inherit(child, chain)
                 attach(child)
             self._index[child.path] = child
             if child.is_group:
                 child._program = self
+                child._chain = chain + _shared(child, child.path, prefix)
                 if child.load is not None:
                     self._has_lazy = True
                 if child.loaded:
-                    self._bind(child, child.path)
+                    self._bind(child, child.path, child._chain)
 
     def _bind_lazy(self, group) -> None:
         """Wire a lazy group's commands once they are imported (as `_bind` does the rest),
         then check them once (`_checks.check_lazy`)."""
-        self._bind(group, group.path)
+        self._bind(group, group.path, group._chain)
         self._ordered = False
         self.__dict__.pop("_tools", None)
         from workbench.declaration._checks import check_lazy
@@ -398,6 +479,18 @@ class Program:
 
     def __repr__(self) -> str:
         return f"Program({self.name!r}, {len(list(self.walk()))} commands)"
+
+
+def _shared(node, path, prefix) -> tuple:
+    """`((node, options),)` when the program or group `node` declares options its commands
+    take, else `()`; with an env prefix, each option without `env` gets one first."""
+    options = getattr(node, "options", None)
+    if not options:
+        return ()
+    if prefix is not None:
+        from workbench.declaration._inherit import derive_env
+        derive_env(node, prefix, path, options)
+    return ((node, options),)
 
 
 def child_named(node, name: str):

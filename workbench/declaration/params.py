@@ -20,10 +20,20 @@ FALSE_WORDS = ("false", "0", "no", "off")
 
 class ValueType:
     """One kind of value: `convert` a command-line string, `fits`/`coerce` a JSON value,
-    `describe` it for people, `json_schema` it, and say what is wrong with a default."""
+    `describe` it for people, `json_schema` it, and say what is wrong with a default.
+
+    A custom value type (`Option(type=URL())`) needs only three of these, the protocol:
+    `convert(raw) -> value` (ValueError with a short reason when `raw` is not one),
+    `json_schema() -> dict` and `describe() -> str` (`"an http(s) URL"`); an optional
+    `name` names it in help and cards (default: its class name, lowercased)."""
 
     name = "string"
     words = "a string"
+    rich = False
+    """Values are objects made by `convert` (a date, a UUID...): a declared default is the
+    string form, converted for the handler like a typed one."""
+    explains = False
+    """`convert`'s ValueError says why, in words worth showing (custom types)."""
 
     def __init__(self, choices=None):
         self.choices = list(choices) if choices is not None else None
@@ -47,6 +57,9 @@ class ValueType:
 
     def json_schema(self) -> dict:
         return {"type": self.name}
+
+    def describe(self) -> str:
+        return self.words
 
     def default_problem(self, value) -> str:
         """'' when `value` is a valid default, else what is wrong and how to write it."""
@@ -82,10 +95,10 @@ class _Number(ValueType):
     name, words = "number", "a number"
 
     def convert(self, raw):
-        value = float(raw)
+        value = float(raw)   # floats are floats: `2` is 2.0, as Click and Typer give it
         if value != value or value in (float("inf"), float("-inf")):
             raise ValueError(raw)
-        return int(value) if raw.lstrip("-").isdigit() else value
+        return value
 
     def fits(self, value):
         return isinstance(value, (int, float)) and not isinstance(value, bool) \
@@ -162,16 +175,151 @@ class _Enum(ValueType):
         return ""
 
 
+class _Text(ValueType):
+    """A string with a shape (a date, a UUID): JSON callers send the string; `convert` makes
+    the object. Its module is imported only when a value is converted."""
+
+    rich = True
+    format = ""
+    example = ""
+
+    def coerce(self, value):
+        return None
+
+    def json_schema(self):
+        return {"type": "string", "format": self.format}
+
+    def default_problem(self, value):
+        try:
+            if isinstance(value, str):
+                self.convert(value)
+                return ""
+        except ValueError:
+            pass
+        return f"is not {self.words}; write it as a string, e.g. default='{self.example}'"
+
+
+class _Date(_Text):
+    name, words, format, example = "date", "a date (YYYY-MM-DD)", "date", "2024-01-31"
+
+    def convert(self, raw):
+        from datetime import date
+        return date.fromisoformat(raw.strip())
+
+
+class _DateTime(_Text):
+    name, format, example = "datetime", "date-time", "2024-01-31T09:30:00Z"
+    words = "an ISO 8601 date and time (2024-01-31T09:30:00Z; no offset means UTC)"
+
+    def convert(self, raw):
+        from datetime import datetime, timezone
+        value = datetime.fromisoformat(raw.strip())
+        if value.tzinfo is None:   # no offset given: UTC, never the local time of a machine
+            return value.replace(tzinfo=timezone.utc)
+        return value.astimezone(timezone.utc)
+
+
+class _Uuid(_Text):
+    name, words, format, example = "uuid", "a UUID", "uuid", \
+        "123e4567-e89b-12d3-a456-426614174000"
+
+    def convert(self, raw):
+        import uuid
+        return uuid.UUID(raw.strip())
+
+
+class _Path(ValueType):
+    name, words = "path", "a path"
+
+    def convert(self, raw):
+        if not raw or "\x00" in raw:
+            raise ValueError(raw)
+        return raw
+
+    def json_schema(self):
+        return {"type": "string"}
+
+
+class _Custom(ValueType):
+    """A custom value type (the protocol: `convert`, `json_schema`, `describe`) behind the
+    interface every surface reads."""
+
+    rich = True
+    explains = True
+
+    def __init__(self, kind, choices=None):
+        super().__init__(choices)
+        self.kind = kind
+        named = getattr(kind, "name", None)
+        self.name = named if isinstance(named, str) and named else type(kind).__name__.lower()
+
+    @property
+    def words(self) -> str:
+        try:
+            return str(self.kind.describe())
+        except Exception:  # noqa: BLE001 - the author's code: a refusal still reads
+            return self.name
+
+    def convert(self, raw):
+        try:
+            return self.kind.convert(raw)
+        except ValueError:
+            raise
+        except Exception as error:  # noqa: BLE001 - a bug in it is a refusal, never a traceback
+            raise ValueError(f"{type(error).__name__}: {error}") from None
+
+    def json_schema(self):
+        schema = self.kind.json_schema()
+        return dict(schema) if isinstance(schema, dict) else {}
+
+    def fits(self, value):
+        kind = self.json_schema().get("type")
+        if kind == "string":
+            return isinstance(value, str)
+        if kind == "integer":
+            return isinstance(value, int) and not isinstance(value, bool)
+        if kind == "number":
+            return isinstance(value, (int, float)) and not isinstance(value, bool)
+        if kind == "boolean":
+            return isinstance(value, bool)
+        return isinstance(value, (str, int, float)) and not isinstance(value, bool)
+
+    def coerce(self, value):
+        if self.json_schema().get("type") == "string" and isinstance(value, (int, float)) \
+                and not isinstance(value, bool):
+            return number_token(value)
+        return None
+
+    def default_problem(self, value):
+        try:
+            self.convert(value if isinstance(value, str) else number_token(value))
+        except (ValueError, TypeError):
+            return f"is not {self.words}; give it as the text a caller would type"
+        return ""
+
+
+def is_value_type(kind) -> bool:
+    """Whether `kind` speaks the custom value type protocol (`convert`, `json_schema`,
+    `describe`)."""
+    return all(callable(getattr(kind, name, None)) for name in ("convert", "json_schema",
+                                                                 "describe"))
+
+
 VALUE_TYPES = {"string": _String, "integer": _Integer, "number": _Number,
-               "boolean": _Boolean, "enum": _Enum}
+               "boolean": _Boolean, "enum": _Enum, "date": _Date, "datetime": _DateTime,
+               "uuid": _Uuid, "path": _Path}
 """Scalar value types by name; `list` is a parameter whose items have one of these."""
 
 _WITHOUT_CHOICES = {name: factory(None) for name, factory in VALUE_TYPES.items()}
 """One shared value type per name for parameters without choices (a value type holds
 nothing else), so declaring thousands of options builds none."""
 
-TYPES = ("string", "integer", "number", "boolean", "enum", "list")
-ITEM_TYPES = ("string", "integer", "number", "enum")
+TYPES = ("string", "integer", "number", "boolean", "enum", "list", "date", "datetime", "uuid",
+         "path")
+ITEM_TYPES = ("string", "integer", "number", "enum", "date", "datetime", "uuid", "path")
+RANGED = ("integer", "number")
+"""Types `min=` and `max=` apply to."""
+PATH_KINDS = ("file", "dir")
 
 
 def number_token(value) -> str:
@@ -185,15 +333,40 @@ def article(word: str) -> str:
 
 
 class Param:
-    """What options and arguments share: key, type, value rules, description, default."""
+    """What options and arguments share: key, type, value rules, description, default.
+
+    Settings most parameters never use (`min`, `max`, the path checks, an argument's `env`)
+    are class-level defaults, stored on the instance only when declared."""
 
     __slots__ = ("type", "description", "required", "default", "choices", "items",
-                 "sensitive", "value_type", "since", "deprecated", "replaced_by")
+                 "sensitive", "value_type", "since", "deprecated", "replaced_by", "__dict__")
+
+    min = max = None
+    exists = readable = writable = False
+    kind = None
+    env = None
+    nargs = 1
+    hidden = False
 
     def _init_value(self, type, items, choices) -> None:
         self.type = type
         self.items = items
         self.choices = list(choices) if choices is not None else None
+
+    def _init_checks(self, min, max, exists, kind, readable, writable) -> None:
+        """Store the value checks that were declared (the rest stay class defaults)."""
+        if min is not None:
+            self.min = min
+        if max is not None:
+            self.max = max
+        if exists:
+            self.exists = exists
+        if kind is not None:
+            self.kind = kind
+        if readable:
+            self.readable = readable
+        if writable:
+            self.writable = writable
 
     def __getattr__(self, name: str):
         # Only reached for an unset slot: a value type nothing has read since it was built.
@@ -206,7 +379,7 @@ class Param:
         """The value type of its `type` (of its `items`, for a list); None for no known type."""
         kind = self.items if self.type == "list" else self.type
         if not isinstance(kind, str):
-            return None   # not a type: the definition checks refuse it
+            return _Custom(kind, self.choices) if is_value_type(kind) else None
         if self.choices is None:
             return _WITHOUT_CHOICES.get(kind)
         factory = VALUE_TYPES.get(kind)
@@ -218,22 +391,125 @@ class Param:
         return self.type == "list" or bool(getattr(self, "variadic", False))
 
     @property
+    def type_name(self) -> str:
+        """Its type as a word (`integer`, `list`, a custom type's name), for cards."""
+        if isinstance(self.type, str):
+            return self.type
+        value_type = self.value_type
+        return value_type.name if value_type is not None else type(self.type).__name__
+
+    @property
+    def item_name(self) -> str:
+        """The type of each value of a list, as a word."""
+        if isinstance(self.items, str):
+            return self.items
+        value_type = self.value_type
+        return value_type.name if value_type is not None else type(self.items).__name__
+
+    @property
     def type_words(self) -> str:
         """`string`, `integer`, `list of integer`, `enum`... for help text."""
-        return "list of " + (self.items or "string") if self.type == "list" else self.type
+        one = self.item_name if self.type == "list" else self.type_name
+        if self.nargs > 1:
+            one = f"{self.nargs} x {one}"
+        return "list of " + one if self.type == "list" else one
 
     def describe(self) -> str:
         """What a value must be, for refusals: `an integer`, `one of: a, b`, `a list of ...`."""
-        one = self.value_type.words if self.value_type is not None else self.type
+        one = self.value_type.words if self.value_type is not None else str(self.type)
+        if self.type_name == "path" or self.item_name == "path" and self.type == "list":
+            one = self.path_words() or one
+        limits = self.range_words()
+        if limits:
+            one += " " + limits
+        if self.nargs > 1:
+            one = f"{self.nargs} values ({one})"
         return "a list, each " + one if self.many else one
+
+    def range_words(self) -> str:
+        """`from 1 to 10`, `of at least 0`, `of at most 2.5`, or ''."""
+        low, high = self.min, self.max
+        if low is not None and high is not None:
+            return f"from {number_token(low)} to {number_token(high)}"
+        if low is not None:
+            return f"of at least {number_token(low)}"
+        if high is not None:
+            return f"of at most {number_token(high)}"
+        return ""
+
+    def path_words(self) -> str:
+        """`the path of an existing file`, `a path (writable)`..., or '' when not a path."""
+        what = {"file": "file", "dir": "folder"}.get(self.kind, "file or folder")
+        if self.exists:
+            words = f"the path of an existing {what}"
+        elif self.kind:
+            words = f"the path of a {what}"
+        else:
+            words = "a path"
+        access = [word for word, on in (("readable", self.readable),
+                                        ("writable", self.writable)) if on]
+        return words + (f" ({' and '.join(access)})" if access else "")
 
     def convert(self, raw: str):
         """One command-line string as this parameter's (item) type; ValueError if not."""
         return self.value_type.convert(raw)
 
+    @property
+    def checked(self) -> bool:
+        """Whether a converted value has limits to keep (`min`, `max`, the path checks)."""
+        return self.min is not None or self.max is not None or bool(
+            self.exists or self.kind or self.readable or self.writable)
+
+    def check(self, value) -> str:
+        """'' when a converted value keeps the declared limits, else what is wrong with it
+        (`must be at least 1`, `does not exist`); every item of a list or tuple is checked."""
+        if isinstance(value, (list, tuple)):
+            for item in value:
+                problem = self.check(item)
+                if problem:
+                    return problem
+            return ""
+        if self.min is not None and value < self.min:
+            return f"must be at least {number_token(self.min)}"
+        if self.max is not None and value > self.max:
+            return f"must be at most {number_token(self.max)}"
+        if self.exists or self.kind or self.readable or self.writable:
+            return self._path_problem(value)
+        return ""
+
+    def _path_problem(self, path) -> str:
+        import os
+        if not isinstance(path, str) or not os.path.exists(path):
+            return "does not exist" if self.exists else ""
+        folder = os.path.isdir(path)
+        if self.kind == "file" and folder:
+            return "is a folder, not a file"
+        if self.kind == "dir" and not folder:
+            return "is not a folder"
+        if self.readable and not os.access(path, os.R_OK):
+            return "is not readable"
+        if self.writable and not os.access(path, os.W_OK):
+            return "is not writable"
+        return ""
+
+    def clamped(self, value):
+        """`value` moved inside `min`..`max` (for a fix that runs)."""
+        if self.min is not None and value < self.min:
+            return self.min
+        if self.max is not None and value > self.max:
+            return self.max
+        return value
+
     def value_schema(self) -> dict:
-        """The JSON Schema of the value (arrays for lists and variadics)."""
+        """The JSON Schema of the value (arrays for lists, variadics and tuples)."""
         schema = self.value_type.json_schema() if self.value_type is not None else {}
+        if self.min is not None:
+            schema["minimum"] = self.min
+        if self.max is not None:
+            schema["maximum"] = self.max
+        if self.nargs > 1:
+            schema = {"type": "array", "items": schema, "minItems": self.nargs,
+                      "maxItems": self.nargs}
         if self.type == "list":
             schema = {"type": "array", "items": schema}
         if getattr(self, "variadic", False):
@@ -249,11 +525,44 @@ class Param:
             if not isinstance(value, (list, tuple)):
                 return "is not a list; use a list, e.g. default=[]"
             for element in value:
-                problem = self.value_type.default_problem(element)
+                problem = self._one_default_problem(element)
                 if problem:
                     return f"has an element {element!r} that {problem}"
             return ""
+        return self._one_default_problem(value)
+
+    def _one_default_problem(self, value) -> str:
+        if self.nargs > 1:
+            if not isinstance(value, (list, tuple)) or len(value) != self.nargs:
+                return f"is not {self.nargs} values; use a tuple of {self.nargs}"
+            for element in value:
+                problem = self.value_type.default_problem(element)
+                if problem:
+                    return problem
+            return ""
         return self.value_type.default_problem(value)
+
+    def default_value(self):
+        """The declared default as the handler gets it: a number as a float, a date or UUID
+        (or a custom type's value) converted from its string, a tuple for `nargs`."""
+        value = self.default
+        kind = self.value_type
+        if value is None or kind is None:
+            return value
+        rich, number = kind.rich, kind.name == "number"
+        if not rich and not number and self.nargs == 1:
+            return list(value) if self.type == "list" else value
+
+        def one(item):
+            if number:
+                return float(item)
+            if rich:
+                return kind.convert(item if isinstance(item, str) else number_token(item))
+            return item
+
+        def shaped(item):
+            return tuple(map(one, item)) if self.nargs > 1 else one(item)
+        return [shaped(item) for item in value] if self.type == "list" else shaped(value)
 
     def fill_value(self, near: str | None = None) -> str | None:
         """What a fix writes for a value the caller must still give: for an enum the nearest
@@ -291,51 +600,99 @@ class Option(Param):
     old names working, with a deprecation warning; a boolean also gets `--no-skip-build`.
 
     Its key is the one it has in `Command(options={...})`. A value comes from the flag, else
-    the environment variable `env`, else `default`; `meta.provenance` says which.
+    the environment variable `env`, else a prompt (when declared and a person can answer),
+    else `default`; `meta.provenance` says which.
 
         Command("deploy", effects="non_idempotent", options={
             "target": Option(required=True, description="where to deploy", short="t"),
-            "replicas": Option(type="integer", default=2, env="DEPLOY_REPLICAS"),
+            "replicas": Option(type="integer", default=2, min=1, max=10, env="REPLICAS"),
             "region": Option(type="enum", choices=["eu", "us"], default="eu"),
             "tag": Option(type="list", items="string", description="repeat: --tag a --tag b"),
-            "token": Option(sensitive=True, env="DEPLOY_TOKEN"),
-            "yes": Option(type="boolean", description="skip the confirmation"),
+            "token": Option(sensitive=True, env="DEPLOY_TOKEN", prompt="API token",
+                            hide_input=True),
+            "config": Option(type="path", exists=True, kind="file"),
+            "verbose": Option(count=True, short="v", description="-vvv for more"),
+            "shallow": Option(type="boolean", off="--deep"),
         }, run=deploy)
 
     Args:
-        type: `string`, `integer`, `number`, `boolean` (a flag), `enum` (one of `choices`)
-            or `list` (repeated flag; each value of type `items`).
+        type: `string`, `integer`, `number` (always a float), `boolean` (a flag), `enum` (one
+            of `choices`), `list` (repeated flag; each value of type `items`), `date`
+            (`2024-01-31`), `datetime` (ISO 8601; the handler gets an aware datetime in UTC,
+            no offset meaning UTC), `uuid`, `path` (a string; see `exists`), or a custom
+            value type: an object with `convert(raw)`, `json_schema()` and `describe()`.
         description: one line, shown in help, cards and the input schema.
         required: the call is refused (exit 2, with a fix) without it.
-        default: the value when neither the flag nor `env` gives one; it must fit `type`.
+        default: the value when neither the flag nor `env` gives one; it must fit `type`
+            (dates, UUIDs and custom types as the text a caller types).
         choices: the allowed values of an `enum` (or of a list of enums).
         env: an environment variable that supplies the value when the flag is absent
             (`NOTES_FILE`); the flag wins.
         short: a one-letter short flag, `"d"` for `-d`.
         sensitive: a secret: masked as `***` in every output, never written in a fix or an
             example (`$ENV` or the placeholder stands in).
-        placeholder: the value's name in usage lines and fixes (default `<key-with-dashes>`).
+        placeholder: the value's name in usage lines and fixes (default `<key-with-dashes>`);
+            with `nargs`, one name per value separated by spaces (`"<key> <value>"`).
         since: the version that added it, e.g. `"1.2"`.
         deprecated: True or a short reason: help marks it, using it warns in `meta.warnings`.
         replaced_by: what to use instead, named in the warning.
         aliases: old names that still work, each with a deprecation warning.
-        items: with `type="list"`, the type of each value: `string`, `integer`, `number` or
-            `enum`.
+        items: with `type="list"`, the type of each value (any type but `boolean`/`list`).
         negatable: False drops a boolean's `--no-` form.
+        min: the smallest value an `integer` or `number` takes (JSON Schema `minimum`).
+        max: the largest value an `integer` or `number` takes (JSON Schema `maximum`).
+        exists: with `type="path"`, the path must exist.
+        kind: with `type="path"`, `"file"` or `"dir"`: what an existing path must be.
+        readable: with `type="path"`, an existing path must be readable.
+        writable: with `type="path"`, an existing path must be writable.
+        count: the flag counts its uses (`-vvv` is 3; `--verbose=3` too); an integer,
+            default 0.
+        nargs: the flag takes this many values (`--point 1 2`), a tuple for the handler.
+        off: a boolean's own off switch instead of `--no-KEY`, e.g. `off="--deep"` for
+            `--shallow`.
+        hidden: parsed, but left out of human help and completions (still in cards,
+            schemas and MCP).
+        prompt: ask for it (this text, or True for the key in words) when it is not given
+            and a person can answer; converted and checked like the flag, asked again when
+            the answer is refused. Nobody to answer: the default, else `input_required`.
+        confirmation_prompt: ask twice and require the same answer.
+        hide_input: do not echo what is typed at the prompt.
+        requires: keys of other inputs that must be given whenever this one is.
+        conflicts: keys of other inputs that must not be given with this one.
     """
 
     __slots__ = ("_key", "_spelled", "env", "short", "placeholder", "aliases", "negatable",
                  "flag", "short_flag", "negation", "alias_flags", "metavar", "spellings")
     variadic = False   # only an Argument can be; read without a miss (`Param.many`)
+    count = False
+    off = None
+    prompt = None
+    confirmation_prompt = hide_input = False
+    requires = conflicts = ()
 
-    def __init__(self, type: str = "string", description: str = "", required: bool = False,
-                 default: object = None, choices: Sequence[object] | None = None,
+    def __init__(self, type: str | object = "string", description: str = "",
+                 required: bool = False, default: object = None,
+                 choices: Sequence[object] | None = None,
                  env: str | None = None, short: str | None = None,
                  sensitive: bool = False, placeholder: str | None = None, *,
                  since: str | None = None, deprecated: str | bool | None = None,
                  replaced_by: str | None = None, aliases: Sequence[str] | str = (),
-                 items: str = "string",
-                 negatable: bool = True):
+                 items: str | object = "string",
+                 negatable: bool = True, min: float | None = None, max: float | None = None,
+                 exists: bool = False, kind: str | None = None, readable: bool = False,
+                 writable: bool = False, count: bool = False, nargs: int = 1,
+                 off: str | None = None, hidden: bool = False,
+                 prompt: str | bool | None = None, confirmation_prompt: bool = False,
+                 hide_input: bool = False, requires: Sequence[str] = (),
+                 conflicts: Sequence[str] = ()):
+        if count:
+            self.count = count
+            if type == "string":
+                type = "integer"
+            if default is None:
+                default = 0
+            if min is None:
+                min = 0
         self._init_value(type, items, choices)
         self.description = description
         self.required = required
@@ -351,6 +708,26 @@ class Option(Param):
         self.negatable = negatable
         self._key = ""   # given by its Command; the spellings are derived on first read
         self._spelled = False
+        if min is not None or max is not None or exists or kind is not None or readable \
+                or writable:
+            self._init_checks(min, max, exists, kind, readable, writable)
+        if nargs != 1:
+            self.nargs = nargs
+        if off is not None:
+            self.off = off
+        if hidden:
+            self.hidden = hidden
+        if prompt is not None and prompt is not False:
+            self.prompt = prompt
+        if confirmation_prompt:
+            self.confirmation_prompt = confirmation_prompt
+        if hide_input:
+            self.hide_input = hide_input
+        if requires:
+            self.requires = tuple(requires) if not isinstance(requires, str) else (requires,)
+        if conflicts:
+            self.conflicts = tuple(conflicts) if not isinstance(conflicts, str) \
+                else (conflicts,)
 
     @property
     def key(self) -> str:
@@ -361,6 +738,31 @@ class Option(Param):
         self._key = key
         if self._spelled:   # re-keyed after its spellings were read: derive them again
             self._spell()
+
+    @property
+    def flag_only(self) -> bool:
+        """Whether the flag takes no value: a boolean, or a count."""
+        return self.type == "boolean" or bool(self.count)
+
+    @property
+    def prompt_text(self) -> str | None:
+        """What a prompt asks: the declared text, or the key in words for `prompt=True`."""
+        if self.prompt is None:
+            return None
+        if isinstance(self.prompt, str):
+            return self.prompt
+        return self._key.replace("_", " ").capitalize()
+
+    @property
+    def value_slots(self) -> list:
+        """The tokens that stand for its value in a fix: `[<target>]`, one per value for
+        `nargs`, none for a flag that takes no value."""
+        if self.flag_only:
+            return []
+        if self.nargs > 1:
+            words = self.metavar.split() if isinstance(self.placeholder, str) else []
+            return words if len(words) == self.nargs else [self.metavar] * self.nargs
+        return [self.metavar]
 
     def __getattr__(self, name: str):
         # Only reached for an unset slot: spellings nothing has read since it was built.
@@ -380,7 +782,11 @@ class Option(Param):
         self.short_flag = "-" + self.short if isinstance(self.short, str) and \
             len(self.short) == 1 else None
         boolean = self.type == "boolean"
-        self.negation = "--no-" + word if boolean and self.negatable else None
+        off = self.off
+        if boolean and isinstance(off, str) and _flag_word(off):
+            self.negation = "--" + _flag_word(off)
+        else:
+            self.negation = "--no-" + word if boolean and self.negatable else None
         self.alias_flags = tuple("--" + w for w in map(_flag_word, self.aliases) if w) \
             if self.aliases else ()
         spellings = {self.flag: (False, None)}
@@ -403,13 +809,20 @@ class Argument(Param):
             Argument("text", description="the note; - reads standard input", stdin=True),
         ], run=add)
 
+        Command("copy", effects="non_idempotent", arguments=[   # copy SRC... DST
+            Argument("src", type="path", variadic=True, exists=True),
+            Argument("dst", type="path"),
+        ], run=copy)
+
     Args:
         name: its name in usage lines (`<text>`) and, with dashes as underscores, its key in
             `ctx.args` and its MCP property.
-        type: `string`, `integer`, `number`, `boolean`, `enum` (one of `choices`) or `list`.
+        type: any type an `Option` takes (not `boolean`), or a custom value type.
         description: one line, shown in help, cards and the input schema.
         required: the call is refused (exit 2, with a fix) without it.
-        variadic: it takes every remaining positional value, as a list.
+        variadic: it takes every remaining positional value, as a list; one variadic
+            argument may come before required ones (`SRC... DST`), which take the last
+            values.
         stdin: `-` as its value reads standard input (under an agent or CI, a silent open
             pipe times out instead of hanging).
         choices: the allowed values of an `enum`.
@@ -417,15 +830,26 @@ class Argument(Param):
         items: with `type="list"`, the type of each value.
         since: the version that added it, e.g. `"1.2"`.
         deprecated: True or a short reason: help marks it.
+        env: an environment variable that supplies the value when it is not given (a
+            variadic argument splits it at whitespace).
+        min: the smallest value an `integer` or `number` takes.
+        max: the largest value an `integer` or `number` takes.
+        exists: with `type="path"`, the path must exist.
+        kind: with `type="path"`, `"file"` or `"dir"`.
+        readable: with `type="path"`, an existing path must be readable.
+        writable: with `type="path"`, an existing path must be writable.
     """
 
     __slots__ = ("name", "variadic", "stdin")
 
-    def __init__(self, name: str, type: str = "string", description: str = "",
+    def __init__(self, name: str, type: str | object = "string", description: str = "",
                  required: bool = True, variadic: bool = False, stdin: bool = False, *,
                  choices: Sequence[object] | None = None, default: object = None,
-                 items: str = "string",
-                 since: str | None = None, deprecated: str | bool | None = None):
+                 items: str | object = "string",
+                 since: str | None = None, deprecated: str | bool | None = None,
+                 env: str | None = None, min: float | None = None, max: float | None = None,
+                 exists: bool = False, kind: str | None = None, readable: bool = False,
+                 writable: bool = False):
         self.name = name
         self._init_value(type, items, choices)
         self.description = description
@@ -437,6 +861,11 @@ class Argument(Param):
         self.since = since
         self.deprecated = deprecated
         self.replaced_by = None
+        if env is not None:
+            self.env = env
+        if min is not None or max is not None or exists or kind is not None or readable \
+                or writable:
+            self._init_checks(min, max, exists, kind, readable, writable)
 
     @property
     def key(self) -> str:

@@ -72,8 +72,16 @@ def to_argv(command: Command, arguments: dict[str, object] | None) -> list[str]:
             truthy = value if isinstance(value, bool) else str(value).lower() in TRUE_WORDS
             argv.append(flag if truthy else item.negation or f"{flag}=false")
             continue
-        values = value if isinstance(value, (list, tuple)) else [value]
+        if item.count:
+            argv.append(f"{flag}={_scalar_token(value)}")
+            continue
+        values = value if isinstance(value, (list, tuple)) and (
+            item.type == "list" or item.nargs == 1) else [value]
         for one in values:
+            if item.nargs > 1:   # one use: the flag, then its values
+                group = one if isinstance(one, (list, tuple)) else [one]
+                argv.extend([flag, *map(_scalar_token, group)])
+                continue
             token = _scalar_token(one)
             if token.startswith("-") and not _looks_negative_number(token):
                 argv.append(f"{flag}={token}")
@@ -169,14 +177,17 @@ def _slot(item) -> str:
 
 
 def _check_value(item, value):
-    """None if `value` fits `item`, else (code, what it expects, the corrected value or None)."""
+    """None if `value` fits `item`, else (code, what it expects, the corrected value or None).
+
+    Each value is checked as the command line would take it: its JSON type, then (for a
+    date, a UUID, a custom type, or with `min`/`max` or path checks) converted and checked."""
     kind = item.value_type
     expects = item.describe()
     if not item.many:
-        one = _check_value_one(kind, value)
+        one = _check_group(item, kind, value)
         return None if one is None else (one[0], expects, one[1])
     values = value if isinstance(value, list) else [value]
-    results = [_check_value_one(kind, v) for v in values]
+    results = [_check_group(item, kind, v) for v in values]
     if isinstance(value, list) and not any(results):
         return None
     code = next((r[0] for r in results if r), "invalid_value")
@@ -184,13 +195,40 @@ def _check_value(item, value):
     return code, expects, corrected
 
 
-def _check_value_one(kind, value):
-    if kind.fits(value):
+def _check_group(item, kind, value):
+    """One use of the input: a single value, or the `nargs` values of a tuple."""
+    if item.nargs == 1:
+        return _check_value_one(item, kind, value)
+    if not isinstance(value, (list, tuple)) or len(value) != item.nargs:
+        return "invalid_value", None
+    results = [_check_value_one(item, kind, v) for v in value]
+    if not any(results):
         return None
-    corrected = kind.coerce(value)
-    code = "invalid_choice" if kind.name == "enum" and not isinstance(value, (list, dict)) \
-        else "invalid_value"
-    return code, corrected
+    code = next(r[0] for r in results if r)
+    corrected = [v if r is None else r[1] for v, r in zip(value, results)]
+    return code, None if None in corrected else corrected
+
+
+def _check_value_one(item, kind, value):
+    if not kind.fits(value):
+        corrected = kind.coerce(value)
+        code = "invalid_choice" if kind.name == "enum" and not isinstance(value, (list, dict)) \
+            else "invalid_value"
+        return code, corrected
+    if not (kind.rich or item.checked):
+        return None
+    try:
+        converted = item.convert(_scalar_token(value) if not isinstance(value, str) else value)
+    except ValueError:
+        return "invalid_value", None
+    problem = item.check(converted) if item.checked else ""
+    if not problem:
+        return None
+    if item.min is not None or item.max is not None:
+        return "out_of_range", item.clamped(value)
+    from workbench.runtime.parser import _nearest_path
+    return ("path_not_found" if problem == "does not exist" else "invalid_path",
+            _nearest_path(item, value))
 
 
 def check_arguments(command, arguments) -> dict | None:
@@ -243,26 +281,88 @@ def check_arguments(command, arguments) -> dict | None:
         code, expects, corrected = bad
         problems.append((code, f"property {key!r} of '{label}' expects {expects}, got "
                          f"{_shown(item, value)}",
-                         f"give {key!r} {expects}" if code == "invalid_value" else
+                         f"give {key!r} {expects}" if code != "invalid_choice" else
                          (f"did you mean {corrected!r}?" if corrected is not None
                           and not getattr(item, "sensitive", False) else None)))
+        if corrected is None and code in ("path_not_found", "invalid_path") \
+                and not item.required:
+            continue   # no path that fits: the fix leaves the optional input out
         fixed[key] = corrected if corrected is not None and (
             not isinstance(corrected, list) or None not in corrected) else _slot(item)
     for key, item in inputs.items():
         if key in fixed or (arguments.get(key) is not None):
             continue
-        needed = item.required and not (_is_option(command, item) and item.env)
+        asked = _asked(item)
+        needed = (item.required or asked) and not item.env
         if not needed:
             continue
-        kind = "missing_option" if _is_option(command, item) else "missing_argument"
+        kind = "input_required" if asked else \
+            "missing_option" if _is_option(command, item) else "missing_argument"
         what = item.describe()
         problems.append((kind, f"'{label}' needs property {key!r} ({what}"
-                         + (f": {item.description}" if item.description else "") + ")",
+                         + (f": {item.description}" if item.description else "") + ")"
+                         + (" (on the command line a person is asked for it; nobody can "
+                            "answer here)" if asked else ""),
                          f"add {key!r}"))
         fixed[key] = _slot(item)
     if not problems:
+        problems += _relations(command, inputs, arguments, fixed)
+    if not problems:
         return None
     return _refusal(command, problems, _masked(command, fixed), arguments)
+
+
+def _asked(item) -> bool:
+    """An option a person is asked for on the command line, with no default: over MCP
+    nobody can answer, so the caller must send it."""
+    return getattr(item, "prompt", None) is not None and item.default is None
+
+
+def _given(item, value) -> bool:
+    return value is not None and value is not False and value != [] and not (
+        getattr(item, "count", False) and not value)
+
+
+def _relations(command, inputs, arguments, fixed) -> list:
+    """`requires` and `conflicts` between the properties sent (an input an environment
+    variable may supply is left to the command line's own check). The fix adds what is
+    required (a concrete value where one is known) or leaves out the later conflicting one."""
+    from workbench.runtime.parser import _fill
+    problems = []
+    label = " ".join(command.path)
+    for key, value in arguments.items():
+        item = inputs.get(key)
+        if item is None or not _given(item, value):
+            continue
+        for other in getattr(item, "requires", ()):
+            needed = inputs[other]
+            if _given(needed, arguments.get(other)) or needed.env or _asked(needed):
+                continue
+            problems.append(("missing_option", f"property {key!r} of '{label}' needs "
+                             f"{other!r} too ({needed.describe()})",
+                             f"add {other!r}, or leave out {key!r}"))
+            if getattr(needed, "flag_only", False):
+                fixed[other] = True if needed.type == "boolean" else 1
+            else:
+                fill = _fill(needed)
+                fixed[other] = _typed(needed, fill[0]) if len(fill) == 1 and fill[0] != \
+                    needed.metavar else _slot(needed)
+        for other in getattr(item, "conflicts", ()):
+            if other in arguments and _given(inputs[other], arguments[other]):
+                problems.append(("conflicting_options", f"properties {key!r} and {other!r} of "
+                                 f"'{label}' cannot be sent together",
+                                 f"send one of {key!r} and {other!r}"))
+                fixed.pop(max(key, other, key=list(arguments).index), None)
+    return problems
+
+
+def _typed(item, token: str):
+    """A fix's command-line token as the JSON value of `item` (`"3"` -> 3 for an integer)."""
+    try:
+        value = item.convert(token)
+    except ValueError:
+        return token
+    return value if isinstance(value, (bool, int, float, str)) else token
 
 
 def _placeholders(command, fixed: dict) -> dict:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from workbench.declaration.builtins import GLOBAL_OPTIONS, GLOBAL_SPELLINGS, find_builtin
 from workbench.declaration.model import child_named
-from workbench.declaration.params import FALSE_WORDS, TRUE_WORDS
+from workbench.declaration.params import FALSE_WORDS, TRUE_WORDS, number_token
 
 class Refusal(Exception):
     """A usage refusal (exit 2): `fix` is the corrected argv after the program name."""
@@ -57,6 +57,7 @@ class Request:
         self.stdin_inputs: list[str] = []
         self.warnings: list[str] = []
         self.extras = Values()        # framework inputs (--limit, --dry-run, ...) by key
+        self.prompts: list = []       # options to ask a person for (`Option(prompt=...)`)
 
     @property
     def json(self) -> bool:
@@ -137,8 +138,17 @@ def parse(program, argv, environ, *, placeholders: bool = False) -> Request:
             return request
         node = program.commands[0]
         request.path.append(node.name)
-    while node.is_group and i < len(argv) and argv[i] != "--" and not argv[i].startswith("-"):
+    leading: list[str] = []   # the program's and groups' options written before a command
+    words: list[str] = []     # the command words as typed
+    while node.is_group and i < len(argv) and argv[i] != "--":
         name = argv[i]
+        if name.startswith("-"):
+            width = _shared_width(node, argv, i)
+            if not width:
+                break
+            leading += argv[i:i + width]
+            i += width
+            continue
         child = child_named(node, name)
         if child is None:
             if node is program:
@@ -148,6 +158,7 @@ def parse(program, argv, environ, *, placeholders: bool = False) -> Request:
             _refuse_unknown_command(program, node, name, argv, i)
         node = child
         request.path.append(child.name)
+        words.append(name)
         i += 1
     request.node = node
     if node.is_group:
@@ -159,12 +170,48 @@ def parse(program, argv, environ, *, placeholders: bool = False) -> Request:
     if flags["help"] or flags["schema"] or node.run is None and node.adapter is None:
         return request
     try:
-        _parse_command(request, node, argv[i:], environ, placeholders)
+        _parse_command(request, node, leading + argv[i:], environ, placeholders)
     except Refusal as refusal:
         if refusal.fix is not None:
-            refusal.fix = argv[:i] + list(refusal.fix)
+            refusal.fix = words + list(refusal.fix)
         raise
     return request
+
+
+def _shared_table(node) -> dict:
+    """Spellings of the options a program or group (and those above it) give every command
+    under it -> Option; made once per node."""
+    table = node.__dict__.get("_shared_table")
+    if table is None:
+        table = {}
+        for _, options in getattr(node, "_chain", ()):
+            for option in options.values():
+                for spelling in option.spellings:
+                    table.setdefault(spelling, option)
+        node._shared_table = table
+    return table
+
+
+def _shared_width(node, argv, i) -> int:
+    """How many tokens at argv[i] are one shared option of `node` given before the command's
+    name (`--store x`, `--store=x`, `-v`, `-vv`, `--point 1 2`); 0 when it is not one."""
+    table = _shared_table(node)
+    if not table:
+        return 0
+    token = argv[i]
+    flag, eq, _ = token.partition("=")
+    option = table.get(flag if token.startswith("--") else token)
+    if option is None and not token.startswith("--") and len(token) > 2:
+        option = table.get(token[:2])   # -vv, -sVALUE
+        if option is not None and option.flag_only:
+            return 1 if all(table.get("-" + c) is not None and table["-" + c].flag_only
+                            for c in token[1:]) else 0
+        return 1 if option is not None else 0
+    if option is None:
+        return 0
+    if option.flag_only or eq:
+        return 1
+    return min(1 + option.nargs, len(argv) - i)
 
 
 def _parse_builtin(request, builtin, argv, used, environ):
@@ -288,7 +335,7 @@ def _parse_command(request, command, tokens, environ, placeholders=False):
             entry = table.get(token[:2])
             if entry is not None:
                 flag, eq, inline = token[:2], "=", token[2:]
-                if entry[0].type == "boolean":   # -yv, -yt x, -ytx: a cluster of shorts
+                if entry[0].flag_only:   # -yv, -yt x, -ytx, -vvv: a cluster of shorts
                     cluster = _cluster(table, token)
                     if cluster is not None:
                         tokens = tokens[:i] + cluster + tokens[i + 1:]
@@ -303,6 +350,13 @@ def _parse_command(request, command, tokens, environ, placeholders=False):
                 (f" ({option.deprecated})" if isinstance(option.deprecated, str) else ""))
         elif option.deprecated or option.replaced_by:
             request.warnings.append(_deprecated_option(option))
+        if option.count:
+            _count(option, values, where, flag, eq, inline, tokens, i)
+            i += 1
+            continue
+        if option.nargs > 1:
+            i += _take_nargs(option, values, where, flag, eq, tokens, i, placeholders)
+            continue
         if option.type == "boolean":
             if eq:
                 low = inline.lower()
@@ -361,11 +415,76 @@ def _cluster(table, token):
         entry = table.get("-" + char)
         if entry is None:
             return None
-        if entry[0].type != "boolean":
+        if not entry[0].flag_only:
             cluster.append("-" + chars[at:])
             return cluster
         cluster.append("-" + char)
     return cluster
+
+
+def _count(option, values, where, flag, eq, inline, tokens, i) -> None:
+    """`-v` adds one; `--verbose=3` says how many (what an MCP call sends)."""
+    key = option.key
+    if eq:
+        try:
+            value = int(inline)
+        except ValueError:
+            raise Refusal("invalid_value", f"{flag} counts its uses; '={_clip(inline)}' must be "
+                          f"a whole number", hint=f"repeat {flag}, or write {option.flag}=N",
+                          fix=_replace(tokens, i, [flag])) from None
+        values[key] = value
+    else:
+        values[key] = (values.get(key) or 0) + 1
+    where[key] = {"source": "flag", "location": option.flag}
+    problem = option.check(values[key])
+    if problem:
+        fixed = option.clamped(values[key])
+        kept = [t for t in tokens if (t.partition("=")[0] if t.startswith("--") else t)
+                not in option.spellings and not _counts_short(option, t)]
+        at = min(i, len(kept))
+        raise Refusal("out_of_range", f"{option.flag} {problem}; got {values[key]}",
+                      hint=f"{option.flag} takes {option.describe()}",
+                      fix=kept[:at] + [f"{option.flag}={fixed}"] + kept[at:])
+
+
+def _counts_short(option, token: str) -> bool:
+    """Whether `token` is a cluster of this count's short flag only (`-vvv`)."""
+    short = option.short_flag
+    return bool(short) and len(token) > 2 and token[0] == "-" and token[1] != "-" \
+        and set(token[1:]) == {short[1]}
+
+
+def _take_nargs(option, values, where, flag, eq, tokens, i, placeholders) -> int:
+    """`--point 1 2`: the next `nargs` tokens, whatever they look like, as one tuple."""
+    count = option.nargs
+    if eq:
+        raise Refusal("invalid_value", f"{flag} takes {count} values, written after it "
+                      f"separated by spaces", hint=f"write {flag} {' '.join(option.value_slots)}",
+                      fix=_replace(tokens, i, [flag, tokens[i].partition("=")[2],
+                                               *option.value_slots[1:]]))
+    raw = tokens[i + 1:i + 1 + count]
+    if "--" in raw:
+        raw = raw[:raw.index("--")]
+    if len(raw) < count:
+        missing = option.value_slots[len(raw):]
+        raise Refusal("missing_value", f"{flag} takes {count} values ({_describe(option)}); "
+                      f"got {len(raw)}", hint=f"write {flag} {' '.join(option.value_slots)}",
+                      fix=tokens[:i + 1 + len(raw)] + missing + tokens[i + 1 + len(raw):])
+    converted = []
+    for at, one in enumerate(raw):
+        spot = i + 1 + at
+        if placeholders and _is_slot(one):
+            converted.append(one)
+            continue
+        converted.append(convert(option, one, flag,
+                                 lambda spot=spot: _replace(tokens, spot, [option.metavar])))
+    value = tuple(converted)
+    if option.type == "list":
+        values.setdefault(option.key, []).append(value)
+        where.setdefault(option.key, {"source": "flag", "location": option.flag})
+    else:
+        _store(option, values, where, value, option.flag, tokens, i, 1 + count)
+    return 1 + count
 
 
 def _refuse_missing_value(table, option, flag, tokens, i):
@@ -413,16 +532,24 @@ def _shown(param, raw: str) -> str:
 
 
 def convert(param, raw: str, label: str, fix_tokens):
-    """Convert one raw string to the parameter's (item) type, or refuse naming the type."""
+    """Convert one raw string to the parameter's (item) type, or refuse naming the type; then
+    keep its limits (`min`, `max`, the path checks), or refuse with a fix that keeps them."""
     try:
-        return param.convert(raw)
-    except ValueError:
-        pass
+        value = param.convert(raw)
+    except ValueError as error:
+        reason = str(error) if param.value_type.explains and str(error) else ""
+    else:
+        if param.checked:
+            problem = param.check(value)
+            if problem:
+                _refuse_check(param, raw, value, problem, label, fix_tokens)
+        return value
     choices = param.enum_values
     if choices is None:
         words = param.value_type.words
-        raise Refusal("invalid_value", f"{label} expects {words}, got {_shown(param, raw)}",
-                      hint=f"give {label} {words}", fix=fix_tokens())
+        because = f" ({_clip(reason)})" if reason and not param.sensitive else ""
+        raise Refusal("invalid_value", f"{label} expects {words}, got {_shown(param, raw)}"
+                      + because, hint=f"give {label} {words}", fix=fix_tokens())
     from workbench._text import nearest
     close = [] if param.sensitive else nearest(raw, [str(c) for c in choices], n=1)
     raise Refusal("invalid_choice",
@@ -431,6 +558,50 @@ def convert(param, raw: str, label: str, fix_tokens):
                   hint=f"did you mean {close[0]}?" if close else None,
                   fix=_fix_value(fix_tokens(), param.metavar,
                                  param.fill_value(close[0] if close else None)))
+
+
+def _refuse_check(param, raw, value, problem, label, fix_tokens):
+    """A value of the right type past a limit: `out_of_range` with the nearest value that is
+    in range; a path that is not there, or not what it must be: `path_not_found` or
+    `invalid_path`, with the nearest path that is, else without the option (when it may be
+    left out). A value from the environment is overridden by the flag in the fix."""
+    option = getattr(param, "flag", None) is not None
+    if param.min is not None or param.max is not None:
+        code, fixed = "out_of_range", param.clamped(value)
+        fixed = number_token(fixed) if isinstance(fixed, (int, float)) else str(fixed)
+        hint = f"{label} takes {param.describe()}"
+    else:
+        code = "path_not_found" if problem == "does not exist" else "invalid_path"
+        fixed = _nearest_path(param, raw)
+        hint = f"{label} takes {param.describe()}" + \
+            (f"; did you mean {fixed}?" if fixed is not None else "")
+    message = f"{label} {_shown(param, raw)} {problem}" if code != "out_of_range" else \
+        f"{label} {problem}; got {_shown(param, raw)}"
+    tokens = fix_tokens()
+    if label.startswith("$"):   # from the environment: the flag given in the fix wins
+        fix = tokens + [param.flag, fixed] if option and fixed is not None else tokens
+    elif fixed is not None:
+        fix = _fix_value(tokens, param.metavar, fixed)
+    elif option and not param.required and param.metavar in tokens:
+        at = tokens.index(param.metavar)
+        fix = tokens[:at - 1] + tokens[at + 1:] if at and tokens[at - 1] == label else tokens
+    else:
+        fix = tokens
+    raise Refusal(code, message, hint=hint, fix=fix)
+
+
+def _nearest_path(param, raw: str) -> str | None:
+    """The entry beside `raw` with the nearest name that passes the path checks, or None."""
+    import os
+    folder, name = os.path.split(raw)
+    try:
+        entries = sorted(os.listdir(folder or "."))
+    except OSError:
+        return None
+    fitting = [entry for entry in entries if not param.check(os.path.join(folder, entry))]
+    from workbench._text import nearest
+    close = nearest(name, fitting, n=1) if name else []
+    return os.path.join(folder, close[0]) if close else None
 
 
 def _fix_value(tokens, metavar, value):
@@ -499,19 +670,8 @@ def _assign_positionals(request, command, positionals, values, where, tokens,
                         placeholders=False):
     arguments = command.arguments
     position = 0
-    for index, argument in enumerate(arguments):
+    for index, argument, raw_values, position in _spread(arguments, positionals):
         key = "#" + argument.key
-        if argument.variadic:
-            taken = positionals[position:]
-            position = len(positionals)
-            if not taken:
-                continue
-            raw_values = taken
-        else:
-            if position >= len(positionals):
-                continue
-            raw_values = [positionals[position]]
-            position += 1
         converted = []
         for raw in raw_values:
             if raw == "-" and argument.stdin:
@@ -542,6 +702,30 @@ def _assign_positionals(request, command, positionals, values, where, tokens,
                       fix=fixed)
 
 
+def _spread(arguments, positionals):
+    """(index, argument, its raw values, positionals used so far) for each argument given a
+    value: in order, a variadic one taking what the required arguments after it leave
+    (`SRC... DST`: the last value is DST)."""
+    position = 0
+    after = 0
+    for index, argument in enumerate(arguments):
+        if argument.variadic:
+            after = len(arguments) - index - 1
+            break
+    for index, argument in enumerate(arguments):
+        if argument.variadic:
+            end = max(position, len(positionals) - after)
+            taken = positionals[position:end]
+            position = end
+            if taken:
+                yield index, argument, taken, position
+            continue
+        if position >= len(positionals):
+            continue
+        position += 1
+        yield index, argument, [positionals[position - 1]], position
+
+
 def _fill_missing(request, command, values, where, environ, tokens, placeholders=False):
     for option in command.options.values():
         key = option.key
@@ -552,25 +736,23 @@ def _fill_missing(request, command, values, where, environ, tokens, placeholders
             where[key] = {"source": "env", "location": option.env}
             continue
         if option.env and environ.get(option.env) not in (None, ""):
-            raw = environ[option.env]
-            if option.type == "list":
-                value = [convert(option, part.strip(), option.env, lambda: tokens)
-                         for part in raw.split(",") if part.strip()]
-            else:
-                value = convert(option, raw, f"${option.env}", lambda: tokens)
-            values[key] = value
+            values[key] = _from_env(option, environ[option.env], tokens)
             where[key] = {"source": "env", "location": option.env}
+            continue
+        if option.prompt is not None and not placeholders:
+            request.prompts.append(key)   # asked when a person can answer (the pipeline)
+            values[key] = option.default_value()
             continue
         if option.required:
             insert = _insert_at(tokens)
             raise Refusal("missing_option",
                           f"'{' '.join(command.path)}' needs {option.flag} ({_describe(option)})",
-                          hint=f"add {option.flag} {option.metavar}" +
+                          hint=f"add {option.flag} {' '.join(option.value_slots)}" +
                                (f" or set {option.env}" if option.env else ""),
-                          fix=tokens[:insert] + [option.flag, option.fill_value() or option.metavar]
+                          fix=tokens[:insert] + [option.flag] + _fill(option)
                           + tokens[insert:])
         if option.default is not None:
-            values[key] = list(option.default) if option.type == "list" else option.default
+            values[key] = option.default_value()
             where[key] = {"source": "default"}
         elif option.type == "boolean":
             values[key] = False
@@ -579,21 +761,170 @@ def _fill_missing(request, command, values, where, environ, tokens, placeholders
             values[key] = []
         else:
             values[key] = None
-    for argument in command.arguments:
+    for index, argument in enumerate(command.arguments):
         key = "#" + argument.key
         if key in values:
             continue
+        if argument.env and placeholders:
+            values[key] = ["$" + argument.env] if argument.variadic else "$" + argument.env
+            where[key] = {"source": "env", "location": argument.env}
+            continue
+        if argument.env and environ.get(argument.env) not in (None, ""):
+            raw = environ[argument.env]
+            label = f"${argument.env}"
+            if argument.variadic:
+                value = [convert(argument, part, label, lambda: tokens) for part in raw.split()]
+            else:
+                value = convert(argument, raw, label, lambda: tokens)
+            values[key] = value
+            where[key] = {"source": "env", "location": argument.env}
+            continue
         if argument.required:
-            insert = _insert_at(tokens)
-            missing = [a.fill_value() or a.metavar for a in command.arguments
-                       if a.required and "#" + a.key not in values]
             raise Refusal("missing_argument",
                           f"'{' '.join(command.path)}' needs {argument.metavar}" +
                           (f" ({argument.description})" if argument.description else ""),
                           hint=f"usage: {' '.join(command.words) or command.program.name} " +
-                               " ".join(a.metavar for a in command.arguments),
-                          fix=tokens[:insert] + missing + tokens[insert:])
-        values[key] = [] if argument.variadic else argument.default
+                               " ".join(a.metavar for a in command.arguments) +
+                               (f" (or set {argument.env})" if argument.env else ""),
+                          fix=_with_arguments(command, values, tokens, index))
+        values[key] = [] if argument.variadic else argument.default_value()
+    _check_relations(request, command, values, where, tokens)
+
+
+def _fill(param) -> list:
+    """The tokens a fix writes for a value the caller must still give: a concrete one where
+    one is known (an enum's choice, the default, the lowest value in range), else its slots."""
+    slots = getattr(param, "value_slots", None)
+    if slots is not None and not slots:
+        return []   # a flag that takes no value
+    known = param.fill_value()
+    if known is None and param.min is not None and param.nargs == 1:
+        known = number_token(param.min)
+    if known is not None and param.nargs == 1:
+        return [known]
+    return list(slots) if slots is not None else [param.metavar]
+
+
+def _with_arguments(command, values, tokens, missing_at: int) -> list:
+    """`tokens` with the slot of every required argument not given, each where its value
+    goes: before the values of the arguments after it (a `SRC... DST` command), else last."""
+    insert = _insert_at(tokens)
+    missing = []
+    for index, argument in enumerate(command.arguments):
+        given = values.get("#" + argument.key)
+        if "#" + argument.key in values or not argument.required:
+            if index > missing_at and given not in (None, []) and missing:
+                first = given[0] if isinstance(given, list) else given
+                text = first if isinstance(first, str) else None
+                if text is not None and text in tokens[:insert]:
+                    insert = tokens[:insert].index(text)
+                break
+            continue
+        missing += _fill(argument) if not argument.variadic else [argument.metavar[:-3]]
+    return tokens[:insert] + missing + tokens[insert:]
+
+
+def _from_env(option, raw: str, tokens):
+    """An option's value from its environment variable: a list splits at commas, `nargs`
+    values at whitespace."""
+    label = f"${option.env}"
+    if option.count:
+        try:
+            return int(raw)
+        except ValueError:
+            raise Refusal("invalid_value", f"{label} must be a whole number (it counts "
+                          f"{option.flag}); got {_shown(option, raw)}",
+                          hint=f"set {option.env} to a number, or unset it",
+                          fix=tokens) from None
+    parts = [part.strip() for part in raw.split(",") if part.strip()] \
+        if option.type == "list" and option.nargs == 1 else raw.split() if option.nargs > 1 \
+        else [raw]
+    converted = [convert(option, part, label, lambda: tokens) for part in parts]
+    if option.nargs > 1:
+        count = option.nargs
+        if len(converted) % count or not converted:
+            raise Refusal("invalid_value", f"{label} must hold {count} values per use, "
+                          f"separated by spaces; got {len(converted)}",
+                          hint=f"set {option.env} to {' '.join(option.value_slots)}",
+                          fix=tokens)
+        groups = [tuple(converted[at:at + count]) for at in range(0, len(converted), count)]
+        return groups if option.type == "list" else groups[0]
+    return converted if option.type == "list" else converted[0]
+
+
+def _given(command, values, where) -> set:
+    """Keys of the inputs the caller gave (flag, argument, environment), with a value that
+    says something: not False, not None, not empty, not a count of 0."""
+    given = set()
+    for key, origin in where.items():
+        if origin.get("source") == "default":
+            continue
+        value = values.get(key)
+        option = command.options.get(key)
+        if value is None or value is False or value == [] or (
+                option is not None and option.count and not value):
+            continue
+        given.add(key.lstrip("#"))
+    return given
+
+
+def _check_relations(request, command, values, where, tokens) -> None:
+    """`requires` and `conflicts` between what the caller gave, each refused with a fix: the
+    missing input added, or the later of two conflicting ones left out."""
+    given = None
+    for option in command.options.values():
+        if not option.requires and not option.conflicts:
+            continue
+        if given is None:
+            given = _given(command, values, where)
+        if option.key not in given:
+            continue
+        inputs = {**{o.key: o for o in command.options.values()},
+                  **{a.key: a for a in command.arguments}}
+        for key in option.requires:
+            if key in given or key in request.prompts:
+                continue
+            other = inputs[key]
+            flag = getattr(other, "flag", None)
+            name = flag or other.metavar
+            insert = _insert_at(tokens)
+            raise Refusal("missing_option" if flag else "missing_argument",
+                          f"{option.flag} needs {name} too ({_describe(other)})",
+                          hint=f"add {name}, or leave out {option.flag}",
+                          fix=tokens[:insert] + ([flag] if flag else []) + _fill(other)
+                          + tokens[insert:])
+        for key in option.conflicts:
+            if key not in given:
+                continue
+            other = inputs[key]
+            name = getattr(other, "flag", None) or other.metavar
+            dropped = _without(tokens, other) if where.get(key, where.get("#" + key, {})).get(
+                "source") == "flag" else _without(tokens, option)
+            raise Refusal("conflicting_options",
+                          f"{option.flag} and {name} cannot be used together",
+                          hint=f"keep one of {option.flag} and {name}",
+                          fix=dropped if dropped != tokens else None)
+
+
+def _without(tokens, option) -> list:
+    """`tokens` without every use of `option` (its spellings and the values they took)."""
+    if getattr(option, "flag", None) is None:
+        return list(tokens)
+    out = []
+    skip = 0
+    stop = False
+    for token in tokens:
+        if skip:
+            skip -= 1
+            continue
+        if token == "--":
+            stop = True
+        spelling = token.partition("=")[0] if token.startswith("--") else token
+        if not stop and spelling in option.spellings:
+            skip = 0 if option.flag_only or "=" in token else option.nargs
+            continue
+        out.append(token)
+    return out
 
 
 def _insert_at(tokens) -> int:

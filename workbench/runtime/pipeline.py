@@ -54,6 +54,8 @@ class World:
         self.progress_lines = False
         self.on_progress = None   # the MCP server forwards progress as notifications
         self._last_progress = None
+        self.exc_info = None      # what the handler raised, for `workbench.testing.Result`
+        self.catch = True         # False: an unexpected exception propagates (tests)
 
     def redact(self, text: str) -> str:
         return self.redactor.text(text)
@@ -455,6 +457,9 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
                 doc = claim.replay
                 claim = None
                 return _deliver(program, world, doc, as_json, text=text)
+        if request.prompts:
+            ctx._ask_prompts()
+        _setup(program, command, ctx)
         dry_run = bool(request.extras.get("dry_run"))
         if command.plan is not None and (dry_run or request.extras.get("expect_plan")):
             ctx.plan, digest = _plan(command, ctx)
@@ -494,6 +499,7 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
             doc = _success(command, ctx, data, meta)
         doc = _checked_result(doc)
     except Fail as fail:
+        world.exc_info = _exc_info()
         doc = _from_fail(program, command, fail, as_json)
         if request.warnings:
             doc["meta"] = {"warnings": list(request.warnings)}
@@ -511,14 +517,41 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
     except SystemExit as stop:   # the handler called sys.exit: still one envelope
         if captured is None:     # a person's terminal: the handler may end its own process
             raise
+        if stop.code not in (None, 0, False):
+            world.exc_info = _exc_info()
         doc = _envelope.handler_exit(stop.code, meta)
     except BaseException as error:   # a handler bug (CancelledError too): exit 1, no traceback
+        world.exc_info = _exc_info()
+        if not world.catch:
+            raise
         doc = _internal(error, debug, world)   # unless --debug, and a server keeps serving
     doc = _with_output(doc, captured, world, as_json or ndjson)
     doc = _seal(program, world, doc)
     if claim is not None:
         claim.finish(doc, _envelope.exit_code(doc))
     return _deliver(program, world, doc, as_json, text=text, sealed=True, command=command)
+
+
+def _exc_info() -> tuple:
+    import sys
+    return sys.exc_info()
+
+
+def _setup(program, command, ctx) -> None:
+    """Run the `setup` of the program, then of each group above the command, outermost
+    first: what they put in `ctx.obj` the handler reads."""
+    node = program
+    nodes = [program]
+    for name in command.path[:-1]:
+        from workbench.declaration.model import child_named
+        node = child_named(node, name)
+        if node is None:
+            break
+        nodes.append(node)
+    for node in nodes:
+        setup = getattr(node, "setup", None)
+        if setup is not None:
+            setup(ctx)
 
 
 def _output_problem(command, data, world):

@@ -111,16 +111,33 @@ def deprecation(item) -> str:
 
 
 def usage(program, node) -> str:
-    """The usage line: `tool deploy --target <target> [options] <file>`."""
-    words = [program.name, *(node.path if node.is_group else node.words)]
+    """The usage line: `tool deploy --target <target> [options] <file>`; a required option
+    of the program or a group stands after the words of the one that declares it."""
     if node.is_group:
-        words.append("<command>")
-        words.append("[options]")
-        return " ".join(words)
+        words = [program.name, *_required(program)]
+        at = program
+        for name in node.path:
+            at = _child(at, name)
+            words.append(name)
+            words += _required(at)
+        return " ".join(words + ["<command>", "[options]"])
+    words = [program.name]
+    shared = dict(node.inherited)
+    if program in shared:
+        words += _required(program)
+    at = program
+    for name in node.words[:-1]:
+        at = _child(at, name)
+        words.append(name)
+        if at in shared:
+            words += _required(at)
+    words += node.words[-1:]
     optional = False
-    for option in node.options.values():
+    for option in node.listed_options.values():
+        if option.hidden:
+            continue
         if option.required and not option.env:
-            words.append(f"{option.flag} {option.metavar}")
+            words.append(" ".join([option.flag, *option.value_slots]))
         else:
             optional = True
     if optional:
@@ -128,3 +145,18 @@ def usage(program, node) -> str:
     for argument in node.arguments:
         words.append(argument.metavar if argument.required else f"[{argument.metavar}]")
     return " ".join(words)
+
+
+def _child(node, name):
+    from workbench.declaration.model import child_named
+    return child_named(node, name)
+
+
+def _required(node) -> list:
+    """`--store <store>` for each required option of a program or group (not hidden, no
+    environment variable to give it instead)."""
+    words = []
+    for option in getattr(node, "options", {}).values():
+        if option.required and not option.env and not option.hidden:
+            words.append(" ".join([option.flag, *option.value_slots]))
+    return words

@@ -29,6 +29,8 @@ def help_document(program, level: str = "summary", *, card_of=None, summary_of=N
         "level": level,
         "usage": f"{name} <command> [options]",
     }
+    if program.options:
+        doc["options"] = [_option(option) for option in program.options.values()]
     commands = _facts.listed_commands(program)
     if level == "names":
         doc["commands"] = [" ".join(command.path) for command in commands]
@@ -63,6 +65,8 @@ def group_document(program, group, level: str = "summary") -> dict:
         doc["aliases"] = list(group.aliases)
     doc["level"] = level
     doc["usage"] = _facts.usage(program, group)
+    if group.options:
+        doc["options"] = [_option(option) for option in group.options.values()]
     commands = _facts.listed_commands(group)
     if level == "names":
         doc["commands"] = [" ".join(command.path) for command in commands]
@@ -79,6 +83,8 @@ def _group_summary(group) -> dict:
     out = {"group": " ".join(group.path), "description": group.description}
     if group.aliases:
         out["aliases"] = list(group.aliases)
+    if group.options:
+        out["options"] = [_option(option) for option in group.options.values()]
     out["commands"] = [child.name for child in _facts.visible(group)]
     return out
 
@@ -101,6 +107,10 @@ def card(command) -> dict:
     if program is not None:
         out["usage"] = _facts.usage(program, command)
     out["description"] = command.description
+    if command.help:
+        out["help"] = command.help
+    if command.epilog:
+        out["epilog"] = command.epilog
     if command.aliases:
         out["aliases"] = list(command.aliases)
     out["effects"] = command.effects
@@ -119,7 +129,13 @@ def card(command) -> dict:
         out["paginated"] = True
     if command.batch:
         out["batch"] = True
-    out["options"] = [_option(option) for option in command.options.values()]
+    out["options"] = [_option(option) for option in command.listed_options.values()]
+    if command.inherited:
+        out["shared_options"] = [
+            {"scope": " ".join((program.name if program is not None else "", *node.path)
+                               ).strip(),
+             "flags": [command.options[key].flag for key in keys]}
+            for node, keys in command.inherited]
     out["arguments"] = [_argument(argument) for argument in command.arguments]
     out["examples"] = list(command.examples)
     if command.output is not None:
@@ -137,10 +153,14 @@ def _option(option) -> dict:
         out["negation"] = option.negation
     if option.alias_flags:
         out["aliases"] = list(option.alias_flags)
-    out["type"] = option.type
+    out["type"] = option.type_name
     if option.type == "list":
-        out["items"] = option.items
+        out["items"] = option.item_name
         out["repeatable"] = True
+    if option.count:
+        out["count"] = True
+    if option.nargs > 1:
+        out["nargs"] = option.nargs
     out["description"] = option.description
     values = option.enum_values
     if values is not None:
@@ -156,19 +176,44 @@ def _option(option) -> dict:
         out["default"] = False
     if option.env:
         out["env"] = option.env
-    if option.type != "boolean":
+    if not option.flag_only:
         out["metavar"] = option.metavar
+    _checks(out, option)
+    if option.prompt is not None:
+        out["prompt"] = option.prompt_text
+        if option.confirmation_prompt:
+            out["confirmation_prompt"] = True
+        if option.hide_input:
+            out["hide_input"] = True
+    if option.requires:
+        out["requires"] = list(option.requires)
+    if option.conflicts:
+        out["conflicts"] = list(option.conflicts)
+    if option.hidden:
+        out["hidden"] = True
     if option.since:
         out["since"] = option.since
     _mark_deprecated(out, option)
     return out
 
 
+def _checks(out: dict, item) -> None:
+    """`min`, `max` and the path checks, where declared."""
+    if item.min is not None:
+        out["min"] = item.min
+    if item.max is not None:
+        out["max"] = item.max
+    for attr in ("exists", "kind", "readable", "writable"):
+        value = getattr(item, attr)
+        if value:
+            out[attr] = value
+
+
 def _argument(argument) -> dict:
     out: dict = {"name": argument.name, "key": argument.key, "flag": argument.metavar,
-                 "type": argument.type}
+                 "type": argument.type_name}
     if argument.type == "list":
-        out["items"] = argument.items
+        out["items"] = argument.item_name
     out["description"] = argument.description
     values = argument.enum_values
     if values is not None:
@@ -180,6 +225,9 @@ def _argument(argument) -> dict:
         out["stdin"] = True
     if argument.default is not None:
         out["default"] = argument.default
+    if argument.env:
+        out["env"] = argument.env
+    _checks(out, argument)
     return out
 
 

@@ -101,10 +101,10 @@ def _child_row(child) -> tuple[str, str]:
 def _program_help(program) -> list[str]:
     name = program.name
     lines = _title(program)
-    lines += ["", f"Usage: {name} <command> [options]", "", "Commands:"]
+    lines += ["", f"Usage: {_facts.usage(program, program)}", "", "Commands:"]
     lines += _rows([_child_row(child) for child in _facts.visible(program)])
     lines += ["", "Options:"]
-    lines += _rows([
+    lines += _rows([_option_row(option) for option in _shown(program.options)] + [
         ("--json", "one JSON document on stdout (the envelope)"),
         ("--schema", "the whole program as data (JSON Schema)"),
         ("--version", "print the version"),
@@ -129,6 +129,10 @@ def _group_help(program, group) -> list[str]:
         lines += ["", "Aliases: " + ", ".join(group.aliases)]
     lines += ["", "Commands:"]
     lines += _rows([_child_row(child) for child in _facts.visible(group)])
+    options = _shown(group.options)
+    if options:
+        lines += ["", "Options (before or after the command's name):"]
+        lines += _rows([_option_row(option) for option in options])
     lines += [""]
     lines += _wrap(f"Run '{name} {path} <command> --help' for one command. As data: "
                    f"'{name} {path} --schema' (its commands), '{name} {path} <command> --help "
@@ -138,18 +142,27 @@ def _group_help(program, group) -> list[str]:
 
 # -- commands ------------------------------------------------------------------------------
 
+def _shown(options: dict) -> list:
+    """The options human help lists: all but the hidden ones."""
+    return [option for option in options.values() if not option.hidden]
+
+
 def _option_row(option) -> tuple[str, str]:
     label = option.flag
-    if option.type == "boolean":
-        label += ", --no-" + option.flag[2:]
-    else:
-        label += " " + option.metavar + ("..." if option.type == "list" else "")
+    if option.negation:
+        label += " / " + option.negation if option.off else ", " + option.negation
+    elif not option.flag_only:
+        slots = " ".join(option.value_slots)
+        label += " " + slots + ("..." if option.type == "list" else "")
     if option.short_flag:
         label = option.short_flag + ", " + label
-    facts = [option.type_words]
+    facts = ["count: repeat it" + (f" ({option.short_flag + option.short * 2})"
+                                   if option.short_flag else "")
+             if option.count else option.type_words]
     values = option.enum_values
     if values is not None:
         facts.append("one of: " + ", ".join(map(str, values)))
+    facts += _limits(option)
     if option.type == "list":
         facts.append("repeatable")
     if option.required:
@@ -160,6 +173,12 @@ def _option_row(option) -> tuple[str, str]:
         facts.append("default: " + _show(option.default))
     if option.env:
         facts.append("env: $" + option.env)
+    if option.prompt is not None:
+        facts.append("asked when not given" + (", twice" if option.confirmation_prompt else ""))
+    if option.requires:
+        facts.append("needs " + ", ".join(map(_named, option.requires)))
+    if option.conflicts:
+        facts.append("not with " + ", ".join(map(_named, option.conflicts)))
     if option.alias_flags:
         facts.append("deprecated old name: " + ", ".join(option.alias_flags))
     if option.since:
@@ -171,11 +190,29 @@ def _option_row(option) -> tuple[str, str]:
     return label, (detail + " " if detail else "") + "(" + "; ".join(facts) + ")"
 
 
+def _limits(item) -> list:
+    """`from 1 to 10`, `an existing file`...: the checks a value must pass, for help."""
+    facts = []
+    limits = item.range_words()
+    if limits:
+        facts.append(limits)
+    if item.exists or item.kind or item.readable or item.writable:
+        facts.append(item.path_words())
+    return facts
+
+
+def _named(key: str) -> str:
+    """The flag an option's `requires`/`conflicts` key names (an argument's key reads the
+    same way as its flag would)."""
+    return "--" + key.replace("_", "-")
+
+
 def _argument_row(argument) -> tuple[str, str]:
     facts = [argument.type_words]
     values = argument.enum_values
     if values is not None:
         facts.append("one of: " + ", ".join(map(str, values)))
+    facts += _limits(argument)
     facts.append("required" if argument.required else "optional")
     if argument.variadic:
         facts.append("takes the rest")
@@ -183,8 +220,28 @@ def _argument_row(argument) -> tuple[str, str]:
         facts.append("'-' reads standard input")
     if argument.default is not None:
         facts.append("default: " + _show(argument.default))
+    if argument.env:
+        facts.append("env: $" + argument.env)
     detail = argument.description or ""
     return argument.metavar, (detail + " " if detail else "") + "(" + "; ".join(facts) + ")"
+
+
+def _paragraphs(text) -> list[str]:
+    """Long help or an epilog: each paragraph (blank-line separated) wrapped, a blank line
+    before each; a paragraph whose lines are indented keeps its lines as written."""
+    if not text:
+        return []
+    lines: list[str] = []
+    for block in text.strip().split("\n\n"):
+        rows = [row.rstrip() for row in block.split("\n") if row.strip()]
+        if not rows:
+            continue
+        lines.append("")
+        if all(row.startswith(" ") for row in rows):
+            lines += rows
+        else:
+            lines += _wrap(" ".join(row.strip() for row in rows), WIDTH)
+    return lines
 
 
 def _show(value) -> str:
@@ -202,6 +259,7 @@ def _command_help(program, command) -> list[str]:
     lines = _wrap(_facts.usage(program, command), WIDTH, "         ", "Usage: ")
     if command.description:
         lines += [""] + _wrap(command.description, WIDTH)
+    lines += _paragraphs(command.help)
     note = _facts.deprecation(command)
     if note or command.since:
         marks = [m for m in (note[:1].upper() + note[1:],
@@ -211,15 +269,23 @@ def _command_help(program, command) -> list[str]:
         lines += ["", "Aliases: " + ", ".join(command.aliases)]
     lines += [""] + _wrap(EFFECT_MEANINGS.get(command.effects, command.effects or "")
                           + ".", WIDTH, "  ", f"Effects: {command.effects} - ")
-    if command.options:
+    options = _shown(command.listed_options)
+    if options:
         lines += ["", "Options:"]
-        lines += _rows([_option_row(option) for option in command.options.values()])
+        lines += _rows([_option_row(option) for option in options])
+    for node, keys in command.inherited:
+        flags = [command.options[key].flag for key in keys if not command.options[key].hidden]
+        if flags:
+            owner = " ".join((name, *node.path))
+            lines += [""] + _wrap(f"Also {', '.join(flags)}, before or after the command's "
+                                  f"name: see '{owner} --help'.", WIDTH)
     if command.arguments:
         lines += ["", "Arguments:"]
         lines += _rows([_argument_row(argument) for argument in command.arguments])
     if command.examples:
         lines += ["", "Examples:"]
         lines += ["  " + example for example in command.examples]
+    lines += _paragraphs(command.epilog)
     from workbench.declaration.exits import EXIT_CODES
     lines += [""]
     lines += _wrap(", ".join(f"{code} {EXIT_CODES[code][0]}" if code in EXIT_CODES else str(code)

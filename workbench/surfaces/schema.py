@@ -36,25 +36,62 @@ def _property(item, flag: str) -> dict:
     return prop
 
 
+def needed(item) -> bool:
+    """Whether a machine caller must send it: required (and no environment variable gives
+    it), or asked of a person with no default (nobody answers over MCP)."""
+    if getattr(item, "env", None):
+        return False
+    return bool(item.required) or (getattr(item, "prompt", None) is not None
+                                   and item.default is None)
+
+
 def input_schema(command) -> dict:
-    """The command's input as JSON Schema (draft 2020-12): one property per option and argument."""
+    """The command's input as JSON Schema (draft 2020-12): one property per option and
+    argument (the program's and groups' shared options included: one MCP tool takes all);
+    `requires` as `dependentRequired` and `conflicts` as `not`, where they can be said."""
     properties: dict = {}
     required: list = []
     for option in command.options.values():
         properties[option.key] = _property(option, option.flag)
-        if option.required and not option.env:
+        if needed(option):
             required.append(option.key)
     for argument in command.arguments:
         properties[argument.key] = _property(argument, argument.metavar)
-        if argument.required:
+        if needed(argument):
             required.append(argument.key)
     schema = {"$schema": DRAFT, "title": " ".join(command.path),
               "description": command.description or "", "type": "object",
               "properties": properties}
     if required:
         schema["required"] = required
+    _relations(command, schema)
     schema["additionalProperties"] = False
     return schema
+
+
+def _relations(command, schema: dict, keys=None) -> None:
+    """`dependentRequired` for `requires` (an input an environment variable may give is left
+    out: the schema cannot see it), and `not: {required: [a, b]}` for each conflict (in an
+    `allOf` when there are several)."""
+    dependent: dict = {}
+    pairs: list = []
+    inputs = {**{a.key: a for a in command.arguments}, **command.options}
+    for option in command.options.values():
+        if keys is not None and option.key not in keys:
+            continue
+        wanted = [key for key in option.requires if not getattr(inputs.get(key), "env", None)]
+        if wanted:
+            dependent[option.key] = wanted
+        for other in option.conflicts:
+            pair = sorted((option.key, other))
+            if pair not in pairs:
+                pairs.append(pair)
+    if dependent:
+        schema["dependentRequired"] = dependent
+    if len(pairs) == 1:
+        schema["not"] = {"required": pairs[0]}
+    elif pairs:
+        schema["allOf"] = [{"not": {"required": pair}} for pair in pairs]
 
 
 def _encoded_size(doc) -> int:
@@ -107,10 +144,11 @@ def _command_entry(command, detail: str) -> dict | str:
         if command.replaced_by:
             entry["replaced_by"] = command.replaced_by
     if detail == "property_names":
-        entry["inputs"] = [item.key for item in command.inputs]
-        entry["required"] = input_schema(command).get("required", [])
+        schema = _own_input(command)
+        entry["inputs"] = list(schema["properties"])
+        entry["required"] = schema.get("required", [])
     else:
-        schema = input_schema(command)
+        schema = _own_input(command)
         for key in ("$schema", "title", "description"):
             del schema[key]  # the entry itself says these
         output = command.output
@@ -122,6 +160,61 @@ def _command_entry(command, detail: str) -> dict | str:
             entry["output"] = output
     entry["exit_codes"] = _facts.exit_codes(command)
     return entry
+
+
+def _own_input(command) -> dict:
+    """The input schema without the options the command shares with others (listed once, in
+    the document's `shared_options`)."""
+    schema = input_schema(command)
+    shared = command.shared_keys
+    if not shared:
+        return schema
+    schema["properties"] = {key: prop for key, prop in schema["properties"].items()
+                            if key not in shared}
+    required = [key for key in schema.pop("required", []) if key not in shared]
+    rest = {key: schema.pop(key) for key in ("dependentRequired", "not", "allOf",
+                                             "additionalProperties") if key in schema}
+    if required:
+        schema["required"] = required
+    dependent = {key: value for key, value in rest.pop("dependentRequired", {}).items()
+                 if key not in shared}
+    if dependent:
+        schema["dependentRequired"] = dependent
+    schema.update(rest)
+    return schema
+
+
+def shared_options(program, scope, detail: str = "full") -> list:
+    """The options the program and the groups down to `scope` give every command under them,
+    once each: `[{"scope": "tool items", "properties": {...}, "required": [...]}]`."""
+    out = []
+    nodes = list(getattr(scope, "_chain", ()))
+    if detail != "names":   # and every group under the scope that declares options
+        nodes += [(group, group.options) for group in _groups_under(scope) if group.options]
+    for node, options in nodes:
+        entry: dict = {"scope": " ".join((program.name, *node.path))}
+        properties = {option.key: _property(option, option.flag)
+                      for option in options.values()}
+        if detail == "property_names":
+            entry["inputs"] = list(properties)
+        else:
+            entry["properties"] = {name: _strip_descriptions(prop, False)
+                                   for name, prop in properties.items()} \
+                if detail == "no_descriptions" else properties
+        required = [option.key for option in options.values() if needed(option)]
+        if required:
+            entry["required"] = required
+        out.append(entry)
+    return out
+
+
+def _groups_under(node):
+    """Every listed group under a program or group, depth first."""
+    for child in _facts.visible(node):
+        if child.is_group:
+            yield child
+            if child.loaded:   # a lazy group is not imported for its children's options
+                yield from _groups_under(child)
 
 
 def _note(program, detail: str, budget: int, dropped: int = 0) -> str:
@@ -238,6 +331,10 @@ def _document(program, scope, detail: str, budget: int, commands: list, omitted:
     if detail != "full":
         table = [{"exit": row["exit"], "code": row["code"]} for row in table]
     doc["exit_codes"] = table
+    if detail in ("full", "no_descriptions", "property_names"):
+        shared = shared_options(program, scope, detail)
+        if shared:
+            doc["shared_options"] = shared
     doc["commands"] = commands
     if groups is not None:
         doc["groups"] = groups

@@ -26,7 +26,10 @@ def output_schema(command) -> dict | None:
 def tool_definition(command) -> dict:
     """`{"name", "description", "inputSchema", ["outputSchema"], ["annotations"]}` for a command."""
     from workbench.surfaces.schema import input_schema
-    tool = {"name": command.tool_name, "description": command.description or "",
+    description = command.description or ""
+    if command.help:
+        description = (description + "\n\n" + command.help.strip()).strip()
+    tool = {"name": command.tool_name, "description": description,
             "inputSchema": input_schema(command)}
     output = output_schema(command)
     if output is not None:
