@@ -12,16 +12,19 @@ from __future__ import annotations
 
 COMMAND = ("name", "path", "description", "effects", "aliases", "hidden", "since", "deprecated",
            "replaced_by", "paginated", "batch", "errors", "examples", "output",
-           "framework_keys")
+           "framework_keys", "help", "epilog")
 """Command fields the surfaces read (help, card, input schema, tool, completion, lint)."""
 
 OPTION = ("key", "type", "items", "choices", "description", "required", "default", "sensitive",
           "env", "short", "placeholder", "aliases", "negatable", "since", "deprecated",
-          "replaced_by")
+          "replaced_by", "min", "max", "exists", "kind", "readable", "writable", "count",
+          "nargs", "off", "hidden", "prompt", "confirmation_prompt", "hide_input", "requires",
+          "conflicts")
 """Option fields; its spellings (`flag`, `short_flag`, `metavar`...) derive from these."""
 
 ARGUMENT = ("name", "type", "items", "choices", "description", "required", "variadic", "stdin",
-            "default", "sensitive", "since", "deprecated", "replaced_by")
+            "default", "sensitive", "since", "deprecated", "replaced_by", "env", "min", "max",
+            "exists", "kind", "readable", "writable")
 """Argument fields; `key` and `metavar` derive from these."""
 
 GROUP = ("name", "path", "description", "aliases", "hidden", "load")
@@ -44,6 +47,14 @@ NOT_SHOWN = {
     "flag": "derived from key", "short_flag": "derived from short",
     "negation": "derived from type, key and negatable", "alias_flags": "derived from aliases",
     "metavar": "derived from placeholder and key", "spellings": "derived from the above",
+    "inherited": "keyed as the paths and keys it names (command_key)",
+    "shared_clash": "a definition error: no surface is rendered",
+    "env_for": "marks an env derived from env_prefix; env itself is keyed",
+    "options": "keyed option by option (OPTION); a group's too (group_key)",
+    "setup": "runs before calls; no surface reads it",
+    "chain": "derived from the program's and groups' options",
+    "shared_table": "derived from the chain",
+    "dict__": "the `__dict__` slot that holds rarely declared settings, each keyed by name",
 }
 """Declaration fields deliberately left out of keys, and why."""
 
@@ -127,6 +138,7 @@ def command_key(command, program_part: tuple) -> tuple:
     has a plan and an adapter, and `program_part` (`program_part(program)`)."""
     return ("command", program_part, _command(command),
             tuple(map(_option, command.options.values())),
+            tuple([(node.path, keys) for node, keys in command.inherited]),
             tuple(map(_argument, command.arguments)),
             tuple([getattr(command, name) is not None for name in PRESENT]))
 
@@ -134,4 +146,5 @@ def command_key(command, program_part: tuple) -> tuple:
 def group_key(group, program_part: tuple, children: tuple) -> tuple:
     """A group's fields, `program_part`, and `children`: the keys (or stand-ins equal
     exactly when the keys are) of its children, in order."""
-    return ("group", program_part, _group(group), children)
+    return ("group", program_part, _group(group),
+            tuple(map(_option, group.options.values())), children)

@@ -29,23 +29,26 @@ def completion_script(program, shell: str, nodes: list | None = None) -> str:
 # -- the model, flattened for the generators -----------------------------------------------
 
 class _Flag:
-    __slots__ = ("long", "short", "description", "takes_value", "choices")
+    __slots__ = ("long", "short", "description", "takes_value", "choices", "dirs")
 
-    def __init__(self, long, short=None, description="", takes_value=False, choices=None):
+    def __init__(self, long, short=None, description="", takes_value=0, choices=None,
+                 dirs=False):
         self.long = long
         self.short = short
         self.description = description
-        self.takes_value = takes_value
+        self.takes_value = takes_value   # how many words follow it (nargs), 0 for none
         self.choices = choices
+        self.dirs = dirs                 # its value is a folder
 
 
 class _Node:
-    __slots__ = ("path", "subs", "flags", "positional", "choices", "lines")
+    __slots__ = ("path", "subs", "flags", "positional", "choices", "lines", "skips")
 
     def __init__(self, path):
         self.path = path          # "notes add", "" for the program
         self.subs = []            # [(name, aliases, description)]
         self.flags = []           # [_Flag]
+        self.skips = []           # [_Flag] taking values, before a command's name
         self.positional = False   # takes positional arguments
         self.choices = None       # values of its enum positionals, if any
         self.lines = {}           # section -> its lines in a script (`_lines`)
@@ -60,10 +63,13 @@ def _flags(options) -> list:
     """Completion entries for options, every spelling read from the parameter model."""
     flags = []
     for option in options:
+        if option.hidden:
+            continue
         description = _first_line(option.description)
-        takes_value = option.type != "boolean"
+        takes_value = 0 if option.flag_only else option.nargs
         values = option.enum_values if takes_value else None
-        flags.append(_Flag(option.flag, option.short_flag, description, takes_value, values))
+        flags.append(_Flag(option.flag, option.short_flag, description, takes_value, values,
+                           option.kind == "dir"))
         if option.negation:
             flags.append(_Flag(option.negation, None, "turn off " + option.flag))
         for alias in option.alias_flags:
@@ -123,7 +129,10 @@ def _context(program, node, path: str):
     if node is program:
         entry.subs += [(words[0], [], _first_line(builtin.description))
                        for words, builtin in BUILTINS.items() if len(words) == 1]
-    entry.flags = list(_global_flags(node is program))
+    shared = _flags(option for _, options in getattr(node, "_chain", ())
+                    for option in options.values())
+    entry.flags = shared + list(_global_flags(node is program))
+    entry.skips = [flag for flag in shared if flag.takes_value]
     return entry
 
 
@@ -191,8 +200,17 @@ def _walk(nodes, first: str, count: str, array: str) -> list[str]:
            '        case "$cpath:$word" in']
     out += _lines(nodes, "walk", lambda node: [
         f"            {_sq(parent + ':' + word)}) cpath={_sq(child)} ;;"
-        for parent, word, child in _transitions(node)])
+        for parent, word, child in _transitions(node)] + [
+        f"            {labels}) (( i += {flag.takes_value} )) ;;"
+        for labels, flag in _skips(node)])
     return out + ["        esac", "    done"]
+
+
+def _skips(node):
+    """(case labels, flag) for each shared option of a group that takes values: the walk
+    steps over its values (`tool --store items items list`)."""
+    for flag in node.skips:
+        yield "|".join(_sq(node.path + ":" + f) for f in (flag.long, flag.short) if f), flag
 
 
 def _value_flags(node):
@@ -248,6 +266,8 @@ def _bash_values(node) -> list:
             words = " ".join(_word(c) for c in flag.choices)
             out.append(f"        {labels}) COMPREPLY=( $(compgen -W {_sq(words)} -- "
                        f'"$cur") ); return 0 ;;')
+        elif flag.dirs:
+            out.append(f'        {labels}) COMPREPLY=( $(compgen -d -- "$cur") ); return 0 ;;')
         else:
             out.append(f"        {labels}) compopt -o default 2>/dev/null; return 0 ;;")
     return out
@@ -332,6 +352,8 @@ def _zsh_values(node) -> list:
         if flag.choices:
             values = " ".join(_sq(str(c)) for c in flag.choices)
             out.append(f"        {labels}) compadd -- {values}; return ;;")
+        elif flag.dirs:
+            out.append(f"        {labels}) _files -/; return ;;")
         else:
             out.append(f"        {labels}) _files; return ;;")
     return out
@@ -382,7 +404,12 @@ def _fish(program, nodes) -> str:
             "    set -l tokens (commandline -opc)",
             "    set -e tokens[1]",
             "    set -l p ''",
+            "    set -l skip 0",
             "    for t in $tokens",
+            "        if test $skip -gt 0",
+            "            set skip (math $skip - 1)",
+            "            continue",
+            "        end",
             "        test \"$t\" = '--'; and break",
             '        switch "$p:$t"']
     out += _lines(nodes, "fish walk", _fish_walk)
@@ -402,6 +429,10 @@ def _fish_walk(node) -> list:
     for parent, word, child in _transitions(node):
         out.append(f"            case {_fq(parent + ':' + word)}")
         out.append(f"                set p {_fq(child)}")
+    for flag in node.skips:
+        labels = " ".join(_fq(node.path + ":" + f) for f in (flag.long, flag.short) if f)
+        out.append(f"            case {labels}")
+        out.append(f"                set skip {flag.takes_value}")
     return out
 
 
@@ -427,6 +458,8 @@ def _fish_node(name: str, node) -> list:
         if flag.takes_value:
             if flag.choices:
                 line += " -x -a " + _fq(" ".join(str(c) for c in flag.choices))
+            elif flag.dirs:
+                line += " -x -a '(__fish_complete_directories)'"
             else:
                 line += " -r -F"
         if flag.description:
