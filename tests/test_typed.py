@@ -127,7 +127,7 @@ def test_optional_and_union_with_none_unwrap_to_their_type():
         == [("integer", None, False), ("string", None, False), ("integer", 5, False)]
 
 
-def test_path_is_a_string_on_the_line_and_a_path_in_the_handler(tmp_path):
+def test_path_is_a_path_on_the_line_and_a_path_in_the_handler(tmp_path):
     app = App("tool")
 
     @app.command(effects="read_only")
@@ -135,7 +135,8 @@ def test_path_is_a_string_on_the_line_and_a_path_in_the_handler(tmp_path):
         """Read"""
         return {"src": type(src).__name__, "out": out, "more": [type(m).__name__ for m in more]}
     command = app.program.find(["read"])
-    assert command.arguments[0].type == "string" and command.options["out"].type == "string"
+    assert command.arguments[0].type == "path" and command.options["out"].type == "path"
+    assert command.options["more"].items == "path"
     code, doc = run(app, "read", str(tmp_path), "--more", "a", "--more", "b")
     assert doc["data"]["src"] == "PosixPath" and doc["data"]["more"] == ["PosixPath"] * 2
     assert doc["data"]["out"] is None
@@ -487,11 +488,11 @@ def test_a_bare_decorator_asks_for_effects():
 
 @pytest.mark.parametrize("hint, fix", [
     (None, "has no type hint; annotate it, e.g. `value: str`"),
-    (dict, "use str, int, float, bool, Literal[...], list[T], Optional[T]"),
+    (dict, "use str, int, float, bool, Literal[...], an Enum, date, datetime, UUID, Path"),
     (int | str, "use one type, or Optional[T]"),
-    (list[bool], "use list[str] or a single bool flag"),
+    (list[bool], "use a single bool flag"),
     (Literal["a", 1], "all strings or all integers"),
-    (tuple[str, int], "use list[T] (or tuple[T, ...])"),
+    (tuple[str, int], "a tuple's values share one type here"),
     (Annotated[bool, Arg()], "a bool is a --flag: drop Arg(...)"),
     (Annotated[str, Opt(), Arg()], "keep one"),
     ("Missing[int]", "import the names it uses at module level"),

@@ -29,10 +29,15 @@ from workbench.declaration.model import (
 )
 
 _SCALARS = {str: "string", int: "integer", float: "number", bool: "boolean"}
-_SUPPORTED = ("str, int, float, bool, Literal[...], list[T], Optional[T] (or T | None) or "
-              "Path, optionally inside Annotated[T, Opt(...)] / Annotated[T, Arg(...)]")
+_SUPPORTED = ("str, int, float, bool, Literal[...], an Enum, date, datetime, UUID, Path, "
+              "list[T], tuple[T, T] (nargs), Optional[T] (or T | None), optionally inside "
+              "Annotated[T, Opt(...)] / Annotated[T, Arg(...)], or any type with "
+              "Opt(type=a value type)")
 _PASSED = ("name", "aliases", "hidden", "output", "text", "plan", "since", "deprecated",
-           "replaced_by", "paginated", "batch", "errors", "description")
+           "replaced_by", "paginated", "batch", "errors", "description", "help", "epilog")
+_RICH = {("datetime", "datetime"): "datetime", ("datetime", "date"): "date",
+         ("uuid", "UUID"): "uuid"}
+"""Classes read as command-line types, by (module, name): no import needed to recognise one."""
 
 
 _NOTHING = object()   # no default: the input is required
@@ -44,6 +49,7 @@ class Opt:
     `build: str = Opt("build to ship", default="latest")` (no `typing` import needed).
 
     Also makes a parameter without a default a required option (instead of an argument).
+    A `tuple[int, int]` hint takes two values after the flag (`--point 1 2`).
 
     Args:
         description: the help text (default: the docstring's line for the parameter).
@@ -57,17 +63,39 @@ class Opt:
         deprecated: mark the option deprecated (a message, or True).
         replaced_by: the option to use instead, named in the deprecation warning.
         negatable: for a `bool`, also accept `--no-NAME` (default True).
+        min: the smallest value of an `int` or `float`.
+        max: the largest value of an `int` or `float`.
+        exists: a `Path` must exist.
+        kind: a `Path` that exists must be a `"file"` or a `"dir"`.
+        readable: a `Path` that exists must be readable.
+        writable: a `Path` that exists must be writable.
+        count: an `int` that counts the flag's uses (`-vvv` is 3).
+        off: a `bool`'s own off switch instead of `--no-NAME`, e.g. `off="--deep"`.
+        hidden: parsed, left out of human help and completions.
+        prompt: ask a person for it when not given (this text, or True for its name).
+        confirmation_prompt: ask twice, and require the same answer.
+        hide_input: do not echo the answer.
+        requires: names of other parameters that must be given with this one.
+        conflicts: names of other parameters that must not be given with this one.
+        type: a value type (`convert`, `json_schema`, `describe`) for a hint burgee does
+            not read itself (`Annotated[ParseResult, Opt(type=URL())]`).
     """
 
     __slots__ = ("description", "short", "env", "sensitive", "aliases", "placeholder",
-                 "since", "deprecated", "replaced_by", "negatable", "default")
+                 "since", "deprecated", "replaced_by", "negatable", "default", "settings")
 
     def __init__(self, description: str | None = None, *, default: object = _NOTHING,
                  short: str | None = None,
                  env: str | None = None, sensitive: bool = False, aliases: tuple[str, ...] | list[str] = (),
                  placeholder: str | None = None, since: str | None = None,
                  deprecated: str | bool | None = None, replaced_by: str | None = None,
-                 negatable: bool = True):
+                 negatable: bool = True, min: float | None = None, max: float | None = None,
+                 exists: bool = False, kind: str | None = None, readable: bool = False,
+                 writable: bool = False, count: bool = False, off: str | None = None,
+                 hidden: bool = False, prompt: str | bool | None = None,
+                 confirmation_prompt: bool = False, hide_input: bool = False,
+                 requires: tuple[str, ...] | list[str] = (),
+                 conflicts: tuple[str, ...] | list[str] = (), type: object = None):
         self.description = description
         self.short = short
         self.env = env
@@ -79,6 +107,17 @@ class Opt:
         self.replaced_by = replaced_by
         self.negatable = negatable
         self.default = default
+        self.settings = _given_settings(
+            min=min, max=max, exists=exists, kind=kind, readable=readable, writable=writable,
+            count=count, off=off, hidden=hidden, prompt=prompt,
+            confirmation_prompt=confirmation_prompt, hide_input=hide_input,
+            requires=tuple(requires), conflicts=tuple(conflicts), type=type)
+
+
+def _given_settings(**settings) -> dict:
+    """The keyword arguments that were given (not their defaults), passed on as they are."""
+    return {key: value for key, value in settings.items()
+            if value is not None and value is not False and value != ()}
 
 
 class Arg:
@@ -86,6 +125,8 @@ class Arg:
     default: `file: str = Arg(stdin=True)`, `file: str = Arg(default="-")`.
 
     Also makes a parameter with a default an optional argument (instead of an option).
+    A `list[T]` argument takes several values, and may come before required ones
+    (`src: list[Path], dst: Path` reads `copy A B C DEST`).
 
     Args:
         description: the help text (default: the docstring's line for the parameter).
@@ -93,18 +134,32 @@ class Arg:
         stdin: `-` (or no value, when stdin is piped) reads the value from stdin.
         since: the version that added the argument.
         deprecated: mark the argument deprecated (a message, or True).
+        env: an environment variable read when the argument is not given.
+        min: the smallest value of an `int` or `float`.
+        max: the largest value of an `int` or `float`.
+        exists: a `Path` must exist.
+        kind: a `Path` that exists must be a `"file"` or a `"dir"`.
+        readable: a `Path` that exists must be readable.
+        writable: a `Path` that exists must be writable.
+        type: a value type (`convert`, `json_schema`, `describe`) for a hint burgee does
+            not read itself.
     """
 
-    __slots__ = ("description", "stdin", "since", "deprecated", "default")
+    __slots__ = ("description", "stdin", "since", "deprecated", "default", "settings")
 
     def __init__(self, description: str | None = None, *, default: object = _NOTHING,
                  stdin: bool = False, since: str | None = None,
-                 deprecated: str | bool | None = None):
+                 deprecated: str | bool | None = None, env: str | None = None,
+                 min: float | None = None, max: float | None = None, exists: bool = False,
+                 kind: str | None = None, readable: bool = False, writable: bool = False,
+                 type: object = None):
         self.default = default
         self.description = description
         self.stdin = stdin
         self.since = since
         self.deprecated = deprecated
+        self.settings = _given_settings(env=env, min=min, max=max, exists=exists, kind=kind,
+                                        readable=readable, writable=writable, type=type)
 
 
 class App:
@@ -123,20 +178,24 @@ class App:
         schema_version: the envelope's `schema_version`.
         output_budget: an agent's output budget for paginated commands, in characters.
         single: the program is its one command, typed without its name.
+        env_prefix: every option without its own `env` reads `PREFIX` + its command's path +
+            its name, upper case (Click's `auto_envvar_prefix`), as `Program(env_prefix=)`.
     """
 
     def __init__(self, name: str, version: str = "0.0.0", description: str = "", *,
                  aliases: tuple[str, ...] | list[str] = (), hidden: bool = False, budgets: dict | None = None,
                  schema_version: str = "1", output_budget: int | None = None,
-                 single: bool = False):
+                 single: bool = False, env_prefix: str | None = None):
         self.name = name
         self.version = version
         self.description = description
         self.aliases = tuple(aliases)
         self.hidden = hidden
         self.settings = {"budgets": budgets, "schema_version": schema_version,
-                         "output_budget": output_budget, "single": single}
+                         "output_budget": output_budget, "single": single,
+                         "env_prefix": env_prefix}
         self._nodes: list = []   # ("command", function, options) or ("group", App)
+        self._callback = None    # the function of @app.callback(), if any
         self._program = None
         self._mounted = False   # a group of another App (then never a program of its own)
         caller = sys._getframe(1)
@@ -172,6 +231,23 @@ class App:
             return function
         return declare
 
+    def callback(self, function=None):
+        """Declare the options every command of this program (or group) takes, and what runs
+        before each of them (Typer's `@app.callback()`): the function's parameters are
+        options, given before the command's name (`tool --verbose create x`) or after it; it
+        runs before the command with them, and may set `ctx.obj` (take `ctx` to). Its
+        docstring's first line describes the program (or group) when it has no description.
+
+            @app.callback()
+            def main(ctx, verbose: bool = False):
+                ctx.obj = {"verbose": verbose}
+        """
+        def declare(function):
+            self._callback = function
+            self._program = None
+            return function
+        return declare(function) if callable(function) else declare
+
     def group(self, name: str, description: str = "", *, aliases: tuple[str, ...] | list[str] = (),
               hidden: bool = False) -> App:
         """A nested group: `sync = app.group("sync")`, then `@sync.command(...)`."""
@@ -199,10 +275,13 @@ class App:
         """The Program these declarations build (built and checked once, on first use)."""
         if self._program is None:
             settings = self.settings
-            program = Program(self.name, self.version, self.description, self._children(),
-                              settings["budgets"], schema_version=settings["schema_version"],
+            options, setup, summary = _callback(self._callback)
+            program = Program(self.name, self.version, self.description or summary,
+                              self._children(), settings["budgets"],
+                              schema_version=settings["schema_version"],
                               output_budget=settings["output_budget"], check=False,
-                              single=settings["single"])
+                              single=settings["single"], options=options, setup=setup,
+                              env_prefix=settings["env_prefix"])
             from workbench.declaration._checks import check_once
             check_once(program, self._frame or sys._getframe(0))
             self._program = program
@@ -216,8 +295,10 @@ class App:
         built = []
         for kind, item, options in self._nodes:
             if kind == "group":
-                built.append(Group(item.name, item.description, item._children(),
-                                   aliases=item.aliases, hidden=item.hidden))
+                shared, setup, summary = _callback(item._callback)
+                built.append(Group(item.name, item.description or summary, item._children(),
+                                   aliases=item.aliases, hidden=item.hidden, options=shared,
+                                   setup=setup))
             else:
                 built.append(_command(item, options))
         return built
@@ -234,6 +315,37 @@ def programs_in(namespace: dict) -> list:
 
 
 # --- one function -> one Command -------------------------------------------------------------
+
+def _callback(function) -> tuple:
+    """(options, setup, summary) of an `@app.callback()` function, or ({}, None, "")."""
+    if function is None:
+        return {}, None, ""
+    where = _where(function)
+    code = getattr(function, "__code__", None)
+    if code is None or code.co_flags & 0x0C:
+        raise DefinitionError(f"{where}: @callback decorates a plain function (def ...) whose "
+                              f"parameters are options")
+    names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    defaults = _defaults(function, code, names)
+    hints = _hints(function, where)
+    summary, described = _docstring(function.__doc__)
+    options, inputs, context = {}, [], None
+    for name in names:
+        if _is_context(name, hints.get(name)):
+            context = name
+            continue
+        if name not in hints:
+            raise DefinitionError(f"{where}: parameter {name!r} has no type hint; annotate it, "
+                                  f"e.g. `{name}: bool = False`")
+        param, convert, positional = _param(name, hints[name], defaults, described, where)
+        if positional:
+            raise DefinitionError(f"{where}: parameter {name!r} of a callback would be an "
+                                  f"argument; a callback takes options only: give it a "
+                                  f"default, or mark it Opt(...)")
+        options[name] = param
+        inputs.append((name, False, convert))
+    return options, _caller(function, inputs, context, False), summary
+
 
 def _where(function) -> str:
     code = getattr(function, "__code__", None)
@@ -260,6 +372,7 @@ def _command(function, options: dict) -> Command:
     defaults = _defaults(function, code, names)
     hints = _hints(function, where)
     summary, described = _docstring(function.__doc__)
+    body = _body(function.__doc__)
     option_map, arguments, inputs, context = {}, [], [], None
     for name in names:
         if _is_context(name, hints.get(name)):
@@ -289,7 +402,9 @@ def _command(function, options: dict) -> Command:
                    options["aliases"] or (), options["hidden"] or False,
                    since=options["since"], deprecated=options["deprecated"],
                    replaced_by=options["replaced_by"], paginated=options["paginated"] or False,
-                   batch=options["batch"] or False, errors=options["errors"] or ())
+                   batch=options["batch"] or False, errors=options["errors"] or (),
+                   help=options["help"] if options["help"] is not None else body,
+                   epilog=options["epilog"])
 
 
 def _defaults(function, code, names) -> dict:
@@ -390,9 +505,13 @@ def _scalar(hint, where: str, name: str):
                                   f"strings or all integers, e.g. Literal['low', 'high']")
         return "enum", choices, None
     if isinstance(hint, type):
-        if hint.__module__ == "pathlib" or (hint.__module__ == "os" and
-                                            hint.__name__ == "PathLike"):
-            return "string", None, (hint if hint.__module__ == "pathlib" else None)
+        if hint.__module__ == "pathlib":
+            return "path", None, hint
+        if hint.__module__ == "os" and hint.__name__ == "PathLike":
+            return "path", None, None
+        rich = _RICH.get((hint.__module__, hint.__name__))
+        if rich is not None:
+            return rich, None, None
         enum = sys.modules.get("enum")
         if enum is not None and issubclass(hint, enum.Enum):
             return "enum", [member.value for member in hint], hint
@@ -402,6 +521,35 @@ def _scalar(hint, where: str, name: str):
                               f"(T | None) for a value that may be absent")
     raise DefinitionError(f"{where}: parameter {name!r} has the type hint {hint!r}, which "
                           f"burgee cannot read from a command line; use {_SUPPORTED}")
+
+
+def _shape(base, where: str, name: str):
+    """(list?, nargs, item hint) of a hint: `list[T]` and `tuple[T, ...]` take several values
+    (a list), `tuple[T, T]` a fixed number (nargs), `list[tuple[T, T]]` both."""
+    special = _special(base)
+    if not (base is list or special in ("list", "tuple", "set")):
+        return False, 1, base
+    args = getattr(base, "__args__", None) or (str,)
+    if special == "tuple" and not (len(args) == 2 and args[1] is Ellipsis):
+        return False, _fixed(args, where, name), args[0]
+    inner = _unwrap(args[0])[0]
+    if _special(inner) == "tuple":
+        inner_args = getattr(inner, "__args__", None) or ()
+        if len(inner_args) == 2 and inner_args[1] is Ellipsis:
+            raise DefinitionError(f"{where}: parameter {name!r}: a list of lists cannot be "
+                                  f"given on a command line; use list[T] or "
+                                  f"list[tuple[T, T]]")
+        return True, _fixed(inner_args, where, name), inner_args[0]
+    return True, 1, args[0]
+
+
+def _fixed(args, where: str, name: str) -> int:
+    """The number of values of a `tuple[T, T, ...]` hint whose items share one type."""
+    if not args or any(arg != args[0] for arg in args):
+        raise DefinitionError(f"{where}: parameter {name!r}: a tuple's values share one type "
+                              f"here (tuple[float, float]); convert mixed values in the "
+                              f"function, or use tuple[str, str]")
+    return len(args)
 
 
 def _param(name: str, hint, defaults: dict, described: dict, where: str):
@@ -425,26 +573,24 @@ def _param(name: str, hint, defaults: dict, described: dict, where: str):
             defaults.pop(name, None)
         else:
             defaults[name] = given.default
-    many = base is list or _special(base) in ("list", "tuple", "set")
-    if many:
-        args = getattr(base, "__args__", None) or (str,)
-        if _special(base) == "tuple" and (len(args) != 2 or args[1] is not Ellipsis):
-            raise DefinitionError(f"{where}: parameter {name!r}: use list[T] (or "
-                                  f"tuple[T, ...]) for several values")
-        kind, choices, convert = _scalar(_unwrap(args[0])[0], where, name)
-        if kind == "boolean":
-            raise DefinitionError(f"{where}: parameter {name!r}: a list of booleans cannot be "
-                                  f"given on a command line; use list[str] or a single bool flag")
+    settings = dict(marker.settings) if marker is not None else {}
+    custom = settings.pop("type", None)
+    many, nargs, item = _shape(base, where, name)
+    if custom is not None:
+        kind, choices, convert = custom, None, None
     else:
-        kind, choices, convert = _scalar(base, where, name)
+        kind, choices, convert = _scalar(_unwrap(item)[0], where, name)
+    if kind == "boolean" and (many or nargs > 1):
+        raise DefinitionError(f"{where}: parameter {name!r}: booleans cannot be given as "
+                              f"several values on a command line; use a single bool flag")
     has_default = name in defaults
     default = defaults.get(name)
-    if convert is not None and default is not None:   # Path / Enum defaults as plain values
-        default = [_plain_value(d) for d in default] if many else _plain_value(default)
+    if default is not None and (convert is not None or kind in ("date", "datetime", "uuid")):
+        default = _plain_default(default, many, nargs)   # Path, Enum, date... as plain values
     if default is False and kind == "boolean" or (many and default is not None and
                                                   not default):
         default = None   # a flag's False and an empty list are what absence gives anyway
-    if isinstance(default, tuple):
+    if isinstance(default, tuple) and nargs == 1:
         default = list(default)
     description = (marker.description if marker is not None and marker.description is not None
                    else described.get(name, ""))
@@ -454,24 +600,42 @@ def _param(name: str, hint, defaults: dict, described: dict, where: str):
         if kind == "boolean":
             raise DefinitionError(f"{where}: parameter {name!r} is a bool marked Arg(); a bool "
                                   f"is a --flag: drop Arg(...)")
+        if nargs > 1:
+            raise DefinitionError(f"{where}: parameter {name!r}: an argument takes one value "
+                                  f"or, as list[T], several; make a tuple an option (Opt())")
         marker = marker or Arg()
         return Argument(name.replace("_", "-"), kind, description, required=not has_default,
                         variadic=many, stdin=marker.stdin, choices=choices,
                         default=default if has_default else None, since=marker.since,
-                        deprecated=marker.deprecated), convert, True
+                        deprecated=marker.deprecated, **settings), convert, True
     marker = marker or Opt()
+    prompted = settings.get("prompt") is not None
     option = Option("list" if many else kind, description,
-                    required=not has_default and kind != "boolean", default=default,
+                    required=not has_default and kind != "boolean" and not prompted
+                    and not settings.get("count"), default=default,
                     choices=choices, env=marker.env, short=marker.short,
                     sensitive=marker.sensitive, placeholder=marker.placeholder,
                     since=marker.since, deprecated=marker.deprecated,
                     replaced_by=marker.replaced_by, aliases=marker.aliases,
-                    items=kind if many else "string", negatable=marker.negatable)
+                    items=kind if many else "string", negatable=marker.negatable,
+                    nargs=nargs, **settings)
     return option, convert, False
 
 
+def _plain_default(value, many: bool, nargs: int):
+    """A default written as objects (Path, Enum, date, UUID), as the text a caller types."""
+    def one(item):
+        if nargs > 1 and isinstance(item, (list, tuple)):
+            return tuple(_plain_value(v) for v in item)
+        return _plain_value(item)
+    return [one(item) for item in value] if many else one(value)
+
+
 def _plain_value(value):
-    return getattr(value, "value", None) if hasattr(value, "_value_") else str(value)
+    if hasattr(value, "_value_"):
+        return getattr(value, "value", None)
+    isoformat = getattr(value, "isoformat", None)
+    return isoformat() if isoformat is not None else str(value)
 
 
 def _plan_inputs(plan, inputs, where) -> list:
@@ -494,8 +658,7 @@ def _caller(function, inputs, context, plain):
         for name, positional, convert in inputs:
             value = (args if positional else options)[name]
             if convert is not None and value is not None:
-                value = [convert(v) for v in value] if isinstance(value, list) \
-                    else convert(value)
+                value = _converted(convert, value)
             kwargs[name] = value
         if context is not None:
             kwargs[context] = ctx
@@ -507,6 +670,15 @@ def _caller(function, inputs, context, plain):
     run.__module__ = getattr(function, "__module__", None)
     run.__wrapped__ = function
     return run
+
+
+def _converted(convert, value):
+    """`convert` (Path, an Enum) applied to a value, each value of a list, each of a tuple."""
+    if isinstance(value, list):
+        return [_converted(convert, item) for item in value]
+    if isinstance(value, tuple):
+        return tuple(convert(item) for item in value)
+    return convert(value)
 
 
 def _to_data(value):
@@ -550,6 +722,35 @@ def _docstring(doc) -> tuple[str, dict]:
         if head in _SECTIONS or numpy:
             _entries(lines[index + (2 if numpy else 1):], numpy, described)
     return " ".join(summary), described
+
+
+_OTHER_SECTIONS = ("returns:", "return:", "raises:", "yields:", "examples:", "example:",
+                   "notes:", "note:", "see also:")
+
+
+def _body(doc) -> str | None:
+    """The docstring after its first paragraph, up to its `Args:` (or any other section):
+    the command's long help, paragraphs kept; None when there is none."""
+    if not doc:
+        return None
+    lines = doc.expandtabs().split("\n")
+    indents = [len(line) - len(line.lstrip()) for line in lines[1:] if line.strip()]
+    cut = min(indents) if indents else 0
+    lines = [lines[0].strip()] + [line[cut:].rstrip() for line in lines[1:]]
+    while lines and not lines[0]:
+        lines.pop(0)
+    while lines and lines[0].strip():   # the summary
+        lines.pop(0)
+    body = []
+    for index, line in enumerate(lines):
+        head = line.strip().lower()
+        numpy = index + 1 < len(lines) and lines[index + 1].strip() and \
+            set(lines[index + 1].strip()) == {"-"}
+        if head in _SECTIONS or head in _OTHER_SECTIONS or numpy:
+            break
+        body.append(line)
+    text = "\n".join(body).strip()
+    return text or None
 
 
 def _entries(lines, numpy: bool, described: dict) -> None:
