@@ -29,7 +29,6 @@ import sys
 from workbench.runtime import envelope as _envelope
 from workbench.runtime.context import AGENT_VARIABLES
 from workbench.runtime.pipeline import Outcome, World, execute
-from workbench.runtime.pipeline import call as _call_argv
 from workbench.runtime.toolcall import call_tool
 
 TYPE_CHECKING = False
@@ -37,6 +36,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from workbench.declaration.model import Program
+    from workbench.typed import App
 
 __all__ = ["Runner", "Result"]
 
@@ -56,14 +56,24 @@ class Result(Outcome):
             person), or None for help, schemas and other documents.
         result: for `call`, the MCP CallToolResult as the server sends it (a dict with
             `content`, `isError` and maybe `structuredContent`); else None.
+        exception: what the handler (or a `setup`, or a plan) raised that ended the call
+            (a `Fail`, `SystemExit` with a failing code, any other exception), as
+            `click.testing.Result.exception`; None when it returned, or was refused before
+            running.
+        exc_info: `(type, value, traceback)` of `exception`, or None.
     """
 
-    __slots__ = ("result",)
+    __slots__ = ("result", "exc_info")
 
     def __init__(self, exit: int, stdout: str, stderr: str, envelope: dict | None = None,
-                 result: dict | None = None):
+                 result: dict | None = None, exc_info: tuple | None = None):
         super().__init__(exit, stdout, stderr, envelope)
         self.result = result
+        self.exc_info = exc_info
+
+    @property
+    def exception(self) -> BaseException | None:
+        return self.exc_info[1] if self.exc_info else None
 
     @property
     def json(self):
@@ -88,14 +98,26 @@ class Runner:
     """Runs `program` in this process with a simulated caller.
 
     Args:
-        program: the declared `Program` to run.
+        program: the declared `Program` (or typed `App`) to run.
         env: variables every run gets on top of this process's environment (from which the
             agent markers, `CI` and `FORCE_TTY` are removed); a value of None removes one.
+        catch_exceptions: False lets an exception the handler raised unexpectedly (what
+            would be the `internal` envelope) propagate out of `invoke` and `call`, with its
+            traceback, as in Click's `CliRunner`.
     """
 
-    def __init__(self, program: Program, env: Mapping[str, str | None] | None = None):
-        self.program = program
+    def __init__(self, program: Program | App, env: Mapping[str, str | None] | None = None,
+                 catch_exceptions: bool = True):
+        as_program = getattr(program, "as_program", None)   # a typed App (workbench.typed)
+        self.program = as_program() if as_program is not None else program
         self.env = dict(env or {})
+        self.catch_exceptions = catch_exceptions
+
+    def isolated_filesystem(self, temp_dir: str | None = None):
+        """`with runner.isolated_filesystem() as path:` — the working directory is a fresh
+        empty folder (in `temp_dir` if given) for the block, removed afterwards; as
+        `click.testing.CliRunner.isolated_filesystem`."""
+        return _IsolatedFilesystem(temp_dir)
 
     def environ(self, env: Mapping[str, str | None] | None = None,
                 agent: str | None = None) -> dict:
@@ -135,11 +157,12 @@ class Runner:
         stdin = _Input(input or "", terminal)   # one stream: ctx.stdin() and sys.stdin share it
         world = World(dict(environ), stdin, out, err, stdin_tty=terminal, stdout_tty=terminal)
         world.capture = True   # a handler's output is caught even for a person
+        world.catch = self.catch_exceptions
         with _Isolated(environ, stdin) as stray:
             code, doc = execute(self.program, [str(token) for token in argv], world)
         strays = stray.output() or {}
         return Result(code, out.getvalue() + strays.get("stdout", ""),
-                      err.getvalue() + strays.get("stderr", ""), doc)
+                      err.getvalue() + strays.get("stderr", ""), doc, exc_info=world.exc_info)
 
     def call(self, tool_name: str, arguments: Mapping[str, object] | None = None,
              env: Mapping[str, str | None] | None = None, agent: str | None = None) -> Result:
@@ -153,13 +176,21 @@ class Runner:
             agent: simulate this agent, as for `invoke`.
         """
         environ = self.environ(env, agent)
+        raised: list = []
 
         def run(command, argv):
-            return _call_argv(self.program, argv, environ=environ)
+            out, err = io.StringIO(), io.StringIO()
+            world = World(dict(environ), None, out, err)
+            world.capture = True
+            world.catch = self.catch_exceptions
+            code, doc = execute(self.program, list(argv), world)
+            raised.append(world.exc_info)
+            return Outcome(code, out.getvalue(), err.getvalue(), doc)
 
         with _Isolated(environ, _Input("", False)):   # the server's own output goes nowhere
             result = call_tool(self.program, tool_name,
-                               dict(arguments) if arguments is not None else None, run)
+                               dict(arguments) if arguments is not None else None, run,
+                               reraise=not self.catch_exceptions)
         text = result["content"][0]["text"]
         try:
             doc = _json.loads(text)
@@ -167,7 +198,8 @@ class Runner:
             doc = None
         code = _envelope.exit_code(doc) if isinstance(doc, dict) and "ok" in doc else \
             int(result["isError"])
-        return Result(code, text, "", doc if isinstance(doc, dict) else None, result)
+        return Result(code, text, "", doc if isinstance(doc, dict) else None, result,
+                      exc_info=raised[0] if raised else None)
 
 
 def agent_environ(agent: str) -> dict:
@@ -176,6 +208,27 @@ def agent_environ(agent: str) -> dict:
         if name == agent:
             return {variable: "1"}
     return {"AI_AGENT": agent}
+
+
+class _IsolatedFilesystem:
+    """A fresh working directory for a `with` block (`Runner.isolated_filesystem`)."""
+
+    def __init__(self, temp_dir):
+        self._temp_dir = temp_dir
+        self._previous = None
+        self._path = None
+
+    def __enter__(self) -> str:
+        import tempfile
+        self._previous = os.getcwd()
+        self._path = os.path.realpath(tempfile.mkdtemp(dir=self._temp_dir))
+        os.chdir(self._path)
+        return self._path
+
+    def __exit__(self, *exc) -> None:
+        import shutil
+        os.chdir(self._previous)
+        shutil.rmtree(self._path, ignore_errors=True)
 
 
 class _Input(io.StringIO):

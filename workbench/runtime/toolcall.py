@@ -28,11 +28,13 @@ def plan(program, name, arguments):
     return command, with_json(to_argv(command, arguments or {}))
 
 
-def call_tool(program, name, arguments, run, max_result_bytes: int | None = None) -> dict:
+def call_tool(program, name, arguments, run, max_result_bytes: int | None = None,
+              reraise: bool = False) -> dict:
     """The CallToolResult for tool `name` with `arguments`; `run(command, argv)` returns the
     `Outcome` of running argv (in-process: `workbench.runtime.pipeline.call`). A result over
     `max_result_bytes` (default: the server's, `workbench.runtime.serving`) is
-    `result_too_large`, as the server answers."""
+    `result_too_large`, as the server answers. `reraise` lets an exception out of `run`
+    propagate (a test's `Runner(catch_exceptions=False)`)."""
     try:
         planned = plan(program, name, arguments)
         if isinstance(planned, dict):
@@ -50,6 +52,8 @@ def call_tool(program, name, arguments, run, max_result_bytes: int | None = None
         return result(_envelope.stamp(_envelope.from_fail(fail, None), program.schema_version),
                       False)
     except Exception as error:  # noqa: BLE001 - a bug here is still a tool result
+        if reraise:
+            raise
         return internal_result(program, error)
 
 
