@@ -42,12 +42,18 @@ CASES["argparse"] = CASES["argparse"][:3] + (
 
 # A value the framework's parser accepts but the original refuses: (argv, flag in the fix).
 USAGE = {
-    "click": (["done", "0"], "tasks done <task-id> --json"),
-    "typer": (["add", "https://x.org", "--rating", "9"],
-              "marks add --rating <rating> https://x.org --json"),
+    "typer": (["add", "ftp://x.org"], "marks add <url> --json"),
     "argparse": (["temp", "1", "--precision", "20"],
                  "units temp --precision <precision> 1 --json"),
 }
+"""Usage errors only the original can find (a check in its own code), by library."""
+
+RANGES = {
+    "click": (["done", "0"], "tasks done 1 --json"),
+    "typer": (["add", "https://x.org", "--rating", "9"],
+              "marks add https://x.org --rating 5 --json"),
+}
+"""IntRange and Typer's min/max: the model's own limits, refused before the original runs."""
 
 
 def env(tmp_path, **extra):
@@ -110,6 +116,17 @@ def test_a_usage_error_of_the_original_becomes_a_refusal_with_a_fix(library, tmp
     assert "--help" in doc["error"]["hint"]
 
 
+@pytest.mark.parametrize("library", list(RANGES))
+def test_a_range_of_the_original_is_the_models_and_its_fix_runs(library, tmp_path):
+    file = CASES[library][0]
+    argv, fix = RANGES[library]
+    assert original(file, *argv, tmp_path=tmp_path / "plain").returncode == 2
+    doc = envelope(burgee("run", file, *argv, "--json", tmp_path=tmp_path))
+    assert (doc["error"]["code"], doc["error"]["fix"]) == ("out_of_range", fix)
+    fixed = burgee("run", file, *fix.split()[1:-1], tmp_path=tmp_path)
+    assert fixed.returncode in (0, 3), fixed.stderr   # it ran: `done 1` may find no task
+
+
 def test_the_framework_parser_refuses_first_since_the_model_carries_the_options(tmp_path):
     done = burgee("run", ARGPARSE, "length", "3", "--from", "km", "--to", "parsec", "--json",
                   tmp_path=tmp_path)
@@ -152,11 +169,15 @@ def test_click_options_arguments_types_choices_defaults_env_groups_carry_over():
     assert [" ".join(c.path) for c in program.walk()] == \
         ["add", "list", "done", "tags list", "tags rename"]
     assert _options(program, ["add"]) == {
-        "db": ("string", None, None, None, "TASKS_DB", None, False),
         "priority": ("enum", None, ["low", "normal", "high"], "normal", None, "p", False),
         "tag": ("list", "string", None, None, None, "t", False),
-        "due_days": ("integer", None, None, None, None, None, False)}
+        "due_days": ("integer", None, None, None, None, None, False),
+        "db": ("path", None, None, None, "TASKS_DB", None, False)}
+    assert list(program.options) == ["db"]   # the group's option: declared once, shared
+    assert (program.options["db"].kind, program.options["db"].readable) == ("file", True)
     add = program.find(["add"])
+    assert (add.options["due_days"].min, add.options["due_days"].max) == (0, 365)
+    assert program.find(["done"]).arguments[0].min == 1
     assert [(a.name, a.type, a.required) for a in add.arguments] == [("title", "string", True)]
     assert add.options["priority"].description == "How urgent it is."
     assert add.description == "Add a task."
@@ -597,8 +618,9 @@ def test_a_lazy_group_is_expanded_and_what_it_cannot_load_is_an_error():
     found = {p.code: p for p in lint(program)}
     assert found["command_not_adapted"].severity == "error"
     assert "broken" in found["command_not_adapted"].message
-    arity = {p.code: p for p in lint(adapt(pairs))}["arity_not_checked"]
-    assert arity.severity == "warning" and "exactly 2" in arity.fix
+    pair = adapt(pairs).commands[0].options["pair"]
+    assert (pair.nargs, pair.value_schema()["minItems"]) == (2, 2)
+    assert call(adapt(pairs), ["--pair", "a", "b", "--json"]).envelope["data"] == "a b"
 
 
 def test_a_working_directory_default_is_described_not_baked_in(tmp_path, monkeypatch):
@@ -774,15 +796,17 @@ def test_an_option_taking_two_values_refuses_a_wrong_count_with_a_runnable_fix()
         click.echo(f"{table} {dict(param)}")
 
     program = adapt(rows, name="rows")
-    assert call(program, ["-p", "a", "-p", "3", "dogs", "--json"]).envelope["data"] == \
+    assert program.commands[0].options["param"].nargs == 2
+    assert call(program, ["-p", "a", "3", "dogs", "--json"]).envelope["data"] == \
         "dogs {'a': '3'}"
-    done = call(program, ["-p", "a", "dogs", "--json"])   # `dogs` was swallowed as a's value
+    done = call(program, ["-p", "a", "dogs", "--json"])   # `dogs` is a's second value
     error = done.envelope["error"]
-    assert (done.exit, error["code"]) == (2, "invalid_value")
-    assert "2 values" in error["message"]
-    assert error["fix"] == "rows --param a --param <param> dogs --json"
-    fixed = call(program, error["fix"].replace("<param>", "3").split()[1:])
-    assert fixed.envelope["data"] == "dogs {'a': '3'}"
+    assert (done.exit, error["code"]) == (2, "missing_argument")
+    assert error["fix"] == "rows -p a dogs <table> --json"
+    fixed = call(program, error["fix"].replace("<table>", "t").split()[1:])
+    assert fixed.envelope["data"] == "t {'a': 'dogs'}"
+    short = call(program, ["dogs", "-p", "a", "--json"]).envelope["error"]
+    assert (short["code"], short["fix"]) == ("missing_value", "rows dogs -p a <param> --json")
 
 
 @pytest.mark.asyncio
@@ -791,30 +815,35 @@ async def test_a_refusal_the_original_makes_gives_its_fix_as_arguments_over_mcp(
     extra = {k: str(v) for k, v in env(tmp_path).items()
              if k in ("XDG_STATE_HOME", "HOME", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
     server = StdioServerParameters(command=sys.executable,
-                                   args=["-m", "workbench.cli", "mcp", str(CLICK)],
+                                   args=["-m", "workbench.cli", "mcp", str(TYPER)],
                                    env=extra, cwd=str(tmp_path))
     async with Client(server, mode="legacy", cache=None) as client:
-        result = await client.call_tool("done", {"task_id": 0})   # IntRange: the original's
+        result = await client.call_tool("add", {"url": "ftp://x"})   # the original's check
+        ranged = await client.call_tool("add", {"url": "https://x", "rating": 0})
     body = json.loads("".join(getattr(part, "text", "") for part in result.content))
     assert result.is_error and body["error"]["code"] == "invalid_value"
-    assert json.loads(body["error"]["fix"]) == {"task_id": "<task-id>"}   # not 'tasks done ...'
+    assert json.loads(body["error"]["fix"]) == {"url": "<url>"}   # not 'marks add ...'
+    body = json.loads("".join(getattr(part, "text", "") for part in ranged.content))
+    assert body["error"]["code"] == "out_of_range"   # the model's: min=1 carried over
+    assert json.loads(body["error"]["fix"]) == {"url": "https://x", "rating": 1}
 
 
 def test_an_argparse_option_taking_two_values_refuses_a_wrong_count_too():
     import argparse
     parser = argparse.ArgumentParser(prog="rows")
     parser.add_argument("-p", "--param", nargs=2, action="append", help="Named parameter.")
+    parser.add_argument("-v", "--verbose", action="count", default=0)
+    parser.add_argument("--secret-mode", help=argparse.SUPPRESS)
     parser.add_argument("table")
-    parser.set_defaults(func=lambda ns: print(ns.table, ns.param))
+    parser.set_defaults(func=lambda ns: print(ns.table, ns.param, ns.verbose, ns.secret_mode))
     program = adapt(parser)
-    assert call(program, ["-p", "a", "-p", "3", "dogs", "--json"]).envelope["data"] == \
-        "dogs [['a', '3']]"
-    error = call(program, ["-p", "a", "dogs", "--json"]).envelope["error"]
-    assert (error["code"], error["fix"]) == ("invalid_value",
-                                             "rows --param a --param <param> dogs --json")
-    from workbench.dev.problems import lint
-    arity = {p.code: p for p in lint(program)}["arity_not_checked"]
-    assert arity.fix.startswith("give -p once per value, exactly 2 values per use: -p V1 -p V2")
+    options = program.commands[0].options
+    assert (options["param"].nargs, options["verbose"].count, options["secret_mode"].hidden) \
+        == (2, True, True)
+    assert call(program, ["-p", "a", "3", "-vv", "--secret-mode", "x", "dogs",
+                          "--json"]).envelope["data"] == "dogs [['a', '3']] 2 x"
+    error = call(program, ["dogs", "-p", "a", "--json"]).envelope["error"]
+    assert (error["code"], error["fix"]) == ("missing_value", "rows dogs -p a <param> --json")
 
 
 def test_a_group_without_a_callback_is_versioned_by_its_classs_console_script():

@@ -13,8 +13,8 @@ import os
 import sys
 
 from workbench.adapters._build import (CommandSpec, GroupSpec, Input, Spec, first_paragraph,
-                                       arity_problem, group_argument_dropped, group_name,
-                                       rebuild_argv, text_value)
+                                       group_argument_dropped, group_name, rebuild_argv,
+                                       text_value)
 
 HANDLER_KEYS = ("func", "handler", "callback", "run", "command")
 """`set_defaults` names that hold a subcommand's handler, in the order they are looked for."""
@@ -40,7 +40,8 @@ def describe(parser, fallback=None, main=None) -> Spec:
     else:
         children = _children(subparsers, chain, main, problems)
     spec = Spec("argparse", prog, children, version=version,
-                description=first_paragraph(_expand(parser.description, parser)))
+                description=first_paragraph(_expand(parser.description, parser)),
+                options=_own_options(parser, 0) if subparsers is not None else ())
     spec.problems = problems
     spec.single = subparsers is None
     return spec
@@ -66,13 +67,21 @@ def _children(action, chain, main, problems):
         sub_chain = chain + [(sub, token)]
         inner = _subparsers(sub)
         if inner is not None:
-            node = GroupSpec(token, description, _children(inner, sub_chain, main, problems))
+            node = GroupSpec(token, description, _children(inner, sub_chain, main, problems),
+                             options=_own_options(sub, len(chain)))
         else:
             node = _command(token, description, sub_chain, main, problems)
         node.hidden = helps.get(token) == argparse.SUPPRESS and token in helps
         seen[id(sub)] = node
         out.append(node)
     return out
+
+
+def _own_options(parser, level) -> list:
+    """A parent parser's own options (given before its subcommand), as Inputs."""
+    found = [_input(action, parser, level) for action in parser._actions
+             if action.option_strings]
+    return [item for item in found if item is not None]
 
 
 def _command(token, description, chain, main, problems) -> CommandSpec:
@@ -89,8 +98,6 @@ def _command(token, description, chain, main, problems) -> CommandSpec:
                     f"add_argument('--{action.dest.replace('_', '-')}')"))
                 continue
             inputs.append(item)
-            if not item.positional and isinstance(action.nargs, int) and action.nargs > 1:
-                problems.append(arity_problem(chain, action.option_strings[0], action.nargs))
     return CommandSpec(token, _expand(description, chain[-1][0]), inputs, _Runner(chain, main))
 
 
@@ -101,9 +108,10 @@ def _input(action, parser, level):
     if isinstance(action, _SKIP):
         return None
     hidden = action.help == argparse.SUPPRESS
-    if hidden and not action.required:
-        return None
     positional = not action.option_strings
+    if hidden and positional and not action.required:
+        return None
+    more: dict = {"hidden": True} if hidden and not positional else {}
     kind, items, choices = _kind(action)
     variadic = False
     nargs = action.nargs
@@ -116,11 +124,19 @@ def _input(action, parser, level):
         default = action.default if isinstance(action.default, bool) else None
     elif isinstance(action, argparse._CountAction):
         kind, choices, default = "integer", None, action.default
+        more["count"] = True
     else:
         default = action.default
         many = nargs in ("*", "+", argparse.REMAINDER) or (isinstance(nargs, int) and nargs > 1)
         if positional and many:
             variadic = True
+        elif isinstance(nargs, int) and nargs > 1:   # -p NAME VALUE: a tuple per use
+            more["nargs"] = nargs
+            if isinstance(action, (argparse._AppendAction, argparse._ExtendAction)):
+                kind, items = "list", kind
+                default = [tuple(v) for v in default] if isinstance(default, list) else None
+            elif isinstance(default, (list, tuple)):
+                default = tuple(default)
         elif many or isinstance(action, (argparse._AppendAction, argparse._ExtendAction)):
             kind, items = "list", kind
     if default == argparse.SUPPRESS:
@@ -139,7 +155,7 @@ def _input(action, parser, level):
     return Input(name, positional=positional, type=kind, items=items, choices=choices,
                  default=default, required=required, variadic=variadic, short=short,
                  description="" if hidden else _expand(action.help, parser, action),
-                 level=level, ref=action)
+                 level=level, ref=action, more=more)
 
 
 def _kind(action):
@@ -177,6 +193,9 @@ def _tokens(action, item, value) -> list:
     flag = longs[0] if longs else strings[0]
     if isinstance(action, argparse._CountAction):
         return [flag] * max(int(value or 0), 0)
+    if isinstance(action.nargs, int) and action.nargs > 1:   # a tuple per use
+        uses = value if item.type == "list" else [value]
+        return [token for use in uses or () for token in [flag, *map(text_value, use)]]
     if item.type == "boolean":
         if value:
             return [flag]
@@ -214,8 +233,6 @@ class _Runner:
 
     def __call__(self, given, command, request, world):
         from workbench.adapters import _capture
-        from workbench.adapters._fix import check_arity
-        check_arity(given, command, request)
         root = self.chain[0][0]
         argv = self.argv(given)
 

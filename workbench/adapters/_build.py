@@ -19,12 +19,17 @@ _AVOID_KEYS = frozenset(RESERVED_OPTIONS) | {"idempotency_key", "no_json", "no_h
 
 
 class Input:
-    """One parameter of the original: what the model needs, and `ref` for the runner."""
+    """One parameter of the original: what the model needs, and `ref` for the runner.
+
+    `more` holds the parameter model's further settings the original declares (`min`,
+    `max`, the path checks, `count`, `nargs`, `off`, `hidden`, prompts), passed on as
+    they are."""
 
     def __init__(self, name: str, *, positional: bool = False, type: str = "string",
                  items: str = "string", choices=None, default=None, required: bool = False,
                  variadic: bool = False, env: str | None = None, short: str | None = None,
-                 sensitive: bool = False, description: str = "", level: int = 0, ref=None):
+                 sensitive: bool = False, description: str = "", level: int = 0, ref=None,
+                 more: dict | None = None):
         self.name = name
         self.positional = positional
         self.type = type
@@ -39,6 +44,7 @@ class Input:
         self.description = description
         self.level = level
         self.ref = ref
+        self.more = dict(more or {})
         self.key = ""
 
 
@@ -66,17 +72,18 @@ class GroupSpec:
     kind = "group"
 
     def __init__(self, name: str, description: str = "", children=(), *,
-                 hidden: bool = False, aliases=()):
+                 hidden: bool = False, aliases=(), options=()):
         self.name = name
         self.description = description
         self.children = list(children)
         self.hidden = hidden
         self.aliases = list(aliases)
+        self.options = list(options)   # the group's own options (Inputs at its level)
 
 
 class Spec:
     def __init__(self, library: str, name: str, children, *, version: str | None = None,
-                 description: str = ""):
+                 description: str = "", options=()):
         self.library = library
         self.name = name
         self.children = list(children)
@@ -84,6 +91,7 @@ class Spec:
         self.description = description
         self.single = False   # one command, no groups: it takes the program's name
         self.problems: list = []   # (severity, code, message, fix, command path) it noted
+        self.options = list(options)   # the root group's own options (Inputs, level 0)
 
 
 class Adapted:
@@ -227,7 +235,10 @@ def program(spec: Spec, effects: dict | None, *, name=None, version=None, descri
     if spec.single and spec.children:
         spec.children[0].name = program_name
     used: set = set()
-    children = _nodes(spec, spec.children, (), effects, used, top=True, examples=examples)
+    shared: dict = {}   # id(the original's parameter) -> its key, for options a group shares
+    root_options = {} if spec.single else _shared_options(spec, spec.children, 0, shared)
+    children = _nodes(spec, spec.children, (), effects, used, top=True, examples=examples,
+                      shared=shared)
     paths = set(_paths(children))
     for path, lines in examples.items():
         if path not in paths:
@@ -244,7 +255,7 @@ def program(spec: Spec, effects: dict | None, *, name=None, version=None, descri
         raise DefinitionError(f"{spec.library} program {program_name!r} has no commands to adapt")
     made = Program(name=program_name, version=version or spec.version or "0.0.0",
                    description=description if description is not None else spec.description,
-                   commands=children, single=spec.single)
+                   commands=children, single=spec.single, options=root_options)
     made.adapter_problems = [tuple(part.replace("{program}", program_name)
                                    if isinstance(part, str) else part for part in problem)
                              for problem in spec.problems]   # listed by the workbench's lint
@@ -259,7 +270,83 @@ def _paths(nodes, prefix=()):
             yield " ".join(prefix + (node.name,))
 
 
-def _nodes(spec, items, prefix, effects, used, top, examples):
+def _commands_under(items):
+    for item in items:
+        if item.kind == "group":
+            yield from _commands_under(item.children)
+        else:
+            yield item
+
+
+def _spelled(inp) -> set:
+    """The spellings an option Input would take here: its key's flags and its short."""
+    key = input_key(inp.name)
+    if key in RESERVED_OPTIONS:
+        key += "_option"
+    return _flags(key, inp.type) | {key} | ({"-" + inp.short} if inp.short else set())
+
+
+def _shared_options(spec, items, level: int, shared: dict) -> dict:
+    """The options a group (the root at level 0) gives every command under it, as the
+    group's own `options`: each of its option Inputs whose spellings no command under it
+    uses for anything else (such a one stays a per-command option, named apart, as before).
+    Records each shared parameter's key in `shared`."""
+    inputs = spec.options
+    if not inputs:
+        return {}
+    commands = list(_commands_under(items))
+    options: dict = {}
+    shorts: set = set(RESERVED_SHORTS)
+    for inp in inputs:
+        if inp.positional:
+            continue
+        mine = _spelled(inp)
+        clash = any(mine & _spelled(other) for command in commands for other in command.inputs
+                    if not other.positional and other.ref is not inp.ref)
+        if clash or not commands:
+            continue
+        key = input_key(inp.name)
+        if key in RESERVED_OPTIONS:
+            key += "_option"
+        if key in _AVOID_KEYS:
+            continue
+        options[key] = _option_for(inp, shorts)
+        shared[id(inp.ref)] = key
+    return options
+
+
+def _option_for(inp, shorts: set):
+    """The Option for an option Input, normalised as the model wants it (a short letter
+    taken already, or reserved, is dropped; a choice-less enum becomes a string)."""
+    short = inp.short if isinstance(inp.short, str) and len(inp.short) == 1 \
+        and inp.short in _SHORTS and inp.short not in shorts else None
+    if short:
+        shorts.add(short)
+    kind = inp.type
+    choices = [str(c) for c in inp.choices] if inp.choices else None
+    if kind == "enum" and not choices:
+        kind = "string"
+    items = inp.items
+    if kind == "list" and items == "enum" and not choices:
+        items = "string"
+    if kind not in ("enum",) and not (kind == "list" and items == "enum"):
+        choices = None
+    inp.choices = choices
+    inp.type = kind
+    inp.items = items
+    required = bool(inp.required) and kind != "boolean"
+    default = None if required else clean_default(inp)
+    env = inp.env if isinstance(inp.env, str) and inp.env and "=" not in inp.env \
+        and " " not in inp.env else None
+    more = dict(inp.more)
+    if more.get("prompt") is not None:
+        required = False   # asked for, or refused as input_required when nobody can answer
+    return Option(type=kind, description=first_paragraph(inp.description),
+                  required=required, default=default, choices=choices, env=env,
+                  short=short, sensitive=bool(inp.sensitive), items=items, **more)
+
+
+def _nodes(spec, items, prefix, effects, used, top, examples, shared):
     out = []
     taken: set = set(RESERVED_COMMANDS) if top else set()
     for item in items:
@@ -276,35 +363,47 @@ def _nodes(spec, items, prefix, effects, used, top, examples):
                 aliases.append(alias)
         path = prefix + (label,)
         if item.kind == "group":
+            group_options = _shared_options(item, item.children, len(path), shared) \
+                if item.options else {}
             inner = _nodes(spec, item.children, path, effects, used, top=False,
-                           examples=examples)
+                           examples=examples, shared=shared)
             if not inner:
                 continue
             out.append(Group(label, first_paragraph(item.description), inner,
-                             aliases=aliases, hidden=item.hidden))
+                             aliases=aliases, hidden=item.hidden, options=group_options))
             continue
         joined = " ".join(path)
         effect = None
         if joined in effects:
             used.add(joined)
             effect = effects[joined]
-        command = _command(spec, item, label, aliases, effect or "undeclared", joined)
+        command = _command(spec, item, label, aliases, effect or "undeclared", joined, shared)
         command.examples = list(examples.get(joined, ()))
         out.append(command)
     return out
 
 
-def _command(spec, item: CommandSpec, label, aliases, effect, where):
+def _command(spec, item: CommandSpec, label, aliases, effect, where, shared):
     options: dict = {}
     arguments: list = []
     flags_taken: set = set()
     keys: set = set(_AVOID_KEYS)
     shorts: set = set(RESERVED_SHORTS)
     by_key: dict = {}
+    for inp in item.inputs:   # a group's shared option: declared by the group, passed on here
+        key = shared.get(id(inp.ref))
+        if key is not None and not inp.positional:
+            inp.key = key
+            by_key[key] = inp
+            keys.add(key)
+            flags_taken |= _spelled(inp)
+            if inp.short:
+                shorts.add(inp.short)
     deepest = max([i.level for i in item.inputs], default=0)
     # The command's own options first (they keep their names), then its groups', innermost
     # first: a group option that collides gets the group's prefix.
-    own_first = sorted((i for i in item.inputs if not i.positional), key=lambda i: -i.level)
+    own_first = sorted((i for i in item.inputs if not i.positional and id(i.ref) not in shared),
+                       key=lambda i: -i.level)
     for inp in own_first:
         key = input_key(inp.name)
         if key in RESERVED_OPTIONS:
@@ -317,31 +416,16 @@ def _command(spec, item: CommandSpec, label, aliases, effect, where):
                 key = _unique(key + "_opt", keys, "_")
         keys.add(key)
         flags_taken |= _flags(key, inp.type)
-        short = inp.short if isinstance(inp.short, str) and len(inp.short) == 1 \
-            and inp.short in _SHORTS and inp.short not in shorts else None
-        if short:
-            shorts.add(short)
-        kind = inp.type
-        choices = [str(c) for c in inp.choices] if inp.choices else None
-        if kind == "enum" and not choices:
-            kind = "string"
-        items = inp.items
-        if kind == "list" and items == "enum" and not choices:
-            items = "string"
-        if kind not in ("enum",) and not (kind == "list" and items == "enum"):
-            choices = None
-        inp.choices = choices
-        inp.type = kind
-        inp.items = items
-        required = bool(inp.required) and kind != "boolean"
-        default = None if required else clean_default(inp)
-        env = inp.env if isinstance(inp.env, str) and inp.env and "=" not in inp.env \
-            and " " not in inp.env else None
-        option = Option(type=kind, description=first_paragraph(inp.description),
-                        required=required, default=default, choices=choices, env=env,
-                        short=short, sensitive=bool(inp.sensitive), items=items)
+        more = inp.more
+        off = more.get("off")
+        if off is not None and (off in flags_taken or _flags(off.lstrip("-").replace(
+                "-", "_"), "string") & flags_taken):
+            more = {k: v for k, v in more.items() if k != "off"}   # its spelling is taken
+        if off is not None and "off" in more:
+            flags_taken.add(off)
+        inp.more = more
+        options[key] = _option_for(inp, shorts)
         inp.key = key
-        options[key] = option
         by_key[key] = inp
     optional_seen = False
     positionals = [i for i in item.inputs if i.positional]
@@ -354,7 +438,9 @@ def _command(spec, item: CommandSpec, label, aliases, effect, where):
             name = _unique(name + "-arg", {k.replace("_", "-") for k in keys}, "-")
             key = name.replace("-", "_")
         keys.add(key)
-        variadic = bool(inp.variadic) and index == len(positionals) - 1
+        later = positionals[index + 1:]   # `SRC... DST`: a variadic one before required ones
+        variadic = bool(inp.variadic) and not any(a.variadic for a in positionals[:index]) \
+            and all(a.required and not a.variadic for a in later)
         kind = inp.type if inp.type != "list" else inp.items
         choices = [str(c) for c in inp.choices] if inp.choices and kind == "enum" else None
         if kind == "enum" and not choices:
@@ -369,16 +455,20 @@ def _command(spec, item: CommandSpec, label, aliases, effect, where):
                 f"is optional here; the original still refuses a call without it",
                 f"give every argument up to {inp.name} (as the original's usage line shows), "
                 f"or make the earlier one an option in the original", where))
-        if not required:
+        if not required and not variadic:
             optional_seen = True
         default = None if required else clean_default(inp)
         if variadic and default is not None and not isinstance(default, list):
             default = None
         if not variadic and isinstance(default, list):
             default = None
+        env = inp.env if isinstance(inp.env, str) and inp.env and "=" not in inp.env \
+            and " " not in inp.env else None
+        checks = {k: v for k, v in inp.more.items()
+                  if k in ("min", "max", "exists", "kind", "readable", "writable")}
         arguments.append(Argument(name, type=kind, description=first_paragraph(inp.description),
                                   required=required, variadic=variadic, choices=choices,
-                                  default=None if variadic else default))
+                                  default=None if variadic else default, env=env, **checks))
         inp.key = key
         by_key[key] = inp
     command = Command(label, first_paragraph(item.description), effects=effect, options=options,
@@ -414,24 +504,18 @@ def group_argument_dropped(where: str, group: str, name: str, how: str) -> tuple
             f"directly", where)
 
 
-def arity_problem(chain, flag: str, nargs: int) -> tuple:
-    """The warning for an option taking `nargs` values per use: one flat list in the model,
-    typed one value per flag; the adapter refuses a count that is not a multiple."""
-    where = " ".join(t for _, t in chain[1:]) or group_name(chain, 0)
-    return ("warning", "arity_not_checked",
-            f"'{where}' option {flag} takes {nargs} values per use; they are one flat list "
-            f"here, typed one per flag, and a count that is not a multiple of {nargs} is "
-            f"refused", f"give {flag} once per value, exactly {nargs} values per use: " +
-            " ".join(f"{flag} V{n + 1}" for n in range(nargs)) +
-            f" (over MCP: a list whose length is a multiple of {nargs})", where)
-
-
 def text_value(value) -> str:
-    """A value as the original program's parser reads it (`true`/`false` for booleans)."""
+    """A value as the original program's parser reads it (`true`/`false` for booleans; a
+    datetime as `YYYY-MM-DDTHH:MM:SS`, which Click's and Typer's DateTime read)."""
     if value is True:
         return "true"
     if value is False:
         return "false"
+    if type(value).__name__ == "datetime" and hasattr(value, "strftime"):
+        return value.strftime("%Y-%m-%dT%H:%M:%S")
+    isoformat = getattr(value, "isoformat", None)
+    if isoformat is not None:
+        return isoformat()
     return str(value)
 
 

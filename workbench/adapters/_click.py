@@ -10,8 +10,8 @@ caller gave and runs `make_context` + `invoke` on the root, as `main()` would, i
 from __future__ import annotations
 
 from workbench.adapters._build import (CommandSpec, GroupSpec, Input, Spec, first_paragraph,
-                                       arity_problem, group_argument_dropped, group_name,
-                                       rebuild_argv, text_value)
+                                       group_argument_dropped, group_name, rebuild_argv,
+                                       text_value)
 
 
 class Flavour:
@@ -48,7 +48,29 @@ class Flavour:
             return "number", "string", None
         if isinstance(kind, click.types.BoolParamType):
             return "enum", "string", ["true", "false"]
+        if isinstance(kind, click.Path):
+            return "path", "string", None
+        if isinstance(kind, click.DateTime) and list(kind.formats) == list(_ISO_FORMATS):
+            return "datetime", "string", None
+        if isinstance(kind, click.types.UUIDParameterType):
+            return "uuid", "string", None
         return "string", "string", None
+
+    def checks(self, param) -> dict:
+        """`min`/`max` of an IntRange or FloatRange (closed and not clamping: those the
+        model refuses as the original does) and the checks of a `click.Path`."""
+        kind = param.type
+        out: dict = {}
+        if isinstance(kind, self.click.types._NumberRangeBase) and not getattr(
+                kind, "clamp", False):
+            if kind.min is not None and not kind.min_open:
+                out["min"] = kind.min
+            if kind.max is not None and not kind.max_open:
+                out["max"] = kind.max
+        if isinstance(kind, self.click.Path) and not getattr(kind, "allow_dash", False):
+            out.update(path_checks(kind.exists, kind.file_okay, kind.dir_okay, kind.readable,
+                                   kind.writable))
+        return out
 
     def default(self, param):
         value = param.default
@@ -57,6 +79,26 @@ class Flavour:
         if isinstance(value, (list, tuple)):
             return [choice_text(v) if _is_enum(v) else v for v in value]
         return choice_text(value) if _is_enum(value) else value
+
+
+_ISO_FORMATS = ("%Y-%m-%d", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S")
+"""Click's and Typer's default DateTime formats: each reads as an ISO 8601 datetime."""
+
+
+def path_checks(exists, file_okay, dir_okay, readable, writable) -> dict:
+    """A Click (or Typer) path's checks as the parameter model's settings."""
+    out: dict = {}
+    if exists:
+        out["exists"] = True
+    if file_okay and not dir_okay:
+        out["kind"] = "file"
+    elif dir_okay and not file_okay:
+        out["kind"] = "dir"
+    if readable:
+        out["readable"] = True
+    if writable:
+        out["writable"] = True
+    return out
 
 
 def _is_enum(value) -> bool:
@@ -82,13 +124,15 @@ def walk(root, flavour, fallback=None, *, name=None, description=None) -> Spec:
     prefix = (getattr(root, "context_settings", None) or {}).get("auto_envvar_prefix")
     prefix = prefix.upper().replace("-", "_") if prefix else None
     problems: list = []
+    options = []
     if flavour.is_group(root):
         children = _children(root, flavour, [(root, name)], [prefix], problems)
+        options = _own_options(root, flavour, 0, prefix)
     else:
         children = [_command(root, root.name or name, flavour, [(root, name)], [prefix],
                              problems)]
     spec = Spec(flavour.library, name, children, description=description,
-                version=declared_version(root))
+                version=declared_version(root), options=options)
     spec.problems = problems
     spec.single = not flavour.is_group(root)
     return spec
@@ -135,7 +179,9 @@ def _children(group, flavour, chain, prefixes, problems):
             out.append(GroupSpec(token, _help(child), _children(child, flavour, sub_chain,
                                                                 prefixes + [sub_prefix],
                                                                 problems),
-                                 hidden=bool(getattr(child, "hidden", False))))
+                                 hidden=bool(getattr(child, "hidden", False)),
+                                 options=_own_options(child, flavour, len(chain),
+                                                      sub_prefix)))
         else:
             out.append(_command(child, token, flavour, sub_chain, prefixes + [sub_prefix],
                                 problems))
@@ -185,6 +231,13 @@ def _resolved(group, ctx, name):
     return child if child is not None else group.get_command(ctx, name)
 
 
+def _own_options(group, flavour, level, prefix) -> list:
+    """A group's own options (no arguments, no eager actions), as Inputs at its level."""
+    return [_input(param, flavour, level, False, prefix) for param in group.params
+            if getattr(param, "expose_value", True) and param.param_type_name != "argument"
+            and not (getattr(param, "is_eager", False) and param.callback)]
+
+
 def _help(node) -> str:
     return getattr(node, "short_help", None) or getattr(node, "help", None) or ""
 
@@ -194,8 +247,8 @@ def _command(node, token, flavour, chain, prefixes, problems) -> CommandSpec:
     last = len(chain) - 1
     for level, (owner, _) in enumerate(chain):
         for param in owner.params:
-            if not getattr(param, "expose_value", True) or getattr(param, "hidden", False):
-                continue   # --version, --install-completion, hidden options
+            if not getattr(param, "expose_value", True):
+                continue   # --version, --install-completion
             positional = param.param_type_name == "argument"
             if level != last and getattr(param, "is_eager", False) and param.callback:
                 _note_action(problems, chain[:level + 1], param)
@@ -206,9 +259,6 @@ def _command(node, token, flavour, chain, prefixes, problems) -> CommandSpec:
                                                        "@click.option"))
                 continue
             inputs.append(_input(param, flavour, level, positional, prefixes[level]))
-            nargs = getattr(param, "nargs", 1)
-            if not positional and isinstance(nargs, int) and nargs > 1:
-                problems.append(arity_problem(chain, param.opts[0], nargs))
     deprecated = getattr(node, "deprecated", None)
     return CommandSpec(token, _help(node), inputs, _Runner(flavour, chain),
                        hidden=bool(getattr(node, "hidden", False)),
@@ -235,20 +285,41 @@ def _input(param, flavour, level, positional, prefix) -> Input:
     nargs = getattr(param, "nargs", 1)
     multiple = bool(getattr(param, "multiple", False))
     variadic = False
+    more = flavour.checks(param)
     if count:
         kind, choices = "integer", None
+        more["count"] = True
     elif flag:
         kind, choices = "boolean", None
+        more = {}
+        off = [o for o in getattr(param, "secondary_opts", ()) if o.startswith("--")]
+        if off:
+            more["off"] = off[0]   # --shallow/--deep
     elif positional and nargs != 1:
         variadic = True
+    elif isinstance(nargs, int) and nargs > 1:   # --config KEY VALUE: a tuple per use
+        more["nargs"] = nargs
+        if multiple:
+            items, kind = kind, "list"
     elif multiple or nargs != 1:
         items, kind = kind, "list"
+    if kind == "boolean" or count:
+        more = {k: v for k, v in more.items() if k in ("count", "off", "min", "max")}
+    if getattr(param, "hidden", False):
+        more["hidden"] = True
+    prompt = getattr(param, "prompt", None)
+    if isinstance(prompt, str) and prompt and not positional and not count:
+        more["prompt"] = prompt
+        if getattr(param, "confirmation_prompt", False):
+            more["confirmation_prompt"] = True
+        if getattr(param, "hide_input", False):
+            more["hide_input"] = True
     env = param.envvar
     if isinstance(env, (list, tuple)):
         env = env[0] if env else None
     if env is None and prefix and not positional and getattr(param, "allow_from_autoenv", True) \
             and param.name:
-        env = f"{prefix}_{param.name.upper()}"
+        env = f"{prefix}_{param.name.upper()}"   # Click's auto_envvar_prefix naming
     if positional:
         name = param.name or "arg"
         short = None
@@ -258,10 +329,14 @@ def _input(param, flavour, level, positional, prefix) -> Input:
         shorts = [o[1] for o in param.opts if len(o) == 2 and o[0] == "-" and o[1] != "-"]
         short = shorts[0] if shorts else None   # a short off switch (-S) is not modelled
     required = bool(param.required)
+    default = flavour.default(param)
+    if more.get("nargs") and isinstance(default, list):
+        default = [tuple(v) for v in default] if kind == "list" else tuple(default)
     return Input(name, positional=positional, type=kind, items=items, choices=choices,
-                 default=flavour.default(param), required=required, variadic=variadic,
+                 default=default, required=required, variadic=variadic,
                  env=env, short=short, sensitive=bool(getattr(param, "hide_input", False)),
-                 description=getattr(param, "help", None) or "", level=level, ref=param)
+                 description=getattr(param, "help", None) or "", level=level, ref=param,
+                 more=more)
 
 
 def option_tokens(param, item, value) -> list:
@@ -270,6 +345,10 @@ def option_tokens(param, item, value) -> list:
     flag = longs[0] if longs else param.opts[0]
     if getattr(param, "count", False):
         return [flag] * max(int(value or 0), 0)
+    nargs = getattr(param, "nargs", 1)
+    if isinstance(nargs, int) and nargs > 1:   # a tuple per use (a list of them: multiple)
+        uses = value if item.type == "list" else [value]
+        return [token for use in uses or () for token in [flag, *map(text_value, use)]]
     if item.type == "boolean":
         if value:
             return [flag]
@@ -304,8 +383,6 @@ class _Runner:
         from workbench.adapters import _capture
         flavour = self.flavour
         root = self.chain[0][0]
-        from workbench.adapters._fix import check_arity
-        check_arity(given, command, request)
         argv = self.argv(given)
         by_param = {id(item.ref): item for item, _ in given}
         by_param.update({id(item.ref): item for item in command.adapter.inputs.values()})

@@ -40,20 +40,3 @@ def refusal(command, request, given, code: str, message: str, item, add: bool = 
     except ValueError:
         fix = list(command.words)
     return Refusal(code, message, hint=hint, fix=fix)
-
-
-def check_arity(given, command, request) -> None:
-    """An option taking N values per use (Click or argparse `nargs=N`: `-p NAME VALUE`) is
-    one flat list in the model: refuse a count that is not a multiple of N before the
-    original takes the next argument as the missing value; the fix fills the gap with
-    placeholders."""
-    for item, value in given:
-        nargs = getattr(item.ref, "nargs", 1)
-        if item.positional or item.type != "list" or not isinstance(nargs, int) or nargs < 2 \
-                or not len(value) % nargs:
-            continue
-        spot = command.options[item.key]
-        gap = nargs - len(value) % nargs
-        raise refusal(command, request, given, "invalid_value",
-                      f"{spot.flag} takes {nargs} values per use; got {len(value)}", item,
-                      value=[*value, *[spot.metavar] * gap])

@@ -11,7 +11,7 @@ and walks it with the Click walker through a Typer flavour: types come from anno
 from __future__ import annotations
 
 from workbench.adapters._build import first_paragraph
-from workbench.adapters._click import walk
+from workbench.adapters._click import path_checks, walk
 
 
 class TyperFlavour:
@@ -46,6 +46,14 @@ class TyperFlavour:
             annotation = args[0] if args else str
         if choices:
             return "enum", "string", choices
+        info = desc.parameter_info
+        if desc.is_path:
+            return "path", "string", None
+        if getattr(annotation, "__name__", "") == "datetime" and not getattr(
+                info, "formats", None):
+            return "datetime", "string", None
+        if getattr(annotation, "__name__", "") == "UUID":
+            return "uuid", "string", None
         if annotation is bool:
             return "boolean", "string", None
         if annotation is int:
@@ -53,6 +61,23 @@ class TyperFlavour:
         if annotation is float:
             return "number", "string", None
         return "string", "string", None
+
+    def checks(self, param) -> dict:
+        """`min`/`max` (not clamped) and a path's checks, from the parameter's info."""
+        desc = getattr(param, "type_descriptor", None)
+        info = getattr(desc, "parameter_info", None)
+        out: dict = {}
+        if info is None:
+            return out
+        if desc.is_ranged and not getattr(info, "clamp", False):
+            if info.min is not None:
+                out["min"] = info.min
+            if info.max is not None:
+                out["max"] = info.max
+        if desc.is_path and not getattr(info, "allow_dash", False):
+            out.update(path_checks(info.exists, info.file_okay, info.dir_okay, info.readable,
+                                   info.writable))
+        return out
 
     def default(self, param):
         import enum
