@@ -259,6 +259,7 @@ def _command(name, old, new, found) -> None:
                             f"depend on them", a.get("examples"), b.get("examples")))
     _inputs(name, old["input"], new["input"], new["input_file"], found)
     _shorts(name, a.get("options") or [], b.get("options") or [], card_file, found)
+    _path_checks(name, a.get("options") or [], b.get("options") or [], card_file, found)
     _annotations(name, old.get("tool"), new.get("tool"), new.get("tool_file") or card_file,
                  found)
     _output(name, a.get("output"), b.get("output"), card_file, found)
@@ -358,9 +359,45 @@ def _retyped(name, flag, a: dict, b: dict, surface, found) -> None:
         if new:
             found.append(Change(ADDITIVE, "enum_value_added", name, surface,
                                 f"{flag} also accepts {', '.join(map(str, new))}", None, new))
+    _limits(name, flag, a, b, surface, found)
     if ta == "array" and tb == "array":
         _retyped(name, f"each item of {flag}", a.get("items") or {}, b.get("items") or {},
                  surface, found)
+
+
+def _limits(name, flag, a: dict, b: dict, surface, found) -> None:
+    """`minimum`/`maximum` raised or lowered, a `format` added, the number of values of a
+    tuple (`minItems`/`maxItems`) changed: narrowing breaks callers, widening does not."""
+    for key, narrower in (("minimum", lambda old, new: new > old),
+                          ("maximum", lambda old, new: new < old)):
+        old, new = a.get(key), b.get(key)
+        if old == new:
+            continue
+        if new is not None and (old is None or narrower(old, new)):
+            found.append(Change(BREAKING, "range_narrowed", name, surface,
+                                f"{flag} now has {key} {new} (was {old if old is not None else 'none'}"
+                                f"): values callers send today are refused; keep the old "
+                                f"limit, or bump the major version", old, new))
+        else:
+            found.append(Change(ADDITIVE, "range_widened", name, surface,
+                                f"{flag} now has {key} {new if new is not None else 'none'} "
+                                f"(was {old}): every old value still fits", old, new))
+    fa, fb = a.get("format"), b.get("format")
+    if fa != fb:
+        if fb is not None:
+            found.append(Change(BREAKING, "format_narrowed", name, surface,
+                                f"{flag} must now be a {fb} (was {fa or 'any string'}): other "
+                                f"values callers send are refused; bump the major version",
+                                fa, fb))
+        else:
+            found.append(Change(ADDITIVE, "format_widened", name, surface,
+                                f"{flag} takes any string now (was a {fa})", fa, None))
+    counts = (a.get("minItems"), a.get("maxItems")), (b.get("minItems"), b.get("maxItems"))
+    if counts[0] != counts[1] and a.get("type") == b.get("type") == "array":
+        found.append(Change(BREAKING, "arity_changed", name, surface,
+                            f"{flag} now takes {counts[1][0]} to {counts[1][1]} values (was "
+                            f"{counts[0][0]} to {counts[0][1]}): calls giving the old number "
+                            f"are refused; bump the major version", counts[0], counts[1]))
 
 
 def _inputs(name, old, new, surface, found) -> None:
@@ -422,12 +459,79 @@ def _inputs(name, old, new, surface, found) -> None:
             found.append(Change(COSMETIC, "option_description", name, surface,
                                 f"{label} reads differently; its values are unchanged",
                                 pa.get("description"), pb.get("description")))
+    _relations(name, old, new, a, b, surface, found)
     kept_a = [key for key in a if key in b]
     kept_b = [key for key in b if key in a]
     if kept_a != kept_b:
         found.append(Change(COSMETIC, "input_order", name, surface,
                             f"the inputs of '{name}' are listed in another order; callers name "
                             f"them", kept_a, kept_b))
+
+
+def _conflicts(schema: dict) -> set:
+    """The pairs of inputs an input schema says cannot be given together (`not`, `allOf`)."""
+    parts = [schema.get("not")] + [part.get("not") for part in schema.get("allOf") or ()
+                                   if isinstance(part, dict)]
+    return {frozenset(part["required"]) for part in parts
+            if isinstance(part, dict) and isinstance(part.get("required"), list)}
+
+
+def _relations(name, old, new, a, b, surface, found) -> None:
+    """`requires` (dependentRequired) and `conflicts` (not) added break calls that give one
+    input alone or both together; removed, they only accept more."""
+    def flags(props, keys):
+        return ", ".join((props.get(key) or {}).get("flag") or key for key in keys)
+    da, db = old.get("dependentRequired") or {}, new.get("dependentRequired") or {}
+    for key in db:
+        added = [need for need in db[key] if need not in da.get(key, [])]
+        if added:
+            found.append(Change(BREAKING, "requires_added", name, surface,
+                                f"{flags(b, [key])} of '{name}' now needs {flags(b, added)}: "
+                                f"calls that give it alone are refused; drop the requirement, "
+                                f"or bump the major version", da.get(key), db[key]))
+    for key in da:
+        dropped = [need for need in da[key] if need not in db.get(key, [])]
+        if dropped:
+            found.append(Change(ADDITIVE, "requires_removed", name, surface,
+                                f"{flags(a, [key])} of '{name}' no longer needs "
+                                f"{flags(a, dropped)}", da[key], db.get(key)))
+    ca, cb = _conflicts(old), _conflicts(new)
+    for pair in sorted(cb - ca, key=sorted):
+        found.append(Change(BREAKING, "conflict_added", name, surface,
+                            f"{flags(b, sorted(pair))} of '{name}' can no longer be given "
+                            f"together: such calls are refused; bump the major version",
+                            None, sorted(pair)))
+    for pair in sorted(ca - cb, key=sorted):
+        found.append(Change(ADDITIVE, "conflict_removed", name, surface,
+                            f"{flags(a, sorted(pair))} of '{name}' may be given together now",
+                            sorted(pair), None))
+
+
+_PATH_CHECKS = ("exists", "kind", "readable", "writable")
+
+
+def _path_checks(name, old, new, surface, found) -> None:
+    """A path check added to an option (it must exist, be a file...) refuses paths callers
+    send today; one removed accepts more."""
+    before = {option["key"]: option for option in old if "key" in option}
+    for option in new:
+        was = before.get(option.get("key"))
+        if was is None:
+            continue
+        for check in _PATH_CHECKS:
+            if option.get(check) == was.get(check):
+                continue
+            flag = option.get("flag") or option["key"]
+            if option.get(check):
+                found.append(Change(BREAKING, "path_check_added", name, surface,
+                                    f"{flag} of '{name}' now checks {check}="
+                                    f"{option[check]!r}: paths callers send today may be "
+                                    f"refused; bump the major version", was.get(check),
+                                    option[check]))
+            else:
+                found.append(Change(ADDITIVE, "path_check_removed", name, surface,
+                                    f"{flag} of '{name}' no longer checks {check}",
+                                    was.get(check), None))
 
 
 def _shorts(name, old, new, surface, found) -> None:
