@@ -1,11 +1,14 @@
 """A warehouse: the rest of the agent contract in one program.
 
 A streaming export, a paged list, a planned write, a keyed non-idempotent write, a batch with
-partial failures, a renamed option and a deprecated command.
+partial failures, a renamed option and a deprecated command; the stock file is one option of
+the program (`--store`, before or after the command's name), opened once by its `setup` for
+every command (`ctx.obj`).
 
     python sample_programs/warehouse.py export --format ndjson
     python sample_programs/warehouse.py items list --limit 5 --json
     python sample_programs/warehouse.py items restock --sku SKU-0003 --count 5 --dry-run --json
+    python sample_programs/warehouse.py --store stock.json items list --limit 5
 """
 
 import json
@@ -30,20 +33,37 @@ def _demo():
             "orders": []}
 
 
+class Stock:
+    """The stock file (or a fresh demo stock, without one): what every command works on."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def load(self):
+        if not self.path or not os.path.exists(self.path):
+            return _demo()
+        with open(self.path, encoding="utf-8") as handle:
+            return json.load(handle)
+
+    def save(self, state):
+        if not self.path:
+            return
+        with open(self.path + ".tmp", "w", encoding="utf-8") as handle:
+            json.dump(state, handle)
+        os.replace(self.path + ".tmp", self.path)
+
+
+def open_stock(ctx):
+    """Runs before every command: the stock `--store` names, for the handler as `ctx.obj`."""
+    ctx.obj = Stock(ctx.options.store)
+
+
 def _load(ctx):
-    path = ctx.options.store
-    if not path or not os.path.exists(path):
-        return _demo()
-    with open(path, encoding="utf-8") as handle:
-        return json.load(handle)
+    return ctx.obj.load()
 
 
 def _save(ctx, state):
-    if not ctx.options.store:
-        return
-    with open(ctx.options.store + ".tmp", "w", encoding="utf-8") as handle:
-        json.dump(state, handle)
-    os.replace(ctx.options.store + ".tmp", ctx.options.store)
+    ctx.obj.save(state)
 
 
 def _item(state, sku):
@@ -129,47 +149,42 @@ SKU = Option(type="string", required=True, description="the item's SKU", aliases
 
 program = Program(
     name="warehouse", version="2.1.0", description="Track stock, orders and restocks",
-    schema_version="2", output_budget=1500,
+    schema_version="2", output_budget=1500, options={"store": STORE}, setup=open_stock,
     commands=[
         Command(name="export", description="Stream every item, one per line", effects="read_only",
-                options={"store": STORE,
-                         "fail_at": Option(type="integer", description="fail at this item "
-                                           "(to try a stream that breaks)")},
+                options={"fail_at": Option(type="integer", min=1, description="fail at this "
+                                           "item (to try a stream that breaks)")},
                 examples=["warehouse export --format ndjson"], run=export),
         Group(name="items", description="Items in stock", commands=[
             Command(name="list", description="List items, a page at a time", effects="read_only",
                     paginated=50, output={"type": "array", "items": ITEM},
                     options={"bin": Option(type="string", description="only bins starting "
-                                           "with this"), "store": STORE},
+                                           "with this")},
                     examples=["warehouse items list --limit 3", "warehouse items list --fields sku,count"],
                     run=list_items),
             Command(name="restock", description="Add stock to an item (plan first)",
                     effects="non_idempotent", plan=_restock_plan,
-                    options={"sku": SKU, "count": Option(type="integer", required=True,
-                                                          description="how many to add"),
-                             "store": STORE},
+                    options={"sku": SKU, "count": Option(type="integer", required=True, min=1,
+                                                          description="how many to add")},
                     examples=["warehouse items restock --sku SKU-0003 --count 5 --dry-run"],
                     run=restock),
             Command(name="import", description="Add counts from SKU=COUNT lines", effects="non_idempotent",
                     batch=True,
                     arguments=[Argument("lines", variadic=True, description="SKU=COUNT pairs")],
-                    options={"store": STORE},
                     examples=["warehouse items import SKU-0001=3 SKU-9999=1 SKU-0002=x"],
                     run=import_items),
         ]),
         Group(name="orders", description="Customer orders", commands=[
             Command(name="create", description="Take items out of stock for an order",
                     effects="non_idempotent",
-                    options={"sku": SKU, "quantity": Option(type="integer", default=1,
-                                                             description="how many"),
-                             "store": STORE},
+                    options={"sku": SKU, "quantity": Option(type="integer", default=1, min=1,
+                                                             description="how many")},
                     examples=["warehouse orders create --sku SKU-0002 --quantity 1 --idempotency-key order-42"],
                     run=create_order),
         ]),
         Command(name="stock", description="Show the first items in stock", effects="read_only",
                 deprecated="since 2.0", replaced_by="items list", since="1.0",
-                options={"bin": Option(type="string", description="only bins starting with this"),
-                         "store": STORE},
+                options={"bin": Option(type="string", description="only bins starting with this")},
                 examples=["warehouse stock"], run=stock),
     ],
 )

@@ -295,9 +295,15 @@ def test_an_option_is_spelled_from_its_latest_key():
     option = Option(type="boolean", short="v")
     Command("a", effects="read_only", options={"dry_run": option})
     assert option.flag == "--dry-run" and option.negation == "--no-dry-run"
-    Command("b", effects="read_only", options={"check_only": option})
+    option.key = "check_only"          # spelled already: a new key spells it again
     assert option.spellings == {"--check-only": (False, None), "-v": (False, None),
                                 "--no-check-only": (True, None)}
+    option.key = "dry_run"
+    other = Command("b", effects="read_only", options={"check_only": option})
+    assert option.flag == "--dry-run"  # a second key gets a copy (test_definition_checks)
+    assert other.options["check_only"].spellings == {"--check-only": (False, None),
+                                                     "-v": (False, None),
+                                                     "--no-check-only": (True, None)}
     assert Option(type="enum", choices=["x"]).value_type.words == "one of: x"
 
 

@@ -1,5 +1,6 @@
 """The warehouse sample (sample_programs/warehouse.py) declared with type hints: the same
-Program. It reuses the data sample's stock helpers (loaded from ../warehouse.py).
+Program. It reuses the data sample's stock helpers (loaded from ../warehouse.py); its
+`--store` is the callback's, shared by every command.
 
     python sample_programs/typed/warehouse.py items list --limit 5 --json
 """
@@ -13,8 +14,8 @@ from workbench.typed import App, Arg, Opt
 
 _data = runpy.run_path(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                     "warehouse.py"))
-_load, _save, _item, _add_counts = (_data[name] for name in ("_load", "_save", "_item",
-                                                             "_add_counts"))
+_load, _save, _item, _add_counts, Stock = (_data[name] for name in (
+    "_load", "_save", "_item", "_add_counts", "Stock"))
 
 Store = Annotated[Optional[str], Opt(
     "JSON file holding the stock (default: a fresh demo stock in memory)",
@@ -34,8 +35,14 @@ app = App("warehouse", version="2.1.0", description="Track stock, orders and res
           schema_version="2", output_budget=1500)
 
 
+@app.callback()
+def open_stock(ctx, store: Store = None):
+    """Runs before every command: the stock `--store` names, for the handler as `ctx.obj`."""
+    ctx.obj = Stock(store)
+
+
 @app.command(effects="read_only", examples=["warehouse export --format ndjson"])
-def export(ctx, store: Store = None, fail_at: Optional[int] = None):
+def export(ctx, fail_at: Annotated[Optional[int], Opt(min=1)] = None):
     """Stream every item, one per line
 
     Args:
@@ -56,7 +63,7 @@ items = app.group("items", "Items in stock")
 @items.command("list", effects="read_only", paginated=50,
                examples=["warehouse items list --limit 3",
                          "warehouse items list --fields sku,count"])
-def list_items(ctx, bin: Bin = None, store: Store = None) -> list[Item]:
+def list_items(ctx, bin: Bin = None) -> list[Item]:
     """List items, a page at a time"""
     return [i for i in _load(ctx)["items"] if not bin or i["bin"].startswith(bin)]
 
@@ -68,7 +75,7 @@ def restock_plan(ctx, sku, count):
 
 @items.command(effects="non_idempotent", plan=restock_plan,
                examples=["warehouse items restock --sku SKU-0003 --count 5 --dry-run"])
-def restock(ctx, sku: Sku, count: Annotated[int, Opt("how many to add")], store: Store = None):
+def restock(ctx, sku: Sku, count: Annotated[int, Opt("how many to add", min=1)]):
     """Add stock to an item (plan first)"""
     state = _load(ctx)
     plan = ctx.plan or restock_plan(ctx, sku, count)
@@ -79,7 +86,7 @@ def restock(ctx, sku: Sku, count: Annotated[int, Opt("how many to add")], store:
 
 @items.command("import", effects="non_idempotent", batch=True,
                examples=["warehouse items import SKU-0001=3 SKU-9999=1 SKU-0002=x"])
-def import_items(ctx, lines: Annotated[list[str], Arg("SKU=COUNT pairs")], store: Store = None):
+def import_items(ctx, lines: Annotated[list[str], Arg("SKU=COUNT pairs")]):
     """Add counts from SKU=COUNT lines"""
     return _add_counts(ctx, lines)
 
@@ -89,7 +96,7 @@ orders = app.group("orders", "Customer orders")
 
 @orders.command(effects="non_idempotent", examples=[
     "warehouse orders create --sku SKU-0002 --quantity 1 --idempotency-key order-42"])
-def create(ctx, sku: Sku, quantity: int = 1, store: Store = None):
+def create(ctx, sku: Sku, quantity: Annotated[int, Opt(min=1)] = 1):
     """Take items out of stock for an order
 
     Args:
@@ -108,9 +115,9 @@ def create(ctx, sku: Sku, quantity: int = 1, store: Store = None):
 
 @app.command(effects="read_only", deprecated="since 2.0", replaced_by="items list", since="1.0",
              examples=["warehouse stock"])
-def stock(ctx, bin: Bin = None, store: Store = None):
+def stock(ctx, bin: Bin = None):
     """Show the first items in stock"""
-    return list_items(ctx, bin, store)[:10]
+    return list_items(ctx, bin)[:10]
 
 
 if __name__ == "__main__":
