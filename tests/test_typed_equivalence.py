@@ -25,12 +25,15 @@ from workbench.surfaces.skills import llms_txt, skill_files
 from workbench.surfaces.tools import list_tools
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ("deploy", "notes", "warehouse")
+SAMPLES = ("deploy", "notes", "warehouse", "ported/users", "ported/repo", "ported/naval",
+           "ported/validation")
 
 
 def both(sample: str):
-    data = runpy.run_path(str(ROOT / "sample_programs" / f"{sample}.py"))["program"]
-    typed = runpy.run_path(str(ROOT / "sample_programs" / "typed" / f"{sample}.py"))["app"]
+    folder, _, name = sample.rpartition("/")
+    where = ROOT / "sample_programs" / folder
+    data = runpy.run_path(str(where / f"{name}.py"))["program"]
+    typed = runpy.run_path(str(where / "typed" / f"{name}.py"))["app"]
     return data, typed.program
 
 

@@ -730,7 +730,8 @@ _OTHER_SECTIONS = ("returns:", "return:", "raises:", "yields:", "examples:", "ex
 
 def _body(doc) -> str | None:
     """The docstring after its first paragraph, up to its `Args:` (or any other section):
-    the command's long help, paragraphs kept; None when there is none."""
+    the command's long help, each paragraph on one line (an indented block as written);
+    None when there is none."""
     if not doc:
         return None
     lines = doc.expandtabs().split("\n")
@@ -749,8 +750,14 @@ def _body(doc) -> str | None:
         if head in _SECTIONS or head in _OTHER_SECTIONS or numpy:
             break
         body.append(line)
-    text = "\n".join(body).strip()
-    return text or None
+    paragraphs = []   # a paragraph's lines joined (source wrapping is not content), an
+    for block in "\n".join(body).strip().split("\n\n"):   # indented block kept as written
+        rows = [row for row in block.split("\n") if row.strip()]
+        if rows and not any(row.startswith(" ") for row in rows):
+            paragraphs.append(" ".join(row.strip() for row in rows))
+        elif rows:
+            paragraphs.append("\n".join(rows))
+    return "\n\n".join(paragraphs) or None
 
 
 def _entries(lines, numpy: bool, described: dict) -> None:

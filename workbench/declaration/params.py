@@ -25,7 +25,8 @@ class ValueType:
     A custom value type (`Option(type=URL())`) needs only three of these, the protocol:
     `convert(raw) -> value` (ValueError with a short reason when `raw` is not one),
     `json_schema() -> dict` and `describe() -> str` (`"an http(s) URL"`); an optional
-    `name` names it in help and cards (default: its class name, lowercased)."""
+    `name` names it in help and cards (default: its class name, lowercased), and an optional
+    `suggest(raw) -> str | None` gives a value it accepts near a refused one, for the fix."""
 
     name = "string"
     words = "a string"
@@ -60,6 +61,10 @@ class ValueType:
 
     def describe(self) -> str:
         return self.words
+
+    def suggest(self, raw: str) -> str | None:
+        """A value it accepts near the refused `raw`, as text, for a fix; None for none."""
+        return None
 
     def default_problem(self, value) -> str:
         """'' when `value` is a valid default, else what is wrong and how to write it."""
@@ -271,6 +276,17 @@ class _Custom(ValueType):
     def json_schema(self):
         schema = self.kind.json_schema()
         return dict(schema) if isinstance(schema, dict) else {}
+
+    def suggest(self, raw):
+        suggest = getattr(self.kind, "suggest", None)
+        if not callable(suggest):
+            return None
+        try:
+            value = suggest(raw)
+            self.convert(value)
+        except Exception:  # noqa: BLE001 - the author's code; a suggestion that fails is none
+            return None
+        return value if isinstance(value, str) else None
 
     def fits(self, value):
         kind = self.json_schema().get("type")

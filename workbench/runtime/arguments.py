@@ -217,10 +217,12 @@ def _check_value_one(item, kind, value):
         return code, corrected
     if not (kind.rich or item.checked):
         return None
+    raw = _scalar_token(value) if not isinstance(value, str) else value
     try:
-        converted = item.convert(_scalar_token(value) if not isinstance(value, str) else value)
+        converted = item.convert(raw)
     except ValueError:
-        return "invalid_value", None
+        near = None if getattr(item, "sensitive", False) else kind.suggest(raw)
+        return "invalid_value", None if near is None else _typed(item, near)
     problem = item.check(converted) if item.checked else ""
     if not problem:
         return None

@@ -548,8 +548,11 @@ def convert(param, raw: str, label: str, fix_tokens):
     if choices is None:
         words = param.value_type.words
         because = f" ({_clip(reason)})" if reason and not param.sensitive else ""
+        near = None if param.sensitive else param.value_type.suggest(raw)
         raise Refusal("invalid_value", f"{label} expects {words}, got {_shown(param, raw)}"
-                      + because, hint=f"give {label} {words}", fix=fix_tokens())
+                      + because, hint=f"give {label} {words}" +
+                      (f", e.g. {near}" if near is not None else ""),
+                      fix=_fix_value(fix_tokens(), param.metavar, near))
     from workbench._text import nearest
     close = [] if param.sensitive else nearest(raw, [str(c) for c in choices], n=1)
     raise Refusal("invalid_choice",
