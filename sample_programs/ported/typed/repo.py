@@ -1,5 +1,6 @@
 """Click's `repo` example, ported to burgee with type hints: the same Program as ../repo.py
-(whose Repo class and text renderers it reuses). The group callback is `@app.callback()`.
+(whose Repo class and text renderers it reuses). The group callback is `@app.callback()`;
+paths are `os.PathLike` (the text as typed, as `click.Path()` gives it), not `Path`.
 
     python sample_programs/ported/typed/repo.py -v --config user.name ann clone https://x/y.git
 """
@@ -7,7 +8,6 @@
 import os
 import posixpath
 import runpy
-from pathlib import Path
 from typing import Annotated, Optional
 
 from workbench import Fail, run
@@ -92,7 +92,7 @@ def commit(ctx,
            message: Annotated[list[str], Opt("The commit message. If provided multiple times "
                                              "each argument gets converted into a new line.",
                                              short="m")] = [],
-           files: Annotated[list[Path], Arg()] = []):
+           files: Annotated[list[os.PathLike], Arg()] = []):
     """Commits outstanding changes.
 
     Commit changes to the given files into the repository. You will need to "repo push" to
@@ -101,20 +101,20 @@ def commit(ctx,
     If a list of files is omitted, all changes reported by "repo status" will be committed.
     """
     message = message or [ctx.prompt("Commit message", option="message")]
-    return {"files": [str(file) for file in files], "message": "\n".join(message)}
+    return {"files": files, "message": "\n".join(message)}
 
 
 @app.command(effects="non_idempotent",
              text=lambda data: "\n".join(f"Copy from {row['from']} -> {row['to']}"
                                          for row in data),
              examples=["repo copy a.txt b.txt backup/"])
-def copy(*, src: Annotated[list[Path], Arg()] = [], dst: Path,
+def copy(*, src: Annotated[list[os.PathLike], Arg()] = [], dst: os.PathLike,
          force: Annotated[bool, Opt("forcibly copy over an existing managed file")] = False):
     """Copies files.
 
     Copies one or multiple files to a new location. This copies all files from SRC to DST.
     """
-    return [{"from": str(name), "to": str(dst)} for name in src]
+    return [{"from": name, "to": dst} for name in src]
 
 
 if __name__ == "__main__":
