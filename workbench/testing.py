@@ -150,7 +150,8 @@ class Runner:
         if isinstance(argv, str):
             from workbench._text import split
             argv = split(argv)
-            if argv[:1] == [self.program.name] and self.program.find(argv[:1]) is None:
+            if argv[:1] == [self.program.name] and (
+                    self.program.single or self.program.find(argv[:1]) is None):
                 argv = argv[1:]   # as printed in `next` and `fix`: the program's name first
         environ = self.environ(env, agent)
         out, err = io.StringIO(), io.StringIO()

@@ -467,8 +467,10 @@ def _take_nargs(option, values, where, flag, eq, tokens, i, placeholders) -> int
         raw = raw[:raw.index("--")]
     if len(raw) < count:
         missing = option.value_slots[len(raw):]
-        raise Refusal("missing_value", f"{flag} takes {count} values ({_describe(option)}); "
-                      f"got {len(raw)}", hint=f"write {flag} {' '.join(option.value_slots)}",
+        raise Refusal("missing_value", f"{flag} takes {count} values, each "
+                      f"{option.value_type.words}" + (f" ({option.description})" if
+                                                      option.description else "") +
+                      f"; got {len(raw)}", hint=f"write {flag} {' '.join(option.value_slots)}",
                       fix=tokens[:i + 1 + len(raw)] + missing + tokens[i + 1 + len(raw):])
     converted = []
     for at, one in enumerate(raw):
@@ -549,6 +551,9 @@ def convert(param, raw: str, label: str, fix_tokens):
         words = param.value_type.words
         because = f" ({_clip(reason)})" if reason and not param.sensitive else ""
         near = None if param.sensitive else param.value_type.suggest(raw)
+        if near is None and param.default is not None and param.nargs == 1 \
+                and param.type != "list":
+            near = number_token(param.default)   # what leaving it out would give
         raise Refusal("invalid_value", f"{label} expects {words}, got {_shown(param, raw)}"
                       + because, hint=f"give {label} {words}" +
                       (f", e.g. {near}" if near is not None else ""),
