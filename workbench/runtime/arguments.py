@@ -360,6 +360,8 @@ def _relations(command, inputs, arguments, fixed) -> list:
 
 def _typed(item, token: str):
     """A fix's command-line token as the JSON value of `item` (`"3"` -> 3 for an integer)."""
+    if item.value_type is None or item.value_type.rich:
+        return token   # a date, a UUID, a custom type: JSON callers send the text
     try:
         value = item.convert(token)
     except ValueError:

@@ -272,8 +272,10 @@ def _default(value):
     if isinstance(value, tuple):
         return list(value)
     isoformat = getattr(value, "isoformat", None)
-    if isoformat is not None:
+    if isoformat is not None:   # a date, or a datetime (an option's: aware, in UTC)
         return isoformat()
+    if type(value).__module__ == "uuid":   # an option of type uuid gives a uuid.UUID
+        return str(value)
     if hasattr(value, "__fspath__"):
         return value.__fspath__()
     raise TypeError(f"the handler returned {type(value).__name__}, which is not JSON")

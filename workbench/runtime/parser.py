@@ -439,9 +439,10 @@ def _count(option, values, where, flag, eq, inline, tokens, i) -> None:
     problem = option.check(values[key])
     if problem:
         fixed = option.clamped(values[key])
-        kept = [t for t in tokens if (t.partition("=")[0] if t.startswith("--") else t)
-                not in option.spellings and not _counts_short(option, t)]
-        at = min(i, len(kept))
+        uses = [(t.partition("=")[0] if t.startswith("--") else t) in option.spellings
+                or _counts_short(option, t) for t in tokens]
+        kept = [t for t, use in zip(tokens, uses) if not use]
+        at = uses.index(True)   # where its first use was
         raise Refusal("out_of_range", f"{option.flag} {problem}; got {values[key]}",
                       hint=f"{option.flag} takes {option.describe()}",
                       fix=kept[:at] + [f"{option.flag}={fixed}"] + kept[at:])
@@ -805,6 +806,8 @@ def _fill(param) -> list:
     slots = getattr(param, "value_slots", None)
     if slots is not None and not slots:
         return []   # a flag that takes no value
+    if param.sensitive and param.env:
+        return ["$" + param.env]   # never a secret in a fix: the variable that holds it
     known = param.fill_value()
     if known is None and param.min is not None and param.nargs == 1:
         known = number_token(param.min)
@@ -868,6 +871,8 @@ def _given(command, values, where) -> set:
         if origin.get("source") == "default":
             continue
         value = values.get(key)
+        if origin.get("source") == "env" and value == "$" + str(origin.get("location")):
+            continue   # an example's stand-in for a variable that may be unset
         option = command.options.get(key)
         if value is None or value is False or value == [] or (
                 option is not None and option.count and not value):
@@ -906,12 +911,23 @@ def _check_relations(request, command, values, where, tokens) -> None:
                 continue
             other = inputs[key]
             name = getattr(other, "flag", None) or other.metavar
-            dropped = _without(tokens, other) if where.get(key, where.get("#" + key, {})).get(
-                "source") == "flag" else _without(tokens, option)
+            later = max((option, other), key=lambda one: _first_use(tokens, one))
+            dropped = _without(tokens, later)
             raise Refusal("conflicting_options",
                           f"{option.flag} and {name} cannot be used together",
                           hint=f"keep one of {option.flag} and {name}",
                           fix=dropped if dropped != tokens else None)
+
+
+def _first_use(tokens, param) -> int:
+    """Where `param` is first given in `tokens` (-1 when not by a flag there)."""
+    spellings = getattr(param, "spellings", {})
+    for at, token in enumerate(tokens):
+        if token == "--":
+            break
+        if (token.partition("=")[0] if token.startswith("--") else token) in spellings:
+            return at
+    return -1
 
 
 def _without(tokens, option) -> list:
