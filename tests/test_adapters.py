@@ -851,3 +851,87 @@ def test_a_group_without_a_callback_is_versioned_by_its_classs_console_script():
     from importlib import metadata
     program = adapt(cli)
     assert (program.name, program.version) == ("flask", metadata.version("flask"))
+
+
+# --- what the originals declare, the model carries (issue 30) ----------------------------------
+
+def _click_features():
+    import click
+
+    @click.group(context_settings={"auto_envvar_prefix": "TOOL"})
+    @click.option("--home", type=click.Path(file_okay=False), default=".")
+    @click.option("-v", "--verbose", count=True)
+    @click.pass_context
+    def cli(ctx, home, verbose):
+        ctx.obj = (home, verbose)
+
+    @cli.command()
+    @click.argument("src", type=click.Path(exists=True, dir_okay=False), nargs=-1)
+    @click.argument("dst", type=click.Path(), envvar="DEST")
+    @click.option("--when", type=click.DateTime())
+    @click.option("--id", "ident", type=click.UUID)
+    @click.option("--point", nargs=2, type=float)
+    @click.option("--shallow/--deep", default=False)
+    @click.option("--secret", hidden=True)
+    @click.option("--level", type=click.IntRange(1, 5), default=1)
+    @click.pass_obj
+    def copy(obj, src, dst, when, ident, point, shallow, secret, level):
+        click.echo(f"{obj} {list(src)} {dst} {when} {ident} {point} {shallow} {secret} {level}")
+
+    @cli.command()
+    @click.option("--name", prompt="Your name")
+    def hello(name):
+        click.echo(f"hello {name}")
+
+    return cli
+
+
+def test_click_features_map_onto_the_model(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.txt").write_text("a")
+    program = adapt(_click_features(), name="tool")
+    assert list(program.options) == ["home", "verbose"]   # the group's: given before commands
+    assert (program.options["verbose"].count, program.options["home"].kind) == (True, "dir")
+    assert program.options["home"].env == "TOOL_HOME"
+    copy = program.find(["copy"])
+    options, (src, dst) = copy.options, copy.arguments
+    assert (src.variadic, src.exists, src.kind, dst.env) == (True, True, "file", "DEST")
+    assert options["when"].type == "datetime" and options["id"].type == "uuid"
+    assert (options["point"].nargs, options["shallow"].negation) == (2, "--deep")
+    assert options["secret"].hidden and (options["level"].min, options["level"].max) == (1, 5)
+    done = call(program, ["-vv", "--home", ".", "copy", "a.txt", "out", "--when", "2024-01-02",
+                          "--id", "123e4567-e89b-12d3-a456-426614174000", "--point", "1", "2",
+                          "--deep", "--secret", "s", "--level", "3", "--json"])
+    assert done.envelope["data"] == ("('.', 2) ['a.txt'] out 2024-01-02 00:00:00 "
+                                     "123e4567-e89b-12d3-a456-426614174000 (1.0, 2.0) False s 3")
+    missing = call(program, ["copy", "b.txt", "out", "--json"]).envelope["error"]
+    assert (missing["code"], missing["fix"]) == ("path_not_found", "tool copy a.txt out --json")
+    assert call(program, ["copy", "a.txt", "--json"], environ={"DEST": "d"}).exit == 0
+
+
+def test_a_click_prompt_nobody_can_answer_is_input_required():
+    program = adapt(_click_features(), name="tool")
+    error = call(program, ["hello", "--json"]).envelope["error"]
+    assert (error["code"], error["fix"]) == ("input_required", "tool hello --name <name> --json")
+    assert call(program, ["hello", "--name", "ada", "--json"]).envelope["data"] == "hello ada"
+    from workbench.testing import Runner
+    asked = Runner(program).invoke(["hello"], terminal=True, input="bob\n")
+    assert asked.exit == 0 and asked.stdout == "hello bob\n" and "Your name" in asked.stderr
+
+
+def test_a_group_option_a_command_also_spells_stays_the_command_s():
+    import click
+
+    @click.group()
+    @click.option("--verbose", is_flag=True)
+    def cli(verbose):
+        pass
+
+    @cli.command()
+    @click.option("--verbose", is_flag=True)
+    def run(verbose):
+        click.echo(str(verbose))
+
+    program = adapt(cli, name="tool")
+    assert program.options == {}   # both cannot be one option: each keeps its place
+    assert sorted(program.find(["run"]).options) == ["root_verbose", "verbose"]

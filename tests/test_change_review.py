@@ -73,6 +73,26 @@ LOGS = Command(name="logs", description="Show logs", effects="read_only", run=_r
 
 CASES = [
     # (id, after, kind, rule, words in the reason[, before: make() unless given])
+    ("minimum raised", lambda: make(deploy=with_options(retries=Option(
+        type="integer", default=3, min=1, description="attempts"))), "breaking",
+     "range_narrowed", "--retries now has minimum 1 (was none)"),
+    ("maximum lowered", lambda: make(deploy=with_options(retries=Option(
+        type="integer", default=3, max=5, description="attempts"))), "additive",
+     "range_widened", "every old value still fits", lambda: make(deploy=with_options(
+         retries=Option(type="integer", default=3, max=3, description="attempts")))),
+    ("requires added", lambda: make(deploy=with_options(note=Option(
+        type="string", requires=["region"], description="a note"))), "breaking",
+     "requires_added", "--note of 'deploy' now needs --region"),
+    ("conflict added", lambda: make(deploy=with_options(note=Option(
+        type="string", conflicts=["region"], description="a note"))), "breaking",
+     "conflict_added", "can no longer be given together"),
+    ("format added", lambda: make(deploy=with_options(note=Option(
+        type="date", description="a note"))), "breaking", "format_narrowed",
+     "--note must now be a date"),
+    ("path check added", lambda: make(deploy=with_options(note=Option(
+        type="path", exists=True, description="a note"))), "breaking", "path_check_added",
+     "now checks exists=True", lambda: make(deploy=with_options(note=Option(
+         type="path", description="a note")))),
     ("command removed", lambda: make(drop=("status",)), "breaking", "command_removed",
      "'status' was removed"),
     ("command renamed", renamed_status, "breaking", "command_renamed", "renamed to 'state'"),

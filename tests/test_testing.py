@@ -352,3 +352,68 @@ def test_an_adapted_program_runs_too():
     assert runner.invoke("temp 100").stdout == "100 c = 212.00 f\n"
     assert runner.invoke("temp 100 --json").json["data"] == "100 c = 212.00 f"
     assert runner.call("temp", {"value": 100}).json["data"] == "100 c = 212.00 f"
+
+
+# --- what click.testing.CliRunner users rely on (issue 30) ------------------------------------
+
+def _failing_program():
+    from workbench import Fail
+
+    def boom(ctx):
+        raise ValueError("the handler broke")
+
+    def refuse(ctx):
+        raise Fail("not_found", "no such thing", exit=3)
+
+    def stop(ctx):
+        sys.exit(5)
+
+    return Program("t", commands=[Command("boom", effects="read_only", run=boom),
+                                  Command("refuse", effects="read_only", run=refuse),
+                                  Command("stop", effects="read_only", run=stop),
+                                  Command("fine", effects="read_only", run=lambda ctx: 1)])
+
+
+def test_result_exception_and_exc_info_say_what_the_handler_raised():
+    runner = Runner(_failing_program())
+    boom = runner.invoke(["boom"])
+    assert boom.exit == 1 and isinstance(boom.exception, ValueError)
+    assert boom.exc_info[0] is ValueError and boom.exc_info[2] is not None   # a traceback
+    assert type(runner.invoke(["refuse", "--json"]).exception).__name__ == "Fail"
+    assert isinstance(runner.invoke(["stop", "--json"]).exception, SystemExit)
+    assert runner.invoke(["fine"]).exception is None
+    assert runner.invoke(["nope"]).exception is None   # refused before anything ran
+    assert isinstance(runner.call("boom", {}).exception, ValueError)
+
+
+def test_catch_exceptions_false_lets_a_handler_bug_propagate():
+    runner = Runner(_failing_program(), catch_exceptions=False)
+    with pytest.raises(ValueError, match="the handler broke"):
+        runner.invoke(["boom", "--json"])
+    with pytest.raises(ValueError, match="the handler broke"):
+        runner.call("boom", {})
+    assert runner.invoke(["refuse", "--json"]).exit == 3   # a domain failure is not a bug
+
+
+def test_isolated_filesystem_is_a_fresh_working_folder_removed_after():
+    runner = Runner(_failing_program())
+    before = os.getcwd()
+    with runner.isolated_filesystem() as path:
+        assert os.getcwd() == path and os.listdir(path) == []
+        with open("made.txt", "w") as handle:
+            handle.write("x")
+    assert os.getcwd() == before and not os.path.exists(path)
+
+
+def test_a_runner_takes_a_typed_app():
+    from workbench.typed import App
+    app = App("t")
+
+    @app.command(effects="read_only")
+    def hello(name: str) -> dict:
+        """Say hello"""
+        return {"hello": name}
+
+    runner = Runner(app)
+    assert runner.invoke(["hello", "ada", "--json"]).json["data"] == {"hello": "ada"}
+    assert runner.call("hello", {"name": "bob"}).json["data"] == {"hello": "bob"}
