@@ -4,6 +4,9 @@ and cyclopts.
 `burgee_typed` is the burgee program declared with `workbench.typed` (hints that need no
 `typing` import); `burgee_annotated` is the same with `Annotated[str, Opt(...)]` (the program
 imports `typing` itself). Both build the very Program `burgee` declares as data.
+`burgee_features` is the same `tool` declaring every feature of issue 30 (shared options and
+setup, ranges, paths, dates, UUIDs, a custom type, counts, tuples, prompts...): what a
+program pays for using all of them.
 
 Every case is a fresh interpreter (`python -X frozen_modules=on PROGRAM ARGS`), timed
 from spawn to exit, interleaved round-robin so machine noise hits every case alike, and
@@ -43,8 +46,8 @@ PROGRAMS = HERE / "programs"
 PERFORMANCE_MD = ROOT / "docs" / "performance.md"
 SECTION = "## Cold start"
 
-FRAMEWORKS = ("burgee", "burgee_typed", "burgee_annotated", "argparse", "click", "typer",
-              "cyclopts")
+FRAMEWORKS = ("burgee", "burgee_typed", "burgee_annotated", "burgee_features", "argparse",
+              "click", "typer", "cyclopts")
 TYPED = ("burgee_typed", "burgee_annotated")
 PACKAGES = {"burgee": "workbench", "click": "click", "typer": "typer", "cyclopts": "cyclopts"}
 
@@ -53,11 +56,11 @@ CASES = {
     "--version": {f: ["--version"] for f in FRAMEWORKS},
     "--help": {f: ["--help"] for f in FRAMEWORKS},
     "help --json": {"burgee": ["help", "--json"], "burgee_typed": ["help", "--json"],
-                    "burgee_annotated": ["help", "--json"], "argparse": None, "click": None,
-                    "typer": None, "cyclopts": None},
+                    "burgee_annotated": ["help", "--json"], "burgee_features": ["help", "--json"],
+                    "argparse": None, "click": None, "typer": None, "cyclopts": None},
     "usage error": {f: ["deploy", "--targt", "x"] for f in FRAMEWORKS},
     "status": {f: ["status"] for f in FRAMEWORKS},   # a handler runs, for a person
-    "status --json": {f: ["status", "--json"] if f == "burgee" else None
+    "status --json": {f: ["status", "--json"] if f in ("burgee", "burgee_features") else None
                       for f in FRAMEWORKS},   # its output caught at the fd level
 }
 EXPECTED_EXIT = {"--version": 0, "--help": 0, "help --json": 0, "usage error": 2, "status": 0,

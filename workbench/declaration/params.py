@@ -180,138 +180,15 @@ class _Enum(ValueType):
         return ""
 
 
-class _Text(ValueType):
-    """A string with a shape (a date, a UUID): JSON callers send the string; `convert` makes
-    the object. Its module is imported only when a value is converted."""
+VALUE_TYPES = {"string": _String, "integer": _Integer, "number": _Number,
+               "boolean": _Boolean, "enum": _Enum}
+"""Scalar value types by name; `list` is a parameter whose items have one of these. The
+shaped ones (`date`, `datetime`, `uuid`, `path`) and custom types live in `_types`, imported
+by the first parameter that has one."""
 
-    rich = True
-    format = ""
-    example = ""
-
-    def coerce(self, value):
-        return None
-
-    def json_schema(self):
-        return {"type": "string", "format": self.format}
-
-    def default_problem(self, value):
-        try:
-            if isinstance(value, str):
-                self.convert(value)
-                return ""
-        except ValueError:
-            pass
-        return f"is not {self.words}; write it as a string, e.g. default='{self.example}'"
-
-
-class _Date(_Text):
-    name, words, format, example = "date", "a date (YYYY-MM-DD)", "date", "2024-01-31"
-
-    def convert(self, raw):
-        from datetime import date
-        return date.fromisoformat(raw.strip())
-
-
-class _DateTime(_Text):
-    name, format, example = "datetime", "date-time", "2024-01-31T09:30:00Z"
-    words = "an ISO 8601 date and time (2024-01-31T09:30:00Z; no offset means UTC)"
-
-    def convert(self, raw):
-        from datetime import datetime, timezone
-        value = datetime.fromisoformat(raw.strip())
-        if value.tzinfo is None:   # no offset given: UTC, never the local time of a machine
-            return value.replace(tzinfo=timezone.utc)
-        return value.astimezone(timezone.utc)
-
-
-class _Uuid(_Text):
-    name, words, format, example = "uuid", "a UUID", "uuid", \
-        "123e4567-e89b-12d3-a456-426614174000"
-
-    def convert(self, raw):
-        import uuid
-        return uuid.UUID(raw.strip())
-
-
-class _Path(ValueType):
-    name, words = "path", "a path"
-
-    def convert(self, raw):
-        if not raw or "\x00" in raw:
-            raise ValueError(raw)
-        return raw
-
-    def json_schema(self):
-        return {"type": "string"}
-
-
-class _Custom(ValueType):
-    """A custom value type (the protocol: `convert`, `json_schema`, `describe`) behind the
-    interface every surface reads."""
-
-    rich = True
-    explains = True
-
-    def __init__(self, kind, choices=None):
-        super().__init__(choices)
-        self.kind = kind
-        named = getattr(kind, "name", None)
-        self.name = named if isinstance(named, str) and named else type(kind).__name__.lower()
-
-    @property
-    def words(self) -> str:
-        try:
-            return str(self.kind.describe())
-        except Exception:  # noqa: BLE001 - the author's code: a refusal still reads
-            return self.name
-
-    def convert(self, raw):
-        try:
-            return self.kind.convert(raw)
-        except ValueError:
-            raise
-        except Exception as error:  # noqa: BLE001 - a bug in it is a refusal, never a traceback
-            raise ValueError(f"{type(error).__name__}: {error}") from None
-
-    def json_schema(self):
-        schema = self.kind.json_schema()
-        return dict(schema) if isinstance(schema, dict) else {}
-
-    def suggest(self, raw):
-        suggest = getattr(self.kind, "suggest", None)
-        if not callable(suggest):
-            return None
-        try:
-            value = suggest(raw)
-            self.convert(value)
-        except Exception:  # noqa: BLE001 - the author's code; a suggestion that fails is none
-            return None
-        return value if isinstance(value, str) else None
-
-    def fits(self, value):
-        kind = self.json_schema().get("type")
-        if kind == "string":
-            return isinstance(value, str)
-        if kind == "integer":
-            return isinstance(value, int) and not isinstance(value, bool)
-        if kind == "number":
-            return isinstance(value, (int, float)) and not isinstance(value, bool)
-        if kind == "boolean":
-            return isinstance(value, bool)
-        return isinstance(value, (str, int, float)) and not isinstance(value, bool)
-
-    def coerce(self, value):
-        if self.json_schema().get("type") == "string" and isinstance(value, (int, float)) \
-                and not isinstance(value, bool):
-            return number_token(value)
-        return None
-
-    def default_problem(self, value):
-        try:
-            self.convert(value if isinstance(value, str) else number_token(value))
-        except (ValueError, TypeError):
-            return f"is not {self.words}; give it as the text a caller would type"
-        return ""
+_WITHOUT_CHOICES = {name: factory(None) for name, factory in VALUE_TYPES.items()}
+"""One shared value type per name for parameters without choices (a value type holds
+nothing else), so declaring thousands of options builds none."""
 
 
 def is_value_type(kind) -> bool:
@@ -320,16 +197,8 @@ def is_value_type(kind) -> bool:
     return all(callable(getattr(kind, name, None)) for name in ("convert", "json_schema",
                                                                  "describe"))
 
-
-VALUE_TYPES = {"string": _String, "integer": _Integer, "number": _Number,
-               "boolean": _Boolean, "enum": _Enum, "date": _Date, "datetime": _DateTime,
-               "uuid": _Uuid, "path": _Path}
-"""Scalar value types by name; `list` is a parameter whose items have one of these."""
-
-_WITHOUT_CHOICES = {name: factory(None) for name, factory in VALUE_TYPES.items()}
-"""One shared value type per name for parameters without choices (a value type holds
-nothing else), so declaring thousands of options builds none."""
-
+SHAPED = ("date", "datetime", "uuid", "path")
+"""Types whose values have a shape (`workbench.declaration._types`)."""
 TYPES = ("string", "integer", "number", "boolean", "enum", "list", "date", "datetime", "uuid",
          "path")
 ITEM_TYPES = ("string", "integer", "number", "enum", "date", "datetime", "uuid", "path")
@@ -395,10 +264,18 @@ class Param:
         """The value type of its `type` (of its `items`, for a list); None for no known type."""
         kind = self.items if self.type == "list" else self.type
         if not isinstance(kind, str):
-            return _Custom(kind, self.choices) if is_value_type(kind) else None
+            if not is_value_type(kind):
+                return None
+            from workbench.declaration._types import Custom
+            return Custom(kind, self.choices)
         if self.choices is None:
-            return _WITHOUT_CHOICES.get(kind)
+            found = _WITHOUT_CHOICES.get(kind)
+            if found is not None or kind not in SHAPED:
+                return found
         factory = VALUE_TYPES.get(kind)
+        if factory is None and kind in SHAPED:
+            from workbench.declaration._types import shaped
+            return shaped(kind)
         return factory(self.choices) if factory is not None else None
 
     @property
@@ -433,7 +310,7 @@ class Param:
     def describe(self) -> str:
         """What a value must be, for refusals: `an integer`, `one of: a, b`, `a list of ...`."""
         one = self.value_type.words if self.value_type is not None else str(self.type)
-        if self.type_name == "path" or self.item_name == "path" and self.type == "list":
+        if self.type_name == "path" or (self.item_name == "path" and self.type == "list"):
             one = self.path_words() or one
         limits = self.range_words()
         if limits:

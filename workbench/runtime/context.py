@@ -30,18 +30,6 @@ def is_interactive(environ, stdout_tty: bool, agent: str | None) -> bool:
     return environ.get("FORCE_TTY") == "1" or (stdout_tty and agent is None)
 
 
-def _inserted(tokens: list, more: list) -> list:
-    """`tokens` with `more` added before a `--` (after which flags would be values)."""
-    at = tokens.index("--") if "--" in tokens else len(tokens)
-    return tokens[:at] + more + tokens[at:]
-
-
-def _shown_default(value) -> str:
-    if isinstance(value, (list, tuple)):
-        return " ".join(map(str, value))
-    return str(value)
-
-
 def _real_file(stream) -> bool:
     try:
         stream.fileno()
@@ -189,87 +177,10 @@ class Context:
                       hint=f"add {flag} {metavar}", fix=self.invocation() + [flag, metavar])
 
     def _ask_prompts(self) -> None:
-        """Fill each option declared with `prompt=` that the call did not give: asked when a
-        person can answer (converted and checked like the flag, asked again when refused);
-        else its default, else the `input_required` refusal naming the flag to pass."""
-        from workbench.runtime.parser import Refusal, _fill, convert
-        request = self._request
-        if not self.can_prompt:
-            unanswered = []
-            for key in request.prompts:
-                option = self.command.options[key]
-                if option.default is not None:
-                    request.provenance[key] = {"source": "default"}
-                else:
-                    unanswered.append(option)
-            if not unanswered:
-                return
-            first = unanswered[0]
-            flags = [option.flag for option in unanswered]
-            raise Refusal("input_required", f"{first.prompt_text}: nobody can answer a prompt "
-                          f"here; pass {' and '.join(flags)}",
-                          hint="add " + ", ".join(" ".join([o.flag, *o.value_slots])
-                                                  + (f" (or set {o.env})" if o.env else "")
-                                                  for o in unanswered),
-                          fix=_inserted(self.invocation(), [
-                              token for option in unanswered
-                              for token in [option.flag, *_fill(option)]]))
-        for key in request.prompts:
-            option = self.command.options[key]
-            while True:
-                try:
-                    value = self._ask_option(option, convert)
-                except Refusal as refusal:
-                    self._world.err(f"error: {refusal.message}\n")
-                    continue
-                break
-            request.options[key] = value
-            request.provenance[key] = {"source": "prompt"}
-            if option.sensitive and isinstance(value, str):
-                self._world.redactor.add([value])
-
-    def _ask_option(self, option, convert):
-        """One answer for `option`: [y/N] for a boolean; the default on an empty answer."""
-        text = option.prompt_text
-        default = option.default
-        if option.type == "boolean":
-            shown = "Y/n" if default else "y/N"
-            answer = self._ask(f"{text} [{shown}]: ").strip().lower()
-            if not answer:
-                return bool(default)
-            if answer in ("y", "yes", "true", "1"):
-                return True
-            if answer in ("n", "no", "false", "0"):
-                return False
-            from workbench.runtime.parser import Refusal
-            raise Refusal("invalid_value", f"{answer!r} is not an answer; type y or n")
-        suffix = f" [{_shown_default(default)}]" if default is not None and \
-            not option.sensitive else ""
-        raw = self._ask(f"{text}{suffix}: ", option.hide_input)
-        if not raw:
-            if default is not None:
-                return option.default_value()
-            from workbench.runtime.parser import Refusal
-            raise Refusal("missing_value", "a value is required")
-        if option.nargs > 1 or option.type == "list":
-            parts = raw.split()
-            value = [convert(option, part, option.flag, lambda: []) for part in parts]
-            if option.nargs > 1:
-                if len(value) % option.nargs or not value:
-                    from workbench.runtime.parser import Refusal
-                    raise Refusal("invalid_value", f"{option.flag} takes {option.nargs} values "
-                                  f"separated by spaces")
-                value = [tuple(value[at:at + option.nargs])
-                         for at in range(0, len(value), option.nargs)]
-                value = value if option.type == "list" else value[0]
-        else:
-            value = convert(option, raw, option.flag, lambda: [])
-        if option.confirmation_prompt:
-            again = self._ask("Repeat for confirmation: ", option.hide_input)
-            if again != raw:
-                from workbench.runtime.parser import Refusal
-                raise Refusal("invalid_value", "the two entered values do not match")
-        return value
+        """Fill the options declared with `prompt=` the call did not give
+        (`workbench.runtime._prompts`)."""
+        from workbench.runtime._prompts import ask_prompts
+        ask_prompts(self)
 
     def _ask(self, text: str, secret: bool = False) -> str:
         world = self._world
