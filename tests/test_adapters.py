@@ -442,11 +442,11 @@ def test_a_single_command_program_is_typed_without_a_command_name(tmp_path):
     refused = json.loads(burgee("run", app, "-l", "wide", "x.py", "--json",
                                 tmp_path=tmp_path).stdout)
     fix = refused["error"]["fix"]
-    assert fix == "black-app -l <line-length> x.py --json"
-    words = fix.replace("<line-length>", "100").split()
+    assert fix == "black-app -l 88 x.py --json"   # its default: what leaving it out gives
+    words = fix.split()
     assert words[0] == program.name   # runnable as printed, after the program's name
     done = burgee("run", app, *words[1:], tmp_path=tmp_path)
-    assert done.returncode == 0 and json.loads(done.stdout)["data"] == "reformatted x.py at 100"
+    assert done.returncode == 0 and json.loads(done.stdout)["data"] == "reformatted x.py at 88"
 
 
 def original(app, *args, tmp_path):

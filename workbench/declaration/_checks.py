@@ -14,7 +14,7 @@ from workbench.declaration.exits import EXIT_CODES
 from workbench.declaration.model import (
     EFFECT_MEANINGS, EFFECTS, MAX_TOOL_NAME, Argument, Command, DefinitionError, Group, Option,
 )
-from workbench.declaration.params import ITEM_TYPES, PATH_KINDS, RANGED, TYPES, is_value_type
+from workbench.declaration.params import ITEM_TYPES, TYPES, is_value_type
 
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
@@ -192,13 +192,9 @@ def check_program(program) -> None:
     if not program.commands:
         raise DefinitionError(
             f"program '{name}' has no commands; pass commands=[Command(...), ...]")
-    _check_shared(f"program '{name}'", program, "Program")
-    if program.env_prefix is not None and (
-            not isinstance(program.env_prefix, str) or not program.env_prefix
-            or not set(program.env_prefix) <= _ENV_CHARS):
-        raise DefinitionError(f"program '{name}': env_prefix={program.env_prefix!r} must be "
-                              f"the start of environment variable names, e.g. "
-                              f"env_prefix='{_suggest_name(name).upper().replace('-', '_')}_'")
+    if program.options or program.setup is not None or program.env_prefix is not None:
+        from workbench.declaration._param_checks import check_program_settings
+        check_program_settings(program)
     _check_children(program, program, top=True)
     tools: dict[str, object] = {}
     for command in program.walk():
@@ -257,25 +253,10 @@ def _check_children(program, node, top: bool) -> None:
                 raise DefinitionError(
                     f"{_where(child)} has no commands; add commands=[Command(...)] "
                     f"or remove the group")
-            _check_shared(_where(child), child, "Group")
+            if child.options or child.setup is not None:
+                from workbench.declaration._param_checks import check_shared
+                check_shared(_where(child), child, "Group")
             _check_children(program, child, top=False)
-
-
-_ENV_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
-
-
-def _check_shared(where: str, node, kind: str) -> None:
-    """The options a program or group declares for every command under it, and its setup."""
-    setup = getattr(node, "setup", None)
-    if setup is not None and not callable(setup):
-        raise DefinitionError(f"{where}: setup= must be a function taking ctx, got "
-                              f"{type(setup).__name__}")
-    options = node.options
-    if not isinstance(options, dict):
-        raise DefinitionError(f"{where}: options= must map keys to Option(...), e.g. "
-                              f"{kind}(..., options={{'verbose': Option(type='boolean')}})")
-    for key, option in options.items():
-        _check_option(where, key, option)
 
 
 def _check_name(node, name, where: str, kind: str | None = None) -> None:
@@ -365,7 +346,9 @@ def _check_options(where: str, command) -> None:
     for key, option in command.options.items():
         if key not in shared:
             _check_option(where, key, option)
-        _check_relations(where, command, key, option)
+        if option.requires or option.conflicts:
+            from workbench.declaration._param_checks import check_relations
+            check_relations(where, command, key, option)
         at = f"{where}: option '{key}' ({option.flag})"
         for name in option.spellings:
             if name in GLOBAL_SPELLINGS:
@@ -382,28 +365,6 @@ def _check_options(where: str, command) -> None:
                     f"{at}: short '{name}' is also used by {other.flag}{mine}; give one "
                     f"of them another letter")
             flags[name] = option
-
-
-def _check_relations(where: str, command, key: str, option) -> None:
-    """`requires` and `conflicts` name other inputs of the command."""
-    inputs = list(command.options) + [argument.key for argument in command.arguments
-                                      if isinstance(argument, Argument)]
-    for attr in ("requires", "conflicts"):
-        names = getattr(option, attr)
-        if not isinstance(names, tuple) or not all(isinstance(n, str) for n in names):
-            raise DefinitionError(f"{where}: option '{key}': {attr}= must list keys of other "
-                                  f"inputs, e.g. {attr}=['other_option']")
-        for name in names:
-            if name == key:
-                raise DefinitionError(f"{where}: option '{key}' {attr} itself; drop '{name}' "
-                                      f"from {attr}=")
-            if name not in inputs:
-                from workbench._text import nearest
-                close = nearest(name, inputs, n=1)
-                raise DefinitionError(
-                    f"{where}: option '{key}' {attr} '{name}', which is not an input of the "
-                    f"command; " + (f"did you mean '{close[0]}'?" if close else
-                                    f"name one of: {', '.join(inputs) or 'none'}"))
 
 
 def _check_option(where: str, key, option) -> None:
@@ -453,46 +414,9 @@ def _check_option(where: str, key, option) -> None:
                 f"{at}: short '-{short}' is reserved ("
                 f"{', '.join('-' + s for s in RESERVED_SHORTS)} is built in); pick another "
                 f"letter")
-    _check_option_features(at, option)
-
-
-def _check_option_features(at: str, option) -> None:
-    """count, nargs, off, hidden, prompts: what each needs and what it cannot combine with."""
-    if option.count:
-        if option.type != "integer":
-            raise DefinitionError(f"{at}: count=True counts uses of a flag, an integer; drop "
-                                  f"type={option.type!r}")
-        if option.required or option.nargs != 1:
-            raise DefinitionError(f"{at}: count=True cannot be required or take nargs; drop "
-                                  f"{'required=True' if option.required else 'nargs='}")
-    nargs = option.nargs
-    if not isinstance(nargs, int) or isinstance(nargs, bool) or nargs < 1:
-        raise DefinitionError(f"{at}: nargs={nargs!r} must be a whole number of values, "
-                              f"e.g. nargs=2 for --point X Y")
-    if nargs > 1 and option.type == "boolean":
-        raise DefinitionError(f"{at}: a boolean flag takes no values; drop nargs= or use "
-                              f"type='string'")
-    if option.off is not None:
-        word = option.off.lstrip("-") if isinstance(option.off, str) else ""
-        if option.type != "boolean" or not word or not set(word) <= _NAME_CHARS \
-                or not option.off.startswith("--") or word[0] == "-":
-            raise DefinitionError(f"{at}: off= names a boolean's off switch as a long flag, "
-                                  f"e.g. off='--deep' for --shallow")
-        if not option.negatable:
-            raise DefinitionError(f"{at}: off={option.off!r} is an off switch; drop "
-                                  f"negatable=False")
-    if not isinstance(option.hidden, bool):
-        raise DefinitionError(f"{at}: hidden= must be True or False")
-    prompt = option.prompt
-    if prompt is not None and (prompt is not True and (not isinstance(prompt, str)
-                                                       or not prompt.strip())):
-        raise DefinitionError(f"{at}: prompt= is the question to ask, e.g. prompt='Your name', "
-                              f"or True to ask for the key in words")
-    if prompt is not None and option.count:
-        raise DefinitionError(f"{at}: a count cannot be asked for; drop prompt=")
-    if (option.confirmation_prompt or option.hide_input) and prompt is None:
-        raise DefinitionError(f"{at}: confirmation_prompt= and hide_input= shape a prompt; add "
-                              f"prompt='...' or drop them")
+    if option.__dict__:   # a count, a tuple, an off switch, a prompt...: checked with them
+        from workbench.declaration._param_checks import check_option_features
+        check_option_features(at, option)
 
 
 def _check_type(at: str, item, kind: str) -> None:
@@ -505,7 +429,9 @@ def _check_type(at: str, item, kind: str) -> None:
         raise DefinitionError(
             f"{at}: items={item.items!r} is not a list item type; use one of: "
             f"{', '.join(ITEM_TYPES)}, or a value type")
-    _check_limits(at, item)
+    if item.__dict__:   # min, max, the path checks
+        from workbench.declaration._param_checks import check_limits
+        check_limits(at, item)
     wants_choices = item.type == "enum" or (item.type == "list" and item.items == "enum")
     if wants_choices and not choices:
         raise DefinitionError(
@@ -525,30 +451,6 @@ def _check_type(at: str, item, kind: str) -> None:
             and item.check(item.default):
         raise DefinitionError(f"{at}: default {item.default!r} {item.check(item.default)} "
                               f"({item.range_words()}); change the default or the limits")
-
-
-def _check_limits(at: str, item) -> None:
-    """`min`/`max` on numbers only, in order; the path checks on paths only."""
-    base = item.items if item.type == "list" else item.type
-    for attr in ("min", "max"):
-        value = getattr(item, attr)
-        if value is None:
-            continue
-        if base not in RANGED:
-            raise DefinitionError(f"{at}: {attr}= limits an integer or a number; drop {attr}= "
-                                  f"or use type='integer'")
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or value != value:
-            raise DefinitionError(f"{at}: {attr}={value!r} must be a number, e.g. {attr}=1")
-    if item.min is not None and item.max is not None and item.min > item.max:
-        raise DefinitionError(f"{at}: min={item.min!r} is above max={item.max!r}; swap them")
-    if item.kind is not None and item.kind not in PATH_KINDS:
-        raise DefinitionError(f"{at}: kind={item.kind!r} must be 'file' or 'dir'")
-    for attr in ("exists", "kind", "readable", "writable"):
-        if getattr(item, attr) and base != "path":
-            raise DefinitionError(f"{at}: {attr}= checks a path; use type='path' or drop "
-                                  f"{attr}=")
-        if attr != "kind" and not isinstance(getattr(item, attr), bool):
-            raise DefinitionError(f"{at}: {attr}= must be True or False")
 
 
 # -- arguments -----------------------------------------------------------------------------

@@ -4,7 +4,8 @@ Imported only by a call that has an option to ask for (`Context._ask_prompts`)."
 
 from __future__ import annotations
 
-from workbench.runtime.parser import Refusal, _fill, convert
+from workbench.runtime._rules import fill as _fill
+from workbench.runtime.parser import Refusal, convert
 
 
 def ask_prompts(ctx) -> None:

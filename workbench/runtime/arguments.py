@@ -228,7 +228,7 @@ def _check_value_one(item, kind, value):
         return None
     if item.min is not None or item.max is not None:
         return "out_of_range", item.clamped(value)
-    from workbench.runtime.parser import _nearest_path
+    from workbench.runtime._rules import nearest_path as _nearest_path
     return ("path_not_found" if problem == "does not exist" else "invalid_path",
             _nearest_path(item, value))
 
@@ -329,7 +329,7 @@ def _relations(command, inputs, arguments, fixed) -> list:
     """`requires` and `conflicts` between the properties sent (an input an environment
     variable may supply is left to the command line's own check). The fix adds what is
     required (a concrete value where one is known) or leaves out the later conflicting one."""
-    from workbench.runtime.parser import _fill
+    from workbench.runtime._rules import fill as _fill
     problems = []
     label = " ".join(command.path)
     for key, value in arguments.items():
@@ -360,8 +360,13 @@ def _relations(command, inputs, arguments, fixed) -> list:
 
 def _typed(item, token: str):
     """A fix's command-line token as the JSON value of `item` (`"3"` -> 3 for an integer)."""
-    if item.value_type is None or item.value_type.rich:
-        return token   # a date, a UUID, a custom type: JSON callers send the text
+    if item.value_type is None or item.value_type.rich:   # a date, a UUID, a custom type:
+        kind = item.value_type.json_schema().get("type") if item.value_type else None
+        try:   # the JSON its schema asks for, from the text the command line would take
+            return int(token) if kind == "integer" else float(token) if kind == "number" \
+                else token
+        except ValueError:
+            return token
     try:
         value = item.convert(token)
     except ValueError:
