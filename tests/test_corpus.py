@@ -26,22 +26,22 @@ BIN = Path(sys.executable).parent
 FLASK_APP = "from flask import Flask\n\napp = Flask(__name__)\n\n\n@app.route('/hi')\ndef hi():\n" \
             "    return 'hi'\n"
 
-# program: (wrapper, the original's argv, a harmless call, [(bad call, placeholder, value)])
+# program: (wrapper, the original's argv, a harmless call, [(bad call, placeholder, value)]);
+# a wrong value of an option with a default is fixed to the default: no placeholder to fill
 PROGRAMS = {
     "sqlite-utils": ("sqlite_utils_cli", [str(BIN / "sqlite-utils")],
                      ["tables", "data.db", "--counts"],
                      (["rows", "data.db", "dogs", "--limit", "many"], "<limit>", "1")),
     "black": ("black_cli", [str(BIN / "black")], ["--code", "x  =  [1,2]"],
-              (["--code", "x=1", "--line-length", "wide"], "<line-length>", "40")),
+              (["--code", "x=1", "--line-length", "wide"], None, None)),   # fixed to 88
     "http": ("httpie_cli", [str(BIN / "http")],
              ["--ignore-stdin", "--offline", "--print=H", "example.org/get", "a==1"],
-             (["--ignore-stdin", "--offline", "--timeout", "soon", "example.org"], "<timeout>",
-              "5")),
+             (["--ignore-stdin", "--offline", "--timeout", "soon", "example.org"], None, None)),
     "flask": ("flask_cli", [str(BIN / "flask")], ["routes"],
               (["routes", "--sort", "size"], None, None)),   # the fix names a choice
     "python-m-json-tool": ("json_tool_cli", [sys.executable, "-m", "json.tool"],
                            ["--sort-keys", "in.json"],
-                           (["--indent", "wide", "in.json"], "<indent>", "2")),
+                           (["--indent", "wide", "in.json"], None, None)),   # its default
 }
 
 
@@ -83,12 +83,13 @@ def burgee(name, *args, place):
 
 
 def _click_counts(group, token, ctx_class=None):
-    """{command path: number of parameters} from a Click tree as its own help lists it."""
+    """{command path: number of parameters} from a Click tree: its own and its groups' options
+    (hidden ones too: the model parses them), as a command takes them."""
     import click
     out = {}
 
     def visit(node, path, inherited):
-        own = [p for p in node.params if p.expose_value and not getattr(p, "hidden", False)]
+        own = [p for p in node.params if p.expose_value]
         if isinstance(node, click.Group):
             ctx = node.context_class(node, info_name=path[-1] if path else token,
                                      resilient_parsing=True)
@@ -105,7 +106,7 @@ def _click_counts(group, token, ctx_class=None):
 
 def _argparse_count(parser) -> int:
     import argparse
-    return len([a for a in parser._actions if a.help != argparse.SUPPRESS and not isinstance(
+    return len([a for a in parser._actions if not isinstance(
         a, (argparse._HelpAction, argparse._VersionAction))])
 
 
@@ -116,8 +117,8 @@ def test_the_adapted_tree_has_the_originals_commands_and_parameters(name, place,
     wrapper = CORPUS / f"{PROGRAMS[name][0]}.py"
     program = load_program(str(wrapper))
     assert program.name == name
-    ours = {(() if program.single else c.path): len(c.declared_options) + len(c.arguments)
-            for c in program.walk()}
+    ours = {(() if program.single else c.path): len(c.declared_options) + len(c.shared_keys)
+            + len(c.arguments) for c in program.walk()}
     from workbench.loader import exec_file
     module = exec_file(str(wrapper), "__corpus_original__")
     original = getattr(module, "parser", None)
