@@ -45,6 +45,38 @@ class Result:
         return f"Result(exit={self.exit}, stdout={self.stdout!r}, stderr={self.stderr!r})"
 
 
+def run_in_pty(argv, env, answers=None, timeout=30):
+    """Run `python ARGV...` on a real pseudo-terminal, typing each answer of `answers`
+    ({prompt text: answer}) once that prompt shows; (exit code, everything it wrote)."""
+    import pty
+    import select
+    import time
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execve(sys.executable, [sys.executable, *map(str, argv)], env)
+    output, seen, pending = b"", 0, dict(answers or {})
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if not ready:
+            continue
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        output += chunk
+        for prompt in list(pending):
+            at = output.find(prompt.encode(), seen)
+            if at != -1:
+                os.write(fd, pending.pop(prompt).encode() + b"\n")
+                seen = at + len(prompt)
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    return os.waitstatus_to_exitcode(status), output.decode(errors="replace")
+
+
 def run_program(path, *args, env=None, input=None, timeout=60) -> Result:
     """Run `python PATH ARGS...` with stdin closed unless `input` is given."""
     completed = subprocess.run(

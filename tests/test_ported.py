@@ -13,16 +13,11 @@ command's name here (issue 30), and a version line reads `name version`.
 from __future__ import annotations
 
 import importlib.util
-import os
-import pty
 import runpy
-import select
-import sys
-import time
 
 import pytest
 
-from conftest import ROOT, SAMPLES, clean_env, run_program
+from conftest import ROOT, SAMPLES, clean_env, run_in_pty, run_program
 from workbench.testing import Runner
 
 ORIGINALS = ROOT / "tests" / "originals"
@@ -204,40 +199,13 @@ def test_every_documented_refusal_of_the_port_carries_a_fix_that_runs():
             assert again.exit == 0, (name, argv, fix, again.stdout, again.stderr)
 
 
-def _in_pty(argv, answers: dict, timeout=30):
-    """Run a program on a real pseudo-terminal, typing each answer when its prompt shows."""
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.execve(sys.executable, [sys.executable, *argv], clean_env())
-    output, pending = b"", dict(answers)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([fd], [], [], 0.2)
-        if not ready:
-            continue
-        try:
-            chunk = os.read(fd, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        output += chunk
-        for prompt in list(pending):
-            if prompt.encode() in output:
-                os.write(fd, pending.pop(prompt).encode() + b"\n")
-                output = output.replace(prompt.encode(), b"", 1)
-    _, status = os.waitpid(pid, 0)
-    os.close(fd)
-    return os.waitstatus_to_exitcode(status), output.decode(errors="replace")
-
-
 def test_a_person_at_a_real_terminal_answers_the_port_s_prompts():
-    code, output = _in_pty([str(PORTED / "repo.py"), "setuser"],
+    code, output = run_in_pty([PORTED / "repo.py", "setuser"], clean_env(),
                            {"Username:": "ann", "E-Mail:": "ann@example.org",
                             "Password:": "secret", "Repeat for confirmation:": "secret"})
     assert code == 0 and "Changed credentials." in output
     assert "secret" not in output   # hidden input is not echoed
-    code, output = _in_pty([str(PORTED / "users.py"), "delete", "Camila"],
+    code, output = run_in_pty([PORTED / "users.py", "delete", "Camila"], clean_env(),
                            {"[y/N]": "y"})
     assert code == 0 and "Deleting user: Camila" in output
 

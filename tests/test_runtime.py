@@ -7,9 +7,6 @@ subprocess.
 """
 
 import json
-import os
-import pty
-import select
 import signal
 import subprocess
 import sys
@@ -17,7 +14,7 @@ import time
 
 import pytest
 
-from conftest import PROGRAMS, SAMPLES, clean_env, run_program
+from conftest import PROGRAMS, SAMPLES, clean_env, run_in_pty, run_program
 from workbench.loader import load_program
 from workbench.testing import Runner
 
@@ -213,30 +210,9 @@ def test_no_agent_when_nothing_is_set(deploy):
     assert deploy.invoke(["deploy", "-t", "staging", "-y", "--json"]).json["data"]["agent"] is None
 
 
-def _run_in_pty(argv, env, answer=None, timeout=30):
+def _run_in_pty(argv, env, answer=None):
     """Run argv on a real pseudo-terminal; type `answer` when asked; return (exit, output)."""
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.execve(sys.executable, [sys.executable, *argv], env)
-    output = b""
-    deadline = time.monotonic() + timeout
-    answered = False
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([fd], [], [], 0.2)
-        if ready:
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            output += chunk
-            if answer is not None and not answered and b"[y/N]" in output:
-                os.write(fd, answer.encode() + b"\n")
-                answered = True
-    _, status = os.waitpid(pid, 0)
-    os.close(fd)
-    return os.waitstatus_to_exitcode(status), output.decode(errors="replace")
+    return run_in_pty(argv, env, {"[y/N]": answer} if answer is not None else None)
 
 
 def test_a_person_at_a_terminal_is_asked_and_answers():

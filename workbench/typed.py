@@ -325,26 +325,36 @@ def _callback(function) -> tuple:
     if code is None or code.co_flags & 0x0C:
         raise DefinitionError(f"{where}: @callback decorates a plain function (def ...) whose "
                               f"parameters are options")
+    options, arguments, inputs, context, _ = _read_inputs(function, code, where)
+    if arguments:
+        raise DefinitionError(f"{where}: parameter {arguments[0].key!r} of a callback would be "
+                              f"an argument; a callback takes options only: give it a "
+                              f"default, or mark it Opt(...)")
+    return options, _caller(function, inputs, context, False), _docstring(function.__doc__)[0]
+
+
+def _read_inputs(function, code, where) -> tuple:
+    """(options, arguments, [(name, positional, convert)], the ctx parameter or None, hints)
+    of a function's parameters."""
     names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
     defaults = _defaults(function, code, names)
     hints = _hints(function, where)
-    summary, described = _docstring(function.__doc__)
-    options, inputs, context = {}, [], None
+    described = _docstring(function.__doc__)[1]
+    option_map, arguments, inputs, context = {}, [], [], None
     for name in names:
         if _is_context(name, hints.get(name)):
             context = name
             continue
         if name not in hints:
             raise DefinitionError(f"{where}: parameter {name!r} has no type hint; annotate it, "
-                                  f"e.g. `{name}: bool = False`")
+                                  f"e.g. `{name}: str`, so burgee knows its type")
         param, convert, positional = _param(name, hints[name], defaults, described, where)
         if positional:
-            raise DefinitionError(f"{where}: parameter {name!r} of a callback would be an "
-                                  f"argument; a callback takes options only: give it a "
-                                  f"default, or mark it Opt(...)")
-        options[name] = param
-        inputs.append((name, False, convert))
-    return options, _caller(function, inputs, context, False), summary
+            arguments.append(param)
+        else:
+            option_map[name] = param
+        inputs.append((name, positional, convert))
+    return option_map, arguments, inputs, context, hints
 
 
 def _where(function) -> str:
@@ -368,25 +378,9 @@ def _command(function, options: dict) -> Command:
     if code.co_posonlyargcount:
         raise DefinitionError(f"{where} has positional-only parameters (before '/'); drop "
                               f"the '/' so inputs can be passed by name")
-    names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
-    defaults = _defaults(function, code, names)
-    hints = _hints(function, where)
-    summary, described = _docstring(function.__doc__)
+    option_map, arguments, inputs, context, hints = _read_inputs(function, code, where)
+    summary = _docstring(function.__doc__)[0]
     body = _body(function.__doc__)
-    option_map, arguments, inputs, context = {}, [], [], None
-    for name in names:
-        if _is_context(name, hints.get(name)):
-            context = name
-            continue
-        if name not in hints:
-            raise DefinitionError(f"{where}: parameter {name!r} has no type hint; annotate it, "
-                                  f"e.g. `{name}: str`, so burgee knows its type")
-        param, convert, positional = _param(name, hints[name], defaults, described, where)
-        if positional:
-            arguments.append(param)
-        else:
-            option_map[name] = param
-        inputs.append((name, positional, convert))
     returned = hints.get("return")
     output, plain = options["output"], False
     if output is None and returned is not None:

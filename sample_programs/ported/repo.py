@@ -18,24 +18,24 @@ from workbench import Argument, Command, Fail, Option, Program, run
 
 
 class Repo:
-    def __init__(self, home):
-        self.home = home
-        self.config = {}
-        self.verbose = False
+    """The repository every command works on: where it lives, and its settings (each one
+    said on stderr as it is set, in verbose mode)."""
 
-    def set_config(self, key, value):
+    def __init__(self, home, verbose=False, settings=()):
+        self.home, self.verbose, self.config = home, verbose, {}
+        for key, value in settings:
+            self.configure(key, value)
+
+    def configure(self, key, value):
         self.config[key] = value
         if self.verbose:
-            print(f"  config[{key}] = {value}", file=sys.stderr)
+            sys.stderr.write(f"  config[{key}] = {value}\n")
 
 
 def open_repo(ctx):
     """Every command works on the repository `--repo-home` names, with `--config` applied."""
-    repo = Repo(os.path.abspath(ctx.options.repo_home))
-    repo.verbose = ctx.options.verbose
-    for key, value in ctx.options.config:
-        repo.set_config(key, value)
-    ctx.obj = repo
+    ctx.obj = Repo(os.path.abspath(ctx.options.repo_home), ctx.options.verbose,
+                   ctx.options.config)
 
 
 def clone(ctx):
@@ -61,10 +61,9 @@ def delete(ctx):
 
 
 def setuser(ctx):
-    repo = ctx.obj
-    repo.set_config("username", ctx.options.username)
-    repo.set_config("email", ctx.options.email)
-    repo.set_config("password", "*" * len(ctx.options.password))
+    for key in ("username", "email"):
+        ctx.obj.configure(key, ctx.options[key])
+    ctx.obj.configure("password", "*" * len(ctx.options.password))
     return {"username": ctx.options.username, "email": ctx.options.email}
 
 

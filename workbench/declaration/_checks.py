@@ -395,10 +395,7 @@ def _check_option(where: str, key, option) -> None:
         raise DefinitionError(
             f"{at} is a boolean and required; a flag is either passed or not — drop "
             f"required=True, or use type='enum' with choices")
-    if option.env is not None and (not isinstance(option.env, str) or not option.env
-                                   or "=" in option.env or " " in option.env):
-        raise DefinitionError(f"{at}: env= must be an environment variable name, "
-                              f"e.g. env='{key.upper()}'")
+    _check_env(at, option, key)
     if option.placeholder is not None and not isinstance(option.placeholder, str):
         raise DefinitionError(f"{at}: placeholder= must be a string, e.g. '<{key}>'")
     if len(option.alias_flags) != len(option.aliases):
@@ -417,6 +414,14 @@ def _check_option(where: str, key, option) -> None:
     if option.__dict__:   # a count, a tuple, an off switch, a prompt...: checked with them
         from workbench.declaration._param_checks import check_option_features
         check_option_features(at, option)
+
+
+def _check_env(at: str, item, key: str) -> None:
+    """`env=` of an option or argument names an environment variable."""
+    env = item.env
+    if env is not None and (not isinstance(env, str) or not env or "=" in env or " " in env):
+        raise DefinitionError(f"{at}: env= must be an environment variable name, "
+                              f"e.g. env='{key.upper()}'")
 
 
 def _check_type(at: str, item, kind: str) -> None:
@@ -483,10 +488,7 @@ def _check_arguments(where: str, command) -> None:
                 f"{at} is variadic and a list; variadic already collects a list — give the "
                 f"item type instead, e.g. Argument('{name}', type='{argument.items}', "
                 f"variadic=True)")
-        if argument.env is not None and (not isinstance(argument.env, str) or not argument.env
-                                         or "=" in argument.env or " " in argument.env):
-            raise DefinitionError(f"{at}: env= must be an environment variable name, "
-                                  f"e.g. env='{argument.key.upper()}'")
+        _check_env(at, argument, argument.key)
         if argument.variadic and variadic_seen is not None:
             raise DefinitionError(
                 f"{at} is variadic, and so is <{variadic_seen}>; only one argument may take "

@@ -30,10 +30,7 @@ def open_repo(ctx,
                   "Overrides a config key/value pair.", placeholder="KEY VALUE")] = [],
               verbose: Annotated[bool, Opt("Enables verbose mode.", short="v")] = False):
     """Every command works on the repository `--repo-home` names, with `--config` applied."""
-    ctx.obj = Repo(os.path.abspath(repo_home))
-    ctx.obj.verbose = verbose
-    for key, value in config:
-        ctx.obj.set_config(key, value)
+    ctx.obj = Repo(os.path.abspath(repo_home), verbose, config)
 
 
 @app.command(effects="non_idempotent", text=cloned,
@@ -80,9 +77,9 @@ def setuser(ctx,
 
     This will override the current user config.
     """
-    ctx.obj.set_config("username", username)
-    ctx.obj.set_config("email", email)
-    ctx.obj.set_config("password", "*" * len(password))
+    ctx.obj.configure("username", username)
+    ctx.obj.configure("email", email)
+    ctx.obj.configure("password", "*" * len(password))
     return {"username": username, "email": email}
 
 
