@@ -887,6 +887,7 @@ def _click_features():
 
 
 def test_click_features_map_onto_the_model(tmp_path, monkeypatch):
+    from workbench.testing import Runner
     monkeypatch.chdir(tmp_path)
     (tmp_path / "a.txt").write_text("a")
     program = adapt(_click_features(), name="tool")
@@ -904,6 +905,9 @@ def test_click_features_map_onto_the_model(tmp_path, monkeypatch):
                           "--deep", "--secret", "s", "--level", "3", "--json"])
     assert done.envelope["data"] == ("('.', 2) ['a.txt'] out 2024-01-02 00:00:00 "
                                      "123e4567-e89b-12d3-a456-426614174000 (1.0, 2.0) False s 3")
+    assert program.options["verbose"].max == 1000   # rebuilt as that many flags: bounded
+    huge = Runner(program).call("copy", {"src": ["a.txt"], "dst": "out", "verbose": 10 ** 9})
+    assert huge.json["error"]["code"] == "out_of_range"
     missing = call(program, ["copy", "b.txt", "out", "--json"]).envelope["error"]
     assert (missing["code"], missing["fix"]) == ("path_not_found", "tool copy a.txt out --json")
     assert call(program, ["copy", "a.txt", "--json"], environ={"DEST": "d"}).exit == 0

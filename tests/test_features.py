@@ -84,6 +84,17 @@ def test_a_group_option_before_its_group_is_moved_after_it_by_the_fix(kit):
     assert ok(follow(runner, error))["queue"] == "night"
 
 
+def test_options_before_no_command_are_refused_with_where_the_command_goes(kit, files):
+    runner = Runner(kit)
+    error = refused(runner.invoke(["--store", "out", "--json"]), "missing_command")
+    assert error["fix"] == "kit <command> --store out --json" and "jobs" in error["hint"]
+    error = refused(runner.invoke(["jobs", "--queue", "--json"]), "missing_value")
+    assert error["fix"] == "kit jobs <command> --queue <queue> --json"
+    filled = error["fix"].replace("<command>", "show x").replace("<queue>", "night")
+    assert ok(runner.invoke(filled))["queue"] == "night"
+    assert runner.invoke(["--store", "out", "--help"]).exit == 0   # help still answers
+
+
 def test_a_shared_option_is_one_mcp_property_of_each_tool_and_listed_once_elsewhere(kit):
     from workbench.surfaces.cards import card, help_document
     from workbench.surfaces.help import render_help

@@ -92,6 +92,7 @@ CASES = {
         ("click_repo", ["copy", "--force", "a.txt", "backup/"], None, None),
         ("click_repo", ["copy", "backup/"], None, None),
         ("click_repo", ["clone"], None, None),
+        ("click_repo", ["--repo-home", "/tmp/r"], None, None),
         ("click_repo", ["clone", "--rev"], None, None),
         ("click_repo", ["--config", "key", "clone", "src"], None, None),
         ("click_repo", ["--help"], None, "help"),

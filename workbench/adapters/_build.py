@@ -341,9 +341,16 @@ def _option_for(inp, shorts: set):
     more = dict(inp.more)
     if more.get("prompt") is not None:
         required = False   # asked for, or refused as input_required when nobody can answer
+    if more.get("count") and more.get("max") is None:
+        more["max"] = COUNT_LIMIT   # the runner spells a count as that many flags
     return Option(type=kind, description=first_paragraph(inp.description),
                   required=required, default=default, choices=choices, env=env,
                   short=short, sensitive=bool(inp.sensitive), items=items, **more)
+
+
+COUNT_LIMIT = 1000
+"""The most uses of an original's counted flag (`-v` × N is rebuilt as N flags): a larger
+count over MCP would exhaust memory before the original ran, so it is the model's `max`."""
 
 
 def _nodes(spec, items, prefix, effects, used, top, examples, shared):

@@ -46,6 +46,41 @@ def shared_width(node, argv, i) -> int:
     return min(1 + option.nargs, len(argv) - i)
 
 
+def refuse_no_command(program, node, words, leading) -> None:
+    """`tool --store x` names no command: refused (exit 2) as Click and Typer do, the fix
+    naming where the command goes; a last option still without its value says so first."""
+    waiting = _waiting(_shared_table(node), leading)
+    if waiting is not None:
+        raise Refusal("missing_value", f"{waiting.flag} needs a value ({_describe(waiting)})",
+                      hint=f"write {waiting.flag} {' '.join(waiting.value_slots)}, then a "
+                           f"command", fix=words + ["<command>"] + leading
+                      + waiting.value_slots[len(leading) - _last_flag(leading) - 1:])
+    names = [child.name for child in node.commands if not child.hidden]
+    where = " ".join([program.name, *words])
+    raise Refusal("missing_command", f"'{where}' needs a command after its options",
+                  hint="commands: " + ", ".join(names), fix=words + ["<command>"] + leading)
+
+
+def _last_flag(leading) -> int:
+    return max(at for at, token in enumerate(leading) if token.startswith("-"))
+
+
+def _waiting(table, leading):
+    """The shared option at the end of `leading` still short of its value(s), or None."""
+    at = 0
+    while at < len(leading):
+        token = leading[at]
+        option = table.get(token.partition("=")[0] if token.startswith("--") else token)
+        at += 1
+        if option is None or option.flag_only or "=" in token or (
+                len(token) > 2 and not token.startswith("--")):
+            continue
+        if at + option.nargs > len(leading):
+            return option
+        at += option.nargs
+    return None
+
+
 def count(option, values, where, flag, eq, inline, tokens, i) -> None:
     """`-v` adds one; `--verbose=3` says how many (what an MCP call sends)."""
     key = option.key
@@ -144,12 +179,16 @@ def refuse_check(param, raw, value, problem, label, fix_tokens):
     raise Refusal(code, message, hint=hint, fix=fix)
 
 
+_NEAREST_AMONG = 5000
+"""Entries of a folder a path fix compares by name, at most (a huge folder stays quick)."""
+
+
 def nearest_path(param, raw: str) -> str | None:
     """The entry beside `raw` with the nearest name that passes the path checks, or None."""
     import os
     folder, name = os.path.split(raw)
     try:
-        entries = sorted(os.listdir(folder or "."))
+        entries = sorted(os.listdir(folder or "."))[:_NEAREST_AMONG]
     except OSError:
         return None
     fitting = [entry for entry in entries if not param.check(os.path.join(folder, entry))]

@@ -168,6 +168,9 @@ def parse(program, argv, environ, *, placeholders: bool = False) -> Request:
         if i < len(argv) and argv[i] != "--" and not (flags["help"] or flags["schema"]):
             _refuse_options_before_command(program, node, request.path, argv[i:], environ,
                                            version=flags["version"])
+        if leading and not (flags["help"] or flags["schema"] or flags["version"]):
+            from workbench.runtime._rules import refuse_no_command
+            refuse_no_command(program, node, words, leading)
         return request
     request.command = node
     if flags["help"] or flags["schema"] or node.run is None and node.adapter is None:
