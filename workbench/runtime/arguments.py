@@ -168,11 +168,14 @@ def _shown(item, value) -> str:
     return f"{_kind_of(value)} {text}"
 
 
-def _slot(item) -> str:
-    """What stands in for a value the caller must supply (never a real secret)."""
+def _slot(item):
+    """What stands in for a value the caller must supply (never a real secret): its slot, one
+    per value of a tuple (`["<x>", "<y>"]`), in a list for a list of them."""
     env = getattr(item, "env", None)
     if getattr(item, "sensitive", False) and env:
         return "$" + env
+    if item.nargs > 1:
+        return [item.value_slots] if item.type == "list" else list(item.value_slots)
     return item.metavar.replace("...", "")
 
 
