@@ -202,12 +202,14 @@ def test_our_own_refusals_escape_control_characters(notes_env):
 def test_a_misplaced_secret_is_never_echoed(tmp_path, argv, json):
     path = tmp_path / "login.py"
     path.write_text(LOGIN)
-    result = run_program(path, *argv, *(["--json"] if json else []))
+    result = run_program(path, argv[0], *(["--json"] if json else []), *argv[1:])
     assert result.exit == 2
     assert "SECRET-VALUE-1" not in result.stdout + result.stderr, result
-    fix = (result.json["error"] if json else None) or {}
     if json:
-        assert run_program(path, *shlex.split(fix["fix"])[1:]).exit == 0
+        fix = result.json["error"]["fix"]
+        assert fix in ("tool login --json", "tool login --token <token> --json")
+        filled = fix.replace("<token>", "SECRET-VALUE-1")
+        assert run_program(path, *shlex.split(filled)[1:]).exit == 0
 
 
 # -- MCP "-" is a literal ----------------------------------------------------------------------

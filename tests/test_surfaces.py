@@ -204,8 +204,10 @@ def test_card_holds_what_an_agent_needs(program):
                                  "type": "string", "description": "build file",
                                  "required": True, "stdin": True}
     assert c["examples"] == ["tool deploy --target staging --yes build.tar"]
-    assert [e["code"] for e in c["errors"]] == ["usage", "action_required", "internal"]
-    assert c["exit_codes"] == [0, 1, 2, 4]
+    assert [e["code"] for e in c["errors"]] == [   # non_idempotent: its key's three
+        "usage", "action_required", "idempotency_conflict", "in_progress",
+        "idempotency_store_unavailable", "internal"]
+    assert c["exit_codes"] == [0, 1, 2, 4, 5, 6, 7]
 
 
 @pytest.mark.parametrize("effects, hints", [

@@ -154,3 +154,43 @@ def nearest(word: str, candidates, n: int = 3) -> list[str]:
             scored.append((limit + 1, position, candidate))
     scored.sort()
     return [candidate for _, _, candidate in scored[:n]]
+
+
+_NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+_NAME = _NAME_START | frozenset("0123456789")
+_SLOT = _NAME | frozenset("-., |:/")
+
+
+def placeholder(value: str) -> str | None:
+    """The template form `value` is written in, when it is a placeholder rather than a value:
+    `<target>`, `$TOKEN`, `${TOKEN}`, `{{token}}`, `YOUR_TOKEN` (any case); else None.
+
+    Only a whole value counts: `a <note>`, `<b>bold</b>`, `costs $5` are values."""
+    if len(value) < 2 or len(value) > 64:
+        return None
+    first, last = value[0], value[-1]
+    if first == "<" and last == ">":
+        inner = value[1:-1]
+        return "<x>" if inner and inner[0] in _NAME_START and set(inner) <= _SLOT else None
+    if first == "$":
+        inner = value[2:-1] if value[1:2] == "{" and last == "}" else value[1:]
+        return "$X" if inner and inner[0] in _NAME_START and set(inner) <= _NAME else None
+    if value.startswith("{{") and value.endswith("}}"):
+        inner = value[2:-2].strip()
+        return "{{x}}" if inner and inner[0] in _NAME_START and set(inner) <= _NAME else None
+    head = value[:5].upper()
+    if head in ("YOUR_", "YOUR-") and len(value) > 5 and set(value[5:]) <= _NAME | {"-"}:
+        return "YOUR_X"
+    return None
+
+
+_CONTROLS = {code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7f, 0xa0))
+             if code not in (0x09, 0x0a)}
+_CONTROLS[0x0d] = "\\r"
+_ESCAPES = str.maketrans(_CONTROLS)
+
+
+def escape_controls(text: str) -> str:
+    """`text` for a terminal: every control character but newline and tab written as a visible
+    escape (`\\x1b`, `\\r`), so data can never move the cursor, retitle the window or ring."""
+    return text.translate(_ESCAPES) if not text.isprintable() else text

@@ -32,6 +32,8 @@ class NoteList(TypedDict):
     count: int
 
 
+NOT_FOUND = {"code": "not_found", "exit": 3, "when": "no note has that id"}
+
 app = App("notes", version="0.3.0", description="Keep short notes with tags")
 
 
@@ -67,13 +69,15 @@ def list_notes(ctx, tag: Optional[str] = None, store: Store = None) -> NoteList:
     return {"notes": notes, "count": len(notes)}
 
 
-@app.command(effects="read_only", examples=["notes show 1", "notes show 999"])
+@app.command(effects="read_only", examples=["notes show 1", "notes show 999"],
+              errors=[NOT_FOUND])
 def show(ctx, id: NoteId, store: Store = None) -> Note:
     """Show one note"""
     return Note(**_find(_load(ctx), id))
 
 
-@app.command("tag", effects="idempotent", examples=["notes tag 1 --tag urgent"])
+@app.command("tag", effects="idempotent", examples=["notes tag 1 --tag urgent"],
+              errors=[NOT_FOUND])
 def tag_note(ctx, id: NoteId, tag: Annotated[list[str], Opt(short="t")], store: Store = None):
     """Add tags to a note
 
@@ -101,7 +105,8 @@ def remove(ctx, id: NoteId, store: Store = None):
     return {"id": id, "removed": removed}
 
 
-@app.command(effects="withheld", examples=["notes purge --yes"])
+@app.command(effects="withheld", examples=["notes purge --yes"],
+              errors=[{"code": "cancelled", "exit": 1, "when": "the person said no"}])
 def purge(ctx, yes: bool = False, store: Store = None):
     """Delete every note (command line only)
 
@@ -119,7 +124,9 @@ def purge(ctx, yes: bool = False, store: Store = None):
 sync = app.group("sync", "Sync notes with a remote")
 
 
-@sync.command(effects="non_idempotent", examples=["notes sync push"])
+@sync.command(effects="non_idempotent", examples=["notes sync push"],
+               errors=[{"code": "unauthorized", "exit": 2,
+                        "when": "no token: set NOTES_TOKEN or pass --token"}])
 def push(ctx, token: Annotated[Optional[str], Opt(env="NOTES_TOKEN", sensitive=True)] = None,
          remote: Remote = "https://notes.example.invalid", store: Store = None):
     """Push notes to the remote

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from workbench.declaration.builtins import GLOBAL_SPELLINGS, RESERVED_COMMANDS, RESERVED_SHORTS
-from workbench.declaration.exits import EXIT_CODES
+from workbench.declaration.exits import exit_problem
 from workbench.declaration.model import (
     EFFECT_MEANINGS, EFFECTS, MAX_TOOL_NAME, Argument, Command, DefinitionError, Group, Option,
 )
@@ -527,11 +527,9 @@ def _check_errors(where: str, command) -> None:
         if isinstance(entry, str) and entry:
             continue
         if isinstance(entry, dict) and isinstance(entry.get("code"), str) and entry["code"]:
-            exit_ = entry.get("exit", 1)
-            if not isinstance(exit_, int) or isinstance(exit_, bool) or exit_ not in EXIT_CODES:
-                raise DefinitionError(
-                    f"{where}: error '{entry['code']}' has exit {exit_!r}, which is not in "
-                    f"the exit-code table; use one of {', '.join(map(str, EXIT_CODES))}")
+            problem = exit_problem(entry["code"], entry.get("exit", 1))
+            if problem is not None:
+                raise DefinitionError(f"{where}: {problem}")
             continue
         raise DefinitionError(
             f"{where}: errors= lists the error codes it can raise, as strings or "

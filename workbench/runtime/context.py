@@ -38,6 +38,15 @@ def _real_file(stream) -> bool:
         return False
 
 
+def _with_flag(tokens: list, option) -> list:
+    """`tokens` answering yes with `option`'s flag: any spelling of it already there (`--no-yes`,
+    `--yes=false`) taken out, the flag put before a `--`."""
+    head_end = tokens.index("--") if "--" in tokens else len(tokens)
+    head = [token for token in tokens[:head_end]
+            if token.partition("=")[0] not in option.spellings]
+    return head + [option.flag] + tokens[head_end:]
+
+
 class ActionRequired(Exception):
     """Raised by `ctx.action_required`; becomes the exit-4 envelope."""
 
@@ -135,14 +144,18 @@ class Context:
                 such an option the call is refused (exit 2) naming the option to declare.
             default: the answer when the person just presses Enter.
         """
+        option = self.command.options.get(flag)
+        answered = option is not None and option.type == "boolean" and \
+            self._request.options.get(option.key) is True
+        if answered:            # `--yes` given: confirmed in advance, nobody is asked
+            return True
         if self.can_prompt:
             answer = self._ask(f"{message} [{'Y/n' if default else 'y/N'}] ")
             if not answer:
                 return default
             return answer.strip().lower() in ("y", "yes")
-        option = self.command.options.get(flag)
         if option is not None and option.type == "boolean":
-            argv = self.invocation() + [option.flag]
+            argv = _with_flag(self.invocation(), option)
             raise ActionRequired("confirm", message + f" (nobody can confirm here; pass {option.flag})",
                                  [{"command": argv, "when": "once the change is what you want"}])
         from workbench.runtime.parser import Refusal

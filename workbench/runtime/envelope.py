@@ -44,7 +44,16 @@ def failure(code: str, message: str, exit: int = 1, hint: str | None = None,
 
 
 def from_fail(fail, fix: str | None) -> dict:
-    """A handler's `Fail` as an envelope: code, message, exit, hint, fix, retryable, details."""
+    """A handler's `Fail` as an envelope: code, message, exit, hint, fix, retryable, details.
+
+    A `Fail` whose exit is not in the table is refused as `errors=` refuses it at definition
+    time (`invalid_exit`, exit 1, the same sentence naming the fix)."""
+    from workbench.declaration.exits import exit_problem
+    problem = exit_problem(fail.code, fail.exit)
+    if problem is not None:
+        return failure("invalid_exit", f"the handler raised Fail: {problem}", exit=EXIT_FAILURE,
+                       hint=f"raise Fail({fail.code!r}, ..., exit=N) with N from the table, and "
+                            f"list it in Command(errors=[...])")
     return failure(fail.code, fail.message, exit=fail.exit, hint=fail.hint, fix=fix,
                    retryable=fail.retryable, **fail.details)
 
@@ -136,7 +145,13 @@ def stream_end(doc: dict, count: int) -> dict:
 # -- text for a person ---------------------------------------------------------------------
 
 def render_problem(doc: dict) -> str:
-    """An error or action-required envelope as the lines a person reads on stderr."""
+    """An error or action-required envelope as the lines a person reads on stderr (control
+    characters escaped: a message may quote what a caller typed)."""
+    from workbench._text import escape_controls
+    return escape_controls(_problem_lines(doc))
+
+
+def _problem_lines(doc: dict) -> str:
     if doc.get("status") == "action_required":
         lines = [f"action required: {doc['message']}"]
         for step in doc["next"]:
@@ -153,9 +168,17 @@ def render_problem(doc: dict) -> str:
 
 
 def render(doc: dict, text=None) -> tuple[str, str]:
-    """(stdout, stderr) a person reads for a finished envelope; `text(data)` where declared."""
+    """(stdout, stderr) a person reads for a finished envelope; `text(data)` where declared.
+    Control characters in the data are escaped (`\\x1b`): a terminal shows them, never obeys
+    them; `--json` keeps them exact."""
+    from workbench._text import escape_controls
     if doc["ok"] is not True and doc["ok"] != "partial" and "data" not in doc:
         return "", render_problem(doc)
+    out, err = _rendered(doc, text)
+    return escape_controls(out), escape_controls(err)
+
+
+def _rendered(doc: dict, text) -> tuple[str, str]:
     meta = doc.get("meta", {})
     err = "".join(f"warning: {warning}\n" for warning in meta.get("warnings", ()))
     data = doc.get("data")

@@ -277,7 +277,9 @@ def _is_slot(raw: str) -> bool:
         (raw.startswith("$") and len(raw) > 1)
 
 
-def _parse_command(request, command, tokens, environ, placeholders=False):
+def _parse_command(request, command, tokens, environ, placeholders=False, trial=False):
+    """Parse a command's own tokens into `request`. `trial` (a candidate fix being tried)
+    refuses without working out fixes of its own."""
     table = flag_table(command)
     values: dict = {}
     where: dict = {}
@@ -312,7 +314,7 @@ def _parse_command(request, command, tokens, environ, placeholders=False):
                         continue
                     entry = None
         if entry is None:
-            _refuse_unknown_option(command, tokens, i, flag)
+            _refuse_unknown_option(command, tokens, i, flag, environ, placeholders, trial)
         option, negated, alias = entry
         if alias:
             request.warnings.append(
@@ -360,7 +362,8 @@ def _parse_command(request, command, tokens, environ, placeholders=False):
                             lambda: _replace(tokens, i, [flag, option.metavar], width))
         _store(option, values, where, value, option.flag, tokens, i, width)
         i += width
-    _assign_positionals(request, command, positionals, values, where, tokens, placeholders)
+    _assign_positionals(request, command, positionals, values, where, tokens, placeholders,
+                        environ, trial)
     _fill_missing(request, command, values, where, environ, tokens, placeholders)
     extra_keys = command.framework_keys
     for key, value in values.items():
@@ -440,7 +443,13 @@ def _shown(param, raw: str) -> str:
 
 def convert(param, raw: str, label: str, fix_tokens):
     """Convert one raw string to the parameter's (item) type, or refuse naming the type; then
-    keep its limits (`min`, `max`, the path checks), or refuse with a fix that keeps them."""
+    keep its limits (`min`, `max`, the path checks), or refuse with a fix that keeps them.
+
+    A template placeholder (`<target>`, `$TOKEN`, `YOUR_TOKEN`...) is refused before it can
+    run as a value: `input_placeholder`, naming the real way to give it."""
+    from workbench._text import placeholder
+    if placeholder(raw) is not None:
+        _refuse_placeholder(param, raw, label, fix_tokens)
     try:
         value = param.convert(raw)
     except ValueError as error:
@@ -474,6 +483,29 @@ def convert(param, raw: str, label: str, fix_tokens):
                                  param.fill_value(close[0] if close else None)))
 
 
+def _refuse_placeholder(param, raw, label, fix_tokens):
+    """`--target '<target>'`, `--token '$NOTES_TOKEN'`: a slot copied from a fix or a doc, not
+    a value. The fix keeps the slot for the caller to fill; an option read from a variable is
+    left out instead, so the variable is what gives it."""
+    env = getattr(param, "env", None)
+    what = _describe(param)
+    fix = fix_tokens()
+    if label.startswith("$"):       # the variable itself holds the placeholder
+        hint = f"set {env} to the real value ({what}), or pass {param.flag} with it"
+    elif env:
+        hint = (f"set {env} to the real value ({what}) and leave {param.flag} out "
+                f"(a quoted variable is not expanded), or write the real value after {label}")
+        at = next((j for j in range(len(fix) - 1)
+                   if fix[j] == label and fix[j + 1] == param.metavar), None)
+        if at is not None:
+            fix = fix[:at] + fix[at + 2:]
+    else:
+        hint = f"write the real value ({what}) in place of {_shown(param, raw)}"
+    raise Refusal("input_placeholder",
+                  f"{label} got {_shown(param, raw)}, a placeholder, not a value", hint=hint,
+                  fix=fix)
+
+
 def _fix_value(tokens, metavar, value):
     if value is None:
         return tokens
@@ -484,8 +516,44 @@ def _replace(tokens, i, new, width=1):
     return tokens[:i] + list(new) + tokens[i + width:]
 
 
-def _refuse_unknown_option(command, tokens, i, flag):
+def _refused(command, tokens, environ, placeholders):
+    """The Refusal parsing `tokens` (a candidate fix) meets, or None when they parse."""
+    try:
+        _parse_command(Request(), command, tokens, environ, placeholders, trial=True)
+    except Refusal as refusal:
+        return refusal
+    return None
+
+
+def _fits(command, tokens, environ, placeholders) -> bool:
+    """Whether a candidate fix gets past its own words: it parses, or what stops it is another
+    flag or a missing input, not a word the fix left in place."""
+    refusal = _refused(command, tokens, environ, placeholders)
+    return refusal is None or refusal.code in ("unknown_option", "missing_option")
+
+
+def _without_unknown(command, tokens, i, environ, placeholders):
+    """The fix for an unknown flag nobody else declares: drop it with the word after it when
+    that word cannot be one of the command's arguments, keep the word when it must be one,
+    and, when either could be right, None (the fix is then the command's help)."""
+    alone = tokens[:i] + tokens[i + 1:]
+    if i + 1 >= len(tokens) or "=" in tokens[i] or tokens[i + 1] == "--" or (
+            tokens[i + 1].startswith("-") and tokens[i + 1] != "-"
+            and not _looks_negative_number(tokens[i + 1])):
+        return alone
+    both = tokens[:i] + tokens[i + 2:]
+    keep, drop = _fits(command, alone, environ, placeholders), \
+        _fits(command, both, environ, placeholders)
+    if keep and drop:
+        return None
+    return alone if keep else both
+
+
+def _refuse_unknown_option(command, tokens, i, flag, environ=None, placeholders=False,
+                           trial=False):
     from workbench._text import nearest
+    if trial:
+        raise Refusal("unknown_option", flag)
     table = flag_table(command)
     known = [f for f in table if f.startswith("--") and table[f][2] is None
              and not table[f][1]]
@@ -513,7 +581,12 @@ def _refuse_unknown_option(command, tokens, i, flag):
         elif secret is not None and secret.type != "boolean" and "=" not in token \
                 and i + 1 < len(tokens):
             width = 2
-        fix = tokens[:i] + tokens[i + width:]
+        if elsewhere is None and width == 1:
+            fix = _without_unknown(command, tokens, i, environ or {}, placeholders)
+            if fix is None:
+                fix = ["--help"]
+        else:
+            fix = tokens[:i] + tokens[i + width:]
     raise Refusal("unknown_option", f"'{label}' has no option {_clip(flag)}", hint=hint,
                   fix=fix)
 
@@ -537,7 +610,7 @@ def _option_elsewhere(command, flag):
 
 
 def _assign_positionals(request, command, positionals, values, where, tokens,
-                        placeholders=False):
+                        placeholders=False, environ=None, trial=False):
     arguments = command.arguments
     position = 0
     for index, argument, raw_values, position in _spread(arguments, positionals):
@@ -558,18 +631,40 @@ def _assign_positionals(request, command, positionals, values, where, tokens,
         where[key] = ({"source": "stdin"} if "-" in raw_values and argument.stdin
                       else {"source": "argument", "location": index + 1})
     if position < len(positionals):
-        extra = positionals[position:]
-        label = " ".join(command.path)
-        takes = " ".join(a.metavar for a in arguments) or "no arguments"
+        _refuse_extra(command, positionals[position:], tokens, placeholders, environ, trial)
+
+
+def _refuse_extra(command, extra, tokens, placeholders, environ, trial):
+    """Words past the command's arguments. Flags written after `--` move back in front of it
+    when that parses; other words are dropped. A command with a sensitive option never echoes
+    them: a stray word may be its secret (`tool login SECRET`)."""
+    if trial:
+        raise Refusal("unexpected_argument", "")
+    label = " ".join(command.path)
+    takes = " ".join(a.metavar for a in command.arguments) or "no arguments"
+    fixed = None
+    if "--" in tokens:
+        at = tokens.index("--")
+        moved = tokens[:at] + tokens[at + 1:]
+        if _refused(command, moved, environ or {}, placeholders) is None:
+            fixed = moved
+    if fixed is None:
         fixed = list(tokens)
         for token in extra:
             if token in fixed:
                 fixed.remove(token)
-        raise Refusal("unexpected_argument",
-                      f"'{label}' got unexpected argument{'s' if len(extra) > 1 else ''}: "
-                      f"{' '.join(_shown_raw(t) if len(t) > 60 else t for t in extra)}",
-                      hint=f"'{label}' takes {takes}; values of options go after their flag",
-                      fix=fixed)
+        if fixed and fixed[-1] == "--":
+            fixed.pop()
+    many = len(extra) > 1
+    if any(option.sensitive and option.type != "boolean" for option in command.options.values()):
+        shown = f"{len(extra)} word{'s' if many else ''} (not shown: '{label}' takes a " \
+                f"sensitive value, which is never echoed)"
+    else:
+        shown = " ".join(_shown_raw(t) if len(t) > 60 else t for t in extra)
+    raise Refusal("unexpected_argument",
+                  f"'{label}' got unexpected argument{'s' if many else ''}: {shown}",
+                  hint=f"'{label}' takes {takes}; values of options go after their flag",
+                  fix=fixed)
 
 
 def _spread(arguments, positionals):

@@ -50,6 +50,7 @@ class World:
         self.redactor = Redactor()
         self.ndjson = False       # `--format ndjson`: every envelope goes out as a stream
         self.capture = False      # catch a handler's output even for a person (in-process)
+        self.dash_reads_stdin = True   # `-` means standard input (not over MCP: a literal)
         self.stdout_closed = False
         self.progress_lines = False
         self.on_progress = None   # the MCP server forwards progress as notifications
@@ -171,6 +172,7 @@ def call(program: Program, argv: list[str], *, environ: dict[str, str] | None = 
                   io.StringIO(stdin) if stdin is not None else None, out, err)
     world.on_progress = on_progress
     world.capture = True
+    world.dash_reads_stdin = stdin is not None   # an MCP call has no stdin: `-` is a literal
     code, doc = execute(program, list(argv), world)
     return Outcome(code, out.getvalue(), err.getvalue(), doc)
 
@@ -298,7 +300,8 @@ def _builtin(program, request, world, serve):
     except Refusal as refusal:
         return _refuse(program, refusal, as_json, world)
     except Fail as fail:   # e.g. `tool mcp` without the mcp extra
-        return _deliver(program, world, _from_fail(program, None, fail, as_json), as_json)
+        return _deliver(program, world, _from_fail(program, None, fail,
+                                                   output_mode(world, as_json)), as_json)
     if isinstance(result, builtins.Served):
         return result.exit, None
     if isinstance(result, builtins.Envelope):
@@ -306,24 +309,45 @@ def _builtin(program, request, world, serve):
     return _show(world, as_json and result.data is not None, result.data, result.text)
 
 
-def runnable(program, tokens, as_json: bool, command=None) -> str:
-    """A command line to run as is: program name in front, `--json` carried (before any `--`),
-    sensitive values replaced by their slot (`$ENV` or the metavar)."""
+def output_mode(world, as_json) -> list:
+    """The flags that carry the caller's output mode into a `fix` or `next`: `--format ndjson`
+    for a stream, `--json` for an envelope, none for a person."""
+    if world is not None and world.ndjson:
+        return ["--format", "ndjson"]
+    return ["--json"] if as_json else []
+
+
+def runnable(program, tokens, as_json, command=None) -> str:
+    """A command line to run as is: program name in front, the caller's output mode carried
+    (`as_json` True for `--json`, or `output_mode`'s flags; before any `--`), sensitive values
+    replaced by their slot (`$ENV` or the metavar)."""
     from workbench._text import join, split
     if isinstance(tokens, str):
         tokens = split(tokens)
-    tokens = [t for t in tokens if t != "--json"]
+    mode = ["--json"] if as_json is True else list(as_json or ())
+    at = tokens.index("--") if "--" in tokens else len(tokens)
+    head: list = []
+    skip = False
+    streams = "--format" in mode
+    for token in tokens[:at]:       # the caller's own mode flags give way to `mode`
+        if skip:
+            skip = False
+        elif token == "--format" and streams:
+            skip = True
+        elif token != "--json" and not (streams and token.startswith("--format=")):
+            head.append(token)
+    tokens = head + list(tokens[at:])
     if tokens[:1] == [program.name]:
         tokens = tokens[1:]
     tokens = mask_argv(program, tokens)
-    if as_json:
-        at = tokens.index("--") if "--" in tokens else len(tokens)
-        tokens = tokens[:at] + ["--json"] + tokens[at:]
+    at = tokens.index("--") if "--" in tokens else len(tokens)
+    tokens = tokens[:at] + mode + tokens[at:]
     return join([program.name] + tokens)
 
 
 def _refuse(program, refusal, as_json, world):
-    fix = runnable(program, refusal.fix, as_json) if refusal.fix is not None else None
+    fix = runnable(program, refusal.fix, output_mode(world, as_json)) \
+        if refusal.fix is not None else None
     return _deliver(program, world, _envelope.from_refusal(refusal, fix), as_json)
 
 
@@ -384,7 +408,9 @@ def _invoke(program, command, request, world, debug):
     as_json = request.json
     ndjson = request.flags["format"] == "ndjson"
     ctx = Context(program, command, request, world)
-    if request.stdin_inputs:
+    if request.stdin_inputs and not world.dash_reads_stdin:
+        _dash_as_literal(command, request)
+    elif request.stdin_inputs:
         text = None
         for key in request.stdin_inputs:
             if text is None:
@@ -416,6 +442,16 @@ def _invoke(program, command, request, world, debug):
     finally:
         if claimed is not None and not isinstance(claimed, Fail):
             claimed.release()   # a no-op once finished
+
+
+def _dash_as_literal(command, request) -> None:
+    """A call with no standard input at all (MCP): `-` is the value itself, given as an
+    argument, never a request to read stdin."""
+    for key in request.stdin_inputs:
+        position = next(index for index, argument in enumerate(command.arguments, 1)
+                        if argument.key == key)
+        request.provenance[key] = {"source": "argument", "location": position}
+    request.stdin_inputs = []
 
 
 def _claim_key(program, command, request, world):
@@ -500,12 +536,13 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
         doc = _checked_result(doc)
     except Fail as fail:
         world.exc_info = _exc_info()
-        doc = _from_fail(program, command, fail, as_json)
+        doc = _from_fail(program, command, fail, output_mode(world, as_json))
         if request.warnings:
             doc["meta"] = {"warnings": list(request.warnings)}
     except ActionRequired as action:
         doc = _envelope.action_required(action.reason, action.message,
-                                        _steps(program, command, action.next, as_json))
+                                        _steps(program, command, action.next,
+                                               output_mode(world, as_json)))
     except Refusal as refusal:
         return _refuse(program, refusal, as_json, world)
     except (KeyboardInterrupt, PipeClosed):
@@ -636,7 +673,8 @@ def _page(program, command, request, ctx, data, meta):
     doc = _success(command, ctx, items, meta)
     extra = {"page": page}
     if next_tokens:
-        extra["next"] = [{"command": runnable(program, next_tokens, as_json, command),
+        mode = output_mode(ctx._world, as_json)
+        extra["next"] = [{"command": runnable(program, next_tokens, mode, command),
                           "when": "for the next page"}]
     if truncated:
         truncated["next"] = extra["next"][0]["command"]
@@ -707,10 +745,11 @@ def _stream(program, command, request, world, ctx, items, debug, page=None, capt
         if doc["ok"] is True:
             doc = None
     except Fail as fail:
-        doc = _from_fail(program, command, fail, True)
+        doc = _from_fail(program, command, fail, output_mode(world, True))
     except ActionRequired as action:
         doc = _envelope.action_required(action.reason, action.message,
-                                        _steps(program, command, action.next, True))
+                                        _steps(program, command, action.next,
+                                               output_mode(world, True)))
     except BaseException as error:   # as in _handle_held
         doc = _internal(error, debug, world)
     end = _envelope.stream_end(world.redactor.value(doc) if doc else {"ok": True}, count)
@@ -728,15 +767,16 @@ def _stream(program, command, request, world, ctx, items, debug, page=None, capt
 
 
 def _print_stream(program, command, request, world, items):
-    """A person reading a stream: each item as it arrives."""
+    """A person reading a stream: each item as it arrives (control characters escaped)."""
+    from workbench._text import escape_controls
     count = 0
     try:
         for item in items:
             text = command.text(item) if command.text is not None else \
                 _envelope.one_line(item)
-            world.out(text + "\n")
+            world.out(escape_controls(text) + "\n")
             count += 1
     except Fail as fail:
         world.err(f"stopped after {count} items\n")
-        return _deliver(program, world, _from_fail(program, command, fail, False), False)
+        return _deliver(program, world, _from_fail(program, command, fail, []), False)
     return 0, None

@@ -209,7 +209,8 @@ def _names_a_flag(token: str, known) -> bool:
 
 
 def secrets_in_argv(program, argv, environ=None) -> list[str]:
-    """Values argv (and the environment) give to sensitive options, however misplaced."""
+    """Values argv (and the environment) give to sensitive options, however misplaced: after
+    `--` too, where a flag is only a word (`tool login -- --token V`) but is still a secret."""
     spellings = sensitive_spellings(program)
     if not spellings:
         return []
@@ -217,9 +218,7 @@ def secrets_in_argv(program, argv, environ=None) -> list[str]:
     found: list[str] = []
     tokens = list(argv)
     for i, token in enumerate(tokens):
-        if token == "--":
-            break
-        if not token.startswith("-") or token == "-":
+        if not token.startswith("-") or token == "-" or token == "--":
             continue
         flag, eq, inline = token.partition("=")
         option = sensitive_flag(program, flag)

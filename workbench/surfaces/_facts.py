@@ -67,6 +67,7 @@ def errors(command) -> list[dict]:
     if command.batch:
         out.append({"code": "partial", "exit": 8,
                     "when": "some items succeeded and some failed"})
+    out.extend(framework_errors(command))
     seen = {entry["code"] for entry in out} | {"internal"}
     for entry in command.errors:
         if isinstance(entry, str):
@@ -83,6 +84,20 @@ def errors(command) -> list[dict]:
         out.append(item)
     out.append({"code": "internal", "exit": 1, "when": "the command failed unexpectedly"})
     return out
+
+
+def framework_errors(command) -> list[dict]:
+    """The errors the runtime raises because of what the command declares: `plan=` can end
+    in `plan_changed`, `non_idempotent` (its idempotency key) in a conflict, a wait, or a
+    store that cannot be used. The one place a card learns them."""
+    from workbench.declaration.exits import FRAMEWORK_ERRORS
+    codes = []
+    if command.plan is not None:
+        codes.append("plan_changed")
+    if command.effects == "non_idempotent":
+        codes += ["idempotency_conflict", "in_progress", "idempotency_store_unavailable"]
+    return [{"code": code, "exit": FRAMEWORK_ERRORS[code][0], "when": FRAMEWORK_ERRORS[code][1]}
+            for code in codes]
 
 
 def exit_codes(command) -> list[int]:
