@@ -168,6 +168,8 @@ def placeholder(value: str) -> str | None:
     Only a whole value counts: `a <note>`, `<b>bold</b>`, `costs $5` are values."""
     if len(value) < 2 or len(value) > 64:
         return None
+    if value.endswith(">...") and value.startswith("<"):   # a slot of many: `<lines>...`
+        value = value[:-3]
     first, last = value[0], value[-1]
     if first == "<" and last == ">":
         inner = value[1:-1]

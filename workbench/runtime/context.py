@@ -248,7 +248,8 @@ class Context:
                 from workbench.runtime.parser import Refusal
                 raise Refusal("stdin_required", "this command reads standard input, and "
                               "nothing was piped in", hint="pipe the input: ... | "
-                              + " ".join(self.invocation()), fix=self.invocation())
+                              + " ".join(self.invocation()) + ", or pass it as an argument "
+                              "instead of '-'", fix=self._dash_as_slot())
             else:
                 self._stdin_text = self._read_stdin(stream)
         return self._stdin_text
@@ -279,14 +280,19 @@ class Context:
                               hint="pipe the input and close it (printf '...' | "
                                    f"{self.program.name} {' '.join(self.invocation())}), or "
                                    "pass it as an argument instead of '-'",
-                              fix=["<text>" if token == "-" else token
-                                   for token in self.invocation()])
+                              fix=self._dash_as_slot())
             chunk = os.read(fd, 65536)
             if not chunk:
                 break
             chunks.append(chunk)
         encoding = getattr(stream, "encoding", None) or "utf-8"
         return b"".join(chunks).decode(encoding, "surrogateescape")
+
+    def _dash_as_slot(self) -> list:
+        """This call with its `-` (read stdin) replaced by the slot of the input it gives."""
+        stdin = next((a for a in self.command.arguments if a.stdin), None)
+        slot = stdin.metavar if stdin is not None else "<text>"
+        return [slot if token == "-" else token for token in self.invocation()]
 
     def invocation(self) -> list:
         """This call's argv after the program name (sensitive values masked), for `next`/`fix`."""

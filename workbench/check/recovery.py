@@ -1,0 +1,145 @@
+"""The recovery rate: of the refusals a mutation met, the share whose `fix` (or first `next`),
+followed mechanically, reaches the call the mutation came from.
+
+Followed mechanically means: take the line as printed, fill each slot it holds (`<target>`,
+`$NOTES_TOKEN`) with the value the original call gave that input, set the variable of an
+option the line leaves out when the original gave it (the hint of an `input_placeholder`
+says to), and run it as an agent with `--json`. It reaches the original call when it ends
+with the same exit code and the same envelope apart from `meta` (provenance may differ: a
+flag's value may now come from its variable).
+"""
+
+from __future__ import annotations
+
+
+def recover(context, runner, call, source) -> dict | None:
+    """The recovery record of mutation `call` of `source`, or None when its agent `--json`
+    run was not refused (exit 2) nor stopped for an action (exit 4)."""
+    from workbench._text import split
+    run = runner.cli(call.argv, "agent", "json", call.env, call.stdin)
+    doc = run.document()
+    if run.exit not in (2, 4) or not isinstance(doc, dict) or \
+            not isinstance(doc.get("error"), dict):
+        return None
+    reason = doc["error"].get("code") or "unknown"
+    line = doc["error"].get("fix")
+    if line is None and doc.get("next"):
+        step = doc["next"][0]
+        line = step.get("command") if isinstance(step, dict) else None
+    record = {"command": context.name, "reason": reason, "kind": call.kind,
+              "call": _line(context, call.argv), "followed": line, "recovered": False}
+    if not isinstance(line, str):
+        record["why"] = "no fix and no next"
+        return record
+    try:
+        tokens = split(line)[1:]
+    except ValueError:
+        record["why"] = "the line does not parse"
+        return record
+    values = dict(source.values)
+    env = dict(source.env)
+    filled, missing = _filled(context.command, tokens, values)
+    if missing:
+        record["why"] = f"no value for {missing} in the original call"
+        return record
+    _variables_for_left_out(context.command, filled, values, env)
+    again = runner.cli(tuple(filled), "agent", None, tuple(sorted(env.items())), source.stdin)
+    target = runner.cli(source.argv, "agent", "json", source.env, source.stdin)
+    got, wanted = _outcome(again), _outcome(target)
+    record["recovered"] = got == wanted
+    if not record["recovered"]:
+        record["why"] = f"ended with {_summary(again)}, the original with {_summary(target)}"
+    return record
+
+
+def _line(context, argv) -> str:
+    from workbench._text import join
+    from workbench.check.rules import shown
+    return shown(join([context.program.name, *argv]), 240)
+
+
+def _outcome(run):
+    doc = run.document()
+    if isinstance(doc, dict):
+        doc = {key: value for key, value in doc.items() if key != "meta"}
+    return run.exit, doc
+
+
+def _summary(run) -> str:
+    doc = run.document()
+    code = doc["error"].get("code") if isinstance(doc, dict) and \
+        isinstance(doc.get("error"), dict) else None
+    return f"exit {run.exit}" + (f" ({code})" if code else "")
+
+
+def _slots(command) -> dict:
+    """Slot text -> input key: each input's metavar, and `$VAR` for an option's variable."""
+    slots: dict = {}
+    for option in command.options.values():
+        if option.type != "boolean":
+            slots.setdefault(option.metavar, option.key)
+        if option.env:
+            slots.setdefault("$" + option.env, option.key)
+            slots.setdefault("${" + option.env + "}", option.key)
+    for argument in command.arguments:
+        slots.setdefault(argument.metavar, argument.key)
+        slots.setdefault(argument.metavar.removesuffix("..."), argument.key)
+    return slots
+
+
+def _filled(command, tokens, values) -> tuple:
+    """(tokens with every slot filled from the original call's values, the first slot that
+    could not be filled or None). An input given several values (a list, a variadic
+    argument) fills its slots with those the line does not already hold, in order."""
+    from workbench._text import placeholder
+    slots = _slots(command)
+    left = {key: [text for text in texts] for key, texts in values.items()}
+    for token in tokens:
+        for texts in left.values():
+            if token in texts:
+                texts.remove(token)
+    out = []
+    for token in tokens:
+        flag, eq, raw = token.partition("=") if token.startswith("--") else ("", "", token)
+        if placeholder(raw) is None:
+            out.append(token)
+            continue
+        key = slots.get(raw)
+        if key is None or not left.get(key):
+            return out, raw
+        value = left[key].pop(0)
+        out.append(flag + eq + value if eq else value)
+    return out, None
+
+
+def _variables_for_left_out(command, tokens, values, env) -> None:
+    """An option the line leaves out but the original call gave, read from its variable: the
+    variable is set to the original value (what the refusal's hint says to do)."""
+    written = {token.partition("=")[0] for token in tokens if token.startswith("-")}
+    for key, texts in values.items():
+        option = command.options.get(key)
+        if option is None or not option.env or option.env in env:
+            continue
+        if not written & set(option.spellings):
+            env[option.env] = ",".join(texts)
+
+
+def summarise(records: list, budget: float) -> dict:
+    """The recovery table: overall, per reason and per command (each sorted by name), and
+    the records that did not recover (first 50)."""
+    def table(key) -> list:
+        groups: dict = {}
+        for record in records:
+            entry = groups.setdefault(record[key], [0, 0])
+            entry[0] += 1
+            entry[1] += record["recovered"]
+        return [{key: name, "refusals": total, "recovered": good,
+                 "rate": round(good / total, 4)} for name, (total, good) in sorted(groups.items())]
+
+    total = len(records)
+    good = sum(record["recovered"] for record in records)
+    rate = round(good / total, 4) if total else None
+    return {"rate": rate, "budget": budget, "refusals": total, "recovered": good,
+            "within_budget": rate is None or rate >= budget,
+            "by_reason": table("reason"), "by_command": table("command"),
+            "unrecovered": [record for record in records if not record["recovered"]][:50]}

@@ -1,0 +1,86 @@
+"""The sandbox a checked program runs in: its own home, XDG folders, TMPDIR and state dir.
+
+`burgee check` loads the program with these variables pointing into the sandbox (so paths it
+computes at import land there too), keeps a copy of the tree as the load left it, and puts
+that copy back before any run that follows one which changed it: every run starts from the
+same state, and nothing reaches the user's folders. What it cannot cover: a path the program
+hard-codes, and the network (docs/ci.md, "burgee check").
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+
+LAYOUT = {
+    "HOME": "home",
+    "XDG_CONFIG_HOME": "home/.config",
+    "XDG_DATA_HOME": "home/.local/share",
+    "XDG_STATE_HOME": "home/.local/state",
+    "XDG_CACHE_HOME": "home/.cache",
+    "XDG_RUNTIME_DIR": "run",
+    "TMPDIR": "tmp",
+    "BURGEE_STATE_DIR": "home/.local/state/burgee",
+}
+"""Variable -> folder inside the sandbox (the same layout as `burgee dev`'s)."""
+
+WORK = "work"
+"""The folder every run starts in (its current directory)."""
+
+
+class Sandbox:
+    """A throwaway tree standing in for the user's home; `restore()` undoes what a run did."""
+
+    def __init__(self, root: str | None = None):
+        self.owned = root is None
+        self.root = root or tempfile.mkdtemp(prefix="burgee-check-")
+        self.live = os.path.join(self.root, "live")
+        self.paths = {name: os.path.join(self.live, *relative.split("/"))
+                      for name, relative in LAYOUT.items()}
+        self.work = os.path.join(self.live, WORK)
+        for path in (*self.paths.values(), self.work):
+            os.makedirs(path, mode=0o700, exist_ok=True)
+        self._pristine = None
+        self._clean = None
+
+    def environ(self) -> dict:
+        """The sandbox's variables."""
+        return dict(self.paths)
+
+    def seal(self) -> None:
+        """Keep the tree as it is now (after the program loaded) as the state every run
+        starts from."""
+        self._pristine = os.path.join(self.root, "pristine")
+        shutil.rmtree(self._pristine, ignore_errors=True)
+        shutil.copytree(self.live, self._pristine, symlinks=True)
+        self._clean = _fingerprint(self.live)
+
+    def restore(self) -> None:
+        """Put the sealed tree back when a run changed anything in it."""
+        if self._pristine is None:
+            self.seal()
+            return
+        if _fingerprint(self.live) != self._clean:
+            shutil.rmtree(self.live, ignore_errors=True)
+            shutil.copytree(self._pristine, self.live, symlinks=True)
+            self._clean = _fingerprint(self.live)
+
+    def close(self) -> None:
+        if self.owned:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _fingerprint(root: str) -> list:
+    """Every entry under `root` with its mode, size and times: any write changes it."""
+    found = []
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            path = os.path.join(folder, name)
+            try:
+                info = os.lstat(path)
+            except OSError:
+                continue
+            found.append((path, info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns))
+    found.sort()
+    return found
