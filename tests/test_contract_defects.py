@@ -104,12 +104,22 @@ def test_a_fix_drops_an_unknown_flag_with_its_value(flag):
     assert again.exit == 0, again
 
 
-def test_a_fix_that_cannot_know_points_at_the_help():
-    """`items import` takes any number of lines: `x` may be --bogus's value or a line."""
+def test_a_fix_that_cannot_know_points_at_the_help(notes_env):
+    """`notes show --bogus abc`: without `abc` the note's id is missing, with it the id is not
+    a number; no line can be printed that runs, so the fix is the command's help."""
+    result = _notes("show", "--bogus", "abc", "--json", env=notes_env)
+    assert result.json["error"]["code"] == "unknown_option"
+    assert result.json["error"]["fix"] == "notes show --help --json"
+
+
+def test_a_fix_that_may_drop_an_argument_says_so():
+    """`items import` takes any number of lines: `x` may be --bogus's value or a line. The
+    fix drops it (flags are given values far more often), and the hint says so."""
     result = run_program(SAMPLES / "warehouse.py", "items", "import", "--bogus", "x",
                          "SKU-0001=1", "--json")
-    assert result.json["error"]["code"] == "unknown_option"
-    assert result.json["error"]["fix"] == "warehouse items import --help --json"
+    error = result.json["error"]
+    assert error["fix"] == "warehouse items import SKU-0001=1 --json"
+    assert "put it back if it is an argument" in error["hint"]
 
 
 def test_a_fix_keeps_a_value_that_is_the_commands_argument(tmp_path):

@@ -51,8 +51,9 @@ def _check(ctx):
     options = ctx.options
     try:
         report = check(ctx.args.file, calls=options.calls, seed=options.seed,
-                       budget=options.recovery, workers=options.workers,
-                       timeout=options.timeout, program=options.program)
+                       budget=options.recovery, run_writes=options.run_writes,
+                       workers=options.workers, timeout=options.timeout,
+                       program=options.program)
     except CheckError as error:
         exit = 3 if error.code == "file_not_found" else 1
         raise Fail(error.code, error.message, exit=exit,
@@ -76,7 +77,8 @@ def _check_text(data) -> str:
     from workbench.check.report import Report, Violation
     report = Report(data["program"], data["version"], data["file"], data["seed"],
                     data["calls_per_command"], data["commands"], data["calls"], data["runs"],
-                    [Violation(**v) for v in data["violations"]], data["recovery"])
+                    data["skipped"], [Violation(**v) for v in data["violations"]],
+                    data["recovery"])
     return report.render()
 
 
@@ -276,6 +278,9 @@ program = Program(
                          "recovery": Option(type="number", placeholder="<rate>",
                                             description="lowest recovery rate that passes "
                                             "(default: budgets['recovery'], else 0.95)"),
+                         "run_writes": Option(type="boolean", description="also run calls "
+                                              "that reach commands that write (each in the "
+                                              "sandbox)"),
                          "workers": Option(type="integer", placeholder="<n>",
                                            description="checking processes (default: one "
                                            "per CPU, up to 4)"),

@@ -42,8 +42,8 @@ class CheckError(Exception):
 
 
 def check(target, *, calls: int = DEFAULT_BUDGET, seed: int = 0, budget: float | None = None,
-          workers: int | None = None, timeout: float = DEFAULT_TIMEOUT,
-          program: str | None = None) -> Report:
+          run_writes: bool = False, workers: int | None = None,
+          timeout: float = DEFAULT_TIMEOUT, program: str | None = None) -> Report:
     """Check a program: generate its calls, run them, hold them to every rule.
 
     Args:
@@ -55,6 +55,10 @@ def check(target, *, calls: int = DEFAULT_BUDGET, seed: int = 0, budget: float |
         budget: the lowest recovery rate that passes (default: `budgets["recovery"]` of the
             Program, else `[tool.burgee.budgets] recovery` in the nearest pyproject.toml,
             else 0.95).
+        run_writes: also run the calls that reach the handler of a command that is not
+            `read_only` (each in the sandbox; what the program writes outside it, such as a
+            path it hard-codes or the network, is not undone). Without it they are counted
+            in `report.skipped`, and only the refusals of such commands run.
         workers: processes for a file (default: up to 4, one per CPU); each checks a share
             of the commands.
         timeout: seconds a run may take before it is killed and reported (C14).
@@ -65,12 +69,12 @@ def check(target, *, calls: int = DEFAULT_BUDGET, seed: int = 0, budget: float |
             a declaration refused when its examples are checked).
     """
     if not isinstance(target, (str, os.PathLike)):
-        return _check_loaded(target, calls, seed, budget, timeout)
+        return _check_loaded(target, calls, seed, budget, timeout, run_writes)
     path = os.path.abspath(os.fspath(target))
     if not os.path.isfile(path):
         raise CheckError("file_not_found", f"{target} does not exist")
     count = workers or max(1, min(4, os.cpu_count() or 1))
-    parts = _spawn(path, count, calls, seed, timeout, program)
+    parts = _spawn(path, count, calls, seed, timeout, program, run_writes)
     head = parts[0]
     if budget is None:
         budget = head["budget"] if head["budget"] is not None else _pyproject_recovery(path)
@@ -78,14 +82,15 @@ def check(target, *, calls: int = DEFAULT_BUDGET, seed: int = 0, budget: float |
                  DEFAULT_RECOVERY if budget is None else budget, head["order"])
 
 
-def _check_loaded(program, calls, seed, budget, timeout) -> Report:
+def _check_loaded(program, calls, seed, budget, timeout, run_writes) -> Report:
     from workbench.check.sandbox import Sandbox
     as_program = getattr(program, "as_program", None)
     if as_program is not None:
         program = as_program()
     box = Sandbox()
     try:
-        part = run_share(program, box, 0, 1, calls, seed, timeout, exit_hooks=False)
+        part = run_share(program, box, 0, 1, calls, seed, timeout, run_writes,
+                         exit_hooks=False)
     finally:
         box.close()
     if budget is None:
@@ -96,7 +101,7 @@ def _check_loaded(program, calls, seed, budget, timeout) -> Report:
 
 
 def run_share(program, box, part: int, parts: int, calls: int, seed: int, timeout: float,
-              exit_hooks: bool = True) -> dict:
+              run_writes: bool = False, exit_hooks: bool = True) -> dict:
     """What one checker finds for its share of the commands (every `parts`-th, from
     `part`), as JSON data; the first share also lints the program itself."""
     from workbench.check.engine import check_commands
@@ -120,8 +125,8 @@ def run_share(program, box, part: int, parts: int, calls: int, seed: int, timeou
                         "environment": None, "mode": None}
                        for c in commands for f in lint_command(program, c) if f.rule == "R7"]
             if static:
-                return _share(program, commands, {"calls": 0, "runs": 0, "findings": static,
-                                                  "recovery": []})
+                return _share(program, commands, {"calls": 0, "runs": 0, "skipped": 0,
+                                                  "findings": static, "recovery": []})
         raise CheckError("load_failed", f"DefinitionError: {error}") from None
     box.seal()
     # the program-wide tables every run reads, built once here, not in every fork
@@ -129,7 +134,7 @@ def run_share(program, box, part: int, parts: int, calls: int, seed: int, timeou
     redact.sensitive_spellings(program)
     program.tool("")
     runner = Runner(program, box, timeout=timeout, exit_hooks=exit_hooks)
-    found = check_commands(program, commands[part::parts], runner, calls, seed)
+    found = check_commands(program, commands[part::parts], runner, calls, seed, run_writes)
     found["findings"] = static + found["findings"]
     return _share(program, commands, found)
 
@@ -153,11 +158,12 @@ def merge(name, version, file, seed, calls, parts, budget, order) -> Report:
     return Report(program=name, version=version, file=file, seed=seed, calls_per_command=calls,
                   commands=len(order) - 1, calls=sum(part["calls"] for part in parts),
                   runs=sum(part["runs"] for part in parts),
+                  skipped=sum(part["skipped"] for part in parts),
                   violations=violations_from(findings, rank),
                   recovery=summarise(records, budget))
 
 
-def _spawn(path, count, calls, seed, timeout, program) -> list:
+def _spawn(path, count, calls, seed, timeout, program, run_writes) -> list:
     """Run `count` worker processes, each loading the file in its own sandbox and checking
     its share; their answers in order. CheckError when the file does not load."""
     import json
@@ -177,6 +183,8 @@ def _spawn(path, count, calls, seed, timeout, program) -> list:
                        "--out", out]
             if program:
                 command += ["--program", program]
+            if run_writes:
+                command += ["--run-writes", "1"]
             env = {**BASE, **box.environ(), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
             if os.environ.get("PYTHONPATH"):
                 env["PYTHONPATH"] = os.environ["PYTHONPATH"]

@@ -42,7 +42,7 @@ def _share(path, opts) -> dict:
         raise CheckError("file_not_found" if error.code == "not_found" else "load_failed",
                          error.message, error.details) from None
     return run_share(program, box, int(opts["part"]), int(opts["parts"]), int(opts["calls"]),
-                     int(opts["seed"]), float(opts["timeout"]))
+                     int(opts["seed"]), float(opts["timeout"]), bool(opts.get("run-writes")))
 
 
 if __name__ == "__main__":

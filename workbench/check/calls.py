@@ -191,19 +191,29 @@ def _fill_slots(tokens, command, env: dict) -> list:
     return out
 
 
-def _declared_call(command) -> list:
-    """A call built from the declaration: every required input with a value of its type."""
+OPTIONAL_IN_DECLARED = 6
+"""Optional options a second call built from the declaration gives values (the first ones)."""
+
+
+def _declared_call(command, optional: bool = False) -> list:
+    """A call built from the declaration: every required input with a value of its type
+    (with `optional`, also the first few optional options that take a value)."""
     tokens: list = []
+    extra = 0
     for option in command.declared_options.values():
         if option.required and not option.env:
             tokens += [option.flag, sample_value(option)]
+        elif optional and option.type != "boolean" and not option.sensitive and \
+                extra < OPTIONAL_IN_DECLARED:
+            tokens += [option.flag, sample_value(option)]
+            extra += 1
     for argument in command.arguments:
         if argument.required:
             tokens.append(sample_value(argument))
     return tokens
 
 
-def _values(command, tokens) -> tuple:
+def input_values(command, tokens) -> tuple:
     """(key, texts) for every input the tokens give (several for a list or a variadic
     argument): what fills a fix's slots for that input."""
     found: dict = {}
@@ -261,7 +271,7 @@ class _Builder:
         self._seen.add(key)
         self.sources.append((tuple(self.words + list(tokens)), kind, note,
                              tuple(sorted((env or {}).items())), stdin, streams,
-                             _values(self.command, tokens)))
+                             input_values(self.command, tokens)))
         return len(self.sources) - 1
 
     def mutate(self, position, kind, tokens, note, env=None, stdin=None):
@@ -297,6 +307,9 @@ def _sources(builder) -> None:
     if not builder.sources:
         builder.source(_declared_call(command), "declared",
                        "a call built from the declaration (the command has no example)",
+                       streams=bool(command.paginated))
+        builder.source(_declared_call(command, optional=True), "declared",
+                       "a call built from the declaration, with optional options",
                        streams=bool(command.paginated))
     first = builder.sources[0]
     for option in _sensitive_options(command):   # the same call, carrying a secret
@@ -393,7 +406,7 @@ def _mutate(builder, position) -> None:
     add(position, "unknown_flag", tokens[:end] + ["--bogus"] + tokens[end:], "--bogus added")
     add(position, "unknown_flag_value", tokens[:end] + ["--bogus", "value"] + tokens[end:],
         "--bogus value added")
-    if not _takes_rest(command):
+    if _all_arguments_given(command, items):
         add(position, "extra_argument", tokens[:end] + ["stray"] + tokens[end:],
             "a stray word added")
         add(position, "value_after_dashdash", tokens + (["stray"] if "--" in tokens
@@ -422,6 +435,13 @@ def _misplace_secret(builder, position, tokens, items) -> None:
         if not builder.command.arguments:
             add(position, "secret_stray", rest[:end] + [CANARY] + rest[end:],
                 "a secret as a stray word")
+
+
+def _all_arguments_given(command, items) -> bool:
+    """Whether one more word is one too many: every argument is given and none takes the
+    rest (else the word would be an argument's value, not a stray)."""
+    given = sum(1 for item in items if not item.is_option)
+    return not _takes_rest(command) and given >= len(command.arguments)
 
 
 def _takes_rest(command) -> bool:

@@ -38,40 +38,52 @@ def plan(call) -> list:
 
 
 class Context:
-    """What the rules read about one command: its card's exit codes and errors."""
+    """What the rules read about one command: its card's exit codes and errors, and whether
+    a call may reach a handler that writes."""
 
-    def __init__(self, program, command):
+    def __init__(self, program, command, run_writes: bool = False):
         from workbench.surfaces import _facts
         self.program = program
         self.command = command
         self.name = " ".join(command.path)
         self.errors = {entry["code"]: entry["exit"] for entry in _facts.errors(command)}
         self.exits = set(_facts.exit_codes(command))
+        self.run_writes = run_writes
+        self.skipped = 0             # calls not run: they would reach a handler that writes
+        self.sources: dict = {}       # index -> the command's source calls
         self.findings: list = []
         self.observed: dict = {}     # (code, exit) -> the call line that showed it
         self.lists = False           # a success whose data was a list
-        self.runs: list = []         # (call, run) of JSON runs, for the release lint
+        self.adapted = command.adapter is not None
+        """An adapted (Click, Typer, argparse) command: a person sees what the original
+        writes, byte for byte, and exits with its statuses, which no card can list; C4
+        and C9 hold only declared commands."""
 
 
-def check_commands(program, commands, runner, budget: int, seed: int) -> dict:
+def check_commands(program, commands, runner, budget: int, seed: int,
+                   run_writes: bool = False) -> dict:
     """Everything one checker finds for `commands`: calls, runs, findings, recovery records
-    and release-lint problems, as JSON data."""
+    and release-lint problems, as JSON data. Without `run_writes`, a call that would reach
+    the handler of a command that is not `read_only` is not run (one the parser refuses
+    still is: it never reaches the handler)."""
     calls = generate(program, commands, budget, seed)
     by_command: dict = {}
     for call in calls:
         by_command.setdefault(call.command, []).append(call)
     findings: list = []
     records: list = []
+    skipped = 0
     for command in commands:
-        context = Context(program, command)
+        context = Context(program, command, run_writes)
         mine = by_command.get(command.path, [])
-        sources = {call.index: call for call in mine if call.is_source}
+        sources = context.sources = {call.index: call for call in mine if call.is_source}
         for call in mine:
-            _run_call(context, runner, call)
+            run = _run_call(context, runner, call)
             if not call.is_source:
-                record = recover(context, runner, call, sources[call.source])
+                record = recover(context, runner, call, sources[call.source], run)
                 if record is not None:
                     records.append(record)
+        skipped += context.skipped
         for finding, call, run in context.findings:
             findings.append(_finding(context, finding, call, run))
         for finding in lint_command(program, command) + observed_problems(context):
@@ -79,8 +91,8 @@ def check_commands(program, commands, runner, budget: int, seed: int) -> dict:
                              "detail": finding.detail,
                              "evidence": _rules.shown(finding.evidence), "fix": finding.fix,
                              "call": None, "environment": None, "mode": None})
-    return {"calls": len(calls), "runs": runner.count, "findings": findings,
-            "recovery": records}
+    return {"calls": len(calls), "runs": runner.count, "skipped": skipped,
+            "findings": findings, "recovery": records}
 
 
 def _finding(context, finding, call, run) -> dict:
@@ -93,7 +105,28 @@ def _finding(context, finding, call, run) -> dict:
             "kind": call.kind}
 
 
-def _run_call(context, runner, call) -> None:
+def may_run(context, runner, argv, env) -> bool:
+    """Whether a call may run: it reaches no handler (refused, help), or that handler's
+    command is `read_only`, or writes are to run (`--run-writes`)."""
+    if context.run_writes:
+        return True
+    from workbench.runtime.parser import Refusal, parse
+    try:
+        request = parse(context.program, list(argv), runner.environ("agent", env))
+    except Refusal:
+        return True
+    command = request.command
+    if command is None or request.builtin is not None or request.flags["help"] or \
+            request.flags["schema"]:
+        return True
+    return command.effects == "read_only"
+
+
+def _run_call(context, runner, call):
+    """Run the call in its plan; its agent --json run (None when it may not run)."""
+    if not may_run(context, runner, call.argv, call.env):
+        context.skipped += 1
+        return None
     for environment, mode in plan(call):
         run = runner.cli(call.argv, environment, mode, call.env, call.stdin)
         inspect(context, call, run)
@@ -103,6 +136,7 @@ def _run_call(context, runner, call) -> None:
             _twice(context, call, run, runner.cli(call.argv, environment, mode, call.env,
                                                   call.stdin, again=True))
     _over_mcp(context, runner, call)
+    return runner.cli(call.argv, "agent", "json", call.env, call.stdin)
 
 
 def _add(context, call, run, rule, detail, evidence="") -> None:
@@ -124,7 +158,7 @@ def inspect(context, call, run) -> None:
     from workbench.declaration.exits import EXIT_CODES
     if run.exit not in EXIT_CODES:
         add("C3", f"exit {run.exit} is not in the exit-code table", run.stderr[-200:])
-    elif run.exit not in context.exits and run.exit not in (130, 141):
+    elif run.exit not in context.exits and run.exit not in (130, 141) and not context.adapted:
         add("C4", f"exit {run.exit} is not on the card (its exit codes: "
                   f"{', '.join(map(str, sorted(context.exits)))})", _error_line(run))
     if run.mode == "mcp":
@@ -133,7 +167,7 @@ def inspect(context, call, run) -> None:
         _one_document(context, call, run)
     elif run.mode == "ndjson":
         _one_stream(context, call, run)
-    else:
+    elif not context.adapted:   # an adapted program's own output passes as it wrote it
         terminal = run.environment == "terminal"
         for name, text in (("standard output", run.stdout), ("standard error", run.stderr)):
             found = _rules.raw_controls(text, terminal)
@@ -304,12 +338,15 @@ def follow(context, runner, call, run) -> None:
         if any(placeholder(token.partition("=")[2] if token.startswith("--") and "=" in token
                            else token) for token in tokens):
             continue
+        if not may_run(context, runner, tokens[1:], call.env):
+            continue
         again = runner.cli(tuple(tokens[1:]), run.environment, None, call.env, call.stdin)
         inspect(context, call, again)
         if again.timed_out or again.exit not in (2, 4):
             continue
         again_code, again_reason = _why(runner, again, tuple(tokens[1:]), call)
-        refused = again.exit == 2 and (again_code in REFUSALS or again_code == code)
+        refused = again.exit == 2 and (again_code in REFUSALS or again_code == code) and \
+            not _as_source(context, runner, call, run.environment, again.exit, again_code)
         shown = f"{line} -> exit {again.exit} {again_code or ''}".rstrip()
         if kind == "fix" and refused:
             _add(context, call, again, "C5", "a fix, run as printed, is refused again", shown)
@@ -321,6 +358,16 @@ def follow(context, runner, call, run) -> None:
                  "action_required", shown)
         elif kind == "next" and refused:
             _add(context, call, again, "C6", "a next, run as printed, is refused", shown)
+
+
+def _as_source(context, runner, call, environment, exit, code) -> bool:
+    """Whether a line ends as the call the mutation came from does: it reached that call,
+    refused or not (a call built from the declaration may be one the handler refuses)."""
+    source = context.sources.get(call.source)
+    if source is None or not may_run(context, runner, source.argv, source.env):
+        return False
+    first = runner.cli(source.argv, environment, "json", source.env, source.stdin)
+    return first.exit == exit and _why(runner, first, first.argv, source)[0] == code
 
 
 def _why(runner, run, argv, call) -> tuple:
@@ -397,7 +444,7 @@ def _over_mcp(context, runner, call) -> None:
     if cli.timed_out:
         return
     text = cli.stdout[:-1] if cli.stdout.endswith("\n") else cli.stdout
-    if text != run.stdout:
+    if text != run.stdout and _without_usage_fix(text) != _without_usage_fix(run.stdout):
         import difflib
         diff = [line for line in difflib.unified_diff(text.split(","), run.stdout.split(","),
                                                       lineterm="", n=0)
@@ -407,3 +454,17 @@ def _over_mcp(context, runner, call) -> None:
     if call.is_source or call.index % REPEAT_EVERY == 0:
         _twice(context, call, run, runner.mcp(command.tool_name, arguments, call.env,
                                               again=True))
+
+
+def _without_usage_fix(text: str):
+    """An envelope without the `fix` of a usage refusal (exit 2): over MCP it is the arguments
+    to send, on the command line the line to type (DESIGN §5); all else must be equal."""
+    import json
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return text
+    error = doc.get("error") if isinstance(doc, dict) else None
+    if isinstance(error, dict) and error.get("exit") == 2:
+        error.pop("fix", None)
+    return doc

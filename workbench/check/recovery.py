@@ -2,23 +2,23 @@
 followed mechanically, reaches the call the mutation came from.
 
 Followed mechanically means: take the line as printed, fill each slot it holds (`<target>`,
-`$NOTES_TOKEN`) with the value the original call gave that input, set the variable of an
-option the line leaves out when the original gave it (the hint of an `input_placeholder`
-says to), and run it as an agent with `--json`. It reaches the original call when it ends
-with the same exit code and the same envelope apart from `meta` (provenance may differ: a
-flag's value may now come from its variable).
+`$NOTES_TOKEN`) with the value the original call gave that input, and set the variable of an
+option the line leaves out when the original gave it (what the hint of an
+`input_placeholder` says to do). It reaches the original call when the parser reads it as the
+same call: the same command with the same inputs and the same flags but the output mode (the
+values, not where they came from: a flag's value may now come from its variable). Nothing is
+run to decide it, so a write is measured without running it.
 """
 
 from __future__ import annotations
 
 
-def recover(context, runner, call, source) -> dict | None:
-    """The recovery record of mutation `call` of `source`, or None when its agent `--json`
-    run was not refused (exit 2) nor stopped for an action (exit 4)."""
+def recover(context, runner, call, source, run) -> dict | None:
+    """The recovery record of mutation `call` of `source`, from `run` (its agent `--json`
+    run), or None when that run was not refused (exit 2) nor stopped for an action (4)."""
     from workbench._text import split
-    run = runner.cli(call.argv, "agent", "json", call.env, call.stdin)
-    doc = run.document()
-    if run.exit not in (2, 4) or not isinstance(doc, dict) or \
+    doc = run.document() if run is not None else None
+    if run is None or run.exit not in (2, 4) or not isinstance(doc, dict) or \
             not isinstance(doc.get("error"), dict):
         return None
     reason = doc["error"].get("code") or "unknown"
@@ -43,33 +43,49 @@ def recover(context, runner, call, source) -> dict | None:
         record["why"] = f"no value for {missing} in the original call"
         return record
     _variables_for_left_out(context.command, filled, values, env)
-    again = runner.cli(tuple(filled), "agent", None, tuple(sorted(env.items())), source.stdin)
-    target = runner.cli(source.argv, "agent", "json", source.env, source.stdin)
-    got, wanted = _outcome(again), _outcome(target)
-    record["recovered"] = got == wanted
+    got = same_call(context.program, filled, runner.environ("agent", env))
+    wanted = same_call(context.program, list(source.argv), runner.environ("agent", source.env))
+    record["recovered"] = got == wanted and got[0] == "call"
     if not record["recovered"]:
-        record["why"] = f"ended with {_summary(again)}, the original with {_summary(target)}"
+        record["why"] = _difference(got, wanted)
     return record
+
+
+def same_call(program, argv, environ) -> tuple:
+    """What the parser reads argv as, for comparing calls: ("call", path, inputs, flags
+    but the output mode), or ("refused", code)."""
+    from workbench.runtime.parser import Refusal, parse
+    try:
+        request = parse(program, list(argv), environ)
+    except Refusal as refusal:
+        return ("refused", refusal.code)
+    flags = {key: value for key, value in request.flags.items()
+             if key not in ("json", "format", "progress")}
+    path = tuple(request.command.path) if request.command is not None else \
+        tuple(request.path)
+    return ("call", path, dict(request.options), dict(request.args), dict(request.extras),
+            flags)
+
+
+def _difference(got, wanted) -> str:
+    """Why a followed line is not the original call, in a few words."""
+    if got[0] == "refused":
+        return f"it is refused ({got[1]})"
+    if wanted[0] == "refused":
+        return f"the original is refused ({wanted[1]})"
+    if got[1] != wanted[1]:
+        return f"it runs '{' '.join(got[1])}', not '{' '.join(wanted[1])}'"
+    for index, what in ((5, "flag"), (2, "option"), (3, "argument"), (4, "option")):
+        for key in sorted(set(got[index]) | set(wanted[index])):
+            if got[index].get(key) != wanted[index].get(key):
+                return f"its {what} {key!r} differs"
+    return "it differs"
 
 
 def _line(context, argv) -> str:
     from workbench._text import join
     from workbench.check.rules import shown
     return shown(join([context.program.name, *argv]), 240)
-
-
-def _outcome(run):
-    doc = run.document()
-    if isinstance(doc, dict):
-        doc = {key: value for key, value in doc.items() if key != "meta"}
-    return run.exit, doc
-
-
-def _summary(run) -> str:
-    doc = run.document()
-    code = doc["error"].get("code") if isinstance(doc, dict) and \
-        isinstance(doc.get("error"), dict) else None
-    return f"exit {run.exit}" + (f" ({code})" if code else "")
 
 
 def _slots(command) -> dict:
@@ -92,12 +108,15 @@ def _filled(command, tokens, values) -> tuple:
     could not be filled or None). An input given several values (a list, a variadic
     argument) fills its slots with those the line does not already hold, in order."""
     from workbench._text import placeholder
+    from workbench.check.calls import input_values
     slots = _slots(command)
-    left = {key: [text for text in texts] for key, texts in values.items()}
-    for token in tokens:
-        for texts in left.values():
-            if token in texts:
-                texts.remove(token)
+    left = {key: list(texts) for key, texts in values.items()}
+    words = len(command.words)
+    own = tokens[words:] if tuple(tokens[:words]) == tuple(command.words) else tokens
+    for key, texts in input_values(command, own):       # what the line already gives
+        for text in texts:
+            if text in left.get(key, ()):
+                left[key].remove(text)
     out = []
     for token in tokens:
         flag, eq, raw = token.partition("=") if token.startswith("--") else ("", "", token)

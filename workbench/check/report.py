@@ -63,6 +63,7 @@ class Report:
     commands: int = 0
     calls: int = 0
     runs: int = 0
+    skipped: int = 0
     violations: list = field(default_factory=list)
     recovery: dict = field(default_factory=dict)
 
@@ -90,6 +91,7 @@ class Report:
         return {"program": self.program, "version": self.version, "file": self.file,
                 "seed": self.seed, "calls_per_command": self.calls_per_command,
                 "commands": self.commands, "calls": self.calls, "runs": self.runs,
+                "skipped": self.skipped,
                 "ok": self.ok, "failures": self.failures, "counts": self.counts(),
                 "violations": [violation.to_dict() for violation in self.violations],
                 "recovery": self.recovery, "mcp": MCP_PATH}
@@ -119,6 +121,10 @@ class Report:
                  f"{plural(self.commands, 'command')}, {plural(self.calls, 'call')}, "
                  f"{plural(self.runs, 'run')} (seed {self.seed}, "
                  f"{self.calls_per_command} calls per command)"]
+        if self.skipped:
+            lines.append(f"{plural(self.skipped, 'call')} not run: each would reach the "
+                         f"handler of a command that writes (--run-writes runs them, each in "
+                         f"the sandbox)")
         if self.violations:
             lines.append(f"{plural(len(self.violations), 'violation')}:")
             for v in self.violations:

@@ -43,13 +43,14 @@ def failure(code: str, message: str, exit: int = 1, hint: str | None = None,
     return doc
 
 
-def from_fail(fail, fix: str | None) -> dict:
+def from_fail(fail, fix: str | None, checked: bool = True) -> dict:
     """A handler's `Fail` as an envelope: code, message, exit, hint, fix, retryable, details.
 
     A `Fail` whose exit is not in the table is refused as `errors=` refuses it at definition
-    time (`invalid_exit`, exit 1, the same sentence naming the fix)."""
+    time (`invalid_exit`, exit 1, the same sentence naming the fix); `checked=False` lets an
+    adapted program's own exit status through unchanged."""
     from workbench.declaration.exits import exit_problem
-    problem = exit_problem(fail.code, fail.exit)
+    problem = exit_problem(fail.code, fail.exit) if checked else None
     if problem is not None:
         return failure("invalid_exit", f"the handler raised Fail: {problem}", exit=EXIT_FAILURE,
                        hint=f"raise Fail({fail.code!r}, ..., exit=N) with N from the table, and "

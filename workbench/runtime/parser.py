@@ -533,20 +533,25 @@ def _fits(command, tokens, environ, placeholders) -> bool:
 
 
 def _without_unknown(command, tokens, i, environ, placeholders):
-    """The fix for an unknown flag nobody else declares: drop it with the word after it when
-    that word cannot be one of the command's arguments, keep the word when it must be one,
-    and, when either could be right, None (the fix is then the command's help)."""
+    """The fix for an unknown flag nobody else declares, and a note for the hint: the flag
+    dropped with the word after it when that line gets past its words (flags are far more
+    often given a value than followed by an argument), else dropped alone when that does;
+    (None, None) when neither does (the fix is then the command's help)."""
     alone = tokens[:i] + tokens[i + 1:]
     if i + 1 >= len(tokens) or "=" in tokens[i] or tokens[i + 1] == "--" or (
             tokens[i + 1].startswith("-") and tokens[i + 1] != "-"
             and not _looks_negative_number(tokens[i + 1])):
-        return alone
+        return alone, None
     both = tokens[:i] + tokens[i + 2:]
-    keep, drop = _fits(command, alone, environ, placeholders), \
-        _fits(command, both, environ, placeholders)
-    if keep and drop:
-        return None
-    return alone if keep else both
+    if _fits(command, both, environ, placeholders):
+        note = None
+        if _fits(command, alone, environ, placeholders):
+            note = f"the fix drops {_shown_raw(tokens[i + 1])} with it: put it back if it " \
+                   f"is an argument"
+        return both, note
+    if _fits(command, alone, environ, placeholders):
+        return alone, None
+    return None, None
 
 
 def _refuse_unknown_option(command, tokens, i, flag, environ=None, placeholders=False,
@@ -582,9 +587,11 @@ def _refuse_unknown_option(command, tokens, i, flag, environ=None, placeholders=
                 and i + 1 < len(tokens):
             width = 2
         if elsewhere is None and width == 1:
-            fix = _without_unknown(command, tokens, i, environ or {}, placeholders)
+            fix, note = _without_unknown(command, tokens, i, environ or {}, placeholders)
             if fix is None:
                 fix = ["--help"]
+            if note:
+                hint += f" ({note})"
         else:
             fix = tokens[:i] + tokens[i + width:]
     raise Refusal("unknown_option", f"'{label}' has no option {_clip(flag)}", hint=hint,

@@ -639,7 +639,7 @@ def _with_output(doc, captured, world, as_data):
 
 def _from_fail(program, command, fail, as_json) -> dict:
     fix = runnable(program, fail.fix, as_json, command) if fail.fix else None
-    return _envelope.from_fail(fail, fix)
+    return _envelope.from_fail(fail, fix, checked=command is None or command.adapter is None)
 
 
 def _internal(error, debug, world):
