@@ -118,16 +118,16 @@ def run_share(program, box, part: int, parts: int, calls: int, seed: int, timeou
     try:
         ensure_checked(program)
     except DefinitionError as error:
-        if part == 0:    # the release lint still says which example holds a secret
-            from workbench.check.lint import lint_command
-            static += [{"rule": f.rule, "command": " ".join(c.path), "detail": f.detail,
-                        "evidence": f.evidence, "fix": f.fix, "call": None,
-                        "environment": None, "mode": None}
-                       for c in commands for f in lint_command(program, c) if f.rule == "R7"]
-            if static:
-                return _share(program, commands, {"calls": 0, "runs": 0, "skipped": 0,
-                                                  "findings": static, "recovery": []})
-        raise CheckError("load_failed", f"DefinitionError: {error}") from None
+        from workbench.check.lint import lint_command   # which example holds a secret (R7)
+        secrets = [{"rule": f.rule, "command": " ".join(c.path), "detail": f.detail,
+                    "evidence": f.evidence, "fix": f.fix, "call": None, "environment": None,
+                    "mode": None}
+                   for c in commands for f in lint_command(program, c) if f.rule == "R7"]
+        if not secrets:
+            raise CheckError("load_failed", f"DefinitionError: {error}") from None
+        return _share(program, commands, {"calls": 0, "runs": 0, "skipped": 0,
+                                          "findings": static + secrets if part == 0 else [],
+                                          "recovery": []})
     box.seal()
     # the program-wide tables every run reads, built once here, not in every fork
     from workbench.runtime import redact

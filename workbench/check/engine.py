@@ -74,6 +74,7 @@ def check_commands(program, commands, runner, budget: int, seed: int,
     records: list = []
     skipped = 0
     for command in commands:
+        runner.forget()     # what one command's calls cost does not depend on the others
         context = Context(program, command, run_writes)
         mine = by_command.get(command.path, [])
         sources = context.sources = {call.index: call for call in mine if call.is_source}
@@ -143,8 +144,9 @@ def _add(context, call, run, rule, detail, evidence="") -> None:
     context.findings.append((Finding(rule, detail, evidence), call, run))
 
 
-def inspect(context, call, run) -> None:
-    """Hold one run to the call rules (C1-C4, C8, C9, C12-C15)."""
+def inspect(context, call, run, own: bool = True) -> None:
+    """Hold one run to the call rules (C1-C4, C8, C9, C12-C15); `own`: a run of the call
+    itself, not of a line it printed (which C12 does not concern)."""
     add = lambda rule, detail, evidence="": _add(context, call, run, rule, detail, evidence)  # noqa: E731
     if run.timed_out:
         add("C14", "the call did not end within the time limit", run.stderr[-200:])
@@ -173,7 +175,7 @@ def inspect(context, call, run) -> None:
             found = _rules.raw_controls(text, terminal)
             if found is not None:
                 add("C9", f"raw control characters on {name} of a person's output", found)
-    if call.kind == "placeholder" and run.exit != 2:
+    if own and call.kind == "placeholder" and run.exit != 2:
         add("C12", "a placeholder value was run instead of refused (input_placeholder)",
             run.stdout[:200])
 
@@ -341,7 +343,7 @@ def follow(context, runner, call, run) -> None:
         if not may_run(context, runner, tokens[1:], call.env):
             continue
         again = runner.cli(tuple(tokens[1:]), run.environment, None, call.env, call.stdin)
-        inspect(context, call, again)
+        inspect(context, call, again, own=False)
         if again.timed_out or again.exit not in (2, 4):
             continue
         again_code, again_reason = _why(runner, again, tuple(tokens[1:]), call)

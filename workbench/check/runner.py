@@ -101,6 +101,10 @@ class Runner:
             if os.environ.get(name):
                 self._base[name] = os.environ[name]
 
+    def forget(self) -> None:
+        """Drop the runs kept so far (each command's calls start afresh)."""
+        self._cache.clear()
+
     def environ(self, environment: str, env=()) -> dict:
         base = dict(self._base)
         base.update(self.sandbox.environ())
@@ -151,7 +155,8 @@ class Runner:
                 data = data[os.write(3, data):]
             return 0
 
-        exit, out, err, raw = self._fork(body, environ, False, None, result_pipe=True)
+        exit, out, err, raw = self._fork(body, environ, False, None, result_pipe=True,
+                                         hooks=False)
         result = None
         try:
             result = json.loads(raw) if raw else None
@@ -166,8 +171,7 @@ class Runner:
                 exit = doc["error"].get("exit", exit) if doc.get("ok") is not True else exit
             if isinstance(doc, dict) and doc.get("ok") is True:
                 exit = 0
-        found = Run((tool, json.dumps(arguments, sort_keys=True)), "mcp", "mcp",
-                    exit if result is not None or exit is None else 70, text,
+        found = Run((tool, json.dumps(arguments, sort_keys=True)), "mcp", "mcp", exit, text,
                     out + err, result, env=tuple(env))
         self._cache[key] = found
         return found
@@ -175,8 +179,10 @@ class Runner:
     # -- the fork ---------------------------------------------------------------------
 
     def _fork(self, body, environ: dict, terminal: bool, stdin: str | None,
-              result_pipe: bool = False):
-        """(exit or None, stdout, stderr, result-pipe bytes) of `body` run in a fork."""
+              result_pipe: bool = False, hooks: bool = True):
+        """(exit or None, stdout, stderr, result-pipe bytes) of `body` run in a fork; `hooks`:
+        end it as an interpreter ends (threads, atexit), as a CLI process does (not an MCP
+        call: a server does not end after each)."""
         self.sandbox.restore()
         self.count += 1
         parent_close, readers, child = [], {}, {}
@@ -218,7 +224,8 @@ class Runner:
                 pass
         pid = os.fork()
         if pid == 0:     # pragma: no cover - the child's coverage is not collected
-            self._child(body, environ, child, list(readers), terminal)
+            self._child(body, environ, child, list(readers), terminal,
+                        hooks and self.exit_hooks)
         for fd in parent_close:
             os.close(fd)
         buffers, exit = _collect(pid, readers, self.timeout)
@@ -230,7 +237,7 @@ class Runner:
         return (exit, _text(buffers.get("stdout", b"")), _text(buffers.get("stderr", b"")),
                 buffers.get("result", b"").decode("utf-8", "surrogatepass"))
 
-    def _child(self, body, environ, fds, parent_fds, terminal) -> None:
+    def _child(self, body, environ, fds, parent_fds, terminal, hooks) -> None:
         code = 70
         try:
             os.setsid()
@@ -256,7 +263,7 @@ class Runner:
             traceback.print_exc()
         finally:
             try:
-                if self.exit_hooks:
+                if hooks:
                     code = _as_interpreter_ends(code)
             finally:
                 for stream in (sys.stdout, sys.stderr):

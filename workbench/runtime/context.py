@@ -119,9 +119,11 @@ class Context:
 
     @property
     def can_prompt(self) -> bool:
-        """True only when a person can answer: interactive, a terminal on stdin, not CI."""
+        """True only when a person can answer: interactive, a terminal on stdin, not CI, and
+        not asked for data (`--json`, MCP): a JSON caller's stderr stays empty, and a
+        question becomes `action_required` or `input_required` with the flag to pass."""
         return (self.interactive and self._world.stdin_tty and self._world.stdin is not None
-                and not _truthy(self.environ.get("CI")))
+                and not self.json and not _truthy(self.environ.get("CI")))
 
     def action_required(self, reason: str, message: str, next: Sequence[dict] = ()) -> NoReturn:
         """Stop with exit 4: `next` lists runnable commands, e.g. `[{"command": "deploy --yes", "when": "..."}]`.
