@@ -50,6 +50,10 @@ MUTATIONS = {
 }
 """Mutation kind -> what it does to its source call."""
 
+RUN_ONLY = ("control_characters", "empty_stdin")
+"""Mutations that are values to run, not mistakes to refuse: their runs are held to every rule,
+but a refusal they meet (the source's own) is not a recovery to measure."""
+
 DEFAULT_BUDGET = 24
 """Calls per command by default (sources included); `burgee check --calls N` raises it."""
 

@@ -17,6 +17,9 @@ def recover(context, runner, call, source, run) -> dict | None:
     """The recovery record of mutation `call` of `source`, from `run` (its agent `--json`
     run), or None when that run was not refused (exit 2) nor stopped for an action (4)."""
     from workbench._text import split
+    from workbench.check.calls import RUN_ONLY
+    if call.kind in RUN_ONLY:
+        return None
     doc = run.document() if run is not None else None
     if run is None or run.exit not in (2, 4) or not isinstance(doc, dict) or \
             not isinstance(doc.get("error"), dict):

@@ -96,6 +96,7 @@ class Runner:
         self.exit_hooks = exit_hooks
         self.count = 0
         self._cache: dict = {}
+        _warm()
         self._base = dict(BASE)
         for name in ("PATH", "PYTHONPATH"):
             if os.environ.get(name):
@@ -274,6 +275,28 @@ class Runner:
                 os._exit(code if isinstance(code, int) else 1)
 
 
+WARM = ("workbench.runtime.capture", "workbench.runtime.toolcall", "workbench.runtime._paging",
+        "workbench.runtime.builtins", "workbench.surfaces.cards", "workbench.surfaces.help",
+        "workbench.surfaces.output", "workbench.surfaces.tools", "tempfile", "threading",
+        "traceback", "jsonschema", "select", "hashlib", "sqlite3", "secrets")
+"""What a run would import by itself: imported once here, so no fork pays for it again."""
+
+
+def _warm() -> None:
+    """Import `WARM` (what is installed of it), then freeze the heap: every run is a fork of
+    this process, and a collection in it (the exit hook of `run` collects) would otherwise
+    walk, and so copy, every page the program and its imports hold."""
+    import gc
+    import importlib
+    for name in WARM:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+    gc.collect()
+    gc.freeze()
+
+
 def _loads(text: str):
     try:
         return json.loads(text)
@@ -344,45 +367,53 @@ def _text(data: bytes) -> str:
 
 def _collect(pid: int, readers: dict, timeout: float):
     """Read every stream of the run until it ends (its own end, then what is left to read),
-    or kill its process group past `timeout`; (buffers by name, exit or None)."""
+    or kill its process group past `timeout`; (buffers by name, exit or None). The run's end
+    is watched through a pidfd, so nothing sleeps."""
     buffers = {name: bytearray() for name in readers.values()}
     poller = select.poll()
     for fd in readers:
         poller.register(fd, select.POLLIN)
+    ended = os.pidfd_open(pid) if hasattr(os, "pidfd_open") else None   # Linux 5.3+
+    if ended is not None:
+        poller.register(ended, select.POLLIN)
     open_fds = set(readers)
     deadline = time.monotonic() + timeout
     status = None
-    while True:
-        if status is None:
-            done, waited = os.waitpid(pid, os.WNOHANG)
-            if done:
-                status = waited
-        if not open_fds:
-            if status is not None:
+    try:
+        while open_fds or status is None:
+            left = deadline - time.monotonic()
+            if left <= 0:
                 break
-        left = deadline - time.monotonic()
-        if left <= 0:
-            break
-        wait_ms = 0 if status is not None else min(left, 0.05) * 1000
-        events = poller.poll(wait_ms) if open_fds else (time.sleep(min(left, 0.005)) or [])
-        if not events and status is not None:
-            break       # ended, and nothing more to read (a grandchild may hold a pipe)
-        for fd, _ in events:
-            try:
-                chunk = os.read(fd, 1 << 16)
-            except OSError:     # a terminal whose other side is closed
-                chunk = b""
-            if chunk:
-                buffers[readers[fd]] += chunk
-            else:
-                poller.unregister(fd)
-                open_fds.discard(fd)
+            if ended is None and status is None:    # no pidfd: look every 5 ms
+                done, waited = os.waitpid(pid, os.WNOHANG)
+                status = waited if done else None
+                left = min(left, 0.005)
+            events = poller.poll(0 if status is not None else left * 1000)
+            if not events and status is not None:
+                break       # ended, and nothing more to read (a grandchild may hold a pipe)
+            for fd, _ in events:
+                if fd == ended:
+                    poller.unregister(ended)
+                    status = os.waitpid(pid, 0)[1]
+                    continue
+                try:
+                    chunk = os.read(fd, 1 << 16)
+                except OSError:     # a terminal whose other side is closed
+                    chunk = b""
+                if chunk:
+                    buffers[readers[fd]] += chunk
+                else:
+                    poller.unregister(fd)
+                    open_fds.discard(fd)
+    finally:
+        if ended is not None:
+            os.close(ended)
     try:
         os.killpg(pid, signal.SIGKILL)      # what the run left behind, or the run itself
     except OSError:
         pass
     if status is None:
-        _, status = os.waitpid(pid, 0)
+        os.waitpid(pid, 0)
         return {name: bytes(data) for name, data in buffers.items()}, None
     return {name: bytes(data) for name, data in buffers.items()}, \
         os.waitstatus_to_exitcode(status)
