@@ -60,6 +60,13 @@ def test_a_command_that_keeps_every_promise_is_not_reported(broken):
     assert not broken.ok and "check_failed" in broken.failures
 
 
+@pytest.mark.parametrize("page", ["ci.md", "contract.md"])
+def test_every_rule_is_documented_with_its_code_and_name(page):
+    text = (ROOT / "docs" / page).read_text()
+    for code, rule in RULES.items():
+        assert f"| {code} | `{rule.name}` |" in text, (page, code)
+
+
 def test_every_rule_is_caught_by_some_test():
     caught = {rule for rule, _ in CAUGHT} | {"C7", "C12", "R7"}   # the three below
     assert caught == set(RULES)

@@ -26,6 +26,10 @@ from workbench.check.report import DEFAULT_RECOVERY, Report, Violation
 from workbench.check.rules import RULES, Rule
 from workbench.check.runner import DEFAULT_TIMEOUT
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from workbench.declaration.model import Program
+
 __all__ = ["check", "Report", "Violation", "Rule", "RULES", "CheckError", "DEFAULT_BUDGET",
            "DEFAULT_RECOVERY", "DEFAULT_TIMEOUT"]
 
@@ -41,7 +45,7 @@ class CheckError(Exception):
         self.details = details
 
 
-def check(target, *, calls: int = DEFAULT_BUDGET, seed: int = 0, budget: float | None = None,
+def check(target: str | os.PathLike | Program, *, calls: int = DEFAULT_BUDGET, seed: int = 0, budget: float | None = None,
           run_writes: bool = False, workers: int | None = None,
           timeout: float = DEFAULT_TIMEOUT, program: str | None = None) -> Report:
     """Check a program: generate its calls, run them, hold them to every rule.

@@ -653,7 +653,11 @@ def _refuse_extra(command, extra, tokens, placeholders, environ, trial):
     if "--" in tokens:
         at = tokens.index("--")
         moved = tokens[:at] + tokens[at + 1:]
-        if _refused(command, moved, environ or {}, placeholders) is None:
+        try:    # global flags moved in front of `--` count again: the fix carries the mode
+            own = split_globals(moved)[1]
+        except Refusal:
+            own = None
+        if own is not None and _refused(command, own, environ or {}, placeholders) is None:
             fixed = moved
     if fixed is None:
         fixed = list(tokens)
