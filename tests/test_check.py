@@ -67,6 +67,16 @@ def test_every_rule_is_documented_with_its_code_and_name(page):
         assert f"| {code} | `{rule.name}` |" in text, (page, code)
 
 
+def test_the_report_is_the_workbenchs_problems(broken):
+    """What the headless stage and the Problems pane will read: one error per violation."""
+    problems = broken.problems()
+    assert len(problems) == len(broken.violations)
+    assert set(problems[0]) == {"severity", "code", "message", "fix", "command", "surface"}
+    leak = next(p for p in problems if p["code"] == "secret_leaked")
+    assert leak["severity"] == "error" and leak["command"] == "c8-leak"
+    assert leak["message"].startswith("C8 'c8-leak': ")
+
+
 def test_every_rule_is_caught_by_some_test():
     caught = {rule for rule, _ in CAUGHT} | {"C7", "C12", "R7"}   # the three below
     assert caught == set(RULES)

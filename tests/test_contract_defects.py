@@ -5,16 +5,12 @@ format, and an exit code allowed at run time but refused at definition."""
 
 from __future__ import annotations
 
-import os
-import pty
-import select
 import shlex
-import sys
-import time
 
 import pytest
 
 from conftest import SAMPLES, clean_env, run_program
+from test_runtime import _run_in_pty
 from workbench import Argument, Command, Fail, Option, Program
 from workbench.declaration.model import DefinitionError
 from workbench.testing import Runner
@@ -31,30 +27,6 @@ program = Program(name="tool", version="1.0.0", description="Log in", commands=[
 if __name__ == "__main__":
     run(program)
 '''
-
-
-def _pty(argv, env, timeout=30):
-    """Run argv on a real pseudo-terminal (stdin and stdout); (exit, what the terminal got)."""
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.execve(sys.executable, [sys.executable, *argv], env)
-    output = b""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([fd], [], [], 0.2)
-        if ready:
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            output += chunk
-            if b"[y/N]" in output:   # asked: answer no, so a wrong prompt cannot pass
-                os.write(fd, b"n\n")
-    _, status = os.waitpid(pid, 0)
-    os.close(fd)
-    return os.waitstatus_to_exitcode(status), output.decode(errors="replace")
 
 
 @pytest.fixture
@@ -77,7 +49,8 @@ def test_confirm_honours_its_flag_without_a_terminal(notes_env):
 
 def test_confirm_honours_its_flag_at_a_terminal(notes_env):
     _notes("add", "x", env=notes_env)
-    code, output = _pty([str(SAMPLES / "notes.py"), "purge", "--yes"], notes_env)
+    code, output = _run_in_pty([str(SAMPLES / "notes.py"), "purge", "--yes"], notes_env,
+                               answer="n")   # asked anyway: "no", so a prompt cannot pass
     assert "[y/N]" not in output
     assert code == 0 and "deleted" in output
 

@@ -53,7 +53,8 @@ def check(target: str | os.PathLike | Program, *, calls: int = DEFAULT_BUDGET, s
     Args:
         target: a program's file (checked in worker processes that load it inside a
             sandbox), or a loaded `Program` (checked from this process: its runs are forks of
-            it, so call it from a process without threads).
+            it, so call it from a process without threads; paths it computed when it was
+            imported are not in the sandbox, and its `atexit` functions do not run).
         calls: calls per command (its sources and a sample of their mutations).
         seed: picks the sample; the same seed gives the same calls.
         budget: the lowest recovery rate that passes (default: `budgets["recovery"]` of the
@@ -108,7 +109,7 @@ def run_share(program, box, part: int, parts: int, calls: int, seed: int, timeou
               run_writes: bool = False, exit_hooks: bool = True) -> dict:
     """What one checker finds for its share of the commands (every `parts`-th, from
     `part`), as JSON data; the first share also lints the program itself."""
-    from workbench.check.engine import check_commands
+    from workbench.check.engine import check_commands, lint_finding
     from workbench.check.lint import program_lint
     from workbench.check.runner import Runner
     from workbench.declaration.model import DefinitionError
@@ -116,16 +117,12 @@ def run_share(program, box, part: int, parts: int, calls: int, seed: int, timeou
     commands = list(program.walk())
     static = []
     if part == 0:
-        static = [{"rule": finding.rule, "command": program.name, "detail": finding.detail,
-                   "evidence": "", "fix": finding.fix, "call": None, "environment": None,
-                   "mode": None} for finding in program_lint(program)]
+        static = [lint_finding(finding, program.name) for finding in program_lint(program)]
     try:
         ensure_checked(program)
     except DefinitionError as error:
         from workbench.check.lint import lint_command   # which example holds a secret (R7)
-        secrets = [{"rule": f.rule, "command": " ".join(c.path), "detail": f.detail,
-                    "evidence": f.evidence, "fix": f.fix, "call": None, "environment": None,
-                    "mode": None}
+        secrets = [lint_finding(f, " ".join(c.path))
                    for c in commands for f in lint_command(program, c) if f.rule == "R7"]
         if not secrets:
             raise CheckError("load_failed", f"DefinitionError: {error}") from None
@@ -138,7 +135,10 @@ def run_share(program, box, part: int, parts: int, calls: int, seed: int, timeou
     redact.sensitive_spellings(program)
     program.tool("")
     runner = Runner(program, box, timeout=timeout, exit_hooks=exit_hooks)
-    found = check_commands(program, commands[part::parts], runner, calls, seed, run_writes)
+    try:
+        found = check_commands(program, commands[part::parts], runner, calls, seed, run_writes)
+    finally:
+        runner.close()
     found["findings"] = static + found["findings"]
     return _share(program, commands, found)
 

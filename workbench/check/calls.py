@@ -388,18 +388,16 @@ def _mutate(builder, position) -> None:
         if item.is_option and is_value and param.type != "list" and item.width == 2:
             add(position, "duplicate_option", tokens[:end] + tokens[item.start:item.start + 2]
                 + tokens[end:], f"{param.flag} given twice")
-        if item.is_option and is_value and item.width == 2:
-            add(position, "missing_value", without(item)[:end - 2] + [param.flag]
-                + without(item)[end - 2:], f"{param.flag} given no value")
+        if item.is_option and is_value and item.width == 2:   # the flag last, before `--`
+            rest = without(item)
+            add(position, "missing_value", rest[:end - 2] + [param.flag] + rest[end - 2:],
+                f"{param.flag} given no value")
         if item.is_option and param.type == "boolean":
             add(position, "drop_flag", without(item), f"{flag_token} left out")
         if item.is_option and not _takes_rest(command):
             moved = without(item)
-            at = moved.index("--") if "--" in moved else len(moved)
-            piece = tokens[item.start:item.start + item.width]
-            add(position, "flag_after_dashdash",
-                moved[:at] + ["--"] + piece + moved[at + 1:] if "--" not in moved
-                else moved + piece, f"{param.flag} written after --")
+            add(position, "flag_after_dashdash", moved + ([] if "--" in moved else ["--"])
+                + tokens[item.start:item.start + item.width], f"{param.flag} written after --")
         if not item.is_option and getattr(param, "stdin", False) and current != "-":
             add(position, "empty_stdin", replace(item, "-"),
                 f"{param.metavar} read from an empty standard input",

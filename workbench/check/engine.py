@@ -52,7 +52,7 @@ class Context:
         self.skipped = 0             # calls not run: they would reach a handler that writes
         self.sources: dict = {}       # index -> the command's source calls
         self.findings: list = []
-        self.observed: dict = {}     # (code, exit) -> the call line that showed it
+        self.observed: dict = {}     # (error code, exit) -> the first run that ended so
         self.lists = False           # a success whose data was a list
         self.adapted = command.adapter is not None
         """An adapted (Click, Typer, argparse) command: a person sees what the original
@@ -88,12 +88,16 @@ def check_commands(program, commands, runner, budget: int, seed: int,
         for finding, call, run in context.findings:
             findings.append(_finding(context, finding, call, run))
         for finding in lint_command(program, command) + observed_problems(context):
-            findings.append({"rule": finding.rule, "command": context.name,
-                             "detail": finding.detail,
-                             "evidence": _rules.shown(finding.evidence), "fix": finding.fix,
-                             "call": None, "environment": None, "mode": None})
+            findings.append(lint_finding(finding, context.name))
     return {"calls": len(calls), "runs": runner.count, "skipped": skipped,
             "findings": findings, "recovery": records}
+
+
+def lint_finding(finding, command: str) -> dict:
+    """A release-lint finding as report data (no call: it is the declaration's)."""
+    return {"rule": finding.rule, "command": command, "detail": finding.detail,
+            "evidence": _rules.shown(finding.evidence), "fix": finding.fix, "call": None,
+            "environment": None, "mode": None}
 
 
 def _finding(context, finding, call, run) -> dict:

@@ -100,9 +100,9 @@ class Report:
         """Each violation, and a recovery rate below budget, as the workbench's problems
         (`severity`, `code`, `message`, `fix`, `command`, `surface`): what the dashboard's
         Problems pane lists and `--headless` fails on."""
-        found = [{"severity": "error", "code": f"{v.rule} {v.name}",
-                  "message": f"'{v.command}': {v.message}" + (f" ({v.count} runs)"
-                                                              if v.count > 1 else "")
+        found = [{"severity": "error", "code": v.name,
+                  "message": f"{v.rule} '{v.command}': {v.message}"
+                  + (f" ({v.count} runs)" if v.count > 1 else "")
                   + (f": {v.call}" if v.call else ""),
                   "fix": v.fix, "command": v.command, "surface": None}
                  for v in self.violations]

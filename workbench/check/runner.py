@@ -102,6 +102,11 @@ class Runner:
             if os.environ.get(name):
                 self._base[name] = os.environ[name]
 
+    def close(self) -> None:
+        """Give the loading process its collector back (`_warm` froze its heap)."""
+        import gc
+        gc.unfreeze()
+
     def forget(self) -> None:
         """Drop the runs kept so far (each command's calls start afresh)."""
         self._cache.clear()
