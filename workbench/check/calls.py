@@ -105,10 +105,11 @@ class _Item:
     width: int
 
 
-def sample_value(param, sensitive_value: str = CANARY) -> str:
-    """A value of `param`'s type for a call built from the declaration."""
+def sample_value(param) -> str:
+    """A value of `param`'s type for a call built from the declaration (the planted secret
+    for a sensitive one)."""
     if getattr(param, "sensitive", False):
-        return sensitive_value
+        return CANARY
     choices = param.enum_values
     if choices:
         return str(choices[0])
@@ -116,7 +117,9 @@ def sample_value(param, sensitive_value: str = CANARY) -> str:
     return words.get(param.value_type.name, "x")
 
 
-def _split(program, line: str) -> list:
+def _split(program, line: str) -> tuple:
+    """(an example's argv after the program name without output flags, whether it asked for
+    `--format ndjson`)."""
     from workbench._text import split
     tokens = split(line)
     if tokens[:1] == [program.name]:

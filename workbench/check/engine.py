@@ -106,8 +106,7 @@ def _finding(context, finding, call, run) -> dict:
         f"tools/call {run.argv[0]} {run.argv[1]}"
     return {"rule": finding.rule, "command": context.name, "detail": finding.detail,
             "evidence": _rules.shown(finding.evidence), "fix": finding.fix,
-            "call": _rules.shown(line, 240), "environment": run.environment, "mode": run.mode,
-            "kind": call.kind}
+            "call": _rules.shown(line, 240), "environment": run.environment, "mode": run.mode}
 
 
 def may_run(context, runner, argv, env) -> bool:

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 def recover(context, runner, call, source, run) -> dict | None:
     """The recovery record of mutation `call` of `source`, from `run` (its agent `--json`
-    run), or None when that run was not refused (exit 2) nor stopped for an action (4)."""
+    run), or None when that run was not refused (exit 2) nor stopped for an action (4), or
+    the mutation is a value to run rather than a mistake (`calls.RUN_ONLY`)."""
     from workbench._text import split
     from workbench.check.calls import RUN_ONLY
     if call.kind in RUN_ONLY:
@@ -30,7 +31,8 @@ def recover(context, runner, call, source, run) -> dict | None:
         step = doc["next"][0]
         line = step.get("command") if isinstance(step, dict) else None
     record = {"command": context.name, "reason": reason, "kind": call.kind,
-              "call": _line(context, call.argv), "followed": line, "recovered": False}
+              "mutation": call.note, "call": _line(context, call.argv), "followed": line,
+              "recovered": False}
     if not isinstance(line, str):
         record["why"] = "no fix and no next"
         return record
