@@ -255,3 +255,30 @@ def test_an_exit_not_in_the_table_is_refused_at_run_time_as_at_definition():
     assert "quota" in error["message"] and "13" in error["message"]
     # the same sentence names the same fix at both times
     assert error["message"].split(": ", 1)[1] in str(refused.value)
+
+
+# -- a repeated boolean flag: accepted as Click does (last wins), never a fix that fails -------
+
+def test_a_repeated_boolean_flag_runs_as_in_click(tmp_path):
+    """`repo clone foo -vvv` answered duplicate_option with a fix `-v -v`, refused again.
+    Click accepts a flag given again (the last spelling wins); so does burgee."""
+    home = str(tmp_path / "repo")
+    for flags in (["-vvv"], ["-v", "-v"], ["--verbose", "-v"]):
+        result = run_program(SAMPLES / "ported" / "repo.py", "--repo-home", home, "clone",
+                             "foo", *flags, "--json")
+        assert result.exit == 0, (flags, result.stdout, result.stderr)
+    program = Program(name="t", version="1", commands=[
+        Command(name="go", description="d", effects="read_only",
+                options={"yes": Option(type="boolean", description="yes")},
+                run=lambda ctx: ctx.options.yes)])
+    runner = Runner(program)
+    assert runner.invoke(["go", "--yes", "--no-yes", "--json"]).json["data"] is False
+    assert runner.invoke(["go", "--no-yes", "--yes", "--json"]).json["data"] is True
+    # an option that takes one value, given twice, is still refused with a fix that runs
+    keeps = Program(name="t", version="1", commands=[
+        Command(name="go", description="d", effects="read_only",
+                options={"n": Option(type="integer", description="n")},
+                run=lambda ctx: ctx.options.n)])
+    error = Runner(keeps).invoke(["go", "--n", "1", "--n", "2", "--json"]).json["error"]
+    assert error["code"] == "duplicate_option"
+    assert Runner(keeps).invoke(error["fix"]).exit == 0

@@ -93,10 +93,13 @@ def _check_loaded(program, calls, seed, budget, timeout, run_writes) -> Report:
     if as_program is not None:
         program = as_program()
     box = Sandbox()
+    here = os.getcwd()
+    os.chdir(box.work)   # where the runs start: a path the checker gives is read from there
     try:
         part = run_share(program, box, 0, 1, calls, seed, timeout, run_writes,
                          exit_hooks=False)
     finally:
+        os.chdir(here)
         box.close()
     if budget is None:
         budget = part["budget"] if part["budget"] is not None else (

@@ -77,6 +77,9 @@ class Call:
             the command is paginated).
         values: for a source, the text given to each input, by key: what fills the slots of
             a fix that recovers one of its mutations.
+        spoiled: for a mutation that put a value no fix can read back (`many` for a number,
+            a path that is not there), the key of that input: a fix recovers it with any value
+            the input takes, everything else as the source gave it.
     """
 
     index: int
@@ -89,6 +92,7 @@ class Call:
     stdin: str | None = None
     streams: bool = False
     values: tuple = field(default=(), compare=False)
+    spoiled: str | None = None
 
     @property
     def is_source(self) -> bool:
@@ -113,8 +117,16 @@ def sample_value(param) -> str:
     choices = param.enum_values
     if choices:
         return str(choices[0])
-    words = {"integer": "1", "number": "1.5", "boolean": "true"}
-    return words.get(param.value_type.name, "x")
+    kind = param.value_type.name if param.value_type is not None else ""
+    if kind == "path":   # one the sandbox holds (`sandbox.SAMPLE_FILE`), of the declared kind
+        from workbench.check.sandbox import SAMPLE_FILE
+        return "." if param.kind == "dir" else SAMPLE_FILE
+    words = {"integer": "1", "number": "1.5", "boolean": "true", "date": "2024-01-31",
+             "datetime": "2024-01-31T09:30:00Z", "uuid": "123e4567-e89b-12d3-a456-426614174000"}
+    if kind in ("integer", "number"):   # inside min..max
+        from workbench.declaration.params import number_token
+        return number_token(param.clamped(1 if kind == "integer" else 1.5))
+    return words.get(kind, "x")
 
 
 def _split(program, line: str) -> tuple:
@@ -281,7 +293,7 @@ class _Builder:
                              input_values(self.command, tokens)))
         return len(self.sources) - 1
 
-    def mutate(self, position, kind, tokens, note, env=None, stdin=None):
+    def mutate(self, position, kind, tokens, note, env=None, stdin=None, spoiled=None):
         source_env = dict(self.sources[position][3])
         source_env.update(env or {})
         key = (tuple(tokens), tuple(sorted(source_env.items())), stdin)
@@ -290,7 +302,7 @@ class _Builder:
         self._seen.add(key)
         self.mutations.setdefault(kind, []).append(
             (position, tuple(self.words + list(tokens)), note, tuple(sorted(source_env.items())),
-             stdin))
+             stdin, spoiled))
 
 
 def _sources(builder) -> None:
@@ -372,7 +384,7 @@ def _mutate(builder, position) -> None:
         is_value = not (item.is_option and param.type == "boolean")
         if is_value and param.value_type.name in ("integer", "number"):
             add(position, "wrong_type", replace(item, "many"),
-                f"{getattr(param, 'flag', param.metavar)} given 'many'")
+                f"{getattr(param, 'flag', param.metavar)} given 'many'", spoiled=param.key)
         choices = param.enum_values
         current = tokens[item.start + item.width - 1].partition("=")[2] \
             if item.is_option and item.width == 1 else tokens[item.start + item.width - 1]
@@ -483,9 +495,9 @@ def generate(program, commands, budget: int = DEFAULT_BUDGET, seed: int = 0) -> 
             calls.append(Call(index, command.path, argv, kind, note, None, env, stdin,
                               streams, values))
             index += 1
-        for kind, (position, argv, note, env, stdin) in chosen:
+        for kind, (position, argv, note, env, stdin, spoiled) in chosen:
             calls.append(Call(index, command.path, argv, kind, note, numbers[position], env,
-                              stdin, builder.sources[position][5]))
+                              stdin, builder.sources[position][5], spoiled=spoiled))
             index += 1
     return calls
 

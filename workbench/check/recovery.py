@@ -6,7 +6,10 @@ Followed mechanically means: take the line as printed, fill each slot it holds (
 option the line leaves out when the original gave it (what the hint of an
 `input_placeholder` says to do). It reaches the original call when the parser reads it as the
 same call: the same command with the same inputs and the same flags but the output mode (the
-values, not where they came from: a flag's value may now come from its variable). Nothing is
+values, not where they came from: a flag's value may now come from its variable). A mutation
+that spoiled a value nobody can read back (`--count many`, a path that is not there) reaches it
+when the line keeps everything else and gives that input a value it takes: the fix may name
+the default, the nearest value inside `min`..`max` or the nearest existing path. Nothing is
 run to decide it, so a write is measured without running it.
 """
 
@@ -50,6 +53,8 @@ def recover(context, runner, call, source, run) -> dict | None:
     _variables_for_left_out(context.command, filled, values, env)
     got = same_call(context.program, filled, runner.environ("agent", env))
     wanted = same_call(context.program, list(source.argv), runner.environ("agent", source.env))
+    if call.spoiled is not None and got[0] == "call" and wanted[0] == "call":
+        got, wanted = _without(got, call.spoiled), _without(wanted, call.spoiled)
     record["recovered"] = got == wanted and got[0] == "call"
     if not record["recovered"]:
         record["why"] = _difference(got, wanted)
@@ -70,6 +75,13 @@ def same_call(program, argv, environ) -> tuple:
         tuple(request.path)
     return ("call", path, dict(request.options), dict(request.args), dict(request.extras),
             flags)
+
+
+def _without(read: tuple, key: str) -> tuple:
+    """A call as `same_call` reads it, but for input `key` (a value the mutation spoiled: the
+    line only has to give it a value it takes, which parsing it already proved)."""
+    return read[:2] + tuple({k: v for k, v in part.items() if k != key} for part in read[2:5]) \
+        + read[5:]
 
 
 def _difference(got, wanted) -> str:

@@ -28,6 +28,9 @@ LAYOUT = {
 WORK = "work"
 """The folder every run starts in (its current directory)."""
 
+SAMPLE_FILE = "sample.txt"
+"""A file in `WORK`: the value of a path input in a call the checker builds."""
+
 
 class Sandbox:
     """A throwaway tree standing in for the user's home; `restore()` undoes what a run did."""
@@ -41,6 +44,8 @@ class Sandbox:
         self.work = os.path.join(self.live, WORK)
         for path in (*self.paths.values(), self.work):
             os.makedirs(path, mode=0o700, exist_ok=True)
+        with open(os.path.join(self.work, SAMPLE_FILE), "a", encoding="utf-8") as handle:
+            handle.write("")
         self._pristine = None
         self._clean = None
 

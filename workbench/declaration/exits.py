@@ -53,6 +53,12 @@ REFUSALS = {
     "invalid_choice": "a value that is not one of the choices; the fix names the nearest",
     "duplicate_option": "an option that takes one value was given twice",
     "unexpected_argument": "more words than the command takes",
+    "missing_command": "a group's options given, but no command after them",
+    "out_of_range": "a number outside the option's min..max; the fix gives the nearest inside",
+    "path_not_found": "a path that must exist does not; the fix names the nearest that does",
+    "invalid_path": "a path of the wrong kind or access (a folder for a file, not writable)",
+    "conflicting_options": "an option given with one it conflicts with, or without one it "
+                           "requires; the fix leaves out or adds the other",
     "input_placeholder": "a template placeholder (<x>, $X, YOUR_X) where a value goes",
     "input_required": "a prompt nobody can answer; the fix passes the flag instead",
     "confirmation_unavailable": "a confirmation nobody can give, and no flag to give it",

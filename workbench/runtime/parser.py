@@ -362,8 +362,12 @@ def _parse_command(request, command, tokens, environ, placeholders=False, trial=
                             lambda: _replace(tokens, i, [flag, option.metavar], width))
         _store(option, values, where, value, option.flag, tokens, i, width)
         i += width
-    _assign_positionals(request, command, positionals, values, where, tokens, placeholders,
-                        environ, trial)
+    try:
+        _assign_positionals(request, command, positionals, values, where, tokens, placeholders,
+                            environ, trial)
+    except Refusal as refusal:
+        _move_flags_back(command, refusal, tokens, environ, placeholders, trial)
+        raise
     _fill_missing(request, command, values, where, environ, tokens, placeholders)
     extra_keys = command.framework_keys
     for key, value in values.items():
@@ -424,7 +428,8 @@ def _store(option, values, where, value, location, tokens, i, width):
         values.setdefault(key, []).extend(value if isinstance(value, list) else [value])
         where.setdefault(key, {"source": "flag", "location": location})
         return
-    if key in values and where[key]["source"] == "flag":
+    if key in values and where[key]["source"] == "flag" and option.type != "boolean":
+        # a boolean flag given again (`-vvv`, `--yes --no-yes`): the last wins, as in Click
         raise Refusal("duplicate_option",
                       f"{option.flag} was given more than once; it takes one value",
                       hint="keep the one you mean",
@@ -490,15 +495,20 @@ def _refuse_placeholder(param, raw, label, fix_tokens):
     env = getattr(param, "env", None)
     what = _describe(param)
     fix = fix_tokens()
+    flag = getattr(param, "flag", None)   # None for an argument (`Argument(env=...)`)
     if label.startswith("$"):       # the variable itself holds the placeholder
-        hint = f"set {env} to the real value ({what}), or pass {param.flag} with it"
-    elif env:
-        hint = (f"set {env} to the real value ({what}) and leave {param.flag} out "
+        hint = f"set {env} to the real value ({what}), or pass " + (
+            f"{flag} with it" if flag else f"it as {param.metavar}")
+    elif env and flag:
+        hint = (f"set {env} to the real value ({what}) and leave {flag} out "
                 f"(a quoted variable is not expanded), or write the real value after {label}")
         at = next((j for j in range(len(fix) - 1)
                    if fix[j] == label and fix[j + 1] == param.metavar), None)
         if at is not None:
             fix = fix[:at] + fix[at + 2:]
+    elif env:   # an argument: leaving it out would move the words after it
+        hint = (f"write the real value ({what}) in place of {_shown(param, raw)}, or set "
+                f"{env} to it and leave {param.metavar} out when nothing follows it")
     else:
         hint = f"write the real value ({what}) in place of {_shown(param, raw)}"
     raise Refusal("input_placeholder",
@@ -514,6 +524,21 @@ def _fix_value(tokens, metavar, value):
 
 def _replace(tokens, i, new, width=1):
     return tokens[:i] + list(new) + tokens[i + width:]
+
+
+def _move_flags_back(command, refusal, tokens, environ, placeholders, trial) -> None:
+    """A refused value that is one of the command's flags written after `--` (`... --
+    --token T` read as arguments): the fix is the line with the `--` taken out, when that
+    parses."""
+    if trial or "--" not in tokens or refusal.code == "unexpected_argument":
+        return
+    at = tokens.index("--")
+    table = flag_table(command)
+    if not any(token.partition("=")[0] in table for token in tokens[at + 1:]):
+        return
+    moved = tokens[:at] + tokens[at + 1:]
+    if _refused(command, moved, environ or {}, placeholders) is None:
+        refusal.fix = moved
 
 
 def _refused(command, tokens, environ, placeholders):
