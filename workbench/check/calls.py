@@ -7,8 +7,10 @@ and *mutations* of them, one refusal class each: a misspelt flag, an unknown fla
 without a value, a missing required input, a wrong type, a wrong choice, an extra word, a value
 or a flag after `--`, an option given twice, a flag with no value, a template placeholder in
 place of a value (`<x>`, `$X`, `YOUR_X`), control characters in a value, an empty standard
-input, a boolean flag left out (a confirmation), and the planted secret misplaced (misspelt,
-after `--`, as a stray word, on a command that does not take it).
+input, a boolean flag left out (a confirmation), the planted secret misplaced (misspelt,
+after `--`, as a stray word, on a command that does not take it), and what issue 30 declares: a
+number outside `min`..`max`, a path that is not there or of the wrong kind, a counting flag
+given a word, a tuple one value short, two conflicting options, a required companion left out.
 
 Deterministic: the same program, budget and seed give the same calls in the same order. When a
 command has more than `budget` calls, every source is kept and the mutations are sampled so that
@@ -34,6 +36,13 @@ MUTATIONS = {
     "missing_argument": "a required argument left out",
     "wrong_type": "a value of the wrong type",
     "wrong_choice": "a choice misspelt by one letter",
+    "out_of_range": "a number just outside the option's min..max",
+    "path_not_found": "a path that must exist, misspelt (or one that is not there)",
+    "invalid_path": "a folder where a file goes, or a file where a folder goes",
+    "count_value": "a counting flag given a value that is not a number (`--verbose=many`)",
+    "tuple_short": "an option that takes several values given one too few",
+    "conflicting": "an option added next to one it conflicts with",
+    "requires_dropped": "an option another given option requires, left out",
     "extra_argument": "one word more than the command takes",
     "value_after_dashdash": "an extra word after `--`",
     "flag_after_dashdash": "an option written after `--`",
@@ -126,7 +135,22 @@ def sample_value(param) -> str:
     if kind in ("integer", "number"):   # inside min..max
         from workbench.declaration.params import number_token
         return number_token(param.clamped(1 if kind == "integer" else 1.5))
-    return words.get(kind, "x")
+    if kind in words or getattr(param.value_type, "kind", None) is None:
+        return words.get(kind, "x")
+    schema = param.value_type.json_schema()    # a custom type: the first word it takes
+    for word in (*schema.get("examples", ()), schema.get("default"), "1", "x", "1.5", "true"):
+        if isinstance(word, str) and not _refuses(param, word):
+            return word
+    return "x"
+
+
+def _refuses(param, word: str) -> bool:
+    """Whether `param` refuses `word` (its type or its limits)."""
+    try:
+        value = param.convert(word)
+    except (ValueError, TypeError):
+        return True
+    return bool(param.checked and param.check(value))
 
 
 def _split(program, line: str) -> tuple:
@@ -174,7 +198,7 @@ def _items(command, tokens) -> list:
         entry = table.get(flag) if not rest and token.startswith("-") and token != "-" else None
         if entry is not None:
             option = entry[0]
-            width = 1 if eq or option.type == "boolean" else 2
+            width = 1 if eq or option.flag_only else 1 + option.nargs
             items.append(_Item(option, True, i, min(width, len(tokens) - i)))
             i += width
             continue
@@ -219,17 +243,48 @@ def _declared_call(command, optional: bool = False) -> list:
     (with `optional`, also the first few optional options that take a value)."""
     tokens: list = []
     extra = 0
-    for option in command.declared_options.values():
+    given: set = set()
+    options = command.declared_options
+    for option in options.values():
         if option.required and not option.env:
-            tokens += [option.flag, sample_value(option)]
-        elif optional and option.type != "boolean" and not option.sensitive and \
-                extra < OPTIONAL_IN_DECLARED:
-            tokens += [option.flag, sample_value(option)]
-            extra += 1
+            tokens += _given(option)
+            given.add(option.key)
+    for option in sorted(options.values(), key=_declares_less):
+        if not optional or extra >= OPTIONAL_IN_DECLARED or option.key in given or \
+                (option.type == "boolean" and not option.requires) or option.sensitive or \
+                option.prompt is not None:
+            continue
+        needs = [options[key] for key in option.requires if key in options]
+        if any(_clash(one, options[key]) for one in [option, *needs] for key in given) or \
+                any(other.sensitive for other in needs):
+            continue   # a pair the declaration refuses together
+        for other in [*needs, option]:
+            if other.key not in given:
+                tokens += _given(other)
+                given.add(other.key)
+        extra += 1
     for argument in command.arguments:
         if argument.required:
             tokens.append(sample_value(argument))
     return tokens
+
+
+def _declares_less(option) -> int:
+    """0 for an option with a rule of its own to break (a count, a tuple, requires or
+    conflicts, limits, a path check), else 1: those come first in a declared call."""
+    return 0 if (option.count or option.nargs > 1 or option.requires or option.conflicts or
+                 option.checked) else 1
+
+
+def _clash(one, other) -> bool:
+    """Whether two options conflict (either declares it)."""
+    return other.key in one.conflicts or one.key in other.conflicts
+
+
+def _given(option) -> list:
+    """An option as a call gives it: the flag, and a value for each of its `nargs`."""
+    return [option.flag] if option.flag_only else [option.flag] + [sample_value(option)] * \
+        option.nargs
 
 
 def input_values(command, tokens) -> tuple:
@@ -237,12 +292,13 @@ def input_values(command, tokens) -> tuple:
     argument): what fills a fix's slots for that input."""
     found: dict = {}
     for item in _items(command, tokens):
-        last = tokens[item.start + item.width - 1]
-        if item.is_option and item.param.type == "boolean":
+        if item.is_option and item.param.flag_only:
             continue
         if item.is_option and item.width == 1:
-            last = last.partition("=")[2]
-        found.setdefault(item.param.key, []).append(last)
+            texts = [tokens[item.start].partition("=")[2]]
+        else:   # every value of a tuple (`--point 1 2`), one for anything else
+            texts = tokens[item.start + (1 if item.is_option else 0):item.start + item.width]
+        found.setdefault(item.param.key, []).extend(texts)
     return tuple((key, tuple(texts)) for key, texts in found.items())
 
 
@@ -330,6 +386,13 @@ def _sources(builder) -> None:
         builder.source(_declared_call(command, optional=True), "declared",
                        "a call built from the declaration, with optional options",
                        streams=bool(command.paginated))
+    else:   # the options no example gives get a call too (declared with optional options)
+        shown = {key for source in builder.sources for key, _ in source[6]}
+        if any(not option.flag_only and not option.sensitive and option.key not in shown
+               for option in command.declared_options.values()):
+            builder.source(_declared_call(command, optional=True), "declared",
+                           "a call built from the declaration, with optional options",
+                           streams=bool(command.paginated))
     first = builder.sources[0]
     for option in _sensitive_options(command):   # the same call, carrying a secret
         tokens = list(first[0][len(builder.words):])
@@ -381,10 +444,15 @@ def _mutate(builder, position) -> None:
         if param.required and not (item.is_option and param.env):
             add(position, "missing_option" if item.is_option else "missing_argument",
                 without(item), f"{param.flag if item.is_option else param.metavar} left out")
-        is_value = not (item.is_option and param.type == "boolean")
-        if is_value and param.value_type.name in ("integer", "number"):
-            add(position, "wrong_type", replace(item, "many"),
-                f"{getattr(param, 'flag', param.metavar)} given 'many'", spoiled=param.key)
+        is_value = not (item.is_option and param.flag_only)
+        name = getattr(param, "flag", None) or param.metavar
+        kind = param.value_type.name if is_value and param.value_type is not None else ""
+        if kind in ("integer", "number", "date", "datetime", "uuid") or (
+                getattr(param.value_type, "kind", None) is not None and
+                not param.enum_values and _refuses(param, "many")):
+            add(position, "wrong_type", replace(item, "many"), f"{name} given 'many'",
+                spoiled=param.key)
+        _mutate_checked(builder, position, tokens, item, replace, without, kind, name)
         choices = param.enum_values
         current = tokens[item.start + item.width - 1].partition("=")[2] \
             if item.is_option and item.width == 1 else tokens[item.start + item.width - 1]
@@ -436,6 +504,55 @@ def _mutate(builder, position) -> None:
                 f"{other.flag} (another command's) given a secret")
 
 
+def _mutate_checked(builder, position, tokens, item, replace, without, kind, name) -> None:
+    """The mutations of what issue 30 declares: limits, paths, counts, tuples, requires and
+    conflicts."""
+    from workbench.check.sandbox import SAMPLE_FILE
+    from workbench.declaration.params import number_token
+    add = builder.mutate
+    param = item.param
+    key = param.key
+    if kind in ("integer", "number") and (param.min is not None or param.max is not None):
+        step = 1 if kind == "integer" else 0.5
+        outside = param.max + step if param.max is not None else param.min - step
+        add(position, "out_of_range", replace(item, number_token(outside)),
+            f"{name} given {number_token(outside)}", spoiled=key)
+    current = tokens[item.start + item.width - 1]
+    if item.is_option and item.width == 1:
+        current = current.partition("=")[2]
+    if kind == "path" and param.exists and not param.many:
+        if len(current) > 3 and current != ".":
+            add(position, "path_not_found", replace(item, current[:-1]),
+                f"{name} given {current[:-1]!r} (a letter short)")
+        else:
+            add(position, "path_not_found", replace(item, "no-such-path"),
+                f"{name} given a path that is not there", spoiled=key)
+    if kind == "path" and param.kind in ("file", "dir") and not param.many:
+        wrong = "." if param.kind == "file" else SAMPLE_FILE
+        add(position, "invalid_path", replace(item, wrong),
+            f"{name} given a {'folder' if wrong == '.' else 'file'}", spoiled=key)
+    if not item.is_option:
+        return
+    options = builder.command.options
+    if param.count and tokens[item.start].startswith("--"):
+        out = list(tokens)
+        out[item.start] = param.flag + "=many"
+        add(position, "count_value", out, f"{param.flag}=many")
+    if param.nargs > 1 and item.width == 1 + param.nargs:
+        out = tokens[:item.start + item.width - 1] + tokens[item.start + item.width:]
+        add(position, "tuple_short", out, f"{param.flag} given one value too few")
+    given = {each.param.key for each in _items(builder.command, tokens)}
+    end = tokens.index("--") if "--" in tokens else len(tokens)
+    for other in options.values():
+        if _clash(param, other) and other.key not in given and not other.sensitive:
+            add(position, "conflicting", tokens[:end] + _given(other) + tokens[end:],
+                f"{other.flag} added next to {param.flag}, which conflicts with it")
+    needed = [options[k] for k in given if k in options and key in options[k].requires]
+    if needed:
+        add(position, "requires_dropped", without(item),
+            f"{param.flag} left out ({needed[0].flag} requires it)")
+
+
 def _misplace_secret(builder, position, tokens, items) -> None:
     """The planted secret where it does not belong: misspelt flag, after `--`, a stray word."""
     add = builder.mutate
@@ -468,8 +585,11 @@ def _takes_rest(command) -> bool:
 
 def _placeholder_forms(param) -> list:
     """The template forms a caller copies by mistake, for this parameter."""
+    from workbench._text import placeholder
     key = param.key.upper()
-    forms = [param.metavar if param.metavar.startswith("<") else f"<{param.key}>"]
+    slots = getattr(param, "value_slots", None) or [param.metavar]
+    slot = slots[-1]   # the slot of the value a mutation replaces (a tuple's last)
+    forms = [slot if placeholder(slot) is not None else f"<{param.key}>"]
     forms.append("$" + (getattr(param, "env", None) or key))
     forms.append("YOUR_" + key)
     return forms

@@ -109,8 +109,8 @@ def _slots(command) -> dict:
     """Slot text -> input key: each input's metavar, and `$VAR` for an option's variable."""
     slots: dict = {}
     for option in command.options.values():
-        if option.type != "boolean":
-            slots.setdefault(option.metavar, option.key)
+        for slot in [option.metavar, *option.value_slots]:   # a tuple's, one per value
+            slots.setdefault(slot, option.key)
         if option.env:
             slots.setdefault("$" + option.env, option.key)
             slots.setdefault("${" + option.env + "}", option.key)

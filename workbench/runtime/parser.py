@@ -329,7 +329,7 @@ def _parse_command(request, command, tokens, environ, placeholders=False, trial=
             continue
         if option.nargs > 1:
             from workbench.runtime._rules import take_nargs
-            i += take_nargs(option, values, where, flag, eq, tokens, i, placeholders)
+            i += take_nargs(option, values, where, flag, eq, tokens, i, placeholders, table)
             continue
         if option.type == "boolean":
             if eq:
@@ -490,8 +490,8 @@ def convert(param, raw: str, label: str, fix_tokens):
 
 def _refuse_placeholder(param, raw, label, fix_tokens):
     """`--target '<target>'`, `--token '$NOTES_TOKEN'`: a slot copied from a fix or a doc, not
-    a value. The fix keeps the slot for the caller to fill; an option read from a variable is
-    left out instead, so the variable is what gives it."""
+    a value. The fix keeps the slot for the caller to fill; a sensitive option read from a
+    variable is left out instead, so the variable is what gives it."""
     env = getattr(param, "env", None)
     what = _describe(param)
     fix = fix_tokens()
@@ -504,7 +504,7 @@ def _refuse_placeholder(param, raw, label, fix_tokens):
                 f"(a quoted variable is not expanded), or write the real value after {label}")
         at = next((j for j in range(len(fix) - 1)
                    if fix[j] == label and fix[j + 1] == param.metavar), None)
-        if at is not None:
+        if at is not None and param.sensitive:   # a secret is never written: its variable
             fix = fix[:at] + fix[at + 2:]
     elif env:   # an argument: leaving it out would move the words after it
         hint = (f"write the real value ({what}) in place of {_shown(param, raw)}, or set "
