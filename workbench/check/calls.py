@@ -138,7 +138,8 @@ def sample_value(param) -> str:
     if kind in words or getattr(param.value_type, "kind", None) is None:
         return words.get(kind, "x")
     schema = param.value_type.json_schema()    # a custom type: the first word it takes
-    for word in (*schema.get("examples", ()), schema.get("default"), "1", "x", "1.5", "true"):
+    for word in (*schema.get("examples", ()), schema.get("default"), "1", "2", "x", "1.5",
+                 "true", "https://example.org", "a@example.org"):
         if isinstance(word, str) and not _refuses(param, word):
             return word
     return "x"

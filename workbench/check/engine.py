@@ -327,7 +327,9 @@ def follow(context, runner, call, run) -> None:
     call), or with the very code it was meant to fix; a handler's own refusal of a call that
     parsed (missing credentials, say) is the program's state, not the line's fault."""
     from workbench._text import placeholder, split
+    from workbench.check.recovery import declared_slots
     code, reason = _why(runner, run, run.argv, call)
+    slots = declared_slots(context.command)
     for kind, line in printed_lines(run):
         try:
             tokens = split(line)
@@ -340,8 +342,9 @@ def follow(context, runner, call, run) -> None:
             _add(context, call, run, "C5" if kind == "fix" else "C6",
                  f"a {kind} does not start with the program's name", line)
             continue
-        if any(placeholder(token.partition("=")[2] if token.startswith("--") and "=" in token
-                           else token) for token in tokens):
+        values = [token.partition("=")[2] if token.startswith("--") and "=" in token
+                  else token for token in tokens]
+        if any(placeholder(value) for value in values) or set(values) & slots:
             continue
         if not may_run(context, runner, tokens[1:], call.env):
             continue

@@ -105,6 +105,12 @@ def _line(context, argv) -> str:
     return shown(join([context.program.name, *argv]), 240)
 
 
+def declared_slots(command) -> set:
+    """The slot texts of a command's inputs (`<target>`, `$NOTES_TOKEN`, a declared metavar
+    such as Click's `KN`): a line holding one is for the caller to fill."""
+    return set(_slots(command))
+
+
 def _slots(command) -> dict:
     """Slot text -> input key: each input's metavar, and `$VAR` for an option's variable."""
     slots: dict = {}
@@ -137,7 +143,7 @@ def _filled(command, tokens, values) -> tuple:
     out = []
     for token in tokens:
         flag, eq, raw = token.partition("=") if token.startswith("--") else ("", "", token)
-        if placeholder(raw) is None:
+        if placeholder(raw) is None and raw not in slots:   # `KN`: a declared metavar
             out.append(token)
             continue
         key = slots.get(raw)

@@ -596,6 +596,13 @@ def _refuse_unknown_option(command, tokens, i, flag, environ=None, placeholders=
     if not close and secret is not None and table.get(secret.flag, (None,))[0] is secret:
         close = [secret.flag]
     if close:
+        for candidate in close:   # not a flag already given (`--stes 1` next to `--step 2`)
+            refusal = _refused(command, _replace(tokens, i, [candidate + token[len(flag):]]),
+                               environ or {}, placeholders) if len(close) > 1 else None
+            if refusal is None or refusal.code != "duplicate_option":
+                close.remove(candidate)
+                close.insert(0, candidate)
+                break
         fixed = close[0] + token[len(flag):]
         hint = "did you mean " + " or ".join(close) + "?"
         fix = _replace(tokens, i, [fixed])
