@@ -216,9 +216,21 @@ def fill(param) -> list:
     return list(slots) if slots is not None else [param.metavar]
 
 
-def with_arguments(command, values, tokens, missing_at: int) -> list:
+def with_arguments(command, values, tokens, missing_at: int, spots=()) -> list:
     """`tokens` with the slot of every required argument not given, each where its value
-    goes: before the values of the arguments after it (a `SRC... DST` command), else last."""
+    goes: before the values of the arguments after it (a `SRC... DST` command), else last.
+
+    When some of the words were given (`spots`: where) and none takes many, which one is
+    missing cannot be known (`move 1.5 2` may lack SHIP or Y): every argument's slot is
+    written, in order, in place of the words given, for the caller to fill each."""
+    arguments = command.arguments
+    if spots and not any(argument.variadic for argument in arguments):
+        last = max(index for index, argument in enumerate(arguments) if argument.required)
+        kept = [token for at, token in enumerate(tokens) if at not in set(spots)]
+        insert = _insert_at(kept)
+        slots = [slot for argument in arguments[:max(last + 1, len(spots))]
+                 for slot in fill(argument)]
+        return kept[:insert] + slots + kept[insert:]
     insert = _insert_at(tokens)
     missing = []
     for index, argument in enumerate(command.arguments):

@@ -284,6 +284,7 @@ def _parse_command(request, command, tokens, environ, placeholders=False, trial=
     values: dict = {}
     where: dict = {}
     positionals: list[str] = []
+    spots: list[int] = []   # where each positional is in `tokens`
     request.tokens = list(tokens)
     i = 0
     only_positional = False
@@ -295,6 +296,7 @@ def _parse_command(request, command, tokens, environ, placeholders=False, trial=
                 only_positional = True
             else:
                 positionals.append(token)
+                spots.append(i)
             i += 1
             continue
         if token == "--":
@@ -368,7 +370,7 @@ def _parse_command(request, command, tokens, environ, placeholders=False, trial=
     except Refusal as refusal:
         _move_flags_back(command, refusal, tokens, environ, placeholders, trial)
         raise
-    _fill_missing(request, command, values, where, environ, tokens, placeholders)
+    _fill_missing(request, command, values, where, environ, tokens, placeholders, spots)
     extra_keys = command.framework_keys
     for key, value in values.items():
         if key[0] == "#":
@@ -734,7 +736,8 @@ def _spread(arguments, positionals):
         yield index, argument, [positionals[position - 1]], position
 
 
-def _fill_missing(request, command, values, where, environ, tokens, placeholders=False):
+def _fill_missing(request, command, values, where, environ, tokens, placeholders=False,
+                  spots=()):
     for option in command.options.values():
         key = option.key
         if key in values:
@@ -788,13 +791,18 @@ def _fill_missing(request, command, values, where, environ, tokens, placeholders
             where[key] = {"source": "env", "location": argument.env}
             continue
         if argument.required:
+            ambiguous = spots and not any(a.variadic for a in command.arguments)
             raise Refusal("missing_argument",
                           f"'{' '.join(command.path)}' needs {argument.metavar}" +
-                          (f" ({argument.description})" if argument.description else ""),
+                          (f" ({argument.description})" if argument.description else "")
+                          if not ambiguous else
+                          f"'{' '.join(command.path)}' takes " +
+                          " ".join(a.metavar for a in command.arguments) +
+                          f"; got {len(spots)} word{'s' if len(spots) > 1 else ''}",
                           hint=f"usage: {' '.join(command.words) or command.program.name} " +
                                " ".join(a.metavar for a in command.arguments) +
                                (f" (or set {argument.env})" if argument.env else ""),
-                          fix=_with_arguments(command, values, tokens, index))
+                          fix=_with_arguments(command, values, tokens, index, spots))
         values[key] = [] if argument.variadic else argument.default_value()
     if _related(command):
         from workbench.runtime._rules import check_relations
@@ -834,9 +842,9 @@ def _fill_in(param) -> list:
     return fill(param)
 
 
-def _with_arguments(command, values, tokens, missing_at: int) -> list:
+def _with_arguments(command, values, tokens, missing_at: int, spots=()) -> list:
     from workbench.runtime._rules import with_arguments
-    return with_arguments(command, values, tokens, missing_at)
+    return with_arguments(command, values, tokens, missing_at, spots)
 
 
 def _related(command) -> bool:
