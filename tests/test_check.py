@@ -21,7 +21,9 @@ from workbench.check.calls import MUTATIONS, generate
 from workbench.loader import load_program
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
-SHIPPED = sorted(SAMPLES.glob("*.py")) + sorted((SAMPLES / "typed").glob("*.py"))
+SHIPPED = sorted(SAMPLES.glob("*.py")) + sorted((SAMPLES / "typed").glob("*.py")) + \
+    sorted((SAMPLES / "ported").glob("*.py")) + sorted((SAMPLES / "ported" / "typed").glob("*.py"))
+FEATURES = [PROGRAMS / "features.py", PROGRAMS / "features_typed.py"]
 
 
 def burgee(*args, env=None, cwd=None):
@@ -122,6 +124,26 @@ def test_every_shipped_sample_keeps_every_promise(path):
     assert [v.to_dict() for v in report.violations] == []
     assert report.ok, report.render()
     assert report.recovery["refusals"] > 0 and report.skipped == 0
+
+
+ISSUE_30_KINDS = {"out_of_range", "path_not_found", "invalid_path", "count_value", "tuple_short",
+                  "conflicting", "requires_dropped", "wrong_type"}
+
+
+@pytest.mark.parametrize("path", FEATURES, ids=[p.name for p in FEATURES])
+def test_what_issue_30_declares_is_mutated_and_every_fix_runs(path):
+    """Limits, paths, counts, tuples, requires/conflicts, custom and shaped types: each gets
+    its mutation, each refusal's fix runs (C5) and leads back to the call (recovery)."""
+    program = load_program(str(path))
+    kinds = {call.kind for call in generate(program, list(program.walk()), budget=80)}
+    assert ISSUE_30_KINDS <= kinds, ISSUE_30_KINDS - kinds
+    report = check(str(path), calls=80, run_writes=True)
+    assert [v.to_dict() for v in report.violations] == []
+    assert report.ok, report.render()
+    reasons = {row["reason"]: row for row in report.recovery["by_reason"]}
+    for reason in ("out_of_range", "path_not_found", "invalid_path", "conflicting_options",
+                   "missing_option", "missing_value", "invalid_value"):
+        assert reasons[reason]["rate"] == 1.0, (reason, report.render())
 
 
 CORPUS_FILES = sorted(CORPUS.glob("*_cli.py"))

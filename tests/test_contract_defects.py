@@ -144,7 +144,12 @@ def test_a_placeholder_for_a_variable_names_the_variable(notes_env):
     error = result.json["error"]
     assert error["code"] == "input_placeholder"
     assert "NOTES_TOKEN" in error["hint"]
-    assert error["fix"] == "notes sync push --json"   # the variable is the real way
+    # the variable, unquoted: the shell that runs the fix expands it (quoted, it was not)
+    assert error["fix"] == "notes sync push --token $NOTES_TOKEN --json"
+    env = {**notes_env, "NOTES_TOKEN": "tok-271828"}
+    from workbench._text import split
+    ran = _notes(*split(error["fix"], env)[1:], env=env)   # as a shell runs it
+    assert ran.exit != 2, ran
 
 
 def test_a_placeholder_is_refused_over_mcp_too():

@@ -236,7 +236,8 @@ def _fill_slots(tokens, command, env: dict) -> list:
 
 
 OPTIONAL_IN_DECLARED = 6
-"""Optional options a second call built from the declaration gives values (the first ones)."""
+"""Plain optional options a second call built from the declaration gives values (the first
+ones); every option with a rule of its own to break (`_declares_less`) is given too."""
 
 
 def _declared_call(command, optional: bool = False) -> list:
@@ -245,13 +246,16 @@ def _declared_call(command, optional: bool = False) -> list:
     tokens: list = []
     extra = 0
     given: set = set()
-    options = command.declared_options
-    for option in options.values():
-        if option.required and not option.env:
+    options = {key: option for key, option in command.options.items()   # shared ones too
+               if key not in command.framework_keys}
+    for option in options.values():   # required, or asked for with nothing to fall back on
+        if option.required and not option.env or (
+                option.prompt is not None and option.default is None):
             tokens += _given(option)
             given.add(option.key)
     for option in sorted(options.values(), key=_declares_less):
-        if not optional or extra >= OPTIONAL_IN_DECLARED or option.key in given or \
+        if not optional or (extra >= OPTIONAL_IN_DECLARED and _declares_less(option)) or \
+                option.key in given or \
                 (option.type == "boolean" and not option.requires) or option.sensitive or \
                 option.prompt is not None:
             continue
@@ -521,14 +525,14 @@ def _mutate_checked(builder, position, tokens, item, replace, without, kind, nam
     current = tokens[item.start + item.width - 1]
     if item.is_option and item.width == 1:
         current = current.partition("=")[2]
-    if kind == "path" and param.exists and not param.many:
+    if kind == "path" and param.exists:
         if len(current) > 3 and current != ".":
             add(position, "path_not_found", replace(item, current[:-1]),
                 f"{name} given {current[:-1]!r} (a letter short)")
         else:
             add(position, "path_not_found", replace(item, "no-such-path"),
                 f"{name} given a path that is not there", spoiled=key)
-    if kind == "path" and param.kind in ("file", "dir") and not param.many:
+    if kind == "path" and param.kind in ("file", "dir"):
         wrong = "." if param.kind == "file" else SAMPLE_FILE
         add(position, "invalid_path", replace(item, wrong),
             f"{name} given a {'folder' if wrong == '.' else 'file'}", spoiled=key)

@@ -29,6 +29,8 @@ def recover(context, runner, call, source, run) -> dict | None:
             not isinstance(doc.get("error"), dict):
         return None
     reason = doc["error"].get("code") or "unknown"
+    if run.exit == 2 and _as_its_source(context, runner, call, source, reason):
+        return None
     line = doc["error"].get("fix")
     if line is None and doc.get("next"):
         step = doc["next"][0]
@@ -59,6 +61,18 @@ def recover(context, runner, call, source, run) -> dict | None:
     if not record["recovered"]:
         record["why"] = _difference(got, wanted)
     return record
+
+
+def _as_its_source(context, runner, call, source, reason) -> bool:
+    """Whether a mutation that still parses is refused as its source is (a prompt nobody
+    answers, say): the refusal is the source's, not a mistake of the mutation's."""
+    if same_call(context.program, list(call.argv), runner.environ("agent", dict(call.env)))[0] \
+            != "call":
+        return False
+    first = runner.cli(source.argv, "agent", "json", source.env, source.stdin)
+    doc = first.document()
+    return first.exit == 2 and isinstance(doc, dict) and isinstance(doc.get("error"), dict) \
+        and doc["error"].get("code") == reason
 
 
 def same_call(program, argv, environ) -> tuple:

@@ -234,7 +234,8 @@ class Runner:
                         hooks and self.exit_hooks)
         for fd in parent_close:
             os.close(fd)
-        buffers, exit = _collect(pid, readers, self.timeout)
+        buffers, exit = _collect(pid, readers, self.timeout,
+                                 out_master if terminal else None)
         for fd in readers:
             try:
                 os.close(fd)
@@ -370,10 +371,12 @@ def _text(data: bytes) -> str:
     return data.decode("utf-8", "surrogateescape")
 
 
-def _collect(pid: int, readers: dict, timeout: float):
+def _collect(pid: int, readers: dict, timeout: float, terminal: int | None = None):
     """Read every stream of the run until it ends (its own end, then what is left to read),
     or kill its process group past `timeout`; (buffers by name, exit or None). The run's end
-    is watched through a pidfd, so nothing sleeps."""
+    is watched through a pidfd, so nothing sleeps. `terminal`: the run's terminal, answered
+    with one more end of file after each output (a prompt that flushed what was queued, as
+    `getpass` does, still reads nobody)."""
     buffers = {name: bytearray() for name in readers.values()}
     poller = select.poll()
     for fd in readers:
@@ -407,6 +410,11 @@ def _collect(pid: int, readers: dict, timeout: float):
                     chunk = b""
                 if chunk:
                     buffers[readers[fd]] += chunk
+                    if terminal is not None:   # a prompt goes to stdout or stderr
+                        try:
+                            os.write(terminal, b"\x04")
+                        except OSError:
+                            pass
                 else:
                     poller.unregister(fd)
                     open_fds.discard(fd)

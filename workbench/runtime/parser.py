@@ -366,7 +366,7 @@ def _parse_command(request, command, tokens, environ, placeholders=False, trial=
         i += width
     try:
         _assign_positionals(request, command, positionals, values, where, tokens, placeholders,
-                            environ, trial)
+                            environ, trial, spots)
     except Refusal as refusal:
         _move_flags_back(command, refusal, tokens, environ, placeholders, trial)
         raise
@@ -493,7 +493,7 @@ def convert(param, raw: str, label: str, fix_tokens):
 def _refuse_placeholder(param, raw, label, fix_tokens):
     """`--target '<target>'`, `--token '$NOTES_TOKEN'`: a slot copied from a fix or a doc, not
     a value. The fix keeps the slot for the caller to fill; a sensitive option read from a
-    variable is left out instead, so the variable is what gives it."""
+    variable gets `$VAR` unquoted instead, so the shell that runs the fix gives it."""
     env = getattr(param, "env", None)
     what = _describe(param)
     fix = fix_tokens()
@@ -506,8 +506,8 @@ def _refuse_placeholder(param, raw, label, fix_tokens):
                 f"(a quoted variable is not expanded), or write the real value after {label}")
         at = next((j for j in range(len(fix) - 1)
                    if fix[j] == label and fix[j + 1] == param.metavar), None)
-        if at is not None and param.sensitive:   # a secret is never written: its variable
-            fix = fix[:at] + fix[at + 2:]
+        if at is not None and param.sensitive:   # a secret is never written: its variable,
+            fix = fix[:at + 1] + ["$" + env] + fix[at + 2:]   # which the shell expands
     elif env:   # an argument: leaving it out would move the words after it
         hint = (f"write the real value ({what}) in place of {_shown(param, raw)}, or set "
                 f"{env} to it and leave {param.metavar} out when nothing follows it")
@@ -651,13 +651,14 @@ def _option_elsewhere(command, flag):
 
 
 def _assign_positionals(request, command, positionals, values, where, tokens,
-                        placeholders=False, environ=None, trial=False):
+                        placeholders=False, environ=None, trial=False, spots=()):
     arguments = command.arguments
     position = 0
     for index, argument, raw_values, position in _spread(arguments, positionals):
         key = "#" + argument.key
         converted = []
-        for raw in raw_values:
+        first = position - len(raw_values)
+        for at, raw in enumerate(raw_values):
             if raw == "-" and argument.stdin:
                 request.stdin_inputs.append(argument.key)
                 converted.append(raw)
@@ -665,9 +666,12 @@ def _assign_positionals(request, command, positionals, values, where, tokens,
             if placeholders and _is_slot(raw):
                 converted.append(raw)
                 continue
+            spot = spots[first + at] if first + at < len(spots) else None
             converted.append(convert(argument, raw, "argument " + argument.metavar,
-                                     lambda: [argument.metavar if t == raw else t
-                                              for t in tokens]))
+                                     lambda spot=spot, raw=raw: _replace(
+                                         tokens, spot, [argument.metavar]) if spot is not None
+                                     else [argument.metavar if t == raw else t
+                                           for t in tokens]))
         values[key] = converted if argument.variadic else converted[0]
         where[key] = ({"source": "stdin"} if "-" in raw_values and argument.stdin
                       else {"source": "argument", "location": index + 1})

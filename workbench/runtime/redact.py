@@ -31,10 +31,12 @@ class Redactor:
         self.add(secrets)
 
     def add(self, secrets) -> None:
+        from workbench._text import placeholder
         found = set(self.secrets)
         for secret in secrets:
             text = str(secret)
-            if len(text) >= MIN_SECRET:
+            # a template (`$NOTES_TOKEN`) is no secret: it is refused, and its fix names it
+            if len(text) >= MIN_SECRET and placeholder(text) is None:
                 found.add(text)
                 found.update(_written_forms(text))
         self.secrets = sorted(found, key=len, reverse=True)
