@@ -465,8 +465,10 @@ def _over_mcp(context, runner, call) -> None:
 
 
 def _without_usage_fix(text: str):
-    """An envelope without the `fix` of a usage refusal (exit 2): over MCP it is the arguments
-    to send, on the command line the line to type (DESIGN §5); all else must be equal."""
+    """An envelope without the words of a usage refusal (exit 2): over MCP its `fix` is the
+    arguments to send and its message and hint name properties (`'yes'`), on the command line
+    the line to type and flags (`--yes`) (DESIGN §5); its code, exit and all else must be
+    equal."""
     import json
     try:
         doc = json.loads(text)
@@ -474,5 +476,6 @@ def _without_usage_fix(text: str):
         return text
     error = doc.get("error") if isinstance(doc, dict) else None
     if isinstance(error, dict) and error.get("exit") == 2:
-        error.pop("fix", None)
+        for words in ("fix", "message", "hint"):
+            error.pop(words, None)
     return doc

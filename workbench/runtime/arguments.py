@@ -200,12 +200,15 @@ def _shown(item, value) -> str:
 
 def _slot(item):
     """What stands in for a value the caller must supply (never a real secret): its slot, one
-    per value of a tuple (`["<x>", "<y>"]`), in a list for a list of them."""
+    per value of a tuple (`["<x>", "<y>"]`), in a list for a list of them; a boolean's is
+    `true`, the answer its flag gives on the command line."""
     env = getattr(item, "env", None)
     if getattr(item, "sensitive", False) and env:
         return "$" + env
     if item.nargs > 1:
         return [item.value_slots] if item.type == "list" else list(item.value_slots)
+    if getattr(item, "type", None) == "boolean":
+        return True    # as the command line's fix passes the flag (`--yes`)
     return item.metavar.replace("...", "")
 
 
