@@ -369,6 +369,7 @@ def _parse_command(request, command, tokens, environ, placeholders=False, trial=
                             environ, trial, spots)
     except Refusal as refusal:
         _move_flags_back(command, refusal, tokens, environ, placeholders, trial)
+        _words_short(command, refusal, positionals, tokens, spots, trial)
         raise
     _fill_missing(request, command, values, where, environ, tokens, placeholders, spots)
     extra_keys = command.framework_keys
@@ -526,6 +527,27 @@ def _fix_value(tokens, metavar, value):
 
 def _replace(tokens, i, new, width=1):
     return tokens[:i] + list(new) + tokens[i + width:]
+
+
+def _words_short(command, refusal, positionals, tokens, spots, trial) -> None:
+    """A value refused while fewer words were given than the command's required arguments
+    (`add-column x x` for DB TABLE COLUMN): the words are likely shifted, so the refusal
+    becomes `missing_argument`, its fix every argument's slot in order."""
+    arguments = command.arguments
+    if trial or refusal.code not in _VALUE_REFUSALS or any(a.variadic for a in arguments) \
+            or len(positionals) >= sum(1 for a in arguments if a.required):
+        return
+    label = " ".join(command.path)
+    refusal.code = "missing_argument"
+    refusal.message = (f"'{label}' takes {' '.join(a.metavar for a in arguments)}; got "
+                       f"{len(positionals)} word{'s' if len(positionals) != 1 else ''} "
+                       f"({refusal.message})")
+    refusal.hint = f"usage: {' '.join(command.words)} " + " ".join(a.metavar for a in arguments)
+    refusal.fix = _with_arguments(command, {}, tokens, 0, spots)
+
+
+_VALUE_REFUSALS = frozenset(("invalid_value", "invalid_choice", "out_of_range", "path_not_found",
+                             "invalid_path", "input_placeholder"))
 
 
 def _move_flags_back(command, refusal, tokens, environ, placeholders, trial) -> None:
