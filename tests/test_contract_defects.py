@@ -287,3 +287,14 @@ def test_a_repeated_boolean_flag_runs_as_in_click(tmp_path):
     error = Runner(keeps).invoke(["go", "--n", "1", "--n", "2", "--json"]).json["error"]
     assert error["code"] == "duplicate_option"
     assert Runner(keeps).invoke(error["fix"]).exit == 0
+
+
+def test_a_printed_line_splits_as_a_shell_runs_it():
+    """A fix's `$VAR` is for the shell that runs it: expanded outside single quotes, an unset
+    one alone is no word; without an environment nothing expands."""
+    from workbench._text import split
+    env = {"TOKEN": "t 1", "EMPTY": ""}
+    assert split("a --token $TOKEN b", env) == ["a", "--token", "t 1", "b"]
+    assert split("a \"${TOKEN}x\" '$TOKEN' $UNSET \"$EMPTY\" $ $1", env) == \
+        ["a", "t 1x", "$TOKEN", "", "$", "$1"]
+    assert split("a --token $TOKEN") == ["a", "--token", "$TOKEN"]

@@ -130,11 +130,11 @@ def sample_value(param) -> str:
     if kind == "path":   # one the sandbox holds (`sandbox.SAMPLE_FILE`), of the declared kind
         from workbench.check.sandbox import SAMPLE_FILE
         return "." if param.kind == "dir" else SAMPLE_FILE
-    words = {"integer": "1", "number": "1.5", "boolean": "true", "date": "2024-01-31",
-             "datetime": "2024-01-31T09:30:00Z", "uuid": "123e4567-e89b-12d3-a456-426614174000"}
     if kind in ("integer", "number"):   # inside min..max
         from workbench.declaration.params import number_token
         return number_token(param.clamped(1 if kind == "integer" else 1.5))
+    words = {"boolean": "true", "date": "2024-01-31", "datetime": "2024-01-31T09:30:00Z",
+             "uuid": "123e4567-e89b-12d3-a456-426614174000"}
     if kind in words or getattr(param.value_type, "kind", None) is None:
         return words.get(kind, "x")
     schema = param.value_type.json_schema()    # a custom type: the first word it takes
