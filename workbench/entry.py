@@ -17,7 +17,7 @@ if TYPE_CHECKING:   # typing costs start-up time; only checkers read it
     from workbench.typed import App
 
 from workbench.runtime import envelope as _envelope
-from workbench.runtime.pipeline import World, execute
+from workbench.runtime.pipeline import World, execute, on_terminate
 
 
 def run(program: Program | App, argv: list[str] | None = None) -> NoReturn:
@@ -49,14 +49,32 @@ def run(program: Program | App, argv: list[str] | None = None) -> NoReturn:
     world = World(os.environ, sys.stdin, sys.stdout, sys.stderr,
                   stdin_tty=_isatty(sys.stdin), stdout_tty=_isatty(sys.stdout))
     world.stdout_closed = 1 in closed
-    code = execute(program, list(argv), world, serve=_serve_mcp)[0]
+    world.seal = True   # this process ends with this call (late writes of threads: nowhere)
+    previous = on_terminate()   # SIGTERM: the `terminated` envelope, exit 143
+    try:
+        code = execute(program, list(argv), world, serve=_serve_mcp)[0]
+    finally:
+        if previous is not None:
+            _restore_terminate(previous)
     if code == _envelope.EXIT_PIPE or not _flushed(sys.stdout):
         # Python would complain at exit flushing a closed pipe or a full disk
         try:
             _devnull_on(1)
         except OSError:
             pass
+    if world.as_json or world.ndjson:   # the document is out: a thread left running by the
+        from workbench.runtime.capture import seal_std   # handler prints nothing after it
+        seal_std()
     sys.exit(code)
+
+
+def _restore_terminate(previous) -> None:
+    """Put back the SIGTERM handler `run` found (an embedder's process goes on)."""
+    import _signal
+    try:
+        _signal.signal(_signal.SIGTERM, previous)
+    except (ValueError, TypeError):
+        pass
 
 
 def _register_exit_freeze() -> None:

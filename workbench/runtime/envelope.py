@@ -10,7 +10,7 @@ from workbench.declaration.exits import EXIT_CODES  # re-exported: the table is 
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_ACTION = 0, 1, 2, 3, 4
 EXIT_CONFLICT, EXIT_RETRY, EXIT_UNAVAILABLE, EXIT_PARTIAL = 5, 6, 7, 8
-EXIT_INTERRUPTED, EXIT_PIPE = 130, 141
+EXIT_INTERRUPTED, EXIT_PIPE, EXIT_TERMINATED = 130, 141, 143
 
 DEBUG_HINT = "run again with --debug to see the traceback"
 
@@ -89,6 +89,22 @@ def handler_exit(code, meta: dict) -> dict:
 def interrupted() -> dict:
     """Ctrl-C (exit 130)."""
     return failure("interrupted", "interrupted", exit=EXIT_INTERRUPTED)
+
+
+def terminated(why: str | None = None) -> dict:
+    """SIGTERM, or a server stopping, before the command finished (exit 143)."""
+    return failure("terminated", "terminated" + (f": {why}" if why else " (SIGTERM)"),
+                   exit=EXIT_TERMINATED,
+                   hint="it was stopped from outside; whatever it did before that stands, "
+                        "so check before running it again")
+
+
+def timed_out(seconds: float, hint: str | None = None) -> dict:
+    """A call stopped at its time limit (exit 7), its processes killed."""
+    return failure("timeout", f"the command did not finish within {seconds:g} s and was "
+                   "stopped", exit=EXIT_UNAVAILABLE,
+                   hint=hint or "the handler may be waiting on something; whoever starts the "
+                                "server can raise the limit with --call-timeout SECONDS")
 
 
 def action_required(reason: str, message: str, next: list, meta: dict | None = None) -> dict:

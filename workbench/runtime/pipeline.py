@@ -36,6 +36,26 @@ class OutputFailed(Exception):
     """stdout is there but refuses bytes (a full disk): said on stderr, exit 1."""
 
 
+class Terminated(BaseException):
+    """SIGTERM arrived while a command ran (see `on_terminate`): it ends with the `terminated`
+    envelope (exit 143), or a stream with its @end line."""
+
+
+def on_terminate():
+    """From now on SIGTERM raises `Terminated` in the main thread; a second SIGTERM ends the
+    process as it would have (the default). Returns the handler it replaced (None off the
+    main thread, where signals cannot be handled). `_signal`: `signal` imports `enum`."""
+    import _signal
+
+    def terminate(signum, frame):
+        _signal.signal(_signal.SIGTERM, _signal.SIG_DFL)
+        raise Terminated()
+    try:
+        return _signal.signal(_signal.SIGTERM, terminate)
+    except ValueError:
+        return None
+
+
 class World:
     """Where a call runs: environment, streams, whether each stream is a terminal, and the
     secrets this call must never print."""
@@ -51,6 +71,10 @@ class World:
         self.ndjson = False       # `--format ndjson`: every envelope goes out as a stream
         self.capture = False      # catch a handler's output even for a person (in-process)
         self.stdout_closed = False
+        self.seal = False         # this process ends with this call: once its result is out,
+        #                           fds 1 and 2 take nothing more (late writes of threads)
+        self.as_json = False      # `--json` (set by `execute`)
+        self.delivered = False    # the call's envelope (or stream end) went out
         self.progress_lines = False
         self.on_progress = None   # the MCP server forwards progress as notifications
         self._last_progress = None
@@ -60,11 +84,14 @@ class World:
     def redact(self, text: str) -> str:
         return self.redactor.text(text)
 
-    def out(self, text: str) -> None:
+    def out(self, text: str, masked: bool = False) -> None:
+        """Write `text` on stdout, masked as text, or as it is when `masked` (a JSON document
+        encoded from values already masked by structure: masking its text again could reach
+        into a number or a key, and break the JSON)."""
         if self.stdout_closed:   # started with stdout closed (`>&-`): nobody can read it
             raise PipeClosed
         try:
-            _write(self.stdout, _envelope.safe_text(self.redact(text)))
+            _write(self.stdout, _envelope.safe_text(text if masked else self.redact(text)))
         except (BrokenPipeError, ValueError):   # a reader that hung up; a closed stdout
             raise PipeClosed from None
         except OSError as error:
@@ -72,9 +99,14 @@ class World:
                 raise PipeClosed from None
             raise OutputFailed(error.strerror or str(error)) from None
 
-    def err(self, text: str) -> None:
+    def out_json(self, data) -> None:
+        """One JSON document (or stream line) on stdout: masked by structure, then encoded."""
+        self.out(_envelope.encode(self.redactor.value(data) if self.redactor else data) + "\n",
+                 masked=True)
+
+    def err(self, text: str, masked: bool = False) -> None:
         try:
-            _write(self.stderr, _envelope.safe_text(self.redact(text)))
+            _write(self.stderr, _envelope.safe_text(text if masked else self.redact(text)))
         except (OSError, ValueError):   # a closed or full stderr: nowhere left to say it
             pass
 
@@ -100,7 +132,7 @@ class World:
             record["progress"]["total"] = total
         if message:
             record["progress"]["message"] = message
-        self.err(_envelope.encode(record) + "\n")
+        self.err(_envelope.encode(record) + "\n", masked=True)   # the message is masked
 
 
 def _write(stream, text: str) -> None:
@@ -182,6 +214,7 @@ def execute(program, argv, world, *, serve=None):
     point; `policy`: `workbench.runtime.serving.Policy`)."""
     from workbench.runtime.checks import ensure_checked
     as_json, world.ndjson, debug, progress = _modes(argv)
+    world.as_json = as_json
     world.progress_lines = progress or (not as_json and world.stdout_tty)
     try:
         broken = program.__dict__.get("_broken")   # a lazy group failed its first check
@@ -227,11 +260,16 @@ def execute(program, argv, world, *, serve=None):
     except OutputFailed as failed:
         world.err(f"error: standard output cannot be written: {failed}\n")
         return _envelope.EXIT_FAILURE, None
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Terminated) as stop:
+        doc, code = (_envelope.interrupted(), _envelope.EXIT_INTERRUPTED) \
+            if isinstance(stop, KeyboardInterrupt) else \
+            (_envelope.terminated(), _envelope.EXIT_TERMINATED)
+        if world.delivered:   # it came after the answer went out: nothing more to say
+            return code, None
         try:
-            return _deliver(program, world, _envelope.interrupted(), as_json)
+            return _deliver(program, world, doc, as_json)
         except PipeClosed:
-            return _envelope.EXIT_INTERRUPTED, None
+            return code, None
 
 
 def _load_path(program, argv) -> None:
@@ -269,7 +307,7 @@ def _modes(argv) -> tuple:
 
 def _show(world, as_json, data, text):
     if as_json:
-        world.out(_envelope.encode(data) + "\n")
+        world.out_json(data)
     else:
         world.out(text if text.endswith("\n") else text + "\n")
     return 0, None
@@ -341,30 +379,32 @@ def _deliver(program, world, doc, as_json, text=None, sealed=False, command=None
     if world.ndjson:
         return _deliver_stream(program, world, doc, command), doc
     if as_json:
-        world.out(_envelope.encode(doc) + "\n")
+        world.out(_envelope.encode(doc) + "\n", masked=True)   # sealed: masked by structure
+        world.delivered = True
         return code, doc
     out, err = _envelope.render(doc, text)
     if out:
         world.out(out)
     if err:
         world.err(err)
+    world.delivered = True
     return code, doc
 
 
 def _deliver_stream(program, world, doc, command=None) -> int:
     """An envelope under `--format ndjson`: the @meta line, its data as items, the @end line."""
-    encode = _envelope.encode
-    world.out(encode({"@meta": _stream_head(program, command)}) + "\n")
+    world.out_json({"@meta": _stream_head(program, command)})
     count = 0
-    if doc.get("ok") is True or doc.get("ok") == "partial":
+    if doc.get("ok") is True or doc.get("ok") == "partial":   # `doc` is sealed: masked
         data = doc.get("data")
         if doc["ok"] == "partial":   # the items that succeeded; @end lists the failed ones
             data = data.get("succeeded", [])
         for item in data if isinstance(data, list) else [data]:
-            world.out(encode(item) + "\n")
+            world.out(_envelope.encode(item) + "\n", masked=True)
             count += 1
     end = _envelope.stream_end(doc, count)
-    world.out(encode({"@end": end}) + "\n")
+    world.out(_envelope.encode({"@end": end}) + "\n", masked=True)
+    world.delivered = True
     return end["exit"]
 
 
@@ -401,13 +441,14 @@ def _invoke(program, command, request, world, debug):
         if reads_live(world, request):
             if world.redactor:
                 from workbench.runtime.capture import Masked
-                with Masked(world.redactor):
+                with Masked(world.redactor, linger=world.seal):
                     return _handle(program, command, request, world, ctx, debug, None, claimed)
             return _handle(program, command, request, world, ctx, debug, None, claimed)
         from workbench.runtime.capture import Capture
         streams = world.stdout, world.stderr
-        with Capture() as captured:
-            if _fileno(world.stdout) == 1 or _fileno(world.stderr) == 2:   # the process's own
+        own = _fileno(world.stdout) == 1 or _fileno(world.stderr) == 2   # the process's own
+        with Capture(seal=world.seal and own, redactor=world.redactor) as captured:
+            if own:
                 world.stdout, world.stderr = captured.real_stdout, captured.real_stderr
             try:
                 return _handle(program, command, request, world, ctx, debug, captured, claimed)
@@ -508,15 +549,21 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
                                         _steps(program, command, action.next, as_json))
     except Refusal as refusal:
         return _refuse(program, refusal, as_json, world)
-    except (KeyboardInterrupt, PipeClosed):
+    except PipeClosed:
         raise
+    except KeyboardInterrupt:
+        doc = _envelope.interrupted()
+    except Terminated:
+        doc = _envelope.terminated()
     except EOFError:
         doc = _envelope.failure("input_closed", "standard input closed while waiting for an "
                                 "answer", exit=_envelope.EXIT_ACTION,
                                 hint="pass the answer as a flag instead")
     except SystemExit as stop:   # the handler called sys.exit: still one envelope
         if captured is None:     # a person's terminal: the handler may end its own process
-            raise
+            if isinstance(stop.code, (int, type(None))):
+                raise
+            raise SystemExit(world.redact(str(stop.code))) from None   # Python prints it
         if stop.code not in (None, 0, False):
             world.exc_info = _exc_info()
         doc = _envelope.handler_exit(stop.code, meta)
@@ -684,7 +731,7 @@ def _without_flag(tokens, flag):
 def _stream(program, command, request, world, ctx, items, debug, page=None, captured=None):
     """`--format ndjson`: an @meta line, one line per item, an @end line (count, exit, next)."""
     encode = _envelope.encode
-    world.out(encode({"@meta": _stream_head(program, command)}) + "\n")
+    world.out_json({"@meta": _stream_head(program, command)})
     count = 0
     doc = None
     if not hasattr(items, "__next__") and not isinstance(items, list):
@@ -696,12 +743,14 @@ def _stream(program, command, request, world, ctx, items, debug, page=None, capt
             except (TypeError, ValueError, RecursionError) as error:
                 doc = _invalid_result(error)
                 break
-            world.out(line + "\n")
+            world.out(line + "\n", masked=True)
             count += 1
     except PipeClosed:
         raise
     except KeyboardInterrupt:   # the tail still says how it ended
         doc = _envelope.interrupted()
+    except Terminated:
+        doc = _envelope.terminated()
     except SystemExit as stop:
         doc = _envelope.handler_exit(stop.code, {})
         if doc["ok"] is True:
@@ -713,17 +762,18 @@ def _stream(program, command, request, world, ctx, items, debug, page=None, capt
                                         _steps(program, command, action.next, True))
     except BaseException as error:   # as in _handle_held
         doc = _internal(error, debug, world)
-    end = _envelope.stream_end(world.redactor.value(doc) if doc else {"ok": True}, count)
+    end = _envelope.stream_end(doc if doc else {"ok": True}, count)
     output = captured.output() if captured is not None else None
     if output:
-        end["output"] = world.redactor.value(output)
+        end["output"] = output
     if page:
         end["page"] = page["page"]
         if page.get("next"):
             end["next"] = page["next"]
     if request.warnings:
         end["warnings"] = list(request.warnings)
-    world.out(encode({"@end": end}) + "\n")
+    world.out_json({"@end": end})
+    world.delivered = True
     return end["exit"], None
 
 

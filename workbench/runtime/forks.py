@@ -1,0 +1,475 @@
+"""Each server call in a process of its own, forked from a fork server that holds the program.
+
+    forks = ForkServer.start(program)        # while the process has one thread
+    outcome = forks.call(["deploy", "--target", "prod", "--json"], tool="deploy")
+    forks.close()
+
+Capture works on file descriptors, and those belong to a whole process: a server that runs
+handlers in its own process must run them one at a time, and whatever a handler leaves
+behind (a thread that prints later, a changed global, a child process) reaches the next call.
+`os._exit()` or a segfault in a handler ends the server for every client.
+
+So `tool mcp` (stdio and HTTP) and `workbench.asgi` fork, once, a **fork server**: a
+single-threaded process holding the loaded, checked program, made before the server imports
+the MCP SDK or starts a thread (a fork from a threaded process may copy a lock some other
+thread held). For each call the server hands the fork server one end of a fresh socket pair;
+the fork server forks a **call process**, which reads the request from it, runs
+`workbench.runtime.pipeline.call` (fds 1 and 2 captured there), writes progress lines and
+the outcome, and `os._exit`s: what it left running dies with it, and its process group is
+killed when it is reaped. The fork server writes the call's wait status on its own copy of
+the socket, so a call process that died before answering (`os._exit`, a signal, the OOM
+killer) is still reported: an `internal` envelope for that call and nothing more.
+
+Calls run at once up to `max_calls` (callers past it wait); a call that outlives `timeout`
+seconds is killed with its process group and answers `timeout` (exit 7). `end_calls()` (a
+server stopping) kills the calls still running, which answer `terminated` (exit 143), and
+refuses new ones the same way. The call processes' environment is the server's without
+`BURGEE_MCP_TOKEN` (`serving.handler_environ`). POSIX only (`os.fork`, `SCM_RIGHTS`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import socket
+import threading
+import time
+
+from workbench.runtime import envelope as _envelope
+from workbench.runtime.pipeline import Outcome
+
+DEFAULT_MAX_CALLS = 16
+"""Calls that run at once (`--max-concurrent-calls`, $BURGEE_MCP_MAX_CONCURRENT_CALLS)."""
+DEFAULT_TIMEOUT = 300.0
+"""Seconds a call may run (`--call-timeout`, $BURGEE_MCP_CALL_TIMEOUT)."""
+_REAPED_WAIT = 10.0
+"""Seconds to wait for a killed call's status before answering anyway."""
+
+
+def available() -> bool:
+    """Whether calls can run in processes of their own here (POSIX: fork and fd passing)."""
+    return hasattr(os, "fork") and hasattr(socket, "send_fds") and hasattr(socket,
+                                                                          "SOCK_SEQPACKET")
+
+
+class ForkServer:
+    """The server's side of a fork server; see the module. Thread-safe."""
+
+    def __init__(self, pid: int, control: socket.socket, program, *, max_calls: int,
+                 timeout: float, max_result_bytes: int | None):
+        self.pid = pid
+        self.program = program
+        self.max_calls = max_calls
+        self.timeout = timeout
+        self.max_result_bytes = max_result_bytes
+        self._control = control
+        self._slots = threading.BoundedSemaphore(max_calls)
+        self._ids = iter(range(1, 1 << 62))
+        self._lock = threading.Lock()
+        self._running: set = set()       # ids of calls whose process may be alive
+        self._ending: str | None = None  # why new and running calls end (`end_calls`)
+        self.closed = False
+
+    @classmethod
+    def start(cls, program, *, environ=None, max_calls: int = DEFAULT_MAX_CALLS,
+              timeout: float = DEFAULT_TIMEOUT, max_result_bytes: int | None = None
+              ) -> ForkServer:
+        """Fork the fork server for `program` (call it while this process has one thread).
+        `environ`: what the calls see as `os.environ` (default: this process's), without
+        the bearer token either way."""
+        from workbench.runtime.checks import ensure_checked
+        from workbench.runtime.serving import handler_environ
+        ensure_checked(program)   # once, here: every call process inherits the verdict
+        _prepare(program)
+        calls_environ = handler_environ(os.environ if environ is None else environ)
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        _flush_std()
+        pid = os.fork()
+        if pid == 0:   # the fork server: never returns
+            ours.close()
+            _serve(program, theirs, calls_environ)
+        theirs.close()
+        server = cls(pid, ours, program, max_calls=max_calls, timeout=timeout,
+                     max_result_bytes=max_result_bytes)
+        import weakref
+        weakref.finalize(server, _close, ours, pid)
+        return server
+
+    # --- calls -------------------------------------------------------------------------
+
+    def run(self, program, command, argv, on_progress=None) -> Outcome:
+        """The `ProgramServer` caller hook: run argv in a call process (`program` is the one
+        the fork server holds)."""
+        return self.call(argv, tool=command.tool_name, on_progress=on_progress)
+
+    def call(self, argv, *, tool: str | None = None, on_progress=None,
+             timeout: float | None = None) -> Outcome:
+        """Run argv (`--json` included) in a call process; its Outcome. Blocks while
+        `max_calls` others run. `tool`: the tool name, so a result over `max_result_bytes`
+        is refused where it is made (`toolcall.too_large`) rather than sent whole."""
+        timeout = self.timeout if timeout is None else timeout
+        if self._ending:
+            return self._ended()
+        with self._slots:
+            if self._ending:
+                return self._ended()
+            with self._lock:
+                call_id = next(self._ids)
+                self._running.add(call_id)
+            try:
+                return self._call(call_id, argv, tool, on_progress, timeout)
+            finally:
+                with self._lock:
+                    self._running.discard(call_id)
+
+    def _call(self, call_id, argv, tool, on_progress, timeout) -> Outcome:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            try:
+                socket.send_fds(self._control, [b"C%d" % call_id], [theirs.fileno()])
+            except OSError as error:
+                return self._outcome(_envelope.failure(
+                    "unavailable", f"the server cannot start a call process: {error}",
+                    exit=_envelope.EXIT_UNAVAILABLE,
+                    hint="the server's fork server is gone; restart the server"))
+            finally:
+                theirs.close()
+            request = {"argv": list(argv), "tool": tool, "progress": on_progress is not None,
+                       "limit": self.max_result_bytes}
+            try:
+                ours.sendall((json.dumps(request) + "\n").encode("utf-8", "surrogatepass"))
+            except OSError:
+                pass   # the call process is gone already: its status says how
+            return self._answer(call_id, ours, on_progress, timeout)
+        finally:
+            ours.close()
+
+    def _answer(self, call_id, ours, on_progress, timeout) -> Outcome:
+        """Read the call's lines until its outcome (or its status: it died first); kill it
+        past `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        buffer, scanned = bytearray(), 0
+        killed = None   # "timeout" once this side killed it
+        while True:
+            end = buffer.find(b"\n", scanned)
+            if end < 0:
+                scanned = len(buffer)
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    if killed is not None:
+                        return self._status_outcome(None, killed, timeout)
+                    killed = "timeout"
+                    self._kill(call_id)
+                    deadline = time.monotonic() + _REAPED_WAIT
+                    continue
+                if not _readable(ours, left):
+                    continue
+                chunk = ours.recv(1 << 16)
+                if not chunk:
+                    return self._status_outcome(None, killed, timeout)
+                buffer += chunk
+                continue
+            message = json.loads(bytes(buffer[:end]))
+            del buffer[:end + 1]
+            scanned = 0
+            if "progress" in message:
+                if on_progress is not None and killed is None:
+                    try:
+                        on_progress(*message["progress"])
+                    except Exception:  # noqa: BLE001 - progress is advisory
+                        pass
+            elif "outcome" in message:
+                if killed is not None:     # answered as it was being killed
+                    return self._status_outcome(None, killed, timeout)
+                return Outcome(*message["outcome"])
+            elif "status" in message:
+                return self._status_outcome(message["status"], killed, timeout)
+
+    def _status_outcome(self, status, killed, timeout) -> Outcome:
+        """The Outcome of a call process that ended without answering."""
+        if self._ending:
+            return self._ended()
+        if killed == "timeout":
+            return self._outcome(_envelope.timed_out(timeout))
+        return self._outcome(_envelope.failure(
+            "internal", f"the call's process ended before answering ({_ended_how(status)})",
+            exit=_envelope.EXIT_FAILURE,
+            hint="the handler ended its own process (os._exit), crashed, or was killed (by "
+                 "the system when out of memory); the server keeps serving. Run the command "
+                 "on the command line to see more"))
+
+    def _ended(self) -> Outcome:
+        return self._outcome(_envelope.terminated(self._ending))
+
+    def _outcome(self, doc) -> Outcome:
+        doc = _envelope.stamp(doc, self.program.schema_version)
+        return Outcome(_envelope.exit_code(doc), _envelope.encode(doc) + "\n", "", doc)
+
+    def _kill(self, call_id) -> None:
+        try:
+            self._control.send(b"K%d" % call_id)
+        except OSError:
+            pass
+
+    # --- the end -------------------------------------------------------------------------
+
+    @property
+    def running(self) -> int:
+        """Calls whose process may still be running."""
+        with self._lock:
+            return len(self._running)
+
+    def end_calls(self, why: str = "the server is stopping") -> None:
+        """Refuse new calls and kill the running ones; both answer `terminated` (exit 143)."""
+        self._ending = why
+        try:
+            self._control.send(b"A")
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        """End the fork server and every call process still running."""
+        if not self.closed:
+            self.closed = True
+            self._ending = self._ending or "the server stopped"
+            _close(self._control, self.pid)
+
+
+def _close(control, pid) -> None:
+    try:
+        control.close()
+    except OSError:
+        pass
+    try:   # it kills its calls and exits on the closed socket; reap it
+        for _ in range(200):
+            done, _status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return
+            time.sleep(0.01)
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except (ChildProcessError, OSError):
+        pass
+
+
+def _readable(sock, seconds: float) -> bool:
+    poller = select.poll()
+    poller.register(sock.fileno(), select.POLLIN)
+    return bool(poller.poll(max(0.0, seconds) * 1000))
+
+
+def _ended_how(status) -> str:
+    if status is None:
+        return "no status"
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = f"signal {number}"
+        return f"killed by {name}" + (", as the system does when out of memory"
+                                      if number == signal.SIGKILL else "")
+    return f"exit {os.waitstatus_to_exitcode(status)}"
+
+
+def _flush_std() -> None:
+    import sys
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (AttributeError, OSError, ValueError):
+            pass
+
+
+def _prepare(program) -> None:
+    """Build, once and before any fork, what every call reads: the program-wide tables of
+    redaction and the tool index, and the modules a call imports (a call process is a
+    fresh fork each time; what it imports or builds is thrown away with it)."""
+    from workbench.runtime import capture, context, redact, toolcall  # noqa: F401
+    redact._spellings(program)
+    redact._sensitive_options(program)
+    program.tool("")
+    import io  # noqa: F401 - capture's streams
+
+
+# --- the fork server ------------------------------------------------------------------------
+
+def _serve(program, control: socket.socket, environ: dict) -> None:
+    """The fork server's loop; never returns. See the module docstring."""
+    code = 0
+    try:
+        os.environ.clear()
+        os.environ.update(environ)
+        null = os.open(os.devnull, os.O_RDWR)
+        os.dup2(null, 0)    # never the stdio client's requests nor its wire
+        os.dup2(null, 1)
+        os.close(null)
+        for name in ("SIGINT", "SIGTERM", "SIGHUP"):   # the server decides when to stop
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
+        wake_read, wake_write = os.pipe()
+        os.set_blocking(wake_write, False)
+        signal.set_wakeup_fd(wake_write)
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        import gc
+        gc.collect()
+        gc.freeze()   # a call's collections never walk (and so never copy) the program
+        _loop(program, control, wake_read, wake_write)
+    except BaseException:  # noqa: BLE001 - say why on stderr, then go
+        code = 70
+        try:
+            import traceback
+            traceback.print_exc()
+        except BaseException:  # noqa: BLE001
+            pass
+    finally:
+        os._exit(code)
+
+
+def _loop(program, control, wake_read, wake_write) -> None:
+    calls: dict = {}   # call id -> [pid, the fork server's copy of the call's socket]
+    pids: dict = {}    # pid -> call id
+    poller = select.poll()
+    poller.register(control.fileno(), select.POLLIN)
+    poller.register(wake_read, select.POLLIN)
+    open_control = True
+    while open_control or calls:
+        for fd, _ in poller.poll(None if open_control else 1000):
+            if fd == wake_read:
+                try:
+                    os.read(wake_read, 4096)
+                except BlockingIOError:
+                    pass
+            elif fd == control.fileno():
+                try:
+                    message, fds, _flags, _address = socket.recv_fds(control, 64, 1)
+                except OSError:
+                    message, fds = b"", []
+                if not message:    # the server is gone: so are its calls
+                    open_control = False
+                    poller.unregister(control.fileno())
+                    for pid, _sock in calls.values():
+                        _kill_group(pid)
+                    continue
+                kind, ident = message[:1], message[1:]
+                if kind == b"C" and fds:
+                    inherited = [control.fileno(), wake_read, wake_write,
+                                 *(sock for _pid, sock in calls.values())]
+                    pid = os.fork()
+                    if pid == 0:
+                        _call_process(program, fds[0], inherited)
+                    try:
+                        os.setpgid(pid, pid)   # as the child does: a kill cannot come first
+                    except OSError:
+                        pass
+                    calls[int(ident)] = [pid, fds[0]]
+                    pids[pid] = int(ident)
+                else:
+                    for fd_ in fds:
+                        os.close(fd_)
+                    if kind == b"K" and int(ident or 0) in calls:
+                        _kill_group(calls[int(ident)][0])
+                    elif kind == b"A":
+                        for pid, _sock in calls.values():
+                            _kill_group(pid)
+        _reap(calls, pids)
+
+
+def _reap(calls: dict, pids: dict) -> None:
+    """Collect every ended call process: kill what it left in its group, send its status."""
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        ident = pids.pop(pid, None)
+        if ident is None:
+            continue
+        _kill_group(pid)
+        _pid, sock = calls.pop(ident)
+        try:   # never blocking: a caller that stopped reading must not stall every call
+            os.set_blocking(sock, False)
+            os.write(sock, b'{"status":%d}\n' % status)
+        except OSError:
+            pass
+        os.close(sock)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+# --- a call process --------------------------------------------------------------------------
+
+def _call_process(program, channel_fd: int, inherited: list) -> None:
+    """Run one call and `os._exit`; never returns."""
+    code = 0
+    try:
+        try:
+            os.setpgid(0, 0)
+        except OSError:
+            pass
+        for fd in inherited:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)
+        from workbench.runtime.pipeline import on_terminate
+        on_terminate()        # SIGTERM ends the handler with a `terminated` envelope
+        null = os.open(os.devnull, os.O_RDWR)
+        os.dup2(null, 2)      # outside the capture a handler's writes go nowhere
+        os.close(null)
+        _adjust_oom_score()
+        channel = socket.socket(fileno=channel_fd)
+        request = json.loads(channel.makefile("rb").readline())
+        lock = threading.Lock()
+
+        def send(message) -> None:
+            data = (json.dumps(message) + "\n").encode("utf-8", "surrogatepass")
+            with lock:
+                channel.sendall(data)
+
+        def on_progress(done, total=None, message=None) -> None:
+            send({"progress": [done, total, message]})
+
+        from workbench.runtime.pipeline import call
+        outcome = call(program, request["argv"],
+                       on_progress=on_progress if request.get("progress") else None)
+        outcome = _within_limit(program, request, outcome)
+        send({"outcome": [outcome.exit, outcome.stdout, outcome.stderr, outcome.envelope]})
+    except BaseException:  # noqa: BLE001 - the server answers `internal` from the status
+        code = 70
+    finally:
+        os._exit(code)
+
+
+def _within_limit(program, request, outcome) -> Outcome:
+    """A result over the server's limit refused here (`result_too_large`), never sent whole."""
+    limit, tool = request.get("limit"), request.get("tool")
+    command = program.tool(tool) if limit and tool else None
+    if command is None:
+        return outcome
+    from workbench.runtime.toolcall import too_large
+    refusal = too_large(program, command, outcome, limit)
+    if refusal is None:
+        return outcome
+    return Outcome(_envelope.exit_code(refusal), _envelope.encode(refusal) + "\n", "", refusal)
+
+
+def _adjust_oom_score() -> None:
+    """Make the system's out-of-memory killer pick a call before the server (Linux)."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as handle:
+            handle.write("500")
+    except OSError:
+        pass
