@@ -45,7 +45,13 @@ def serve(program, address=None, *, policy=None) -> int:
     from workbench.mcp.server import ProgramServer, quiet_logging
     quiet_logging()
     served = ProgramServer(program, max_result_bytes=policy.max_result_bytes, forks=forks)
+    served.grace = policy.grace
     import anyio
+    import signal
+
+    def stopped(signum, frame):   # what uvicorn raises again once it stopped on SIGTERM
+        raise _Stopped()
+    signal.signal(signal.SIGTERM, stopped)   # the server stops itself (`stop_calls`)
     try:
         if address is None:
             if sys.stdin is not None and sys.stdin.isatty():
@@ -60,10 +66,19 @@ def serve(program, address=None, *, policy=None) -> int:
                                                     announcement(program.name, url, policy))))
     except KeyboardInterrupt:
         return 130
+    except BaseException as error:   # noqa: BLE001 - re-raised unless it is the stop
+        while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+            error = error.exceptions[0]
+        if not isinstance(error, _Stopped):
+            raise
     finally:
         if forks is not None:
             forks.close()
     return 0
+
+
+class _Stopped(Exception):
+    """SIGTERM, once the server has stopped gracefully: a clean end (exit 0)."""
 
 
 def _fork_server(program, environ, policy):

@@ -602,10 +602,19 @@ class ProgramServer:
                 if first:
                     loop.call_soon_threadsafe(lambda: loop.create_task(wind_down()))
 
+        try:   # the SDK's event streams (sse-starlette) would end at the signal, calls in
+            from sse_starlette.sse import AppStatus   # flight unanswered: they end below
+            AppStatus.disable_automatic_graceful_drain()
+        except ImportError:
+            AppStatus = None
+
         async def wind_down() -> None:
             await served.stop_calls()
             await anyio.sleep(0.2)       # their answers written
-            server.force_exit = True     # open event streams (GET) no longer hold the exit
+            if AppStatus is not None:    # then the event streams (GET) end, and the server
+                AppStatus.should_exit = True   # with them
+            else:
+                server.force_exit = True
 
         server = Server(config)
         shown = f"[{host}]" if ":" in host else host

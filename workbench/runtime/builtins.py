@@ -192,6 +192,7 @@ def _policy(options, address, value, world):
         policy.call_timeout, policy.max_calls = serving.call_bounds(
             world.environ, call_timeout=options.get("call_timeout"),
             max_calls=options.get("max_concurrent_calls"))
+        policy.grace = serving.shutdown_grace(world.environ)
         return policy
     except serving.PolicyError as error:
         kept = ["--http", value] if value is not None and error.fix[:1] != ["--http"] else []

@@ -29,7 +29,9 @@ DEFAULT_CALL_TIMEOUT = 300.0
 DEFAULT_MAX_CALLS = 16
 """Tool calls that run at once, each in a process of its own; more wait for a place."""
 SHUTDOWN_GRACE = 10.0
-"""Seconds a stopping server (SIGTERM) gives calls in flight before it ends them."""
+"""Seconds a stopping server (SIGTERM) gives calls in flight before it ends them
+($BURGEE_MCP_SHUTDOWN_GRACE)."""
+GRACE_ENV = "BURGEE_MCP_SHUTDOWN_GRACE"
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 WILDCARD = ("0.0.0.0", "::", "")
@@ -69,7 +71,7 @@ class Policy:
     (`token_source`: "random", "file", "env" or None), the bind, the bounds."""
 
     __slots__ = ("host", "port", "token", "token_source", "allow_remote", "max_sessions",
-                 "idle_timeout", "max_result_bytes", "call_timeout", "max_calls")
+                 "idle_timeout", "max_result_bytes", "call_timeout", "max_calls", "grace")
 
     def __init__(self, host="127.0.0.1", port=0, token=None, token_source=None,
                  allow_remote=False, max_sessions=DEFAULT_MAX_SESSIONS,
@@ -81,6 +83,7 @@ class Policy:
         self.max_sessions, self.idle_timeout = max_sessions, idle_timeout
         self.max_result_bytes = max_result_bytes
         self.call_timeout, self.max_calls = call_timeout, max_calls
+        self.grace = SHUTDOWN_GRACE
 
     @property
     def remote(self) -> bool:
@@ -156,6 +159,22 @@ def call_bounds(environ=None, *, call_timeout=None, max_calls=None) -> tuple:
                     "--call-timeout"),
             _number(environ, MAX_CALLS_ENV, max_calls, DEFAULT_MAX_CALLS, int,
                     "--max-concurrent-calls"))
+
+
+def shutdown_grace(environ=None) -> float:
+    """Seconds calls in flight get when the server stops: $BURGEE_MCP_SHUTDOWN_GRACE, else
+    the default (0 ends them at once)."""
+    text = (environ or {}).get(GRACE_ENV)
+    if text in (None, ""):
+        return SHUTDOWN_GRACE
+    try:
+        grace = float(text)
+    except ValueError:
+        grace = -1.0
+    if not 0 <= grace < float("inf"):
+        raise PolicyError("invalid_value", f"{GRACE_ENV}={text!r} is not a number of seconds",
+                          f"set {GRACE_ENV} to seconds (0 or more), or unset it", [])
+    return grace
 
 
 def max_result_bytes(environ=None, value=None) -> int:
