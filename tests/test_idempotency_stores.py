@@ -42,7 +42,7 @@ def _keys_pg_forget(url):
     from workbench.runtime import _keys_pg
     for connection in _keys_pg._IDLE.pop(url, []):
         connection.close()
-    _keys_pg._READY.discard(url)
+    _keys_pg._READY.pop(url, None)
 
 
 @pytest.fixture
@@ -259,3 +259,21 @@ async def test_a_call_waiting_for_a_key_does_not_stall_the_server(keyed, tmp_pat
 
 async def _append(into, awaitable):
     into.append(await awaitable)
+
+
+def test_the_digest_is_keyed_by_the_stores_own_secret(keyed, store_env):
+    """Both stores keep an HMAC of the inputs, keyed apart from the claims (issue 29): the
+    SQLite store in `idempotency.key` beside it, PostgreSQL in its own table."""
+    assert keyed("--json", "--idempotency-key", "H").exit == 0
+    if store_env["kind"] == "sqlite":
+        import sqlite3
+        with sqlite3.connect(os.path.join(store_env["BURGEE_STATE_DIR"],
+                                          "idempotency.sqlite3")) as connection:
+            (digest,) = connection.execute("SELECT digest FROM claims").fetchone()
+    else:
+        import psycopg
+        with psycopg.connect(store_env["BURGEE_IDEMPOTENCY_URL"], autocommit=True) as conn:
+            (digest,) = conn.execute("SELECT digest FROM burgee_idempotency").fetchone()
+            (secret,) = conn.execute("SELECT secret FROM burgee_idempotency_key").fetchone()
+        assert len(secret) == 64
+    assert digest.startswith("h1:") and len(digest) == 67

@@ -65,6 +65,38 @@ def test_sigterm_for_a_person_says_so_on_stderr(tmp_path):
     assert code == 143 and out == "" and err.startswith("error: terminated"), (code, out, err)
 
 
+def test_sigterm_stops_a_command_whose_handler_left_a_thread_that_never_ends(tmp_path):
+    """The envelope, then the process ends: it does not wait for the thread (it used to die
+    of the signal; it must not now hang)."""
+    code, out, err = _stopped(["--json", "--forever"], tmp_path)
+    assert code == 143 and json.loads(out)["error"]["code"] == "terminated", (code, out, err)
+
+
+def test_sigterm_ends_burgee_dev_and_removes_its_temporary_files(tmp_path):
+    """Was: `burgee dev` died of the signal and left its copy of the source in TMPDIR."""
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    app = tmp_path / "app.py"
+    app.write_text((PROGRAMS.parent.parent / "sample_programs" / "deploy.py").read_text())
+    process = subprocess.Popen([sys.executable, "-m", "workbench.cli", "dev", str(app)],
+                               env=clean_env(TMPDIR=str(temp)), stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               cwd=tmp_path)
+    try:
+        for line in process.stderr:
+            if "serving MCP at" in line:
+                break
+        assert wait_for(lambda: any(temp.glob("burgee-dev-*")), 30), list(temp.iterdir())
+        process.send_signal(signal.SIGTERM)
+        process.wait(30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 143
+    assert list(temp.iterdir()) == []
+
+
 def test_143_is_in_the_exit_table():
     done = subprocess.run([sys.executable, str(HOSTILE), "help", "--json"], env=clean_env(),
                           capture_output=True, text=True, timeout=60)

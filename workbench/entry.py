@@ -65,7 +65,25 @@ def run(program: Program | App, argv: list[str] | None = None) -> NoReturn:
     if world.as_json or world.ndjson:   # the document is out: a thread left running by the
         from workbench.runtime.capture import seal_std   # handler prints nothing after it
         seal_std()
+    if code == _envelope.EXIT_TERMINATED:
+        _exit_now(code)
     sys.exit(code)
+
+
+def _exit_now(code: int) -> None:
+    """End a process stopped by SIGTERM now that it has said so: its exit hooks run (temporary
+    folders removed, masked output flushed), but it does not wait for threads the handler
+    left running, which may never end (a server, a watcher): SIGTERM must stop it."""
+    import atexit
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    try:
+        atexit._run_exitfuncs()
+    finally:
+        os._exit(code)
 
 
 def _restore_terminate(previous) -> None:

@@ -95,8 +95,11 @@ def stop(ctx):
 
 
 def hold(ctx):
-    """Waits (for SIGTERM) after saying it started; a stream when --count is given."""
+    """Waits (for SIGTERM) after saying it started; a stream when --count is given; with
+    --forever, first starts a thread that never ends (Python would wait for it at exit)."""
     marker = os.environ.get("HOSTILE_MARKER")
+    if ctx.options.forever:
+        threading.Thread(target=lambda: time.sleep(10_000)).start()
     if ctx.options.count:
         def items():
             for i in range(ctx.options.count):
@@ -142,7 +145,8 @@ program = Program(name="hostile", version="1.0.0", description="Misbehaving hand
             options={"token": Option(type="string", sensitive=True, description="a secret")},
             run=stop),
     Command(name="hold", description="waits for a signal", effects="read_only",
-            options={"count": Option(type="integer", description="stream this many items")},
+            options={"count": Option(type="integer", description="stream this many items"),
+                     "forever": Option(type="boolean", description="leave a thread behind")},
             run=hold),
 ])
 

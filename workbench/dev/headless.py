@@ -86,6 +86,21 @@ def read_tree(folder: str) -> dict:
     return found
 
 
+def _unreadable(existing: dict) -> list:
+    """The snapshot files that are not UTF-8 text, or `.json` files that are not JSON: a
+    comparison with them would report a made-up change (or none)."""
+    broken = []
+    for rel, text in sorted(existing.items()):
+        if text is None:
+            broken.append(rel)
+        elif rel.endswith(".json"):
+            try:
+                json.loads(text)
+            except ValueError:
+                broken.append(rel)
+    return broken
+
+
 def _short_diff(old: str, new: str, name: str, limit: int = 40) -> str:
     import difflib
     lines = list(difflib.unified_diff(old.splitlines(), new.splitlines(), f"a/{name}",
@@ -133,6 +148,13 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
     folder = snapshot_folder(file, state.program.name, snapshots)
     files = files_for(state, diffs)
     existing = read_tree(folder)
+    broken = _unreadable(existing)
+    if broken:
+        return _envelope.failure(
+            "invalid_snapshot", f"{len(broken)} snapshot file(s) in {folder} cannot be read "
+            f"as what burgee wrote: {', '.join(broken[:5])}", exit=_envelope.EXIT_USAGE,
+            hint="restore them from version control (git checkout -- FILE), or remove them "
+                 "and rerun with --update to write them again", files=broken)
     drift = []
     for rel, text in files.items():
         if rel not in existing:

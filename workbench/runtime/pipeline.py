@@ -36,9 +36,14 @@ class OutputFailed(Exception):
     """stdout is there but refuses bytes (a full disk): said on stderr, exit 1."""
 
 
-class Terminated(BaseException):
+class Terminated(SystemExit):
     """SIGTERM arrived while a command ran (see `on_terminate`): it ends with the `terminated`
-    envelope (exit 143), or a stream with its @end line."""
+    envelope (exit 143), or a stream with its @end line. A `SystemExit` (code 143), so that
+    an event loop a handler runs passes it on (asyncio logs and drops other exceptions raised
+    in its callbacks) and, uncaught, it still ends the process with 143 and its clean-up."""
+
+    def __init__(self):
+        super().__init__(143)
 
 
 def on_terminate():
