@@ -41,7 +41,8 @@ def is_loopback(host: str) -> bool:
     """Whether `host` is reachable only from this machine: every address it resolves to is a
     loopback one (127.0.0.0/8, ::1). A name is resolved, never read: `127.example.com` may
     point anywhere. A name that does not resolve is not loopback."""
-    return bool(host) and all(address.is_loopback for address in _addresses(host))
+    addresses = _addresses(host) if host else []
+    return bool(addresses) and all(address.is_loopback for address in addresses)
 
 
 def _addresses(host: str) -> list:
