@@ -735,8 +735,10 @@ def _run_streaming(args, *, input, timeout: float, on_line, **kwargs):
 
 
 def child_environ(extra: dict | None = None) -> dict:
-    """The environment for workbench subprocesses: ours, with the workbench importable."""
-    env = dict(os.environ)
+    """The environment for workbench subprocesses: ours, with the workbench importable, and
+    without the dev server's bearer token (`serving.handler_environ`: no handler reads it)."""
+    from workbench.runtime.serving import handler_environ
+    env = handler_environ(os.environ)
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     paths = [root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != root]
     env["PYTHONPATH"] = os.pathsep.join(paths)

@@ -73,8 +73,11 @@ def _progress_token(ctx):
 
 
 WORKER_THREADS = 256
-"""Threads that wait on calls at once; the calls themselves are bounded by the fork server's
-`max_calls` (a refusal never waits behind them)."""
+"""Threads that wait on calls at once when they run in processes of their own; the calls
+themselves are bounded by the fork server's `max_calls` (a refusal never waits behind them)."""
+IN_PROCESS_THREADS = 40
+"""Threads for calls with another caller (the dev server's subprocesses) or none (anyio's
+default), so that bound is as it was."""
 
 LIST_PAGE_BYTES = 900_000
 """A tools/list answer longer than this (encoded) is split into pages, each pointing to the next
@@ -339,8 +342,9 @@ class ProgramServer:
             from workbench.runtime import envelope as _envelope
             return _toolcall.result(_envelope.stamp(_envelope.terminated(self.stopping),
                                                     program.schema_version), False)
-        if self._threads is None:
-            self._threads = anyio.CapacityLimiter(WORKER_THREADS)
+        if self._threads is None:   # calls in processes of their own are bounded there
+            self._threads = anyio.CapacityLimiter(
+                WORKER_THREADS if self.forks is not None else IN_PROCESS_THREADS)
 
         def answer() -> dict:
             return _toolcall.call_tool(
