@@ -12,13 +12,16 @@ behind (a thread that prints later, a changed global, a child process) reaches t
 So `tool mcp` (stdio and HTTP) and `workbench.asgi` fork, once, a **fork server**: a
 single-threaded process holding the loaded, checked program, made before the server imports
 the MCP SDK or starts a thread (a fork from a threaded process may copy a lock some other
-thread held). For each call the server hands the fork server one end of a fresh socket pair;
-the fork server forks a **call process**, which reads the request from it, runs
-`workbench.runtime.pipeline.call` (fds 1 and 2 captured there), writes progress lines and
-the outcome, and `os._exit`s: what it left running dies with it, and its process group is
-killed when it is reaped. The fork server writes the call's wait status on its own copy of
-the socket, so a call process that died before answering (`os._exit`, a signal, the OOM
-killer) is still reported: an `internal` envelope for that call and nothing more.
+thread held). The fork server keeps `SPARES` **call processes** forked and warmed up ahead
+(each has run a no-op call of a program of our own, so the pages every call touches are
+already its own), and hands the server one end of each one's socket. A call takes a spare:
+the server writes the request on its socket; the call process runs
+`workbench.runtime.pipeline.call` (fds 1 and 2 captured there), writes progress lines and the
+outcome, and `os._exit`s: what it left running dies with it, and its process group is killed
+when it is reaped. The fork server forks the next spare while the call runs, and writes each
+call process's wait status on its own copy of the socket, so a call process that died before
+answering (`os._exit`, a signal, the OOM killer) is still reported: an `internal` envelope
+for that call and nothing more.
 
 Calls run at once up to `max_calls` (callers past it wait); a call that outlives `timeout`
 seconds is killed with its process group and answers `timeout` (exit 7). `end_calls()` (a
@@ -44,6 +47,10 @@ DEFAULT_MAX_CALLS = 16
 """Calls that run at once (`--max-concurrent-calls`, $BURGEE_MCP_MAX_CONCURRENT_CALLS)."""
 DEFAULT_TIMEOUT = 300.0
 """Seconds a call may run (`--call-timeout`, $BURGEE_MCP_CALL_TIMEOUT)."""
+SPARES = 2
+"""Call processes the fork server keeps forked and warm ahead of calls."""
+_WARM_UP = None
+"""A no-op program every spare runs once before its call (`_warm_up`)."""
 _REAPED_WAIT = 10.0
 """Seconds to wait for a killed call's status before answering anyway."""
 
@@ -66,9 +73,9 @@ class ForkServer:
         self.max_result_bytes = max_result_bytes
         self._control = control
         self._slots = threading.BoundedSemaphore(max_calls)
-        self._ids = iter(range(1, 1 << 62))
+        self._take = threading.Lock()    # one thread at a time reads spares off the control
         self._lock = threading.Lock()
-        self._running: set = set()       # ids of calls whose process may be alive
+        self._running: set = set()       # pids of call processes given a call
         self._ending: str | None = None  # why new and running calls end (`end_calls`)
         self.closed = False
 
@@ -115,38 +122,41 @@ class ForkServer:
         with self._slots:
             if self._ending:
                 return self._ended()
-            with self._lock:
-                call_id = next(self._ids)
-                self._running.add(call_id)
             try:
-                return self._call(call_id, argv, tool, on_progress, timeout)
-            finally:
-                with self._lock:
-                    self._running.discard(call_id)
-
-    def _call(self, call_id, argv, tool, on_progress, timeout) -> Outcome:
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            try:
-                socket.send_fds(self._control, [b"C%d" % call_id], [theirs.fileno()])
+                pid, sock = self._spare()
             except OSError as error:
                 return self._outcome(_envelope.failure(
-                    "unavailable", f"the server cannot start a call process: {error}",
+                    "unavailable", f"the server cannot start a call process ({error})",
                     exit=_envelope.EXIT_UNAVAILABLE,
                     hint="the server's fork server is gone; restart the server"))
-            finally:
-                theirs.close()
-            request = {"argv": list(argv), "tool": tool, "progress": on_progress is not None,
-                       "limit": self.max_result_bytes}
+            with self._lock:
+                self._running.add(pid)
             try:
-                ours.sendall((json.dumps(request) + "\n").encode("utf-8", "surrogatepass"))
-            except OSError:
-                pass   # the call process is gone already: its status says how
-            return self._answer(call_id, ours, on_progress, timeout)
-        finally:
-            ours.close()
+                request = {"argv": list(argv), "tool": tool,
+                           "progress": on_progress is not None, "limit": self.max_result_bytes}
+                try:
+                    sock.sendall((json.dumps(request) + "\n").encode("utf-8", "surrogatepass"))
+                except OSError:
+                    pass   # the call process is gone already: its status says how
+                return self._answer(pid, sock, on_progress, timeout)
+            finally:
+                sock.close()
+                with self._lock:
+                    self._running.discard(pid)
 
-    def _answer(self, call_id, ours, on_progress, timeout) -> Outcome:
+    def _spare(self) -> tuple:
+        """(pid, socket) of a warm call process the fork server made ready, taken for a call;
+        the fork server is told, so it makes the next one while this call runs."""
+        with self._take:
+            message, fds, _flags, _address = socket.recv_fds(self._control, 64, 1)
+            if not message or not fds or message[:1] != b"S":
+                for fd in fds:
+                    os.close(fd)
+                raise OSError("the fork server ended")
+            self._control.send(b"T" + message[1:])
+        return int(message[1:]), socket.socket(fileno=fds[0])
+
+    def _answer(self, pid, ours, on_progress, timeout) -> Outcome:
         """Read the call's lines until its outcome (or its status: it died first); kill it
         past `timeout` seconds."""
         deadline = time.monotonic() + timeout
@@ -161,7 +171,7 @@ class ForkServer:
                     if killed is not None:
                         return self._status_outcome(None, killed, timeout)
                     killed = "timeout"
-                    self._kill(call_id)
+                    self._kill(pid)
                     deadline = time.monotonic() + _REAPED_WAIT
                     continue
                 if not _readable(ours, left):
@@ -207,9 +217,9 @@ class ForkServer:
         doc = _envelope.stamp(doc, self.program.schema_version)
         return Outcome(_envelope.exit_code(doc), _envelope.encode(doc) + "\n", "", doc)
 
-    def _kill(self, call_id) -> None:
+    def _kill(self, pid) -> None:
         try:
-            self._control.send(b"K%d" % call_id)
+            self._control.send(b"K%d" % pid)
         except OSError:
             pass
 
@@ -288,6 +298,10 @@ def _prepare(program) -> None:
     redaction and the tool index, and the modules a call imports (a call process is a
     fresh fork each time; what it imports or builds is thrown away with it)."""
     from workbench.runtime import capture, context, redact, toolcall  # noqa: F401
+    global _WARM_UP
+    _WARM_UP = _warm_up_program()
+    from workbench.runtime.pipeline import call
+    call(_WARM_UP, ["noop", "--json"], environ={})   # its checks and tables, once
     redact._spellings(program)
     redact._sensitive_options(program)
     program.tool("")
@@ -328,74 +342,104 @@ def _serve(program, control: socket.socket, environ: dict) -> None:
 
 
 def _loop(program, control, wake_read, wake_write) -> None:
-    calls: dict = {}   # call id -> [pid, the fork server's copy of the call's socket]
-    pids: dict = {}    # pid -> call id
-    poller = select.poll()
-    poller.register(control.fileno(), select.POLLIN)
-    poller.register(wake_read, select.POLLIN)
-    open_control = True
-    while open_control or calls:
-        for fd, _ in poller.poll(None if open_control else 1000):
-            if fd == wake_read:
-                try:
-                    os.read(wake_read, 4096)
-                except BlockingIOError:
-                    pass
-            elif fd == control.fileno():
-                try:
-                    message, fds, _flags, _address = socket.recv_fds(control, 64, 1)
-                except OSError:
-                    message, fds = b"", []
-                if not message:    # the server is gone: so are its calls
-                    open_control = False
-                    poller.unregister(control.fileno())
-                    for pid, _sock in calls.values():
-                        _kill_group(pid)
-                    continue
-                kind, ident = message[:1], message[1:]
-                if kind == b"C" and fds:
-                    inherited = [control.fileno(), wake_read, wake_write,
-                                 *(sock for _pid, sock in calls.values())]
-                    pid = os.fork()
-                    if pid == 0:
-                        _call_process(program, fds[0], inherited)
+    _Forker(program, control, wake_read, wake_write).run()
+
+
+class _Forker:
+    """The fork server's state. It keeps `SPARES` call processes forked ahead and warmed up
+    (`_spare`), each with its socket handed to the server (`S<pid>` and the fd); the server
+    writes a request on one and tells the fork server it took it (`T<pid>`), which forks the
+    next one while the call runs. So neither the fork nor the first touch of the pages a call
+    uses is on the call's path, and the fork server is not on it at all. `K<pid>` kills a
+    call's process group, `A` every call's; the end of the control socket ends them all."""
+
+    def __init__(self, program, control, wake_read, wake_write):
+        self.program, self.control = program, control
+        self.wake_read, self.wake_write = wake_read, wake_write
+        self.children: dict = {}   # pid -> the fork server's copy of its socket
+        self.busy: set = set()     # pids given a call
+
+    def run(self) -> None:
+        poller = select.poll()
+        poller.register(self.control.fileno(), select.POLLIN)
+        poller.register(self.wake_read, select.POLLIN)
+        for _ in range(SPARES):
+            self._fork_spare()
+        open_control = True
+        while open_control or self.busy:
+            for fd, _ in poller.poll(None if open_control else 1000):
+                if fd == self.wake_read:
                     try:
-                        os.setpgid(pid, pid)   # as the child does: a kill cannot come first
-                    except OSError:
+                        os.read(self.wake_read, 4096)
+                    except BlockingIOError:
                         pass
-                    calls[int(ident)] = [pid, fds[0]]
-                    pids[pid] = int(ident)
-                else:
-                    for fd_ in fds:
-                        os.close(fd_)
-                    if kind == b"K" and int(ident or 0) in calls:
-                        _kill_group(calls[int(ident)][0])
-                    elif kind == b"A":
-                        for pid, _sock in calls.values():
-                            _kill_group(pid)
-        _reap(calls, pids)
+                elif fd == self.control.fileno() and not self._message():
+                    open_control = False   # the server is gone: so are its calls
+                    poller.unregister(self.control.fileno())
+                    for pid in list(self.children):
+                        _kill_group(pid)
+            self._reap()
 
-
-def _reap(calls: dict, pids: dict) -> None:
-    """Collect every ended call process: kill what it left in its group, send its status."""
-    while True:
+    def _message(self) -> bool:
+        """Handle one message from the server; False at its end."""
         try:
-            pid, status = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
+            message = self.control.recv(64)
+        except OSError:
+            return False
+        if not message:
+            return False
+        kind, ident = message[:1], message[1:]
+        pid = int(ident) if ident.isdigit() else 0
+        if kind == b"T" and pid in self.children:
+            self.busy.add(pid)
+            self._fork_spare()
+        elif kind == b"K" and pid in self.busy:
+            _kill_group(pid)
+        elif kind == b"A":
+            for busy in self.busy:
+                _kill_group(busy)
+        return True
+
+    def _fork_spare(self) -> None:
+        """Fork a call process and hand the server its socket."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        inherited = [self.control.fileno(), self.wake_read, self.wake_write, ours.fileno(),
+                     *self.children.values()]
+        pid = os.fork()
         if pid == 0:
-            return
-        ident = pids.pop(pid, None)
-        if ident is None:
-            continue
-        _kill_group(pid)
-        _pid, sock = calls.pop(ident)
-        try:   # never blocking: a caller that stopped reading must not stall every call
-            os.set_blocking(sock, False)
-            os.write(sock, b'{"status":%d}\n' % status)
+            _spare(self.program, theirs.fileno(), inherited)
+        try:
+            os.setpgid(pid, pid)   # as the child does: a kill cannot come first
         except OSError:
             pass
-        os.close(sock)
+        self.children[pid] = theirs.detach()   # to write its status once it is reaped
+        try:
+            socket.send_fds(self.control, [b"S%d" % pid], [ours.fileno()])
+        except OSError:
+            _kill_group(pid)
+        ours.close()
+
+    def _reap(self) -> None:
+        """Collect every ended call process: kill what it left in its group, then write its
+        wait status on its socket (the server reads it when no outcome came first)."""
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            sock = self.children.pop(pid, None)
+            self.busy.discard(pid)
+            if sock is None:
+                continue
+            _kill_group(pid)
+            try:   # never blocking: a caller that stopped reading must not stall every call
+                os.set_blocking(sock, False)
+                os.write(sock, b'{"status":%d}\n' % status)
+            except OSError:
+                pass
+            os.close(sock)
 
 
 def _kill_group(pid: int) -> None:
@@ -407,8 +451,9 @@ def _kill_group(pid: int) -> None:
 
 # --- a call process --------------------------------------------------------------------------
 
-def _call_process(program, channel_fd: int, inherited: list) -> None:
-    """Run one call and `os._exit`; never returns."""
+def _spare(program, channel_fd: int, inherited: list) -> None:
+    """A call process: set up, warm up, wait for the request on its socket, run the call and
+    `os._exit`; never returns."""
     code = 0
     try:
         try:
@@ -430,27 +475,61 @@ def _call_process(program, channel_fd: int, inherited: list) -> None:
         os.dup2(null, 2)      # outside the capture a handler's writes go nowhere
         os.close(null)
         _adjust_oom_score()
-        channel = socket.socket(fileno=channel_fd)
-        request = json.loads(channel.makefile("rb").readline())
-        lock = threading.Lock()
-
-        def send(message) -> None:
-            data = (json.dumps(message) + "\n").encode("utf-8", "surrogatepass")
-            with lock:
-                channel.sendall(data)
-
-        def on_progress(done, total=None, message=None) -> None:
-            send({"progress": [done, total, message]})
-
-        from workbench.runtime.pipeline import call
-        outcome = call(program, request["argv"],
-                       on_progress=on_progress if request.get("progress") else None)
-        outcome = _within_limit(program, request, outcome)
-        send({"outcome": [outcome.exit, outcome.stdout, outcome.stderr, outcome.envelope]})
+        _warm_up(program)
+        _call(program, channel_fd)
     except BaseException:  # noqa: BLE001 - the server answers `internal` from the status
         code = 70
     finally:
         os._exit(code)
+
+
+def _warm_up(program) -> None:
+    """Touch, before the call comes, the pages every call touches (the first write to a page
+    after a fork copies it, and Python writes to every object it uses): the whole pipeline
+    on a no-op command of a program of our own (parse, capture, handler, envelope, the
+    encoder), and the served program's root on `--version --json`. Nothing of the served
+    program's runs."""
+    from workbench.runtime.pipeline import call
+    try:
+        call(_WARM_UP, ["noop", "--json"], environ={})
+        call(program, ["--version", "--json"], environ={})
+        json.loads(json.dumps({"outcome": [0, "", "", {"ok": True}]}))
+    except Exception:  # noqa: BLE001 - a warm-up that fails only costs time
+        pass
+
+
+def _warm_up_program():
+    from workbench.declaration.model import Command, Program
+    return Program(name="warm-up", version="0", description="warms a call process up",
+                   commands=[Command(name="noop", description="nothing", effects="read_only",
+                                     run=lambda ctx: {"ok": True})])
+
+
+def _call(program, channel_fd: int) -> None:
+    """Read the request, run it, send progress and the outcome."""
+    channel = socket.socket(fileno=channel_fd)
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = channel.recv(1 << 16)
+        if not chunk:
+            return
+        data += chunk
+    request = json.loads(data)
+    lock = threading.Lock()
+
+    def send(message) -> None:
+        data = (json.dumps(message) + "\n").encode("utf-8", "surrogatepass")
+        with lock:
+            channel.sendall(data)
+
+    def on_progress(done, total=None, message=None) -> None:
+        send({"progress": [done, total, message]})
+
+    from workbench.runtime.pipeline import call
+    outcome = call(program, request["argv"],
+                   on_progress=on_progress if request.get("progress") else None)
+    outcome = _within_limit(program, request, outcome)
+    send({"outcome": [outcome.exit, outcome.stdout, outcome.stderr, outcome.envelope]})
 
 
 def _within_limit(program, request, outcome) -> Outcome:
