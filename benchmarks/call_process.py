@@ -213,17 +213,24 @@ def breakdown(calls: int) -> dict:
             os._exit(0)
         os.waitpid(pid, 0)
 
-    cases = {"in-process `pipeline.call`": lambda: call(program, ["ping", "--json"]),
-             "a call process (`ForkServer.call`)": lambda: forks.call(["ping", "--json"],
-                                                                     tool="ping"),
-             "bare `fork` + `_exit` + `waitpid`": forked}
+    def in_call_process():
+        return forks.call(["ping", "--json"], tool="ping")
+
+    # (run, pause before each timed run): back to back, each call's spare is still being
+    # forked and warmed for the next (throughput); 30 ms apart, a warm spare waits (latency)
+    cases = {"in-process `pipeline.call`": (lambda: call(program, ["ping", "--json"]), 0),
+             "a call process (`ForkServer.call`), back to back": (in_call_process, 0),
+             "a call process, calls 30 ms apart": (in_call_process, 0.03),
+             "bare `fork` + `_exit` + `waitpid`": (forked, 0)}
     found = {name: [] for name in cases}
     try:
         for index in range(3):
-            for name, run in (list(cases.items())[::-1] if index % 2 else cases.items()):
+            for name, (run, pause) in (list(cases.items())[::-1] if index % 2
+                                       else cases.items()):
                 for _ in range(10):
                     run()
                 for _ in range(calls // 3):
+                    time.sleep(pause)
                     started = time.perf_counter()
                     run()
                     found[name].append(time.perf_counter() - started)

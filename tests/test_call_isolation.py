@@ -186,20 +186,60 @@ async def test_a_call_that_ends_its_process_is_internal_for_that_call_only(tool,
     assert not after.is_error
 
 
-async def test_progress_reaches_the_caller_while_the_call_runs(extra, tmp_path):
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_progress_reaches_the_caller_while_the_call_runs(transport, extra, tmp_path):
+    """The call process writes each progress line as it happens; the server relays it."""
     from mcp import Client
     heard = []
 
     async def progress(done, total, message):
         heard.append((time.monotonic(), message))
 
-    async with Client(stdio_params(HOSTILE, extra, tmp_path), mode="legacy",
-                      cache=None) as client:
+    async def call(client):
         result = await client.call_tool("progress", {}, progress_callback=progress)
-        answered = time.monotonic()
+        return result, time.monotonic()
+
+    if transport == "stdio":
+        async with Client(stdio_params(HOSTILE, extra, tmp_path), mode="legacy",
+                          cache=None) as client:
+            result, answered = await call(client)
+    else:
+        with http_server(HOSTILE, extra, tmp_path) as (url, _process):
+            async with Client(authed(url), mode="legacy", cache=None) as client:
+                result, answered = await call(client)
     assert not result.is_error
-    assert [message for _, message in heard][:1] == ["step 1"]
+    assert [message for _, message in heard] == ["step 1", "step 2", "step 3"]
     assert heard[0][0] < answered - 0.4     # the first came long before the answer
+
+
+async def test_the_asgi_app_runs_each_call_in_a_process_of_its_own(extra, tmp_path):
+    """`workbench.mcp.asgi` under `uvicorn --workers 1`: a thread one client's call left
+    never reaches another client's result, and os._exit ends only its own call."""
+    from _uvicorn import call, uvicorn_pool
+    env = clean_env(**extra)
+    with uvicorn_pool(HOSTILE, 1, env, tmp_path) as url:
+        await _listening(url)
+        alice = await call(url, "late", {"token": "ALICE-secret"})
+        bob = await call(url, "nap", {"seconds": 0.5})
+        ended = await call(url, "quit", {})
+        after = await call(url, "nap", {"seconds": 0})
+    log = (tmp_path / "uvicorn.log").read_text()
+    assert not alice.is_error and not bob.is_error and not after.is_error
+    assert "ALICE-secret" not in text_of(alice) + text_of(bob) + log
+    assert "output" not in _doc(bob)["meta"], text_of(bob)
+    assert ended.is_error and "exit 3" in _doc(ended)["error"]["message"]
+
+
+async def _listening(url, timeout=120.0) -> None:
+    from _uvicorn import call
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            await call(url, "nap", {"seconds": 0})
+            return
+        except Exception:  # noqa: BLE001 - not listening yet
+            assert time.monotonic() < deadline, "the app never answered"
+            await anyio.sleep(0.1)
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
