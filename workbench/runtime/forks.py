@@ -42,11 +42,8 @@ import time
 
 from workbench.runtime import envelope as _envelope
 from workbench.runtime.pipeline import Outcome
+from workbench.runtime.serving import DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_CALLS
 
-DEFAULT_MAX_CALLS = 16
-"""Calls that run at once (`--max-concurrent-calls`, $BURGEE_MCP_MAX_CONCURRENT_CALLS)."""
-DEFAULT_TIMEOUT = 300.0
-"""Seconds a call may run (`--call-timeout`, $BURGEE_MCP_CALL_TIMEOUT)."""
 SPARES = 2
 """Call processes the fork server keeps forked and warm ahead of calls."""
 _WARM_UP = None
@@ -81,7 +78,7 @@ class ForkServer:
 
     @classmethod
     def start(cls, program, *, environ=None, max_calls: int = DEFAULT_MAX_CALLS,
-              timeout: float = DEFAULT_TIMEOUT, max_result_bytes: int | None = None
+              timeout: float = DEFAULT_CALL_TIMEOUT, max_result_bytes: int | None = None
               ) -> ForkServer:
         """Fork the fork server for `program` (call it while this process has one thread).
         `environ`: what the calls see as `os.environ` (default: this process's), without
