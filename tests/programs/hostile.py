@@ -63,10 +63,18 @@ def environment(ctx):
 
 
 def progress(ctx):
+    """Reports three steps; with $HOSTILE_GATE, waits after the first (30 s at most) until the
+    caller, having heard it, makes that file: proof the progress arrived while it ran."""
+    gate = os.environ.get("HOSTILE_GATE")
+    opened = None
     for step in range(3):
         ctx.progress(step + 1, 3, f"step {step + 1}")
-        time.sleep(0.3)
-    return {"steps": 3}
+        if gate and step == 0:
+            deadline = time.monotonic() + 30
+            while not os.path.exists(gate) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            opened = os.path.exists(gate)
+    return {"steps": 3, "heard_while_running": opened}
 
 
 def quantity(ctx):
