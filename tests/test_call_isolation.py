@@ -159,6 +159,57 @@ async def test_a_hanging_call_is_cut_at_its_limit_while_another_client_is_answer
     assert len(answered_meanwhile) >= 3 and not any(r.is_error for r in answered_meanwhile)
 
 
+@pytest.mark.parametrize("transport, stubborn", [("stdio", False), ("http", False),
+                                               ("stdio", True)])
+async def test_a_cancelled_call_ends_its_process_and_frees_its_place(transport, stubborn, extra,
+                                                                    tmp_path):
+    """A client that cancels a call (the SDK sends notifications/cancelled when its caller
+    gives up) ends the call's process: SIGTERM, then SIGKILL for a handler that ignores it.
+    Was: the call ran on to its time limit, holding its place; with one place, every other
+    call waited."""
+    from mcp import Client
+    marker = tmp_path / "hanging"
+    extra = extra | {"HOSTILE_MARKER": str(marker)}
+    args = ("--max-concurrent-calls", "1", "--call-timeout", "600")
+
+    async def cancel_then_call(client):
+        async with anyio.create_task_group() as group:
+            group.start_soon(client.call_tool, "hang", {"stubborn": stubborn})
+            await _wait_for_file(marker)
+            group.cancel_scope.cancel()
+        pid = int(marker.read_text())
+        with anyio.fail_after(60):   # the only place is free again once the call ended
+            after = await client.call_tool("nap", {"seconds": 0})
+            while _alive(pid):
+                await anyio.sleep(0.05)
+        return after
+
+    if transport == "stdio":
+        async with Client(stdio_params(HOSTILE, extra, tmp_path, *args), mode="legacy",
+                          cache=None) as client:
+            after = await cancel_then_call(client)
+    else:
+        with http_server(HOSTILE, extra, tmp_path, *args) as (url, _process):
+            async with Client(authed(url), mode="legacy", cache=None) as client:
+                after = await cancel_then_call(client)
+    assert not after.is_error, text_of(after)
+
+
+async def _wait_for_file(path, timeout=60.0) -> None:
+    with anyio.fail_after(timeout):
+        while not path.exists():
+            await anyio.sleep(0.02)
+
+
+def _alive(pid: int) -> bool:
+    """Whether pid runs (a zombie not yet reaped counts as ended)."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 @pytest.mark.parametrize("tool, says", [("quit", "exit 3"), ("crash", "SIGSEGV"),
                                         ("killed", "SIGKILL")])
 @pytest.mark.parametrize("transport", ["stdio", "http"])

@@ -38,9 +38,15 @@ def nap(ctx):
 
 
 def hang(ctx):
+    """Never returns (with --stubborn, not even on SIGTERM); writes its pid to
+    $HOSTILE_MARKER first."""
+    if ctx.options.stubborn:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     marker = os.environ.get("HOSTILE_MARKER")
     if marker:
-        open(marker, "w").close()
+        with open(marker + ".tmp", "w") as handle:
+            handle.write(str(os.getpid()))
+        os.replace(marker + ".tmp", marker)
     while True:
         time.sleep(1)
 
@@ -132,7 +138,9 @@ program = Program(name="hostile", version="1.0.0", description="Misbehaving hand
     Command(name="nap", description="sleep", effects="read_only",
             options={"seconds": Option(type="number", default=1.0, description="seconds")},
             run=nap),
-    Command(name="hang", description="never returns", effects="read_only", run=hang),
+    Command(name="hang", description="never returns", effects="read_only",
+            options={"stubborn": Option(type="boolean", description="ignore SIGTERM")},
+            run=hang),
     Command(name="quit", description="os._exit(3)", effects="read_only", run=quit_),
     Command(name="crash", description="a segmentation fault", effects="read_only", run=crash),
     Command(name="killed", description="killed by SIGKILL", effects="read_only", run=killed),

@@ -353,9 +353,27 @@ class ProgramServer:
                 self.max_result_bytes)
         self._calls += 1
         try:
-            return await anyio.to_thread.run_sync(answer, limiter=self._threads)
+            if self.forks is None:   # a call in this process cannot be stopped: wait for it
+                return await anyio.to_thread.run_sync(answer, limiter=self._threads)
+            return await self._cancellable(answer)
         finally:
             self._calls -= 1
+
+    async def _cancellable(self, answer) -> dict:
+        """`answer()` in a worker thread, its call process ended (`ForkServer.cancel`) when
+        this request is cancelled: the client sent notifications/cancelled, gave up or went
+        away. Its answer is then dropped, as the SDK drops any cancelled request's."""
+        from workbench.runtime.forks import TICKET, Ticket
+        ticket = Ticket()
+        token = TICKET.set(ticket)   # the worker thread runs in a copy of this context
+        try:
+            return await anyio.to_thread.run_sync(answer, limiter=self._threads,
+                                                  abandon_on_cancel=True)
+        except anyio.get_cancelled_exc_class():
+            self.forks.cancel(ticket)
+            raise
+        finally:
+            TICKET.reset(token)
 
     async def _on_call_tool(self, ctx, params):
         return mcp_types.CallToolResult.model_validate(await self._call(ctx, params))

@@ -24,9 +24,10 @@ answering (`os._exit`, a signal, the OOM killer) is still reported: an `internal
 for that call and nothing more.
 
 Calls run at once up to `max_calls` (callers past it wait); a call that outlives `timeout`
-seconds is killed with its process group and answers `timeout` (exit 7). `end_calls()` (a
-server stopping) kills the calls still running, which answer `terminated` (exit 143), and
-refuses new ones the same way. The call processes' environment is the server's without
+seconds is killed with its process group and answers `timeout` (exit 7). `cancel(ticket)`
+ends the call of a `Ticket` set in `TICKET` for it (its client cancelled it): SIGTERM, then
+SIGKILL after `CANCEL_GRACE` seconds. `end_calls()` (a server stopping) kills the calls
+still running, which answer `terminated` (exit 143), and refuses new ones the same way. The call processes' environment is the server's without
 `BURGEE_MCP_TOKEN` (`serving.handler_environ`). POSIX only (`os.fork`, `SCM_RIGHTS`).
 """
 
@@ -39,6 +40,7 @@ import signal
 import socket
 import threading
 import time
+from contextvars import ContextVar
 
 from workbench.runtime import envelope as _envelope
 from workbench.runtime.pipeline import Outcome
@@ -50,6 +52,24 @@ _WARM_UP = None
 """A no-op program every spare runs once before its call (`_warm_up`)."""
 _REAPED_WAIT = 10.0
 """Seconds to wait for a killed call's status before answering anyway."""
+CANCEL_GRACE = 5.0
+"""Seconds a cancelled call has between SIGTERM (its handler ends with its clean-up) and
+SIGKILL of its process group."""
+
+
+class Ticket:
+    """One call's handle, for ending it from another thread (`ForkServer.cancel`): set as
+    `TICKET` in the context the call runs in (a worker thread copies it)."""
+
+    __slots__ = ("pid", "cancelled")
+
+    def __init__(self):
+        self.pid: int | None = None
+        self.cancelled = False
+
+
+TICKET: ContextVar = ContextVar("burgee_call_ticket", default=None)
+"""The `Ticket` of the call this context runs, if its caller may cancel it."""
 
 
 def available() -> bool:
@@ -126,8 +146,13 @@ class ForkServer:
                     "unavailable", f"the server cannot start a call process ({error})",
                     exit=_envelope.EXIT_UNAVAILABLE,
                     hint="the server's fork server is gone; restart the server"))
+            ticket = TICKET.get()
             with self._lock:
                 self._running.add(pid)
+                if ticket is not None:
+                    ticket.pid = pid
+                    if ticket.cancelled:   # cancelled while it waited for a place
+                        self._signal(b"C", pid)
             try:
                 request = {"argv": list(argv), "tool": tool,
                            "progress": on_progress is not None, "limit": self.max_result_bytes}
@@ -215,10 +240,22 @@ class ForkServer:
         return Outcome(_envelope.exit_code(doc), _envelope.encode(doc) + "\n", "", doc)
 
     def _kill(self, pid) -> None:
+        self._signal(b"K", pid)
+
+    def _signal(self, kind: bytes, pid: int) -> None:
         try:
-            self._control.send(b"K%d" % pid)
+            self._control.send(kind + b"%d" % pid)
         except OSError:
             pass
+
+    def cancel(self, ticket: Ticket) -> None:
+        """End the call of `ticket` (its client cancelled it or went away): SIGTERM to its
+        process group, SIGKILL `CANCEL_GRACE` seconds later if it is still running; a call
+        still waiting for a place is ended as soon as it gets one. Any thread."""
+        with self._lock:
+            ticket.cancelled = True
+            if ticket.pid is not None and ticket.pid in self._running:
+                self._signal(b"C", ticket.pid)
 
     # --- the end -------------------------------------------------------------------------
 
@@ -348,13 +385,16 @@ class _Forker:
     writes a request on one and tells the fork server it took it (`T<pid>`), which forks the
     next one while the call runs. So neither the fork nor the first touch of the pages a call
     uses is on the call's path, and the fork server is not on it at all. `K<pid>` kills a
-    call's process group, `A` every call's; the end of the control socket ends them all."""
+    call's process group, `C<pid>` cancels a call (SIGTERM to its group, SIGKILL after
+    `CANCEL_GRACE` seconds), `A` kills every call's; the end of the control socket ends them
+    all."""
 
     def __init__(self, program, control, wake_read, wake_write):
         self.program, self.control = program, control
         self.wake_read, self.wake_write = wake_read, wake_write
         self.children: dict = {}   # pid -> the fork server's copy of its socket
         self.busy: set = set()     # pids given a call
+        self.doomed: dict = {}     # pid -> when a cancelled call's group gets SIGKILL
 
     def run(self) -> None:
         poller = select.poll()
@@ -364,7 +404,7 @@ class _Forker:
             self._fork_spare()
         open_control = True
         while open_control or self.busy:
-            for fd, _ in poller.poll(None if open_control else 1000):
+            for fd, _ in poller.poll(self._wait_ms(open_control)):
                 if fd == self.wake_read:
                     try:
                         os.read(self.wake_read, 4096)
@@ -376,6 +416,24 @@ class _Forker:
                     for pid in list(self.children):
                         _kill_group(pid)
             self._reap()
+            self._kill_doomed()
+
+    def _wait_ms(self, open_control: bool):
+        """How long to wait for the next message: until the next cancelled call's SIGKILL."""
+        wait = None if open_control else 1000
+        if self.doomed:
+            soonest = max(0, int((min(self.doomed.values()) - time.monotonic()) * 1000) + 1)
+            wait = soonest if wait is None else min(wait, soonest)
+        return wait
+
+    def _kill_doomed(self) -> None:
+        now = time.monotonic()
+        for pid, when in list(self.doomed.items()):
+            if pid not in self.busy:
+                del self.doomed[pid]
+            elif when <= now:
+                del self.doomed[pid]
+                _kill_group(pid)
 
     def _message(self) -> bool:
         """Handle one message from the server; False at its end."""
@@ -392,6 +450,9 @@ class _Forker:
             self._fork_spare()
         elif kind == b"K" and pid in self.busy:
             _kill_group(pid)
+        elif kind == b"C" and pid in self.busy and pid not in self.doomed:
+            _kill_group(pid, signal.SIGTERM)
+            self.doomed[pid] = time.monotonic() + CANCEL_GRACE
         elif kind == b"A":
             for busy in self.busy:
                 _kill_group(busy)
@@ -439,9 +500,9 @@ class _Forker:
             os.close(sock)
 
 
-def _kill_group(pid: int) -> None:
+def _kill_group(pid: int, signum=signal.SIGKILL) -> None:
     try:
-        os.killpg(pid, signal.SIGKILL)
+        os.killpg(pid, signum)
     except OSError:
         pass
 
