@@ -32,41 +32,14 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import textwrap
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import mcp_call  # noqa: E402 - a sibling benchmark
 
-BURGEE = textwrap.dedent('''
-    from workbench import Command, Program, run
-
-    program = Program(name="bench", version="1.0.0", description="benchmark", commands=[
-        Command(name="ping", description="Answer pong", effects="read_only",
-                run=lambda ctx: {"pong": True}),
-    ])
-
-    if __name__ == "__main__":
-        run(program)
-''')
-
-SDK = textwrap.dedent('''
-    import sys
-
-    from mcp.server import MCPServer
-
-    server = MCPServer("bench")
-
-    @server.tool(description="Answer pong")
-    def ping() -> str:
-        return '{"pong":true}'
-
-    if __name__ == "__main__":
-        if len(sys.argv) > 1:
-            server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[1]))
-        else:
-            server.run("stdio")
-''')
+BURGEE, SDK = mcp_call.BURGEE, mcp_call.SDK   # the same ping tool in both benchmarks
 
 
 def _env(tree: Path) -> dict:
@@ -75,9 +48,7 @@ def _env(tree: Path) -> dict:
     return env
 
 
-def _percentile(values, q):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(q * (len(values) - 1) + 0.5))]
+_percentile = mcp_call._percentile
 
 
 def _free_port() -> int:
@@ -153,47 +124,18 @@ def round_trips(cases, calls, transport, rounds=3):
 
 # -- start-up ---------------------------------------------------------------------------------
 
-INIT = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
-         "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                    "clientInfo": {"name": "bench", "version": "0"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-         "params": {"name": "ping", "arguments": {}}}]
+CALL = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "ping", "arguments": {}}}
 
 
 def first_answer(case) -> float:
     """Seconds from spawn to the first tools/call answer."""
     argv, tree = case
-    payload = "".join(json.dumps(m) + "\n" for m in INIT).encode()
-    started = time.perf_counter()
-    process = subprocess.Popen([sys.executable, *argv], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                               env=_env(tree), cwd=str(ROOT))
-    process.stdin.write(payload)
-    process.stdin.flush()
-    while True:
-        line = process.stdout.readline()
-        if not line:
-            raise RuntimeError(f"{argv} ended before answering")
-        if json.loads(line).get("id") == 2:
-            elapsed = time.perf_counter() - started
-            break
-    process.stdin.close()
-    process.wait(15)
-    return elapsed
+    return mcp_call.first_list(argv, CALL, _env(tree))
 
 
 def starts(cases, count):
-    found = {name: [] for name in cases}
-    for index in range(count + 2):
-        order = list(cases.items())
-        if index % 2:
-            order.reverse()
-        for name, case in order:
-            value = first_answer(case)
-            if index >= 2:                            # two warm-up rounds
-                found[name].append(value)
-    return found
+    return mcp_call.starts(cases, count, first_answer)
 
 
 # -- where the time goes ----------------------------------------------------------------------

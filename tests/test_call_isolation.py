@@ -13,7 +13,8 @@ import time
 import anyio
 import pytest
 
-from _mcp_helpers import authed, caller_env, full_env, http_server, stdio_params, text_of
+from _mcp_helpers import (authed, caller_env, full_env, http_server, stdio_params, text_of,
+                          wait_for_file)
 from conftest import PROGRAMS, clean_env, run_program
 
 HOSTILE = PROGRAMS / "hostile.py"
@@ -148,9 +149,7 @@ async def test_a_hanging_call_is_cut_at_its_limit_while_another_client_is_answer
 
             async with anyio.create_task_group() as group:
                 group.start_soon(hang)
-                with anyio.fail_after(30):
-                    while not marker.exists():
-                        await anyio.sleep(0.02)
+                await wait_for_file(marker)
                 while "hang" not in outcome:
                     answered_meanwhile.append(await other.call_tool("nap", {"seconds": 0.1}))
     doc = _doc(outcome["hang"])
@@ -175,7 +174,7 @@ async def test_a_cancelled_call_ends_its_process_and_frees_its_place(transport, 
     async def cancel_then_call(client):
         async with anyio.create_task_group() as group:
             group.start_soon(client.call_tool, "hang", {"stubborn": stubborn})
-            await _wait_for_file(marker)
+            await wait_for_file(marker)
             group.cancel_scope.cancel()
         pid = int(marker.read_text())
         with anyio.fail_after(60):   # the only place is free again once the call ended
@@ -193,12 +192,6 @@ async def test_a_cancelled_call_ends_its_process_and_frees_its_place(transport, 
             async with Client(authed(url), mode="legacy", cache=None) as client:
                 after = await cancel_then_call(client)
     assert not after.is_error, text_of(after)
-
-
-async def _wait_for_file(path, timeout=60.0) -> None:
-    with anyio.fail_after(timeout):
-        while not path.exists():
-            await anyio.sleep(0.02)
 
 
 def _alive(pid: int) -> bool:

@@ -14,7 +14,7 @@ import time
 import anyio
 import pytest
 
-from _mcp_helpers import authed, caller_env, full_env, http_server, text_of, wait_for
+from _mcp_helpers import authed, caller_env, full_env, http_server, text_of, wait_for, wait_for_file
 from conftest import PROGRAMS, clean_env
 
 HOSTILE = PROGRAMS / "hostile.py"
@@ -125,21 +125,19 @@ def test_a_stdio_server_on_sigterm_answers_calls_in_flight_and_exits(tmp_path):
     server exits. Was: killed at once, no answer."""
     marker = tmp_path / "holding"
     env = full_env(caller_env(tmp_path) | {"HOSTILE_MARKER": str(marker),
-                                           "BURGEE_MCP_SHUTDOWN_GRACE": "1.5"})
+                                           "BURGEE_MCP_SHUTDOWN_GRACE": "3"})
     process = subprocess.Popen([sys.executable, str(HOSTILE), "mcp"], env=env,
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     try:
         process.stdin.write(_lines(_call(1, "hold"), _call(2, "nap", {"seconds": 0.8})))
         process.stdin.flush()
-        assert wait_for(marker.exists, 30)
-        process.send_signal(signal.SIGTERM)
+        assert wait_for(lambda: marker.exists() and any(tmp_path.glob("holding.*")), 30)
+        process.send_signal(signal.SIGTERM)   # both calls run: `hold` and `nap` (its marker)
         time.sleep(0.3)
         process.stdin.write(json.dumps(_call(3, "nap", {"seconds": 0})) + "\n")
         process.stdin.flush()
-        started = time.monotonic()
-        out, err = process.communicate(timeout=30)
-        took = time.monotonic() - started
+        out, err = process.communicate(timeout=30)   # was: killed at once, no answer
     finally:
         if process.poll() is None:
             process.kill()
@@ -150,7 +148,6 @@ def test_a_stdio_server_on_sigterm_answers_calls_in_flight_and_exits(tmp_path):
     assert answers[2]["ok"] is True                  # it finished within the grace period
     assert answers[3]["error"]["code"] == "terminated"   # refused: the server is stopping
     assert process.returncode == 0 and "Traceback" not in err, err
-    assert took < 15
 
 
 async def test_an_http_server_on_sigterm_ends_a_call_in_flight_with_an_envelope(tmp_path):
@@ -167,16 +164,12 @@ async def test_an_http_server_on_sigterm_ends_a_call_in_flight_with_an_envelope(
 
             async with anyio.create_task_group() as group:
                 group.start_soon(hold)
-                with anyio.fail_after(30):
-                    while not marker.exists():
-                        await anyio.sleep(0.02)
+                await wait_for_file(marker)
                 process.send_signal(signal.SIGTERM)
-        started = time.monotonic()
-        await anyio.to_thread.run_sync(lambda: process.wait(30))
-        took = time.monotonic() - started
+        await anyio.to_thread.run_sync(lambda: process.wait(30))   # was: still serving at 30 s
     doc = json.loads(text_of(found["hold"]))
     assert found["hold"].is_error and doc["error"]["code"] == "terminated"
-    assert process.returncode in (0, -signal.SIGTERM) and took < 10
+    assert process.returncode in (0, -signal.SIGTERM)
 
 
 def test_a_server_refuses_a_grace_that_is_not_a_number():
