@@ -62,9 +62,10 @@ def run(program: Program | App, argv: list[str] | None = None) -> NoReturn:
             _devnull_on(1)
         except OSError:
             pass
-    if world.as_json or world.ndjson:   # the document is out: a thread left running by the
-        from workbench.runtime.capture import seal_std   # handler prints nothing after it
-        seal_std()
+    if world.as_json or world.ndjson:   # the document is out: a thread the handler left
+        from workbench.runtime.capture import seal_std, threads_left   # prints nothing more
+        if threads_left():
+            seal_std()
     if code == _envelope.EXIT_TERMINATED:
         _exit_now(code)
     sys.exit(code)

@@ -60,8 +60,9 @@ class Capture:
         self.wait = wait   # False: when another capture holds fds 1 and 2 (they already go to
         #                    its files, so nothing reaches a screen or a wire), capture nothing
         self.seal = seal   # the process ends with this call: when the block ends normally
-        #                    (the envelope written through real_stdout), fds 1 and 2 go to
-        #                    /dev/null, so a thread the handler left prints nothing after it
+        #                    (the envelope written through real_stdout) and the handler left
+        #                    a thread running, fds 1 and 2 go to /dev/null, so that thread
+        #                    prints nothing after the envelope (`threads_left`)
         self.redactor = redactor   # the call's secrets: masked before the tail is cut
         self.real_stdout = None
         self.real_stderr = None
@@ -101,7 +102,7 @@ class Capture:
                 sys.stdout, sys.stderr = self._streams
                 self._streams = None
             if self._saved:
-                if sealed:
+                if sealed and threads_left():
                     seal_std()
                 else:
                     os.dup2(self._saved[0], 1)
@@ -138,6 +139,13 @@ class Capture:
         if dropped:
             out["truncated"] = dropped
         return out or None
+
+
+def threads_left() -> bool:
+    """Whether a thread besides this one still runs (one the handler left): only then is a
+    process sealed, so the program's exit hooks keep fds 1 and 2 otherwise."""
+    threading = sys.modules.get("threading")
+    return threading is not None and threading.active_count() > 1
 
 
 def seal_std() -> None:
