@@ -43,7 +43,7 @@ class Terminated(SystemExit):
     in its callbacks) and, uncaught, it still ends the process with 143 and its clean-up."""
 
     def __init__(self):
-        super().__init__(143)
+        super().__init__(_envelope.EXIT_TERMINATED)
 
 
 def on_terminate():
