@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -201,6 +202,43 @@ def _alive(pid: int) -> bool:
             return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def test_a_call_dies_with_its_server_killed_outright(extra, tmp_path):
+    """SIGKILL to the server's process group (what a client may do to a server that will not
+    stop) reaches the fork server but not a call process, which has a group of its own. Was:
+    the hanging call ran on as an orphan."""
+    marker = tmp_path / "hanging"
+    env = full_env(extra | {"HOSTILE_MARKER": str(marker)})
+    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                       "clientInfo": {"name": "raw", "version": "0"}}}
+    lines = [init, {"jsonrpc": "2.0", "method": "notifications/initialized"},
+             {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+              "params": {"name": "hang", "arguments": {}}}]
+    process = subprocess.Popen([sys.executable, str(HOSTILE), "mcp"], env=env,
+                               stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, cwd=tmp_path, start_new_session=True)
+    try:
+        process.stdin.write("".join(json.dumps(line) + "\n" for line in lines).encode())
+        process.stdin.flush()
+        deadline = time.monotonic() + 60
+        while not marker.exists():
+            assert time.monotonic() < deadline, "the call never started"
+            time.sleep(0.02)
+        pid = int(marker.read_text())
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(30)
+        deadline = time.monotonic() + 30
+        while _alive(pid):
+            assert time.monotonic() < deadline, f"the call process {pid} outlived its server"
+            time.sleep(0.05)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        if marker.exists() and _alive(int(marker.read_text())):
+            os.kill(int(marker.read_text()), signal.SIGKILL)
 
 
 @pytest.mark.parametrize("tool, says", [("quit", "exit 3"), ("crash", "SIGSEGV"),

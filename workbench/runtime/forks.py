@@ -340,6 +340,10 @@ def _prepare(program) -> None:
     redact._sensitive_options(program)
     program.tool("")
     import io  # noqa: F401 - capture's streams
+    try:
+        import ctypes  # noqa: F401 - every call process's `_die_with`, imported once here
+    except ImportError:
+        pass
 
 
 # --- the fork server ------------------------------------------------------------------------
@@ -463,9 +467,10 @@ class _Forker:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         inherited = [self.control.fileno(), self.wake_read, self.wake_write, ours.fileno(),
                      *self.children.values()]
+        me = os.getpid()
         pid = os.fork()
         if pid == 0:
-            _spare(self.program, theirs.fileno(), inherited)
+            _spare(self.program, theirs.fileno(), inherited, me)
         try:
             os.setpgid(pid, pid)   # as the child does: a kill cannot come first
         except OSError:
@@ -509,7 +514,7 @@ def _kill_group(pid: int, signum=signal.SIGKILL) -> None:
 
 # --- a call process --------------------------------------------------------------------------
 
-def _spare(program, channel_fd: int, inherited: list) -> None:
+def _spare(program, channel_fd: int, inherited: list, fork_server: int) -> None:
     """A call process: set up, warm up, wait for the request on its socket, run the call and
     `os._exit`; never returns."""
     code = 0
@@ -518,6 +523,7 @@ def _spare(program, channel_fd: int, inherited: list) -> None:
             os.setpgid(0, 0)
         except OSError:
             pass
+        _die_with(fork_server)
         for fd in inherited:
             try:
                 os.close(fd)
@@ -601,6 +607,19 @@ def _within_limit(program, request, outcome) -> Outcome:
     if refusal is None:
         return outcome
     return Outcome(_envelope.exit_code(refusal), _envelope.encode(refusal) + "\n", "", refusal)
+
+
+def _die_with(fork_server: int) -> None:
+    """Linux: SIGKILL this call process when the fork server ends. A call process has a
+    process group of its own, so a kill of the server's group (a client ending the server
+    with SIGKILL) would otherwise leave a hanging call running, an orphan, for good."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != fork_server:   # it ended before the line above
+        os._exit(70)
 
 
 def _adjust_oom_score() -> None:
