@@ -224,6 +224,13 @@ def cell(value) -> str:
 
 _encoder = None
 _markers: dict = {}   # ids of the containers being encoded: a cycle is refused, not recursed
+_busy = None          # held while `_encoder` (and so `_markers`) is in use
+
+
+def _make_encoder(markers: dict):
+    import _json
+    return _json.make_encoder(markers, _default, _json.encode_basestring, None, ":", ",",
+                              False, False, False)
 
 
 def encode(doc) -> str:
@@ -232,23 +239,31 @@ def encode(doc) -> str:
     Uses the C encoder directly: the same bytes as `json.dumps(doc, ensure_ascii=False,
     separators=(",", ":"), allow_nan=False)`, without importing `json` (and `re`) on the CLI
     path. A value that is not JSON (an object, NaN, a cycle) raises TypeError or ValueError.
+    Safe from several threads: the encoder's cycle markers belong to one call at a time (a
+    call made while another thread encodes gets an encoder of its own).
     """
-    global _encoder
+    global _encoder, _busy
+    if not isinstance(doc, (dict, list)):
+        return _dumps(doc)
     if _encoder is None:
         try:
-            import _json
-            _encoder = _json.make_encoder(_markers, _default, _json.encode_basestring, None,
-                                          ":", ",", False, False, False)
+            import _thread
+            _busy = _thread.allocate_lock()
+            _encoder = _make_encoder(_markers)
         except (ImportError, AttributeError):   # pragma: no cover - non-CPython
-            import json
-            return safe_text(json.dumps(doc, ensure_ascii=False, separators=(",", ":"),
-                                        default=_default, allow_nan=False))
-    if isinstance(doc, (dict, list)):
-        try:
-            return safe_text("".join(_encoder(doc, 0)))
-        except BaseException:
-            _markers.clear()
-            raise
+            return _dumps(doc)
+    if not _busy.acquire(False):                # another thread (or this one, re-entered)
+        return safe_text("".join(_make_encoder({})(doc, 0)))
+    try:
+        return safe_text("".join(_encoder(doc, 0)))
+    except BaseException:
+        _markers.clear()
+        raise
+    finally:
+        _busy.release()
+
+
+def _dumps(doc) -> str:
     import json
     return safe_text(json.dumps(doc, ensure_ascii=False, separators=(",", ":"),
                                 default=_default, allow_nan=False))
