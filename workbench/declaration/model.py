@@ -478,7 +478,15 @@ class Program:
         return tools.get(tool_name)
 
     def __repr__(self) -> str:
-        return f"Program({self.name!r}, {len(list(self.walk()))} commands)"
+        """`Program('tool', 3 commands)`, plus the lazy groups not loaded yet (never loaded
+        here: a repr imports nothing and cannot fail)."""
+        nodes = list(self._index.values())
+        commands = sum(not node.is_group for node in nodes)
+        waiting = sum(node.is_group and not node.loaded for node in nodes)
+        shown = f"{commands} command" + ("" if commands == 1 else "s")
+        if waiting:
+            shown += f", {waiting} lazy group" + ("" if waiting == 1 else "s") + " not loaded"
+        return f"Program({self.name!r}, {shown})"
 
 
 def _shared(node, path, prefix) -> tuple:
