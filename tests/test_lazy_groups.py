@@ -325,3 +325,17 @@ async def test_mcp_watch_reloads_an_edited_lazy_module(app):
         await asyncio.wait_for(heard.wait(), 30)
         after = [tool.name for tool in (await client.list_tools()).tools]
         assert after == before + ["g2_c2"]
+
+
+def test_a_programs_repr_imports_no_lazy_group_and_never_raises():
+    """repr() is what a debugger, a log line or a failed assertion shows: it names what is
+    loaded and counts the lazy groups still waiting, without importing them (one that cannot
+    load must not make repr raise)."""
+    from workbench import Command, Group, Program
+    program = Program("big", "1.0.0", "d", [
+        Command("ok", "fine", effects="read_only", run=lambda ctx: {}),
+        Group("far", "never imported", load="no_such_module_here:group"),
+    ], check=False)     # a checked program would have loaded (and refused) it already
+    before = set(sys.modules)
+    assert repr(program) == "Program('big', 1 command, 1 lazy group not loaded)"
+    assert "no_such_module_here" not in sys.modules and set(sys.modules) == before
