@@ -139,7 +139,7 @@ async def test_traffic_names_clients_orders_rows_and_opens_a_whole_masked_reques
 
 def test_housekeeping_that_ends_is_quiet_not_an_error():
     from workbench.dev.dashboard.panes.traffic import outcome
-    from workbench.dev.engine import TrafficEntry
+    from workbench.dev.records import TrafficEntry
     listen = TrafficEntry(at=1.0, client="c", session="s", method="subscriptions/listen",
                           tool=None, arguments=None, result=None, is_error=True, seconds=1.0,
                           error="Cancelled by cancel scope 7f00")

@@ -130,8 +130,8 @@ async def test_a_2026_era_client_hears_it_on_its_listen_stream(served):
 
 
 @pytest.mark.parametrize("broken, kind", [
-    ("def broken(:\n", "syntax"),
-    ("raise RuntimeError('boom at import')\n", "import"),
+    ("def broken(:\n", "syntax_error"),
+    ("raise RuntimeError('boom at import')\n", "import_failed"),
     ("import time\nwhile True:\n    time.sleep(0.1)\n", "timeout"),
 ])
 async def test_a_broken_save_keeps_the_last_good_program_served(served, broken, kind):
@@ -141,7 +141,7 @@ async def test_a_broken_save_keeps_the_last_good_program_served(served, broken, 
     async with Client(authed(url, bench.token), mode="legacy", cache=None) as client:
         save(file, source() + "\n" + broken)
         state = await next_state(queue)
-        assert state.load_error.kind == kind and state.program is not None
+        assert state.load_error.code == kind and state.program is not None
         assert await tool_names(client) == ["hang", "hello", "login"]
         result = await client.call_tool("hello", {"name": "ada"})
         assert not result.is_error
@@ -240,7 +240,7 @@ async def test_a_file_broken_at_start_serves_no_tools_until_it_loads(tmp_path):
     queue = states(bench)
     url = await bench.start()
     try:
-        assert (await next_state(queue)).load_error.kind == "syntax"
+        assert (await next_state(queue)).load_error.code == "syntax_error"
         listener = Listener()
         async with Client(authed(url, bench.token), mode="legacy", message_handler=listener,
                           cache=None) as client:
@@ -259,8 +259,8 @@ async def test_the_dev_server_gives_the_same_tools_and_bytes_as_tool_mcp(sample,
     from mcp import Client
 
     from _mcp_helpers import SAMPLES, caller_env, http_server
-    from workbench.dev.diffs import SAFE_EFFECTS, example_argv
-    from workbench.dev.environments import arguments_from_argv
+    from workbench.dev.inputs import SAFE_EFFECTS, example_argv
+    from workbench.dev.inputs import arguments_from_argv
     for key, value in caller_env(tmp_path / "dev").items():
         monkeypatch.setenv(key, value)
     bench = Workbench(str(SAMPLES / sample), load_timeout=10.0, call_timeout=20.0)

@@ -257,7 +257,7 @@ async def test_the_dashboard_runs_only_read_only_examples_and_confirms_writes(re
 def test_an_input_that_does_not_parse_still_counts_as_a_write(tmp_path):
     """`add` with its argument missing (or given through the environment at run time) is
     still the non-idempotent `add`: the pane must ask before running it."""
-    from workbench.dev.environments import dry_run_input, target_command, writes
+    from workbench.dev.inputs import dry_run_input, target_command, writes
     file = tmp_path / "keeper.py"
     file.write_text(APP, encoding="utf-8")
     bench = Workbench(str(file), load_timeout=None)

@@ -118,10 +118,10 @@ def _load_failed(error, argv) -> int:
     debug = "--debug" in options
     code = 3 if error.code == "not_found" else 1
     hint = ("check the file's path" if code == 3 else "fix the file, then run again") + (
-        "" if debug or not error.details else " (--debug shows the traceback)")
+        "" if debug or not error.traceback else " (--debug shows the traceback)")
     _print_failure(error.code, error.message, code, hint, argv)
-    if debug and error.details:
-        sys.stderr.write(error.details)
+    if debug and error.traceback:
+        sys.stderr.write(error.traceback)
     return code
 
 

@@ -25,7 +25,7 @@ def main() -> None:
     import gc
     gc.disable()     # a short life: collections would only slow the run the workbench waits on
     from workbench.declaration import model  # noqa: F401 - imported while nothing waits
-    from workbench.dev.loader import exec_file
+    from workbench.dev.loader import load_in_process
     from workbench.runtime import capture, checks  # noqa: F401
     _warm_heap(int(_option("--heap") or 0))
     ahead = _CompileAhead.start(_option("--ahead"))
@@ -39,7 +39,7 @@ def main() -> None:
         try:
             code = compile(source, file, "exec", dont_inherit=True)
         except SyntaxError:
-            pass       # exec_file compiles again and reports it
+            pass       # load_in_process compiles again and reports it
 
     def ran(program) -> None:
         if request.get("code"):
@@ -57,12 +57,12 @@ def main() -> None:
                 "ahead": compiled_ahead})
         _checks.defer_checks(code)
     try:
-        loaded = exec_file(file, source, program_name=program_name, code=code, ran=ran)
+        loaded = load_in_process(file, source, program_name=program_name, code=code, ran=ran)
     except _Refused:
         loaded = None
     if loaded is None:   # run again, checked as it goes: the refusal where it is raised (and
         # outside the except block, or its traceback would carry this one's as its context)
-        loaded = exec_file(file, source, program_name=program_name, code=code)
+        loaded = load_in_process(file, source, program_name=program_name, code=code)
         _reply({"burgee_check": loaded.error and loaded.error.to_dict(),
                 "output": loaded.output})   # what a run stopped by the refusal printed
         return

@@ -22,13 +22,13 @@ import sys
 def _load(file, source_file, program_name):
     """The Program of the workbench's last good source: its checked bytecode when the
     workbench kept it (`loader.save_code`: not compiled nor checked again), else the source."""
-    from workbench.dev.loader import exec_file, saved_code
+    from workbench.dev.loader import load_in_process, saved_code
     source = code = None
     if source_file:
         with open(source_file, encoding="utf-8") as handle:
             source = handle.read()
         code = saved_code(source_file)
-    loaded = exec_file(file, source, program_name=program_name, code=code,
+    loaded = load_in_process(file, source, program_name=program_name, code=code,
                        verdict=(lambda: None) if code is not None else None)
     if loaded.error is not None:
         sys.stderr.write(f"burgee dev: cannot load {file}: {loaded.error.message}\n"

@@ -16,6 +16,8 @@ belong (a sensitive spelling of any command of the program).
 
 from __future__ import annotations
 
+from workbench.declaration._derived import derived
+
 PLACEHOLDER = "***"
 MIN_SECRET = 3
 """Shorter values are not masked inside text: masking `ab` would shred every message."""
@@ -101,7 +103,8 @@ def _spellings(program) -> tuple[dict, frozenset]:
     if program is None:
         return {}, frozenset()
     generation = getattr(program, "generation", 0)   # lazy groups loaded since: rebuild
-    cached = program.__dict__.get("_redact_spellings")
+    state = derived(program)
+    cached = state.redact_spellings
     if cached is None or cached[0] != generation:
         sensitive: dict = {}
         for command in _loaded(program):
@@ -116,7 +119,7 @@ def _spellings(program) -> tuple[dict, frozenset]:
             for command in _loaded(program):
                 for option in command.options.values():
                     known.update(option.spellings)
-        cached = program._redact_spellings = (generation, (sensitive, frozenset(known)))
+        cached = state.redact_spellings = (generation, (sensitive, frozenset(known)))
     return cached[1]
 
 
@@ -131,9 +134,10 @@ def _sensitive_options(program) -> list:
     if program is None:
         return []
     generation = getattr(program, "generation", 0)
-    cached = program.__dict__.get("_redact_options")
+    state = derived(program)
+    cached = state.redact_options
     if cached is None or cached[0] != generation:
-        cached = program._redact_options = (generation, [
+        cached = state.redact_options = (generation, [
             option for command in _loaded(program) for option in command.options.values()
             if option.sensitive])
     return cached[1]

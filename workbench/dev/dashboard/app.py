@@ -1,4 +1,4 @@
-"""The dashboard app: a header, the command tree, nine panes and a footer over one Workbench.
+"""The dashboard app: a header, the command tree, eleven panes and a footer over one Workbench.
 
 The app only draws: the engine (`workbench.dev.engine.Workbench`) loads, reloads, serves MCP
 and runs calls; its events arrive here as messages (`subscribe` -> `post_message`, which is
@@ -19,12 +19,15 @@ from textual.widgets import Footer, Input, TabbedContent, TabPane, Tree
 
 from workbench._text import plural
 from workbench.dev.dashboard._view import View
+from workbench.dev.dashboard.confirm import ConfirmDiffWrites
 from workbench.dev.dashboard.error_panel import ErrorPanel
 from workbench.dev.dashboard.header import MASKED_URL, HeaderBar
 from workbench.dev.dashboard.keys import KeysScreen
 from workbench.dev.dashboard.palette import CommandsProvider, actions
 from workbench.dev.dashboard.panes import PANES
 from workbench.dev.dashboard.tree import CommandTree
+from workbench.dev.inputs import SAFE_EFFECTS
+from workbench.dev.replay import Recorder
 
 
 class EngineEvent(Message):
@@ -352,13 +355,10 @@ class DashboardApp(App):
         """`D`: the diffs with the examples of commands that write, after a confirmation."""
         if self.state.program is None:
             return None
-        from workbench.dev.diffs import SAFE_EFFECTS
         writing = [c for c in self.state.commands()
                    if c.examples and c.effects not in SAFE_EFFECTS and c.effects != "withheld"]
         if not writing:
             return self.action_run_diffs()
-        from workbench.dev.dashboard.confirm import ConfirmDiffWrites
-
         def chosen(run: bool) -> None:
             if run:
                 self.run_worker(self._run_diffs(run_writes=True), group="diffs",
@@ -400,11 +400,12 @@ class DashboardApp(App):
 
     def action_toggle_record(self) -> str | None:
         """`R`: start recording MCP calls to a replay file, or stop; returns the path."""
-        if self.bench.recorder is None:
-            path = self.bench.start_recording()
-            self.notify(path, title="recording MCP calls")
-            return path
-        recorder = self.bench.stop_recording()
+        recorder = self.bench.recorder
+        if recorder is None:
+            self.bench.recorder = recorder = Recorder.beside(self.bench.file, self.bench.program)
+            self.notify(recorder.path, title="recording MCP calls")
+            return recorder.path
+        self.bench.recorder = None
         self.notify(f"{plural(recorder.count, 'call')} in {recorder.path}",
                     title="recording stopped")
         return recorder.path

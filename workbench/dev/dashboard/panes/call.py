@@ -10,6 +10,7 @@ example") or a line of a replay file (`workbench.dev.replay`).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import time
@@ -22,6 +23,12 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from workbench.dev.dashboard._view import heading
 from workbench.dev.dashboard.panes._base import Pane
+from workbench.dev.calls import (
+    add_example, arguments_from, example_line, form_fields, replay_entry,
+)
+from workbench.dev.inputs import SAFE_EFFECTS
+from workbench.dev.replay import Recorder, traffic_folder
+from workbench.runtime.arguments import to_argv
 
 
 def field_id(key: str) -> str:
@@ -83,7 +90,6 @@ class CallPane(Pane):
         self.stale = False
 
     def _build_form(self, command) -> None:
-        from workbench.dev.calls import form_fields
         form = self.query_one("#call-form", Vertical)
         form.remove_children()
         self.fields = form_fields(command) if command is not None else []
@@ -127,7 +133,6 @@ class CallPane(Pane):
         widget.value = value
 
     def arguments(self) -> dict | None:
-        from workbench.dev.calls import arguments_from
         try:
             return arguments_from(self.fields, self.values())
         except ValueError as exc:
@@ -153,7 +158,6 @@ class CallPane(Pane):
         arguments = self.arguments()
         if command is None or arguments is None:
             return None
-        from workbench.dev.diffs import SAFE_EFFECTS
         if command.effects not in SAFE_EFFECTS and self.armed != via:
             self.armed = via
             self.status = (f"{' '.join(command.path)} is {command.effects}: press Run "
@@ -165,9 +169,6 @@ class CallPane(Pane):
                                exclusive=True, exit_on_error=False)
 
     async def _run(self, view, command, arguments, via) -> None:
-        import asyncio
-        from workbench.dev.calls import example_line
-        from workbench.runtime.arguments import to_argv
         bench = view.bench
         if via == "cli":
             argv = [*to_argv(command, arguments), "--json"]
@@ -198,7 +199,6 @@ class CallPane(Pane):
 
     def save_example(self) -> str | None:
         """Show the source edit that adds this call as an example; returns the diff."""
-        from workbench.dev.calls import add_example, example_line
         view = self._view
         command = view.node if view is not None else None
         arguments = self.arguments()
@@ -254,8 +254,6 @@ class CallPane(Pane):
             self.status = "run the call first (Run CLI or Run MCP)"
             self._draw()
             return None
-        from workbench.dev.calls import replay_entry
-        from workbench.dev.replay import Recorder, traffic_folder
         bench = view.bench
         recorder = bench.recorder or Recorder(os.path.join(
             traffic_folder(bench.file), f"{view.program.name}-calls.jsonl"))
