@@ -17,7 +17,7 @@ import pytest
 
 from conftest import PROGRAMS, clean_env, run_program
 from workbench.declaration.model import Fail
-from workbench.runtime import _keys
+from workbench.runtime import _idempotency, _keys
 
 KEYED = PROGRAMS / "keyed.py"
 
@@ -127,7 +127,7 @@ def test_n_processes_one_key_run_the_body_once(keyed):
 # --- through the store interface ---------------------------------------------------------------
 
 def _store(store_env):
-    return _keys.open_store({k: v for k, v in store_env.items() if k != "kind"})
+    return _idempotency.open_store({k: v for k, v in store_env.items() if k != "kind"})
 
 
 def _attempt(store_env, key, holder, lease=30.0, digest="d"):
@@ -225,7 +225,7 @@ def test_an_unreachable_server_is_named_without_its_password(tmp_path):
 
 def test_an_unknown_scheme_is_refused_with_the_fix():
     with pytest.raises(Fail) as refused:
-        _keys.open_store({"BURGEE_IDEMPOTENCY_URL": "mysql://db/keys"})
+        _idempotency.open_store({"BURGEE_IDEMPOTENCY_URL": "mysql://db/keys"})
     assert refused.value.code == "idempotency_store_unavailable"
     assert "postgresql://" in refused.value.hint
 

@@ -17,10 +17,8 @@ Private: nothing outside the package reads it but through these modules.
 from __future__ import annotations
 
 TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
-if TYPE_CHECKING:
+if TYPE_CHECKING:       # (nothing of the model: it imports this module, never the reverse)
     from typing import Any
-
-    from workbench.declaration.model import Command, DefinitionError, Group, Program
 
 
 class Derived:
@@ -40,13 +38,13 @@ class Derived:
         records none (check=False, or a program trusted by its verdict)."""
         self.lazy_trusted: str | None = None
         """The verdict the program was trusted by: each lazy group is checked alone."""
-        self.lazy_pending: list[tuple[Group, str | None]] = []
+        self.lazy_pending: list[tuple[Any, str | None]] = []
         """Lazy groups checked alone whose examples `ensure_checked` still parses."""
-        self.broken: DefinitionError | None = None
+        self.broken: Exception | None = None
         """A released program's lazy group failed its first check: every call answers it."""
         self.has_lazy: bool = False
         """The program declares a lazy group (`Group(load=...)`)."""
-        self.tools: dict[str, Command] | None = None
+        self.tools: dict[str, Any] | None = None
         """Tool name -> Command, built on first lookup (dropped when a lazy group loads)."""
         self.redact_spellings: tuple[int, Any] | None = None
         """(generation, (sensitive spelling -> Option, every spelling)) for redaction."""
@@ -54,7 +52,7 @@ class Derived:
         """(generation, every sensitive Option) for redaction."""
 
 
-def derived(program: Program) -> Derived:
+def derived(program: Any) -> Derived:
     """The program's derived state (made here for a Program built without `__init__`)."""
     state = program.__dict__.get("_derived")
     if state is None:

@@ -17,15 +17,20 @@ The engine objects the dashboard subscribes to: `Workbench` (`workbench.dev.engi
 (`workbench.dev.records`), `ENVIRONMENTS`. How the rooms depend on each other:
 docs/architecture.md.
 
-Every import below is inside a function: `workbench.cli` imports this package for `burgee
-dev` and `burgee mcp --watch` only, and importing it must stay cheap (tests/test_dev_imports.py).
+The rooms are imported inside the functions that use them: `workbench.cli` imports this
+package for `burgee dev` and `burgee mcp --watch`, and importing it must not load the engine,
+the MCP SDK or Textual (tests/test_dev_imports.py).
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
+
+from workbench.declaration.model import Fail
+from workbench.runtime import envelope as _envelope
 
 if TYPE_CHECKING:
     from workbench.runtime.context import Context
@@ -42,7 +47,6 @@ _HOMES = {"Workbench": "engine", "State": "state", "Event": "records", "RunResul
 
 def __getattr__(name: str) -> Any:
     if name in _HOMES:
-        import importlib
         return getattr(importlib.import_module(f"workbench.dev.{_HOMES[name]}"), name)
     raise AttributeError(f"module 'workbench.dev' has no attribute {name!r}")
 
@@ -87,7 +91,6 @@ def main(file: str | None = None, *, headless: bool = False, update: bool = Fals
         _dashboard_svg(file, doc, program_name)
         return _report(doc, out, schema_version)
     if not os.path.isfile(file):
-        from workbench.declaration.model import Fail
         raise Fail("file_not_found", f"{file} does not exist", exit=3,
                    hint="pass the path of a Python file that declares a Program",
                    fix="dev")   # `burgee dev` with no FILE opens the bundled sample
@@ -104,7 +107,6 @@ def _report(doc: dict[str, Any], out: TextIO | None, schema_version: str) -> int
     """Print a `--headless` report (one line of JSON) and return its exit code. Its meta ends
     with the printing program's schema_version, as every envelope `burgee` writes does (handed
     down by the caller: the workbench never imports the CLI above it)."""
-    from workbench.runtime import envelope as _envelope
     meta = doc.setdefault("meta", {})
     meta.pop("schema_version", None)
     meta["schema_version"] = schema_version
@@ -164,7 +166,6 @@ def _policy(options: Any, environ: Any) -> Policy:
             token_file=options.get("token_file"), no_auth=bool(options.get("no_auth")),
             max_sessions=options.get("max_sessions"), idle_timeout=options.get("idle_timeout"))
     except serving.PolicyError as error:
-        from workbench.declaration.model import Fail
         raise Fail(error.code, error.message, exit=2, hint=error.hint,
                    fix=" ".join(["dev", *error.fix])) from None
 

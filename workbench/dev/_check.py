@@ -11,28 +11,36 @@ plain run reports it: the file runs again, checked as it goes, and stops where t
 is raised.
 """
 
+import base64
+import gc
 import json
+import marshal
+import os
+import select
+import struct
 import sys
+import threading
+from typing import Any
 
 
-def _reply(answer: dict) -> None:
+def _reply(answer: dict[str, Any]) -> None:
     sys.stdout.flush()
     sys.__stdout__.write("\n" + json.dumps(answer) + "\n")
     sys.__stdout__.flush()
 
 
 def main() -> None:
-    import gc
     gc.disable()     # a short life: collections would only slow the run the workbench waits on
-    from workbench.declaration import model  # noqa: F401 - imported while nothing waits
+    # What a load needs, imported here (not at the top) so the collector is already off; a
+    # spare process does it while nothing waits.
+    from workbench.declaration import _checks
     from workbench.dev.loader import load_in_process
     from workbench.runtime import capture, checks  # noqa: F401
     _warm_heap(int(_option("--heap") or 0))
     ahead = _CompileAhead.start(_option("--ahead"))
     request = json.loads(sys.stdin.buffer.read().decode("utf-8", "surrogatepass"))
-    sys.path.insert(0, __import__("os").path.dirname(request["file"]))
+    sys.path.insert(0, os.path.dirname(request["file"]))
     file, source = request["file"], request["source"]
-    from workbench.declaration import _checks
     code = ahead.take(file, source) if ahead is not None else None
     compiled_ahead = code is not None
     if code is None:
@@ -41,7 +49,7 @@ def main() -> None:
         except SyntaxError:
             pass       # load_in_process compiles again and reports it
 
-    def ran(program) -> None:
+    def ran(program: object) -> None:
         if request.get("code"):
             _reply({"burgee_ran": True})
         try:
@@ -51,8 +59,6 @@ def main() -> None:
 
     program_name = request.get("program")
     if code is not None and request.get("code"):
-        import base64
-        import marshal
         _reply({"burgee_code": base64.b64encode(marshal.dumps(code)).decode("ascii"),
                 "ahead": compiled_ahead})
         _checks.defer_checks(code)
@@ -91,9 +97,7 @@ class _CompileAhead:
             return None
 
     def __init__(self, file: str):
-        import ctypes
-        import os
-        import threading
+        import ctypes   # libffi: only where inotify is used (Linux)
         self.file = file
         libc = ctypes.CDLL(None, use_errno=True)
         self._fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
@@ -107,7 +111,6 @@ class _CompileAhead:
         self._thread.start()
 
     def _watch(self) -> None:
-        import select
         poller = select.poll()
         poller.register(self._fd, select.POLLIN)
         poller.register(self._wake_r, select.POLLIN)
@@ -120,7 +123,6 @@ class _CompileAhead:
 
     def _saved(self) -> bool:
         """Whether the events queued now include a save of the file."""
-        import os
         name, saved = os.fsencode(os.path.basename(self.file)), False
         while True:
             try:
@@ -147,7 +149,6 @@ class _CompileAhead:
         """The code compiled ahead for `source` of `file`, or None. Stops the watching, once
         a save already queued is compiled (the request was read after it, so it is likely
         the very source sent: waiting costs no more than compiling here)."""
-        import os
         os.write(self._wake_w, b"x")
         self._thread.join()
         compiled = self._compiled
@@ -158,7 +159,6 @@ class _CompileAhead:
 
 def _inotify_names(events: bytes) -> list:
     """The file names in a read of inotify events (`struct inotify_event`)."""
-    import struct
     names, at = [], 0
     while at + 16 <= len(events):
         _wd, _mask, _cookie, length = struct.unpack_from("iIII", events, at)
@@ -174,7 +174,7 @@ def _warm_heap(size: int) -> None:
     if size <= 0:
         return
     try:
-        import ctypes
+        import ctypes   # libffi: only where glibc's mallopt is used
         mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):
         return

@@ -4,7 +4,7 @@ The input on both sides is the snapshot folder's content as `{relative path: tex
 `burgee dev --headless` writes, or `snapshot.render` of a loaded program): `schema.json`
 (version, description, command order), `cards/<cmd>.json` (effects, aliases, examples,
 output), `schemas/<cmd>.json` (the input schema), `mcp/tools/<tool>.json` (annotations) and
-`diffs.json` (each example's exit code). Pure: no I/O, no imports beyond the standard library.
+`diffs.json` (each example's exit code). Pure: no I/O, nothing imported but the standard library and `workbench._text`.
 
     review = review_files(old_files, new_files)
     review.breaking, review.additive, review.cosmetic    # tuples of Change
@@ -19,6 +19,8 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+
+from workbench._text import nearest
 
 ADDITIVE, BREAKING, COSMETIC = "additive", "breaking", "cosmetic"
 KINDS = (BREAKING, ADDITIVE, COSMETIC)
@@ -193,7 +195,6 @@ def _program(old, new, found) -> None:
 def _renames(removed, added, same) -> dict:
     """removed name -> the added name it most likely became (nearest spelling, else the only
     pair left whose `same(old, new)` holds)."""
-    from workbench._text import nearest
     pairs: dict = {}
     free = list(added)
     for name in removed:

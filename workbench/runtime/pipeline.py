@@ -426,9 +426,9 @@ def _claim_key(program, command, request, world):
     would stall every other call of a server process meanwhile."""
     if not request.extras.get("idempotency_key") or request.extras.get("dry_run"):
         return None
-    from workbench.runtime import _keys
+    from workbench.runtime import _idempotency
     try:
-        return _keys.claim(program, command, request, world.environ)
+        return _idempotency.claim(program, command, request, world.environ)
     except Fail as fail:
         return fail
 
