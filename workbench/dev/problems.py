@@ -117,7 +117,6 @@ def _command_problems(program: Program, command: Command) -> list[Problem]:
         for option in sensitive:
             if any(t == option.flag or t.startswith(option.flag + "=") for t in tokens) or (
                     option.short and ("-" + option.short) in tokens):
-                hint = f"${option.env}" if option.env else "<value>"
                 # A literal value is refused at definition time; a placeholder still teaches
                 # callers to put a secret on the command line (and into shell history).
                 out.append(Problem("warning", "sensitive_in_example",
@@ -125,7 +124,8 @@ def _command_problems(program: Program, command: Command) -> list[Problem]:
                                    f"on the command line: {example}",
                                    f"leave {option.flag} out of examples"
                                    + (f" (it reads {option.env})" if option.env else
-                                      f", or show a placeholder such as {option.flag} {hint}"),
+                                      f", or show a placeholder such as {option.flag} "
+                                      f"{option.slot}"),
                                    name))
     limit = MAX_TOOL_NAME
     if command.effects != "withheld" and len(command.tool_name) > limit:

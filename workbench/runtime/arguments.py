@@ -169,14 +169,12 @@ def _shown(item, value) -> str:
 
 
 def _slot(item):
-    """What stands in for a value the caller must supply (never a real secret): its slot, one
-    per value of a tuple (`["<x>", "<y>"]`), in a list for a list of them."""
-    env = getattr(item, "env", None)
-    if getattr(item, "sensitive", False) and env:
-        return "$" + env
-    if item.nargs > 1:
+    """What stands in for a value the caller must supply in a JSON fix (never a real secret):
+    `Param.slot`, or for a tuple one slot per value (`["<x>", "<y>"]`), in a list for a list
+    of them."""
+    if item.nargs > 1 and not item.slot.startswith("$"):
         return [item.value_slots] if item.type == "list" else list(item.value_slots)
-    return item.metavar.replace("...", "")
+    return item.slot
 
 
 def _check_value(item, value):
@@ -297,9 +295,8 @@ def check_arguments(command, arguments) -> dict | None:
     for key, item in inputs.items():
         if key in fixed or (arguments.get(key) is not None):
             continue
-        asked = _asked(item)
-        needed = (item.required or asked) and not item.env
-        if not needed:
+        asked = item.asked
+        if not item.needed:
             continue
         kind = "input_required" if asked else \
             "missing_option" if _is_option(command, item) else "missing_argument"
@@ -315,12 +312,6 @@ def check_arguments(command, arguments) -> dict | None:
     if not problems:
         return None
     return _refusal(command, problems, _masked(command, fixed), arguments)
-
-
-def _asked(item) -> bool:
-    """An option a person is asked for on the command line, with no default: over MCP
-    nobody can answer, so the caller must send it."""
-    return getattr(item, "prompt", None) is not None and item.default is None
 
 
 def _given(item, value) -> bool:
@@ -341,7 +332,7 @@ def _relations(command, inputs, arguments, fixed) -> list:
             continue
         for other in getattr(item, "requires", ()):
             needed = inputs[other]
-            if _given(needed, arguments.get(other)) or needed.env or _asked(needed):
+            if _given(needed, arguments.get(other)) or needed.env or needed.asked:
                 continue
             problems.append(("missing_option", f"property {key!r} of '{label}' needs "
                              f"{other!r} too ({needed.describe()})",

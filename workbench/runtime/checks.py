@@ -72,7 +72,6 @@ def check_example(program, command, example: str) -> None:
         if any(not (isinstance(v, str) and (v.startswith("$") or
                                             (v.startswith("<") and v.endswith(">"))))
                for v in values):
-            slot = f"${option.env}" if option.env else option.metavar
             raise DefinitionError(
                 f"{head} writes a literal value for the sensitive {option.flag}; examples are "
-                f"shown to everyone — write '{option.flag} {slot}' instead")
+                f"shown to everyone — write '{option.flag} {option.slot}' instead")

@@ -90,11 +90,6 @@ def _written_forms(text: str) -> tuple:
                 raw.decode("utf-8", "replace"))
 
 
-def slot(option) -> str:
-    """What stands for a sensitive value in a command line: `$ENV` or the metavar."""
-    return "$" + option.env if getattr(option, "env", None) else option.metavar
-
-
 def _spellings(program) -> tuple[dict, frozenset]:
     """(sensitive spelling -> Option, every spelling of every option and global flag).
 
@@ -332,13 +327,13 @@ def mask_argv(program, tokens) -> list[str]:
         if option is None and token.startswith("-"):
             attached, at = _attached(token, spellings, known)
             if attached is not None:
-                masked += [token[:at], slot(attached)]
+                masked += [token[:at], attached.slot]
                 continue
         if option is None or option.type == "boolean":
             masked.append(token)
         elif eq:
-            masked.append(flag + "=" + slot(option))
+            masked.append(flag + "=" + option.slot)
         else:
             masked.append(token)
-            hide = slot(option)
+            hide = option.slot
     return masked
