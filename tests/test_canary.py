@@ -22,6 +22,8 @@ import pytest
 
 from _mcp_helpers import TOKEN, authed, caller_env, full_env, http_server, stdio_params, text_of
 
+pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
+
 ROOT = Path(__file__).resolve().parent.parent
 SPREADER = ROOT / "tests" / "programs" / "spreader.py"
 V = "cAnAry-Zq81xT-v4lue"

@@ -272,6 +272,7 @@ def burgee(*argv, cwd):
     return done.returncode, done.stdout, done.stderr
 
 
+@pytest.mark.slow
 def test_burgee_diff_of_two_files_names_the_rename_as_text_and_as_data(tmp_path):
     write(tmp_path / "old.py")
     write(tmp_path / "new.py", option="codec")

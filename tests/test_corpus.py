@@ -21,6 +21,8 @@ import pytest
 from conftest import ROOT, clean_env
 from workbench.loader import load_program
 
+pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
+
 CORPUS = Path(__file__).resolve().parent / "corpus"
 BIN = Path(sys.executable).parent
 FLASK_APP = "from flask import Flask\n\napp = Flask(__name__)\n\n\n@app.route('/hi')\ndef hi():\n" \

@@ -12,6 +12,8 @@ import pytest
 from workbench.dev import cost, snapshot, tokens
 from workbench.dev.cost import PathParts, Shape
 
+pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 APP = textwrap.dedent('''

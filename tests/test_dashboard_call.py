@@ -8,10 +8,13 @@ import json
 import textwrap
 from contextlib import asynccontextmanager
 
+import pytest
 from _dashboard_helpers import dashboard, until
 from textual.widgets import Checkbox, Input, Select
 
 from workbench.dev.calls import arguments_from, form_fields
+
+pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
 
 KIT = textwrap.dedent('''
     from workbench import Argument, Command, Option, Program

@@ -20,6 +20,7 @@ def screen_lines(app) -> list[str]:
 
 
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "160x48"])
+@pytest.mark.slow
 async def test_the_url_and_every_tab_are_on_screen(size):
     width, height = size
     async with dashboard(SAMPLES / "deploy.py", size=size) as (app, pilot):
@@ -100,6 +101,7 @@ program = Program(name="echo", version="1.0.0", description="Echo", commands=[
 SECRET = "s3cr3t-value-xyz"
 
 
+@pytest.mark.slow
 async def test_traffic_names_clients_orders_rows_and_opens_a_whole_masked_request(tmp_path):
     import mcp_types
     from mcp import Client

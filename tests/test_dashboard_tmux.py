@@ -13,11 +13,13 @@ import uuid
 
 import pytest
 
-from _dashboard_helpers import ROOT, copy_sample, save
+from _dashboard_helpers import ROOT, copy_sample
+from conftest import save
 
 URL = re.compile(r"MCP http://127\.0\.0\.1:\d+/mcp")
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+pytestmark = [pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+              pytest.mark.slow]
 
 
 def wait_for(check, limit: float = 30.0, what: str = "", show=lambda: ""):

@@ -4,7 +4,11 @@ no more than one batch alive after any number of saves (the test counts processe
 import json
 import os
 
-from _dashboard_helpers import dashboard, save, until
+import pytest
+from _dashboard_helpers import dashboard, until
+from conftest import save
+
+pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
 
 SLOW = '''\
 import os

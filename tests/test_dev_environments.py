@@ -47,6 +47,7 @@ def bench(tmp_path_factory):
     return bench
 
 
+@pytest.mark.slow
 def test_a_terminal_sees_the_prompt_and_an_agent_gets_exit_4_with_next(bench):
     names = ["terminal", "piped", "agent:claude-code", "agent:cursor", "agent:codex",
              "agent:gemini", "ci"]
@@ -78,6 +79,7 @@ def test_a_terminal_answer_goes_through_the_pty(bench):
     assert "deployed" in result.stdout.lower() or "true" in result.stdout.lower()
 
 
+@pytest.mark.slow
 def test_a_hanging_handler_is_cut_off_with_its_children(bench, tmp_path, monkeypatch):
     pid_file = tmp_path / "pid"
     monkeypatch.setenv("HANG_PID_FILE", str(pid_file))

@@ -7,9 +7,12 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
 from workbench.dev.engine import Workbench
 from workbench.dev.headless import check_snapshots
 from workbench.runtime.envelope import exit_code
+
+pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -7,6 +7,10 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NOTES = os.path.join(ROOT, "sample_programs", "notes.py")
 

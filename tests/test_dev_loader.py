@@ -7,22 +7,13 @@ import sys
 import textwrap
 
 import pytest
+from conftest import hello_program
 
 from workbench.dev import loader
 from workbench.dev.processes import child_environ
 from workbench.dev.engine import Workbench
 
-GOOD = textwrap.dedent('''
-    from workbench import Command, Program
-
-    def hello(ctx):
-        return {"hello": "world"}
-
-    program = Program(name="app", version="1.0.0", description="A test program", commands=[
-        Command(name="hello", description="Say hello", effects="read_only",
-                examples=["app hello"], run=hello),
-    ])
-''')
+GOOD = hello_program()
 
 
 def write(path, text):
@@ -56,6 +47,7 @@ def test_definition_error_is_its_own_kind(tmp_path):
     assert loaded.error.code == "definition" and "effects" in loaded.error.message
 
 
+@pytest.mark.slow
 def test_hanging_import_is_cut_off(tmp_path):
     loaded = loader.load(write(tmp_path / "app.py", GOOD + "\nwhile True:\n    pass\n"),
                          timeout=1.0)
@@ -74,6 +66,7 @@ def test_no_program_and_several_programs(tmp_path):
     assert by_name.ok and by_name.name == "program"
 
 
+@pytest.mark.slow
 def test_a_failed_reload_keeps_the_last_good_program(tmp_path):
     file = write(tmp_path / "app.py", GOOD)
     # A loaded machine can take over a second to load a good program: only the endless
@@ -303,6 +296,7 @@ def _rss_kb(status: str) -> int:
     return 0
 
 
+@pytest.mark.slow
 def test_a_hanging_import_in_a_warm_check_is_cut_off_and_the_next_check_works(tmp_path):
     checker = loader.Checker()
     try:

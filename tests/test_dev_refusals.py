@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 
+import pytest
 from _dashboard_helpers import ROOT, SAMPLES
 
 ENV = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONDONTWRITEBYTECODE="1")
@@ -30,6 +31,7 @@ def test_a_missing_file_is_refused_with_exit_3_and_nothing_served(tmp_path):
     assert as_json.returncode == 3 and error["code"] == "file_not_found" and error["fix"]
 
 
+@pytest.mark.slow
 def test_a_busy_port_is_refused_with_exit_2_and_a_fix(tmp_path):
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))

@@ -19,6 +19,8 @@ import pytest
 from conftest import ROOT, SAMPLES, clean_env
 from workbench.runtime.extras import EXTRAS, missing
 
+pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
+
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 
 

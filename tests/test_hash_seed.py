@@ -5,7 +5,10 @@ import json
 import subprocess
 import sys
 
+import pytest
 from conftest import SAMPLES, clean_env
+
+pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
 
 RENDER = r'''
 import hashlib, json, sys

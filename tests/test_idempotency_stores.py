@@ -19,6 +19,8 @@ from conftest import PROGRAMS, clean_env, run_program
 from workbench.declaration.model import Fail
 from workbench.runtime import _idempotency, _keys
 
+pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
+
 KEYED = PROGRAMS / "keyed.py"
 
 

@@ -237,6 +237,7 @@ def test_an_edited_lazy_module_is_checked_again(app):
     assert len(after) == len(before) + 1   # the edited module's own verdict, nothing else
 
 
+@pytest.mark.slow
 def test_headless_works_on_a_lazy_program(app):
     folder, env = app   # the program's folder is not on PYTHONPATH: dev puts it on sys.path
 
@@ -283,6 +284,7 @@ def test_headless_refuses_a_lazy_group_that_cannot_load(app):
 
 
 @pytest.mark.asyncio
+@pytest.mark.slow
 async def test_mcp_clients_see_the_same_tools_and_call_a_lazy_one(app):
     from mcp import Client, StdioServerParameters
     folder, env = app
@@ -300,6 +302,7 @@ async def test_mcp_clients_see_the_same_tools_and_call_a_lazy_one(app):
 
 
 @pytest.mark.asyncio
+@pytest.mark.slow
 async def test_mcp_watch_reloads_an_edited_lazy_module(app):
     import asyncio
 

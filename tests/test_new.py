@@ -13,6 +13,8 @@ from conftest import ROOT, clean_env
 from workbench.cli import program as burgee
 from workbench.testing import Runner
 
+pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
+
 FILES = ["app.py", "test_app.py", "pyproject.toml", "README.md", ".gitignore",
          ".github/workflows/burgee.yml"]
 

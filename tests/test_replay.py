@@ -16,6 +16,8 @@ import pytest
 
 from _mcp_helpers import TOKEN, authed
 
+pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 APP = textwrap.dedent('''

@@ -144,11 +144,15 @@ def test_debug_prints_the_traceback_on_stderr(kitchen):
     assert result.json["error"]["code"] == "internal"
 
 
-def test_ctrl_c_exits_130():
+def test_ctrl_c_exits_130(tmp_path):
+    marker = tmp_path / "running"
     process = subprocess.Popen([sys.executable, str(KITCHEN), "sleep", "--json"],
-                               env=clean_env(), stdin=subprocess.DEVNULL,
+                               env=clean_env(KITCHEN_MARKER=marker), stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.0)   # let it reach the handler; the assertion does not depend on timing
+    deadline = time.monotonic() + 60
+    while not marker.exists():      # inside the handler (the bound only stops a hang)
+        assert time.monotonic() < deadline and process.poll() is None, "never reached it"
+        time.sleep(0.01)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=30)
     assert process.returncode == 130

@@ -301,6 +301,7 @@ def test_program_schema_full(program):
     assert commands["notes tag"]["exit_codes"] == [0, 1, 2, 3, 4, 5]
 
 
+@pytest.mark.slow
 def test_program_schema_degrades_step_by_step_within_budget(program):
     full = _size(program_schema(program))
     seen = []
