@@ -110,7 +110,7 @@ def run_module(path: str, code: CodeType, name: str | None = None) -> ModuleType
     name = name or module_name(path)
     module = types.ModuleType(name)
     module.__file__ = path
-    module.__builtins__ = __builtins__
+    module.__dict__["__builtins__"] = __builtins__
     folder = os.path.dirname(path)
     if folder not in sys.path:
         sys.path.insert(0, folder)

@@ -485,7 +485,7 @@ class Program:
         here: a repr imports nothing and cannot fail)."""
         nodes = list(self._index.values())
         commands = sum(not node.is_group for node in nodes)
-        waiting = sum(node.is_group and not node.loaded for node in nodes)
+        waiting = sum(isinstance(node, Group) and not node.loaded for node in nodes)
         shown = f"{commands} command" + ("" if commands == 1 else "s")
         if waiting:
             shown += f", {waiting} lazy group" + ("" if waiting == 1 else "s") + " not loaded"

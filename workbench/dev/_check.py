@@ -25,8 +25,10 @@ from typing import Any
 
 def _reply(answer: dict[str, Any]) -> None:
     sys.stdout.flush()
-    sys.__stdout__.write("\n" + json.dumps(answer) + "\n")
-    sys.__stdout__.flush()
+    out = sys.__stdout__
+    assert out is not None     # the workbench reads this process's stdout
+    out.write("\n" + json.dumps(answer) + "\n")
+    out.flush()
 
 
 def main() -> None:

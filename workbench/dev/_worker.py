@@ -162,7 +162,8 @@ def _serve(args: list[str]) -> None:
             os.killpg(pid, signal.SIGKILL)      # whatever the run left behind
         except OSError:
             pass
-        reply = {"exit": os.waitstatus_to_exitcode(status), "timeout": timed_out}
+        reply: dict[str, Any] = {"exit": os.waitstatus_to_exitcode(status),
+                                 "timeout": timed_out}
         for key, path in (("stdout", out_path), ("stderr", err_path)):
             with open(path, encoding="utf-8", errors="replace") as handle:
                 reply[key] = handle.read()

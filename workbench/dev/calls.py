@@ -150,18 +150,18 @@ def add_example(source: str, command: Command, line: str,
     for text in lines:
         offsets.append(offsets[-1] + len(text))
 
-    def at(lineno: int, col: int) -> int:   # ast columns are UTF-8 byte offsets
+    def end_of(node: ast.expr) -> int:   # ast columns are UTF-8 byte offsets
+        lineno, col = node.end_lineno or 1, node.end_col_offset or 0
         return offsets[lineno - 1] + len(lines[lineno - 1].encode("utf-8")[:col]
                                           .decode("utf-8"))
     literal = json.dumps(line, ensure_ascii=False)
     if isinstance(node, ast.List):
-        end = at(node.end_lineno, node.end_col_offset) - 1       # the closing bracket
+        end = end_of(node) - 1       # the closing bracket
         insert = (", " if node.elts else "") + literal
         if node.elts:
-            last = node.elts[-1]
-            end = at(last.end_lineno, last.end_col_offset)
+            end = end_of(node.elts[-1])
     else:
-        end = at(node.end_lineno, node.end_col_offset) - 1       # the closing parenthesis
+        end = end_of(node) - 1       # the closing parenthesis
         before = source[:end].rstrip()
         insert = ("" if before.endswith((",", "(")) else ", ") + f"examples=[{literal}]"
         end = len(before)

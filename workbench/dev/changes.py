@@ -349,7 +349,7 @@ def _retyped(name, flag, a: dict, b: dict, surface, found) -> None:
         found.append(Change(ADDITIVE, "type_widened", name, surface,
                             f"{flag} takes any {tb} now (was one of {', '.join(map(str, ea))})",
                             ea, None))
-    elif ea is not None:
+    elif ea is not None and eb is not None:
         gone = [value for value in ea if value not in eb]
         new = [value for value in eb if value not in ea]
         if gone:
@@ -645,9 +645,9 @@ def review_result(call: str, command: str | None, old: str | None, new: str | No
                                 f"{call} now exits {eb.get('exit')} (was {ea.get('exit')})",
                                 ea.get("exit"), eb.get("exit")))
         return found
-    found: list = []
-    _data(call, command, a.get("data"), b.get("data"), "data", found)
-    return found[:limit]
+    changes: list = []
+    _data(call, command, a.get("data"), b.get("data"), "data", changes)
+    return changes[:limit]
 
 
 def _data(call, command, a, b, where, found) -> None:

@@ -259,7 +259,7 @@ def _largest(parts: list[tuple[str, int]]) -> tuple[tuple[str, int], ...]:
     return tuple(sorted(parts, key=lambda item: -item[1]))
 
 
-_example_cache: dict[tuple[str, tuple[str, ...], str], tuple[str, dict[str, Any]]] = {}
+_example_cache: dict[tuple[str, tuple[str, ...], str | None], tuple[str, dict[str, Any]]] = {}
 
 
 def _example(program: Program, command: Command,

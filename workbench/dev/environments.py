@@ -225,7 +225,7 @@ def run_all(served: Served | None, server: DevServer, *, argv: Sequence[str] | N
     runs once per environment, one after another, so a write never races another.
     """
     names = list(environments or ENVIRONMENTS)
-    sequential = writes(target_command(served and served.program, argv, command))
+    sequential = writes(target_command(served.program if served else None, argv, command))
 
     def one(name: str) -> RunResult:
         return run_one(served, server, name, argv, arguments=arguments, command=command,
@@ -265,6 +265,6 @@ async def arun_all(served: Served | None, server: DevServer, *,
             on_result(result)
         return result
 
-    if writes(target_command(served and served.program, argv, command)):
+    if writes(target_command(served.program if served else None, argv, command)):
         return [await one(name) for name in names]
     return list(await asyncio.gather(*(one(name) for name in names)))

@@ -531,9 +531,9 @@ def load(file: str, *, program_name: str | None = None,
     if isinstance(run, LoadError):
         return _done(Loaded(file=file, error=run, source=source), started)
     try:
-        error, code = run.ran()
-        if error is not None:
-            return _done(Loaded(file=file, error=error, source=source), started)
+        refused, code = run.ran()
+        if refused is not None:
+            return _done(Loaded(file=file, error=refused, source=source), started)
         # The check ran the file to its end: run its bytecode here while it checks the
         # definition and its examples.
         loaded = load_in_process(file, source, program_name=program_name, code=code,

@@ -160,13 +160,13 @@ class Pool:
             if self.cancelled:
                 raise Cancelled() from None
             if isinstance(exc, TimeoutError):
-                raise subprocess.TimeoutExpired(request.get("argv"), timeout) from None
+                raise subprocess.TimeoutExpired(request.get("argv", []), timeout) from None
             raise RuntimeError(f"the batch worker failed: {exc}") from None
         self._idle.put(worker)
         if reply.get("timeout"):
-            raise subprocess.TimeoutExpired(request.get("argv"), timeout, reply.get("stdout"),
-                                            reply.get("stderr"))
-        return subprocess.CompletedProcess(request.get("argv"), reply["exit"],
+            raise subprocess.TimeoutExpired(request.get("argv", []), timeout,
+                                            reply.get("stdout"), reply.get("stderr"))
+        return subprocess.CompletedProcess(request.get("argv", []), reply["exit"],
                                            reply["stdout"], reply["stderr"])
 
     def _take(self) -> _Worker:

@@ -8,6 +8,7 @@ what works but reads badly to a caller, costs too many tokens, or leaks.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
 from typing import TYPE_CHECKING
 
 from workbench._text import split
@@ -43,8 +44,7 @@ def lint(program: Program, surfaces: dict[str, Surface] | None = None,
             found.extend(_command_problems(program, command))
         else:
             found.extend(memo.piece("problems", command,
-                                    lambda command=command: tuple(
-                                        _command_problems(program, command))))
+                                    partial(_command_problems, program, command)))
     for severity, code, message, fix, where in getattr(program, "adapter_problems", ()):
         add(Problem(severity, code, message, fix, where or None))   # what adapt() could not carry
     if surfaces:
@@ -67,7 +67,7 @@ def _groups(program: Program) -> list[Group]:
     return program.groups() if hasattr(program, "groups") else []
 
 
-def _command_problems(program: Program, command: Command) -> list[Problem]:
+def _command_problems(program: Program, command: Command) -> tuple[Problem, ...]:
     out = []
     name = " ".join(command.path)
     description = (command.description or "").strip()
@@ -133,7 +133,7 @@ def _command_problems(program: Program, command: Command) -> list[Problem]:
                            f"tool name '{command.tool_name}' is {len(command.tool_name)} "
                            f"characters, over {limit}",
                            "shorten the command or group names", name))
-    return out
+    return tuple(out)
 
 
 def _example_tokens(example: str) -> list[str]:

@@ -72,14 +72,14 @@ def _from_git(rev: str, path: str, program_name: str | None) -> dict[str, str]:
     # Beside the current file, so its own imports (sibling modules) resolve as they did.
     where = os.path.dirname(os.path.abspath(path)) if os.path.isdir(
         os.path.dirname(os.path.abspath(path))) else None
-    handle = tempfile.NamedTemporaryFile("w", suffix=".py", prefix=".burgee-diff-", dir=where,
-                                         delete=False, encoding="utf-8")
+    temporary = tempfile.NamedTemporaryFile("w", suffix=".py", prefix=".burgee-diff-",
+                                            dir=where, delete=False, encoding="utf-8")
     try:
-        with handle:
-            handle.write(text)
-        return _load_file(handle.name, program_name)
+        with temporary:
+            temporary.write(text)
+        return _load_file(temporary.name, program_name)
     finally:
-        os.unlink(handle.name)
+        os.unlink(temporary.name)
 
 
 def read_snapshot(folder: str) -> dict[str, str]:

@@ -52,6 +52,7 @@ def serve_http_forever(file: str, *, port: int | None = None, program_name: str 
             bench.recorder = Recorder.beside(bench.file, bench.program)
             print(f"burgee dev: recording MCP calls to {bench.recorder.path}", file=log)
         print(f"burgee dev: serving MCP at {url} (Ctrl-C to stop)", file=log)
+        assert bench.policy is not None and url is not None   # start() serves, so both are set
         for line in exposure(bench.policy, url):
             print(f"burgee dev: {line}", file=log)
         print(f"burgee dev: connect Claude Code with: {bench.client_config('claude-code')}",

@@ -234,7 +234,8 @@ class DevServer:
             if len(result) > RESULT_PREVIEW:
                 result = result[:RESULT_PREVIEW] + "\u2026"
         session = record.get("session")
-        client = record.get("client") or self._clients.get(session) or "unknown"
+        client = record.get("client") or (self._clients.get(session) if session else None) \
+            or "unknown"
         if session is not None and client != "unknown":
             self._clients[session] = client     # requests before the session knows its name
             while len(self._clients) > KNOWN_SESSIONS:

@@ -22,8 +22,10 @@ import sys
 import traceback
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from workbench.declaration.model import Group
 from workbench.dev.files import installed
 from workbench.dev.records import Surface
 from workbench.runtime.envelope import encode
@@ -32,7 +34,7 @@ from workbench.surfaces import help as help_surface
 from workbench.surfaces import tools as tool_surface
 
 if TYPE_CHECKING:
-    from workbench.declaration.model import Command, Group, Program
+    from workbench.declaration.model import Command, Program
     from workbench.dev.records import Diff, Problem
     from workbench.dev.tokens import TokenTable
 
@@ -84,7 +86,8 @@ class Memo:
     def __init__(self, previous: Memo | None = None) -> None:
         self._old_idents: dict[Any, int] = previous._idents if previous is not None else {}
         self._old: dict[tuple[Any, ...], Any] = previous._pieces if previous is not None else {}
-        self._count = previous._count if previous is not None else itertools.count()
+        self._count: Iterator[int] = previous._count if previous is not None \
+            else itertools.count()
         self._idents: dict[Any, int] = {}              # key -> ident
         self._pieces: dict[tuple[Any, ...], Any] = {}  # (kind, ident, *extra) -> piece
         self._nodes: dict[int, tuple[Node, int]] = {}  # id(node) -> (node, ident), bound
@@ -99,7 +102,7 @@ class Memo:
         head = _keys.program_part(program)
 
         def visit(node: Node) -> int:
-            children = tuple(map(visit, node.commands)) if node.is_group else ()
+            children = tuple(map(visit, node.commands)) if isinstance(node, Group) else ()
             key = _keys.node_key(node, head, children)
             ident = self._idents.get(key)
             if ident is None:
@@ -154,13 +157,10 @@ class _Render:
         add(_made("help.txt", "help", None, lambda: help_surface.render_help(program),
                   title="--help"))
         for node in nodes(program):
-            add(memo.piece("help", node, lambda node=node: _made(
-                f"help/{slug(node.path)}.txt", "command_help", tuple(node.path),
-                lambda: help_surface.render_help(program, node),
-                title=f"{' '.join(node.path)} --help")))
+            add(memo.piece("help", node, partial(self.node_help, node)))
         for level in HELP_LEVELS:
             add(_made(f"help-json/{level}.json", "help_json", None,
-                      lambda level=level: self.help_document(level), json_data=True,
+                      partial(self.help_document, level), json_data=True,
                       title=f"help --json --level {level}"))
 
         commands = list(program.walk())
@@ -169,15 +169,12 @@ class _Render:
         add(_made("schema.json", "schema", None, lambda: schema.program_schema(program),
                   json_data=True, title="--schema"))
         for command in commands:
-            add(memo.piece("schema", command, lambda command=command: _made(
-                f"schemas/{slug(command.path)}.json", "command_schema", tuple(command.path),
-                lambda: schema.input_schema(command), json_data=True,
-                title=f"{' '.join(command.path)} --schema")))
+            add(memo.piece("schema", command, partial(self.command_schema, command)))
         self.tools()
 
         for relative, text in _skill_files(program, add):
             add(_made(f"skills/{relative}", "skill", _skill_group(program, relative),
-                      lambda text=text: text, title=f"skills: {relative}"))
+                      partial(str, text), title=f"skills: {relative}"))
         add(_made("llms.txt", "llms", None, lambda: skills.llms_txt(program),
                   title="skills --llms"))
 
@@ -190,16 +187,25 @@ class _Render:
             return made[0]
         for shell in SHELLS:
             add(_made(f"completion/{shell}.{shell}", "completion", None,
-                      lambda shell=shell: completion.completion_script(program, shell,
-                                                                       contexts()),
+                      partial(_completion, program, shell, contexts),
                       title=f"completion {shell}"))
 
         for client in CLIENTS:
             add(_made(f"config/{client}.txt", "config", None,
-                      lambda client=client: _config_text(clients.client_config(
-                          program, client, command=portable_command(program))),
-                      title=f"mcp config --client {client}"))
+                      partial(_config, program, client), title=f"mcp config --client {client}"))
         return self.out
+
+    def node_help(self, node: Node) -> Surface:
+        """`tool GROUP --help` or `tool COMMAND --help`."""
+        return _made(f"help/{slug(node.path)}.txt", "command_help", tuple(node.path),
+                     partial(help_surface.render_help, self.program, node),
+                     title=f"{' '.join(node.path)} --help")
+
+    def command_schema(self, command: Command) -> Surface:
+        """`tool COMMAND --schema`: its input schema."""
+        return _made(f"schemas/{slug(command.path)}.json", "command_schema",
+                     tuple(command.path), partial(schema.input_schema, command),
+                     json_data=True, title=f"{' '.join(command.path)} --schema")
 
     def card(self, command: Command) -> Surface:
         """The card surface of `command` (its data is also its entry in help --json)."""
@@ -241,8 +247,7 @@ class _Render:
             import mcp_types   # pydantic: only where tools/list is rendered
             listed = tool_surface.listed(program)
             try:
-                found = [memo.piece("tool", command,
-                                    lambda command=command: _Encoded(_wire_tool(command)))
+                found = [memo.piece("tool", command, partial(_encoded_tool, command))
                          for command in listed]
             except Exception:  # noqa: BLE001 - raise what validating the whole list raises
                 found = [_Encoded(tool) for tool in _wire_tools(
@@ -259,9 +264,7 @@ class _Render:
             name = tool.data["name"]
             owner = program.tool(name)
             path = tuple(owner.path) if owner is not None else None
-            self.add(memo.piece("tool.json", command, lambda tool=tool, name=name, path=path:
-                                _made(f"mcp/tools/{name}.json", "tool", path, lambda: tool,
-                                      json_data=True, title=f"tool {name}"), path))
+            self.add(memo.piece("tool.json", command, partial(_tool, tool, name, path), path))
 
 
 def _made(id: str, kind: str, command: tuple[str, ...] | None, produce: Callable[[], Any], *,
@@ -298,6 +301,26 @@ class _Encoded:
                 _compact(name) + ":" + ("[" + ",".join(texts) + "]" if name == key
                                         else _compact(value))
                 for name, value in data.items()) + "}"
+
+
+def _completion(program: Program, shell: str, contexts: Callable[[], Any]) -> str:
+    completed: str = completion.completion_script(program, shell, contexts())
+    return completed
+
+
+def _config(program: Program, client: str) -> str:
+    return _config_text(clients.client_config(program, client,
+                                              command=portable_command(program)))
+
+
+def _encoded_tool(command: Command) -> _Encoded:
+    return _Encoded(_wire_tool(command))
+
+
+def _tool(tool: _Encoded, name: str, path: tuple[str, ...] | None) -> Surface:
+    """One tool of tools/list as its own surface (`mcp/tools/NAME.json`)."""
+    return _made(f"mcp/tools/{name}.json", "tool", path, lambda: tool, json_data=True,
+                 title=f"tool {name}")
 
 
 def _wire_tool(command: Command) -> dict[str, Any]:
@@ -367,7 +390,7 @@ def nodes(program: Program) -> Iterator[Node]:
     while stack:
         node = stack.pop()
         yield node
-        if node.is_group:
+        if isinstance(node, Group):
             stack.extend(reversed(node.commands))
 
 

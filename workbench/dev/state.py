@@ -140,9 +140,9 @@ def build_state(program: Program, previous: State, *, file: str, reviews: Review
     memo = Memo(before.memo if before is not None else None)
     surfaces = _snapshot.render(program, memo)
     budgets = _tokens.budgets_for(program, file)
-    table = _tokens.token_table(surfaces, budgets, before and before.tokens,
-                                before and before.surfaces)
-    changes = _snapshot.compare(before and before.surfaces, surfaces,
+    table = _tokens.token_table(surfaces, budgets, before.tokens if before else None,
+                                before.surfaces if before else None)
+    changes = _snapshot.compare(before.surfaces if before else None, surfaces,
                                 previous.tokens.read_by_agents, table.read_by_agents)
     problems = tuple(_problems.lint(program, surfaces, table, diffs=diffs, memo=memo))
     try:
@@ -153,7 +153,7 @@ def build_state(program: Program, previous: State, *, file: str, reviews: Review
     review, review_snapshot = reviews.review(file, program, surfaces,
                                              previous.program is not None, snapshots)
     memo.finish()
-    return State(cost=cost, cost_before=before and before.cost, memo=memo,
+    return State(cost=cost, cost_before=before.cost if before else None, memo=memo,
                  review=review, review_snapshot=review_snapshot,
                  generation=previous.generation + 1, file=file, program=program,
                  program_name=program_name, load_error=None, surfaces=surfaces,

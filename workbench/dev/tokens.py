@@ -168,7 +168,7 @@ def encoding_o200k() -> Any:
         with _lock:
             if _o200k is None:
                 try:
-                    import bpe_openai   # an optional extra, loaded when o200k is asked for
+                    import bpe_openai  # type: ignore[import-untyped]  # an optional extra
                 except ImportError:
                     raise ImportError("counting with o200k needs the bpe-openai package: "
                                       "pip install 'burgee[o200k]'") from None
@@ -323,9 +323,12 @@ def token_table(surfaces: dict[str, Surface], budgets: dict[str, int | None],
     `previous`: the table of the last snapshot (for deltas); a surface that is the very
     object `previous_surfaces` held (a render reused it) keeps its count without a look."""
     rows = []
-    before = previous_surfaces if previous is not None and previous_surfaces else {}
-    kept = {sid: previous.get(sid) for sid, surface in surfaces.items()
-            if before.get(sid) is surface and previous.get(sid) is not None}
+    kept: dict[str, TokenRow] = {}
+    if previous is not None and previous_surfaces:
+        for sid, surface in surfaces.items():
+            row = previous.get(sid)
+            if previous_surfaces.get(sid) is surface and row is not None:
+                kept[sid] = row
     fresh = iter(count_many([surface.text for sid, surface in surfaces.items()
                              if sid not in kept]))
     for sid, surface in surfaces.items():

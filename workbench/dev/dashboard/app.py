@@ -9,10 +9,11 @@ screen never waits on user code.
 from __future__ import annotations
 
 import asyncio
+from typing import ClassVar
 
 from textual import on
 from textual.app import App, SystemCommand
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Footer, Input, TabbedContent, TabPane, Tree
@@ -56,7 +57,7 @@ class DashboardApp(App):
     tab stays on screen."""
     SHORT_TITLES = {"environments": "Envs", "problems": "Probs"}
     """Tab labels shortened in the narrow layout."""
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
         Binding("question_mark", "keys", "Keys"),
@@ -70,8 +71,9 @@ class DashboardApp(App):
         Binding("k", "tab(11)", "Call", show=False),
         Binding("ctrl+r", "reload", "Reload", show=False),
         Binding("escape", "escape", "Back", show=False),
-    ] + [Binding(str(number), f"tab({number})", show=False) for number in range(1, 10)] \
-      + [Binding("0", "tab(10)", show=False)]
+        *[Binding(str(number), f"tab({number})", show=False) for number in range(1, 10)],
+        Binding("0", "tab(10)", show=False),
+    ]
 
     def __init__(self, bench, *, port: int | None = None, serve: bool = True,
                  watch: bool = True, auto_diffs: bool = True, stable: bool = False,

@@ -70,7 +70,8 @@ class ConfirmWrites(ModalScreen):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.dismiss({"confirm-run": "run", "confirm-dry-run": "dry-run"}.get(event.button.id))
+        self.dismiss({"confirm-run": "run",
+                      "confirm-dry-run": "dry-run"}.get(event.button.id or ""))
 
 
 class ConfirmDiffWrites(ModalScreen):

@@ -6,6 +6,7 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Provider
 
+from workbench.dev.dashboard._view import dashboard
 from workbench.dev.dashboard.panes import PANES
 from workbench.dev.snapshot import nodes
 
@@ -49,10 +50,11 @@ class CommandsProvider(Provider):
         for text, help_text, name in self._targets():
             score = matcher.match(text)
             if score > 0:
-                yield Hit(score, matcher.highlight(text), partial(self.app.select_command, name),
+                yield Hit(score, matcher.highlight(text),
+                          partial(dashboard(self.app).select_command, name),
                           text=text, help=help_text)
 
     async def discover(self):
         for text, help_text, name in self._targets()[:20]:
-            yield DiscoveryHit(text, partial(self.app.select_command, name), text=text,
+            yield DiscoveryHit(text, partial(dashboard(self.app).select_command, name), text=text,
                                help=help_text)

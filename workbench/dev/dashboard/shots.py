@@ -240,7 +240,7 @@ def svg_to_png(svg: str, path: str, width: int = 1600) -> str | None:
     Returns the path, or None when neither converter is available."""
     svg = svg.replace("Fira Code", "DejaVu Sans Mono")
     try:
-        import cairosvg   # optional: only to turn a picture into PNG
+        import cairosvg  # type: ignore[import-not-found]  # optional: PNG pictures only
     except ImportError:
         cairosvg = None
     if cairosvg is not None:

@@ -14,6 +14,7 @@ import asyncio
 import json
 import os
 import time
+from typing import Any
 
 from rich.console import Group
 from rich.syntax import Syntax
@@ -21,11 +22,11 @@ from rich.text import Text
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
-from workbench.dev.dashboard._view import heading
-from workbench.dev.dashboard.panes._base import Pane
 from workbench.dev.calls import (
     add_example, arguments_from, example_line, form_fields, replay_entry,
 )
+from workbench.dev.dashboard._view import dashboard, heading
+from workbench.dev.dashboard.panes._base import Pane
 from workbench.dev.inputs import SAFE_EFFECTS
 from workbench.dev.replay import Recorder, traffic_folder
 from workbench.runtime.arguments import to_argv
@@ -114,22 +115,20 @@ class CallPane(Pane):
 
     # --- the form --------------------------------------------------------------------------
 
-    def values(self) -> dict:
+    def values(self) -> dict[str, Any]:
         """Raw values of the form: text, a bool, or None for a blank picker."""
-        found = {}
+        found: dict[str, Any] = {}
         for field in self.fields:
-            widget = self.query_one("#" + field_id(field.key))
-            if isinstance(widget, Checkbox):
-                found[field.key] = widget.value
-            elif isinstance(widget, Select):
+            widget: Any = self.query_one("#" + field_id(field.key))
+            if isinstance(widget, Select):
                 found[field.key] = None if widget.value is Select.BLANK else widget.value
             else:
-                found[field.key] = widget.value
+                found[field.key] = widget.value     # an Input's text, a Checkbox's bool
         return found
 
-    def set_value(self, key: str, value) -> None:
+    def set_value(self, key: str, value: Any) -> None:
         """Fill one field (tests, screenshots): text, a bool, or a choice."""
-        widget = self.query_one("#" + field_id(key))
+        widget: Any = self.query_one("#" + field_id(key))
         widget.value = value
 
     def arguments(self) -> dict | None:
@@ -146,7 +145,7 @@ class CallPane(Pane):
         event.stop()
         action = {"call-cli": lambda: self.run("cli"), "call-mcp": lambda: self.run("mcp"),
                   "call-example": self.save_example, "call-write": self.write_example,
-                  "call-replay": self.add_to_replay}.get(event.button.id)
+                  "call-replay": self.add_to_replay}.get(event.button.id or "")
         if action is not None:
             action()
 
@@ -170,6 +169,8 @@ class CallPane(Pane):
 
     async def _run(self, view, command, arguments, via) -> None:
         bench = view.bench
+        call: tuple[list[str] | None]
+        kwargs: dict[str, Any]
         if via == "cli":
             argv = [*to_argv(command, arguments), "--json"]
             request = "$ " + example_line(command, arguments) + " --json"
@@ -243,7 +244,7 @@ class CallPane(Pane):
         self.pending = None
         self.status = f"wrote the example to {os.path.basename(path)}; it reloads"
         self._draw()
-        self.app.action_reload()
+        dashboard(self.app).action_reload()
         return True
 
     def add_to_replay(self) -> str | None:
@@ -284,9 +285,9 @@ def _widget(field):
                  type=kind, id=wid)
 
 
-def _render(last: dict):
-    parts = [Text("request", style="bold"), Text(last["request"] + "\n"),
-             Text("response", style="bold")]
+def _render(last: dict[str, Any]) -> tuple[Group, str]:
+    parts: list[Text | Syntax] = [Text("request", style="bold"),
+                                  Text(last["request"] + "\n"), Text("response", style="bold")]
     try:
         parts.append(Syntax(json.dumps(json.loads(last["text"]), indent=2, ensure_ascii=False),
                             "json", theme="ansi_dark", background_color="default",

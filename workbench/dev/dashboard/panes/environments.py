@@ -18,7 +18,7 @@ from textual.containers import Grid
 from textual.widgets import Input, ProgressBar, Static
 
 from workbench._text import join, split
-from workbench.dev.dashboard._view import heading
+from workbench.dev.dashboard._view import dashboard, heading
 from workbench.dev.dashboard.confirm import ConfirmWrites
 from workbench.dev.dashboard.panes._base import Pane
 from workbench.dev.environments import DEFAULT_TIMEOUT, ENVIRONMENTS
@@ -184,7 +184,7 @@ class EnvironmentsPane(Pane):
 
         `confirmed` is what the person chose for a write: "run" or "dry-run".
         """
-        view = self._view or self.app.view()
+        view = self._view or dashboard(self.app).view()
         try:
             request = parse_input(view, self.query_one("#env-input", Input).value)
         except ValueError as exc:
@@ -192,7 +192,7 @@ class EnvironmentsPane(Pane):
             self._show_status()
             return None
         command = target_command(view.program, request.get("argv"), request.get("command"))
-        if writes(command) and confirmed not in ("run", "dry-run"):
+        if command is not None and writes(command) and confirmed not in ("run", "dry-run"):
             self.worker = None
             self.status = (f"{' '.join(command.path)} is {command.effects}: "
                            "confirm to run it (y), or cancel (n)")
