@@ -11,6 +11,8 @@ plain run reports it: the file runs again, checked as it goes, and stops where t
 is raised.
 """
 
+from __future__ import annotations
+
 import base64
 import gc
 import json
@@ -20,6 +22,7 @@ import select
 import struct
 import sys
 import threading
+from types import CodeType
 from typing import Any
 
 
@@ -89,7 +92,7 @@ class _CompileAhead:
     _EVENTS = 0x8 | 0x80           # IN_CLOSE_WRITE (written in place), IN_MOVED_TO (renamed)
 
     @classmethod
-    def start(cls, file: str | None):
+    def start(cls, file: str | None) -> _CompileAhead | None:
         """A watcher of `file`, or None (no file given, or no inotify here)."""
         if not file or not sys.platform.startswith("linux"):
             return None
@@ -98,7 +101,7 @@ class _CompileAhead:
         except (OSError, AttributeError):
             return None
 
-    def __init__(self, file: str):
+    def __init__(self, file: str) -> None:
         import ctypes   # libffi: only where inotify is used (Linux)
         self.file = file
         libc = ctypes.CDLL(None, use_errno=True)
@@ -107,7 +110,7 @@ class _CompileAhead:
                 self._fd, os.fsencode(os.path.dirname(file)), self._EVENTS) < 0:
             raise OSError(ctypes.get_errno(), "inotify")
         self._wake_r, self._wake_w = os.pipe()
-        self._compiled: tuple | None = None     # (source, code or None), the latest
+        self._compiled: tuple[str, CodeType | None] | None = None   # (source, code), latest
         self._thread = threading.Thread(target=self._watch, name="burgee-compile-ahead",
                                         daemon=True)
         self._thread.start()
@@ -147,7 +150,7 @@ class _CompileAhead:
             code = None       # compiled again by the request, which reports it
         self._compiled = (source, code)
 
-    def take(self, file: str, source: str):
+    def take(self, file: str, source: str) -> CodeType | None:
         """The code compiled ahead for `source` of `file`, or None. Stops the watching, once
         a save already queued is compiled (the request was read after it, so it is likely
         the very source sent: waiting costs no more than compiling here)."""

@@ -14,6 +14,8 @@
 call runs exactly the program being served, even while the file on disk is mid-edit).
 """
 
+from __future__ import annotations
+
 import json
 import os
 import select

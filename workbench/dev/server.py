@@ -56,7 +56,8 @@ class Outcome:
 
     __slots__ = ("exit", "stdout", "stderr", "envelope")
 
-    def __init__(self, exit: int, stdout: str, stderr: str, envelope: dict[str, Any] | None):
+    def __init__(self, exit: int, stdout: str, stderr: str,
+                 envelope: dict[str, Any] | None) -> None:
         self.exit, self.stdout, self.stderr, self.envelope = exit, stdout, stderr, envelope
 
 

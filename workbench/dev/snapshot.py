@@ -292,7 +292,8 @@ class _Encoded:
 
     __slots__ = ("data", "text")
 
-    def __init__(self, data: Any, key: str | None = None, texts: list[str] | None = None):
+    def __init__(self, data: Any, key: str | None = None,
+                 texts: list[str] | None = None) -> None:
         self.data = data
         if key is None or texts is None or len(texts) != len(data[key]):
             self.text = _compact(data)
