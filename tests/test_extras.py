@@ -101,11 +101,18 @@ def test_mcp_without_its_extra_names_the_install_command(core):
     assert done.returncode == 7, done.stderr
     error = json.loads(done.stdout)["error"]
     assert error["code"] == "missing_extra" and error["exit"] == 7
+    # burgee is installed editable from this checkout, which is on no index: the command names
+    # the folder, and this venv's interpreter (the venv is not the active one here)
+    command = f"{core} -m pip install -e '{ROOT}[mcp]'"
     assert error["message"] == ("'tool mcp' needs the mcp extra (missing: mcp, jsonschema): "
-                                "pip install 'burgee[mcp]'")
+                                + command)
+    assert str(core) in error["hint"]
     person = _run(core, SAMPLES / "deploy.py", "mcp", "--http", "127.0.0.1:0")
     assert person.returncode == 7 and person.stdout == ""
-    assert "pip install 'burgee[mcp]'" in person.stderr and "Traceback" not in person.stderr
+    assert command in person.stderr and "Traceback" not in person.stderr
+    active = _run(core, SAMPLES / "deploy.py", "mcp", "--json",
+                  env={"VIRTUAL_ENV": str(core.parent.parent)})
+    assert json.loads(active.stdout)["error"]["message"].endswith(f": pip install -e '{ROOT}[mcp]'")
     served = _run(core, "-m", "workbench.cli", "mcp", SAMPLES / "deploy.py", "--json")
     assert served.returncode == 7 and json.loads(served.stdout)["error"]["code"] == "missing_extra"
 
@@ -115,11 +122,12 @@ def test_burgee_dev_without_its_extra_names_the_install_command(core):
     assert done.returncode == 7, done.stderr
     error = json.loads(done.stdout)["error"]
     assert error["message"].startswith("burgee dev needs the dev extra (missing: mcp, ")
-    assert error["message"].endswith(": pip install 'burgee[dev]'")
+    command = f"-m pip install -e '{ROOT}[dev]'"
+    assert error["message"].endswith(command)
     person = _run(core, "-m", "workbench.cli", "dev", SAMPLES / "notes.py", "--headless")
-    assert person.returncode == 7 and "pip install 'burgee[dev]'" in person.stderr
+    assert person.returncode == 7 and command in person.stderr
     watch = _run(core, "-m", "workbench.cli", "mcp", SAMPLES / "notes.py", "--watch")
-    assert watch.returncode == 7 and "pip install 'burgee[dev]'" in watch.stderr
+    assert watch.returncode == 7 and command in watch.stderr
     assert "Traceback" not in done.stderr + person.stderr + watch.stderr
 
 
@@ -127,6 +135,6 @@ def test_output_validation_without_jsonschema_names_its_extra(core, tmp_path):
     done = _run(core, SAMPLES / "notes.py", "list", "--json",
                 env={"BURGEE_VALIDATE": "1", "NOTES_FILE": tmp_path / "n.json"})
     assert done.returncode == 7, done.stdout + done.stderr
-    assert json.loads(done.stdout)["error"]["message"].endswith("pip install 'burgee[validate]'")
+    assert json.loads(done.stdout)["error"]["message"].endswith(f"-e '{ROOT}[validate]'")
     plain = _run(core, SAMPLES / "notes.py", "list", "--json", env={"NOTES_FILE": tmp_path / "n.json"})
     assert plain.returncode == 0

@@ -170,8 +170,9 @@ def encoding_o200k() -> Any:
                 try:
                     import bpe_openai  # type: ignore[import-untyped]  # an optional extra
                 except ImportError:
+                    from workbench.runtime.extras import install_command
                     raise ImportError("counting with o200k needs the bpe-openai package: "
-                                      "pip install 'burgee[o200k]'") from None
+                                      + install_command("o200k")) from None
                 _o200k = bpe_openai.get_encoding(O200K)
     return _o200k
 

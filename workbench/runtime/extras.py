@@ -6,13 +6,16 @@ and, when a module is missing, fails with the install command instead of an Impo
 
     require("dev", "burgee dev")
     # Fail missing_extra, exit 7: "burgee dev needs the dev extra (missing: textual):
-    #   pip install 'burgee[dev]'"
+    #   pip install 'burgee[dev]'"   (from a checkout: pip install -e '/its/folder[dev]')
 
 `EXTRAS` is the one table of which modules each extra brings; tests/test_extras.py checks it
 against `[project.optional-dependencies]` in pyproject.toml.
 """
 
 from __future__ import annotations
+
+import os
+import sys
 
 from workbench.declaration.model import Fail
 
@@ -55,8 +58,42 @@ def require(extra: str, who: str) -> None:
 def missing_extra(extra: str, who: str, absent=()) -> Fail:
     """The `missing_extra` failure for `who`, which needs `extra`."""
     listed = f" (missing: {', '.join(absent)})" if absent else ""
-    return Fail("missing_extra", f"{who} needs the {extra} extra{listed}: "
-                f"pip install 'burgee[{extra}]'",
-                hint=f"install it: pip install 'burgee[{extra}]' (from a clone of burgee: "
-                     f"pip install -e '.[{extra}]')",
+    command = install_command(extra)
+    return Fail("missing_extra", f"{who} needs the {extra} extra{listed}: {command}",
+                hint=f"install it into the Python that runs burgee ({sys.executable}): "
+                     f"{command}",
                 exit=EXIT_MISSING, retryable=False)
+
+
+def install_command(extra: str) -> str:
+    """The pip line that installs `extra` for the burgee running here: from its own folder when
+    burgee was installed editable from a checkout (it is on no index then), else by name; through
+    this interpreter when its virtual environment is not the active one (a bare `pip` would
+    install elsewhere)."""
+    source = _editable_folder()
+    target = f"-e '{source}[{extra}]'" if source else f"'burgee[{extra}]'"
+    return f"{_pip()} install {target}"
+
+
+def _pip() -> str:
+    """`pip` when it is this interpreter's (no venv, or the venv is active), else
+    `<this python> -m pip`."""
+    in_venv = sys.prefix != sys.base_prefix
+    active = os.environ.get("VIRTUAL_ENV")
+    if not in_venv or (active and os.path.realpath(active) == os.path.realpath(sys.prefix)):
+        return "pip"
+    return f"{sys.executable} -m pip"
+
+
+def _editable_folder() -> str | None:
+    """The checkout this burgee runs from (an editable install or a source tree on the path),
+    or None when it was installed from a wheel: a checkout holds `pyproject.toml` beside the
+    `workbench` package."""
+    folder = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    project = os.path.join(folder, "pyproject.toml")
+    try:
+        with open(project, encoding="utf-8") as file:
+            named = 'name = "burgee"' in file.read()
+    except OSError:
+        return None
+    return folder if named else None
