@@ -72,17 +72,25 @@ def install_command(extra: str) -> str:
     install elsewhere)."""
     source = _editable_folder()
     target = f"-e '{source}[{extra}]'" if source else f"'burgee[{extra}]'"
-    return f"{_pip()} install {target}"
+    return f"{pip_command()} install {target}"
 
 
-def _pip() -> str:
-    """`pip` when it is this interpreter's (no venv, or the venv is active), else
-    `<this python> -m pip`."""
-    in_venv = sys.prefix != sys.base_prefix
-    active = os.environ.get("VIRTUAL_ENV")
-    if not in_venv or (active and os.path.realpath(active) == os.path.realpath(sys.prefix)):
-        return "pip"
-    return f"{sys.executable} -m pip"
+def pip_command() -> str:
+    """`pip` when a bare `pip` is this interpreter's, else `<this python> -m pip`."""
+    found = script("pip")
+    return "pip" if found == "pip" else f"{sys.executable} -m pip"
+
+
+def script(name: str) -> str:
+    """How a person at a shell runs this environment's console script `name`: the bare name
+    when it resolves there (the venv is active, or there is none), else its full path in the
+    environment's bin folder (`.venv/bin/pytest` works without activating)."""
+    import shutil
+    own = os.path.join(os.path.dirname(sys.executable), name)
+    found = shutil.which(name)
+    if found and os.path.realpath(found) == os.path.realpath(own):
+        return name
+    return own if os.path.exists(own) else name
 
 
 def _editable_folder() -> str | None:
