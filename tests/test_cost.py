@@ -133,7 +133,7 @@ def test_a_session_budget_key_that_names_nothing_is_refused_with_the_fix():
 
 
 def _headless(file):
-    done = subprocess.run([sys.executable, "-m", "workbench.cli", "dev", str(file), "--headless",
+    done = subprocess.run([sys.executable, "-m", "workbench.cli", "dev", str(file), "--headless", "--json",
                            "--update"], capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": ROOT}, cwd=os.path.dirname(file))
     return done.returncode, json.loads(done.stdout.splitlines()[-1])
@@ -143,7 +143,7 @@ def test_headless_fails_a_session_over_budget_then_passes_under_it(tmp_path):
     file = write_app(tmp_path, 'budgets={"session.mcp": 100},')
     code, doc = _headless(file)
     assert code == 1 and doc["error"]["code"] == "session_over_budget", doc
-    over = doc["report"]["over_session_budget"]
+    over = doc["data"]["over_session_budget"]
     assert [o["budget"] for o in over] == ["session.mcp.typical"]
     assert "an MCP tools session of 20 turns, 10 calls, 3 commands costs" in doc["error"]["message"]
     assert doc["error"]["hint"].startswith("make what that path reads smaller")

@@ -8,6 +8,7 @@ program there: help, a call, `--json`, the testing helper; `tool mcp`, `burgee d
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -110,9 +111,7 @@ def test_mcp_without_its_extra_names_the_install_command(core):
     person = _run(core, SAMPLES / "deploy.py", "mcp", "--http", "127.0.0.1:0")
     assert person.returncode == 7 and person.stdout == ""
     assert command in person.stderr and "Traceback" not in person.stderr
-    active = _run(core, SAMPLES / "deploy.py", "mcp", "--json",
-                  env={"VIRTUAL_ENV": str(core.parent.parent)})
-    assert json.loads(active.stdout)["error"]["message"].endswith(f": pip install -e '{ROOT}[mcp]'")
+
     served = _run(core, "-m", "workbench.cli", "mcp", SAMPLES / "deploy.py", "--json")
     assert served.returncode == 7 and json.loads(served.stdout)["error"]["code"] == "missing_extra"
 
@@ -138,3 +137,17 @@ def test_output_validation_without_jsonschema_names_its_extra(core, tmp_path):
     assert json.loads(done.stdout)["error"]["message"].endswith(f"-e '{ROOT}[validate]'")
     plain = _run(core, SAMPLES / "notes.py", "list", "--json", env={"NOTES_FILE": tmp_path / "n.json"})
     assert plain.returncode == 0
+
+
+def test_a_command_names_a_script_bare_only_when_the_shell_would_run_this_environments(monkeypatch):
+    """With this venv's bin folder first on PATH (activated) the bare names work; without it
+    the printed commands name this interpreter and its scripts by path."""
+    from workbench.runtime.extras import install_command, pip_command, script
+    own = os.path.dirname(sys.executable)
+    monkeypatch.setenv("PATH", own + os.pathsep + "/usr/bin:/bin")
+    assert script("pytest") == "pytest" and pip_command() == "pip"
+    assert install_command("mcp") == f"pip install -e '{ROOT}[mcp]'"
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    assert script("pytest") == os.path.join(own, "pytest")
+    assert pip_command() == f"{sys.executable} -m pip"
+    assert script("no-such-script") == "no-such-script"

@@ -231,6 +231,7 @@ MCP tools, completions) changed without an updated snapshot. Set the repository 
 _GITIGNORE = '''\
 __pycache__/
 .venv/
+.burgee/snapshots/*.dashboard.failed.svg
 '''
 
 TEMPLATES = (

@@ -152,6 +152,11 @@ def _dev_http_options() -> dict:
     return options
 
 
+def _dev_text(report) -> str:
+    from workbench.dev.report_text import render
+    return render(report)
+
+
 def _pretty(data) -> str:
     import json
     return json.dumps(data, indent=2, ensure_ascii=False)
@@ -185,7 +190,7 @@ program = Program(
                          **_dev_http_options()},
                 examples=["burgee dev sample_programs/notes.py",
                           "burgee dev sample_programs/notes.py --headless"],
-                run=_dev),
+                run=_dev, text=_dev_text),
         Command(name="run", description="Run the program declared in FILE as its own CLI",
                 effects="withheld",
                 arguments=[FILE, Argument("args", required=False, variadic=True,

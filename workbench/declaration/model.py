@@ -55,7 +55,9 @@ class Fail(Exception):
             `"unlock --force"`); printed runnable, with the program name and `--json` as the
             caller used it.
         retryable: whether the same call may succeed later.
-        **details: more fields for the error object, e.g. `plan=..., digest=...`.
+        **details: more fields for the error object, e.g. `plan=..., digest=...`; `data=`
+            is not one of them: it is what the command found before failing (a check's
+            report), the envelope's `data` beside `error`.
     """
 
     def __init__(self, code: str, message: str, hint: str | None = None, exit: int = 1,

@@ -80,16 +80,10 @@ def main(file: str | None = None, *, headless: bool = False, update: bool = Fals
     None: a random token, or $BURGEE_MCP_TOKEN).
     """
     file = file or sample_file()
-    if headless and replay:
-        from workbench.dev.replay import replay as replay_calls
-        return _report(replay_calls(file, replay, run_writes=run_writes,
-                                    program_name=program_name), out, schema_version)
     if headless:
-        from workbench.dev.headless import check_snapshots
-        doc = check_snapshots(file, update=update, program_name=program_name,
-                              run_writes=run_writes, snapshots=snapshots)
-        _dashboard_svg(file, doc, program_name)
-        return _report(doc, out, schema_version)
+        return _report(_headless_doc(file, update=update, program_name=program_name,
+                                     run_writes=run_writes, snapshots=snapshots, replay=replay),
+                       out, schema_version)
     if not os.path.isfile(file):
         raise Fail("file_not_found", f"{file} does not exist", exit=3,
                    hint="pass the path of a Python file that declares a Program",
@@ -101,6 +95,20 @@ def main(file: str | None = None, *, headless: bool = False, update: bool = Fals
     from workbench.dev.serve import serve_http_forever      # piped: one log line per event
     return serve_http_forever(file, port=port, program_name=program_name,
                               run_writes=run_writes, out=out, record=record, policy=policy)
+
+
+def _headless_doc(file: str, *, update: bool, program_name: str | None, run_writes: bool,
+                  snapshots: str | None, replay: str | None) -> dict[str, Any]:
+    """The `--headless` check's envelope (its `data` is the report, passed or failed), with
+    the dashboard picture written; or the replay's, with `replay`."""
+    if replay:
+        from workbench.dev.replay import replay as replay_calls
+        return replay_calls(file, replay, run_writes=run_writes, program_name=program_name)
+    from workbench.dev.headless import check_snapshots
+    doc = check_snapshots(file, update=update, program_name=program_name,
+                          run_writes=run_writes, snapshots=snapshots)
+    _dashboard_svg(file, doc, program_name, update=update)
+    return doc
 
 
 def _report(doc: dict[str, Any], out: TextIO | None, schema_version: str) -> int:
@@ -116,16 +124,23 @@ def _report(doc: dict[str, Any], out: TextIO | None, schema_version: str) -> int
     return _envelope.exit_code(doc)
 
 
-def _dashboard_svg(file: str, doc: dict[str, Any], program_name: str | None) -> None:
+def _dashboard_svg(file: str, doc: dict[str, Any], program_name: str | None,
+                   update: bool = False) -> None:
     """Write an SVG of the dashboard beside the snapshot folder; the path goes in the report
-    (a picture that cannot be drawn never fails the check)."""
-    report = doc.get("data") if doc.get("ok") else doc.get("report")
+    (a picture that cannot be drawn never fails the check). A failed check keeps the
+    committed picture and draws the failing state beside it (`….dashboard.failed.svg`)."""
+    report = doc.get("data")
     if not isinstance(report, dict) or not report.get("snapshots"):
         return
     try:
         from workbench.dev.dashboard import svg_path_for_snapshots, write_svg
-        report["dashboard_svg"] = write_svg(file, svg_path_for_snapshots(report["snapshots"]),
-                                            program_name=program_name)
+        path = svg_path_for_snapshots(report["snapshots"])
+        failed = path[:-len(".svg")] + ".failed.svg"
+        if doc.get("ok") is not True and not update:
+            path = failed
+        elif os.path.exists(failed):
+            os.remove(failed)   # the failure it pictured is gone
+        report["dashboard_svg"] = write_svg(file, path, program_name=program_name)
     except Exception as exc:  # noqa: BLE001 - the picture never fails the check
         report["dashboard_svg"] = None
         report["dashboard_svg_error"] = f"{type(exc).__name__}: {exc}"
@@ -140,21 +155,37 @@ def headless_report(file: str | None = None, *, update: bool = False,
                            run_writes=run_writes, snapshots=snapshots)
 
 
-def run_dev(ctx: Context) -> None:
-    """The `burgee dev` handler body (`workbench/cli.py`): reads ctx, exits with main's code.
+def run_dev(ctx: Context) -> dict[str, Any] | None:
+    """The `burgee dev` handler body (`workbench/cli.py`).
 
-    Headless prints its own one-line JSON envelope report (always JSON, for CI) and exits
-    with its code; the interactive form serves until Ctrl-C.
+    Headless returns the report (the envelope's `data`; a person reads `report_text`) or
+    raises the check's Fail carrying it as `data`; the interactive form serves until Ctrl-C
+    and exits with its code.
     """
     options = ctx.options
-    policy = None if options.get("headless") else _policy(options, ctx.environ)
-    code = main(ctx.args.get("file"), headless=bool(options.get("headless")),
-                update=bool(options.get("update")), port=options.get("port"),
+    if options.get("headless"):
+        return _headless(ctx)
+    code = main(ctx.args.get("file"), port=options.get("port"),
                 program_name=options.get("program"), run_writes=bool(options.get("run_writes")),
-                snapshots=options.get("snapshots"), schema_version=ctx.program.schema_version,
-                record=bool(options.get("record")), replay=options.get("replay"),
-                policy=policy)
+                record=bool(options.get("record")), policy=_policy(options, ctx.environ))
     raise SystemExit(code)
+
+
+def _headless(ctx: Context) -> dict[str, Any]:
+    """`burgee dev FILE --headless`: the report as the framework's envelope (`--json`), or as
+    text for a person (on a failure printed before the error line)."""
+    options = ctx.options
+    doc = _headless_doc(ctx.args.get("file") or sample_file(),
+                        update=bool(options.get("update")), program_name=options.get("program"),
+                        run_writes=bool(options.get("run_writes")),
+                        snapshots=options.get("snapshots"), replay=options.get("replay"))
+    report = doc.get("data")
+    if doc.get("ok") is True:
+        return report
+    error = dict(doc["error"])
+    raise Fail(error.pop("code"), error.pop("message"), hint=error.pop("hint", None),
+               exit=error.pop("exit"), fix=error.pop("fix", None),
+               retryable=error.pop("retryable", None), data=report, **error)
 
 
 def _policy(options: Any, environ: Any) -> Policy:

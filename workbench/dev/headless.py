@@ -118,6 +118,7 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
         failures.append("invalid_output")
     if mismatches:
         failures.append("envelope_mismatch")
+    report["failures"] = failures
     if not failures:
         return _envelope.success(report)
     first = failures[0]
@@ -148,7 +149,7 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
     }
     doc = _envelope.failure(first, "; ".join(messages[f] for f in failures), exit=1,
                             hint=hints[first], failures=failures)
-    doc["report"] = report
+    doc["data"] = report
     return doc
 
 

@@ -162,11 +162,12 @@ def replay(file: str, path: str, *, run_writes: bool = False,
               "replayed": replayed, "skipped": skipped,
               "counts": {kind: sum(c.kind == kind for c in changes) for kind in KINDS},
               "changes": [change.to_dict() for change in changes]}
+    report["failures"] = [] if not breaking or bump else ["replay_changed"]
     if not breaking or bump:
         return _envelope.success(report)
     doc = _envelope.failure("replay_changed", f"{len(breaking)} recorded call(s) answer "
                             f"differently; first: {breaking[0].reason}", exit=1,
                             hint="fix the handler, or if the change is intended record the "
                                  "calls again (or raise the major version)")
-    doc["report"] = report
+    doc["data"] = report
     return doc

@@ -44,9 +44,16 @@ def failure(code: str, message: str, exit: int = 1, hint: str | None = None,
 
 
 def from_fail(fail, fix: str | None) -> dict:
-    """A handler's `Fail` as an envelope: code, message, exit, hint, fix, retryable, details."""
-    return failure(fail.code, fail.message, exit=fail.exit, hint=fail.hint, fix=fix,
-                   retryable=fail.retryable, **fail.details)
+    """A handler's `Fail` as an envelope: code, message, exit, hint, fix, retryable, details;
+    a `data` detail (what the command found before it failed, e.g. a check's report) is the
+    envelope's own `data`, beside `error`."""
+    details = dict(fail.details)
+    found = details.pop("data", None)
+    doc = failure(fail.code, fail.message, exit=fail.exit, hint=fail.hint, fix=fix,
+                  retryable=fail.retryable, **details)
+    if found is not None:
+        doc["data"] = found
+    return doc
 
 
 def from_refusal(refusal, fix: str | None) -> dict:
@@ -154,7 +161,8 @@ def render_problem(doc: dict) -> str:
 
 def render(doc: dict, text=None) -> tuple[str, str]:
     """(stdout, stderr) a person reads for a finished envelope; `text(data)` where declared."""
-    if doc["ok"] is not True and doc["ok"] != "partial" and "data" not in doc:
+    failed = doc["ok"] is not True and doc["ok"] != "partial"
+    if failed and "data" not in doc:
         return "", render_problem(doc)
     meta = doc.get("meta", {})
     err = "".join(f"warning: {warning}\n" for warning in meta.get("warnings", ()))
@@ -162,6 +170,8 @@ def render(doc: dict, text=None) -> tuple[str, str]:
     out = text(data) if text is not None else default_text(data)
     if out and not out.endswith("\n"):
         out += "\n"
+    if failed:   # what the command found (stdout), then why it failed (stderr)
+        return out or "", err + render_problem(doc)
     if doc.get("ok") is not True:
         failed = len(doc["data"].get("failed", ()))
         err += f"{len(doc['data'].get('succeeded', ()))} succeeded, {failed} failed\n"

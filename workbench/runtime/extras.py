@@ -77,20 +77,23 @@ def install_command(extra: str) -> str:
 
 def pip_command() -> str:
     """`pip` when a bare `pip` is this interpreter's, else `<this python> -m pip`."""
-    found = script("pip")
-    return "pip" if found == "pip" else f"{sys.executable} -m pip"
+    return "pip" if _on_path("pip") else f"{sys.executable} -m pip"
 
 
 def script(name: str) -> str:
     """How a person at a shell runs this environment's console script `name`: the bare name
     when it resolves there (the venv is active, or there is none), else its full path in the
     environment's bin folder (`.venv/bin/pytest` works without activating)."""
+    own = os.path.join(os.path.dirname(sys.executable), name)
+    return name if _on_path(name) or not os.path.exists(own) else own
+
+
+def _on_path(name: str) -> bool:
+    """Whether a bare `name` at a shell runs this environment's own script of that name."""
     import shutil
     own = os.path.join(os.path.dirname(sys.executable), name)
     found = shutil.which(name)
-    if found and os.path.realpath(found) == os.path.realpath(own):
-        return name
-    return own if os.path.exists(own) else name
+    return bool(found) and os.path.realpath(found) == os.path.realpath(own)
 
 
 def _editable_folder() -> str | None:
