@@ -239,11 +239,37 @@ program = Program(
 )
 
 
+MCP_FILE_HELP = """\
+Usage: burgee mcp FILE [--program NAME] [--watch] [options]
+
+Serve the program declared in FILE over MCP: stdio by default, streamable HTTP with
+--http HOST:PORT (the options below). --watch reloads FILE on each save and tells the
+client (stdio only; for HTTP while editing, run 'burgee dev FILE'). --program picks one
+Program when FILE declares several.
+  burgee mcp app.py                         # stdio, for a client that starts it
+  burgee mcp app.py --http 127.0.0.1:8765   # HTTP; prints the bearer token
+  burgee mcp app.py --watch                 # stdio, reloading on save
+
+Without FILE, 'burgee mcp' serves burgee's own commands:
+
+"""
+"""`burgee mcp --help` starts with this: the FILE form is what people look for."""
+
+
+def _asks_person_help(argv) -> bool:
+    """`--help`/`-h` before any `--`, no `--json` and no FILE: the person's help."""
+    options = argv[:argv.index("--")] if "--" in argv else argv
+    return bool({"--help", "-h"} & set(options)) and "--json" not in options and not any(
+        word.endswith(".py") or os.path.isfile(word) for word in options)
+
+
 def main(argv=None) -> None:
     """Console entry point. `burgee run FILE ...` and `burgee mcp FILE ...` hand argv on untouched."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["dev"]:   # the workbench checks every load and leaves no verdict behind
         os.environ.setdefault("BURGEE_CHECK", "always")
+    if argv[:1] == ["mcp"] and _asks_person_help(argv[1:]):
+        sys.stdout.write(MCP_FILE_HELP)   # the FILE form first; the built-in's help follows
     if len(argv) >= 2 and argv[0] in ("run", "mcp") and not argv[1].startswith("-") and (
             argv[1].endswith(".py") or os.path.isfile(argv[1])):
         if argv[0] == "mcp":

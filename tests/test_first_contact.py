@@ -1,0 +1,54 @@
+"""What a new user trips on (issue 36), each as a new user meets it: through the real command
+line, in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT, SAMPLES, clean_env
+
+pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
+
+
+def _burgee(*args, stdin=subprocess.DEVNULL, timeout=60, cwd=None):
+    return subprocess.run([sys.executable, "-m", "workbench.cli", *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout, stdin=stdin,
+                          env=clean_env(PYTHONPATH=ROOT), cwd=cwd or ROOT)
+
+
+def test_burgee_mcp_help_shows_the_file_form_first():
+    helped = _burgee("mcp", "--help")
+    assert helped.returncode == 0, helped.stderr
+    assert helped.stdout.startswith("Usage: burgee mcp FILE [--program NAME] [--watch]")
+    assert "burgee mcp app.py --watch" in helped.stdout
+    assert "Usage: burgee mcp [options]" in helped.stdout   # the built-in's own help follows
+    as_data = json.loads(_burgee("mcp", "--help", "--json").stdout)
+    assert as_data["command"] == "mcp"   # data stays the built-in's card alone
+    declared = subprocess.run([sys.executable, str(SAMPLES / "notes.py"), "mcp", "--help"],
+                              capture_output=True, text=True, timeout=60, env=clean_env())
+    assert declared.stdout.startswith("Usage: notes mcp [options]")   # a program's own: as is
+
+
+@pytest.mark.parametrize("how", ["devnull", "pipe closed later"])
+def test_mcp_watch_ends_when_its_input_closes(how, tmp_path):
+    """A client that goes away closes stdin: the server exits 0 instead of waiting forever."""
+    argv = [sys.executable, "-m", "workbench.cli", "mcp", str(SAMPLES / "notes.py"), "--watch"]
+    env = clean_env(PYTHONPATH=ROOT, HOME=tmp_path)
+    if how == "devnull":
+        done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=120, env=env)
+        assert done.returncode == 0, done.stderr
+        return
+    process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=env)
+    time.sleep(0.5)   # not a measurement: the server may or may not have started reading
+    process.stdin.close()
+    assert process.wait(timeout=120) == 0, process.stderr.read()
+    process.stdout.close()
+    process.stderr.close()
