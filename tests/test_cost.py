@@ -9,6 +9,7 @@ import textwrap
 
 import pytest
 
+from conftest import SAMPLES
 from workbench.dev import cost, snapshot, tokens
 from workbench.dev.cost import PathParts, Shape
 
@@ -153,3 +154,21 @@ def test_headless_fails_a_session_over_budget_then_passes_under_it(tmp_path):
     assert code == 0, doc
     assert doc["data"]["sessions"]["sessions"]["typical"]["mcp"] == spent
     assert doc["data"]["over_session_budget"] == []
+
+
+def test_a_reload_that_changed_nothing_moves_no_cost_even_after_examples_ran(tmp_path):
+    """The session cost counts real envelopes once examples ran; a reload with no change is
+    measured with the same envelopes as the state before it, so no delta is blamed on it."""
+    from workbench.dev.engine import Workbench
+    file = tmp_path / "notes.py"
+    file.write_text((SAMPLES / "notes.py").read_text(encoding="utf-8"), encoding="utf-8")
+    bench = Workbench(str(file), load_timeout=None)
+    first = bench.reload()
+    bench.run_diffs()
+    ran = bench.state
+    assert ran.cost.envelopes_run > first.cost.envelopes_run   # real envelopes now
+    again = bench.reload()
+    assert again.cost.table() == ran.cost.table()
+    assert again.cost_before.table() == again.cost.table()
+    moved = cost.deltas(again.cost_before, again.cost)
+    assert moved and all(delta == 0 for row in moved.values() for delta in row.values())

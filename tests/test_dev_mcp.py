@@ -464,3 +464,23 @@ async def test_a_tool_list_over_the_page_size_comes_in_pages_a_client_follows(se
         with pytest.raises(MCPError, match="list again without a cursor"):
             await client.list_tools(cursor=pages[0].next_cursor)
 
+
+
+async def test_a_save_that_changes_no_tool_sends_no_list_changed(served):
+    """A reload whose tools/list is the same (a handler's body, a comment) tells nobody; the
+    next save that adds a tool does: the client hears exactly one notification."""
+    from mcp import Client
+    bench, url, file = served
+    queue = states(bench)
+    listener = Listener()
+    async with Client(authed(url, bench.token), mode="legacy", message_handler=listener,
+                      cache=None) as client:
+        await tool_names(client)
+        save(file, source().replace('return {"hello": ctx.options.name}',
+                                    'return {"hello": ctx.options.name.upper()}') + "# saved\n")
+        state = await next_state(queue)
+        assert state.ok and state.generation >= 2
+        save(file, source(BYE))
+        await asyncio.wait_for(listener.heard.wait(), 20)
+        assert listener.count == 1
+        assert "bye" in await tool_names(client)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from workbench.dev import tokens as _tokens
@@ -92,6 +92,8 @@ class CostModel:
     commands: int
     paths: dict[str, PathParts]
     envelopes_run: int = 0   # commands whose envelope is an example's real output
+    envelopes: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    # what it was measured with (`model`'s argument): two models compare when these match
 
     def session(self, path: str, shape: Shape) -> int:
         """Tokens read over a session of `shape` on `path` (no more distinct commands than
@@ -234,7 +236,7 @@ def model(program: Program, surfaces: dict[str, Surface], *,
                                 _largest(skill_parts[2] + [("cards (mean)", round(card_mean))]),
                                 bool(skill_texts) and None not in skill_texts
                                 and None not in cards)
-    return CostModel(program.name, encoding, len(listed), paths, run)
+    return CostModel(program.name, encoding, len(listed), paths, run, envelopes)
 
 
 _SMALLEST_ENVELOPE = '{"ok":true,"data":null}'
@@ -348,10 +350,12 @@ def state_model(state: Any, diffs: Iterable[Diff] = (),
     """The cost model of a workbench State (None before a program loads)."""
     if state is None or state.program is None:
         return None
-    if not diffs and encoding == "cl100k" and getattr(state, "cost", None) is not None:
-        return state.cost
-    return model(state.program, state.surfaces, envelopes=envelopes_from(diffs),
-                 encoding=encoding)
+    envelopes = envelopes_from(diffs) if diffs else None
+    kept = getattr(state, "cost", None)
+    if encoding == "cl100k" and kept is not None and (envelopes is None
+                                                      or kept.envelopes == envelopes):
+        return kept
+    return model(state.program, state.surfaces, envelopes=envelopes, encoding=encoding)
 
 
 def cheapest_path(state: Any, diffs: Iterable[Diff] = (),

@@ -253,9 +253,8 @@ class Workbench:
             self.cancel_diffs()
         source_file = self._sources.keep(loaded.source, loaded.code)
         self.served = Served(self.target, loaded.program, source_file, loaded.name)
-        if self.server is not None:
-            self.server.serve(self.served)   # tools/list serves it from now on
-            self.server.tools_changed()
+        if self.server is not None and self.server.serve(self.served):
+            self.server.tools_changed()   # tools/list serves it from now on
 
     def _next_state(self, loaded: _loader.Loaded) -> State:
         try:

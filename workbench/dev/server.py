@@ -161,12 +161,16 @@ class DevServer:
         """The program served (None until the file first loads)."""
         return self.served.program if self.served is not None else None
 
-    def serve(self, served: Served) -> None:
+    def serve(self, served: Served) -> bool:
         """Serve `served` from the next request on (an attribute swap: atomic): its program
-        is listed, its source is what calls run."""
+        is listed, its source is what calls run. Whether clients would list other tools (a
+        reload that changed no tool needs no `list_changed`)."""
+        before = self._core.tools() if self._core is not None and self.served else None
         self.served = served
-        if self._core is not None:
-            self._core.set_program(served.program)
+        if self._core is None:
+            return True
+        self._core.set_program(served.program)
+        return before is None or self._core.tools() != before
 
     def prepare(self, program: Program) -> None:
         """Compute `program`'s tools/list ahead of serving it (from the loading thread), when

@@ -54,7 +54,11 @@ class State:
     url: str | None = None
     load_output: str = ""      # what the file printed while loading (latest attempt)
     cost: _cost.CostModel | None = None         # of `program` (cl100k); None if unmeasured
-    cost_before: _cost.CostModel | None = None  # of the previous good program (deltas)
+    cost_before: _cost.CostModel | None = None  # of the previous good program (deltas),
+    # measured with the same example envelopes as `cost`, so a delta is the edit's alone
+    cost_base: tuple[Program, dict[str, Surface]] | None = field(default=None, repr=False,
+                                                                 compare=False)
+    # the previous good program and its surfaces: `cost_before` again when envelopes change
     review: _changes.Review | None = None       # since the previous good program (None: first)
     review_snapshot: _changes.Review | None = None  # since the snapshot folder (None: none)
     memo: Memo | None = field(default=None, repr=False, compare=False)
@@ -145,15 +149,13 @@ def build_state(program: Program, previous: State, *, file: str, reviews: Review
     changes = _snapshot.compare(before.surfaces if before else None, surfaces,
                                 previous.tokens.read_by_agents, table.read_by_agents)
     problems = tuple(_problems.lint(program, surfaces, table, diffs=diffs, memo=memo))
-    try:
-        cost = _cost.model(program, surfaces, table=table, memo=memo,
-                           envelopes=_cost.envelopes_from(diffs))
-    except Exception:  # noqa: BLE001 - the Cost pane says it is unmeasured; nothing else
-        cost = None
+    base = (before.program, before.surfaces) if before is not None else None
+    cost, cost_before = _costs(program, surfaces, table, memo, base,
+                               before.cost if before is not None else None, diffs)
     review, review_snapshot = reviews.review(file, program, surfaces,
                                              previous.program is not None, snapshots)
     memo.finish()
-    return State(cost=cost, cost_before=before.cost if before else None, memo=memo,
+    return State(cost=cost, cost_before=cost_before, cost_base=base, memo=memo,
                  review=review, review_snapshot=review_snapshot,
                  generation=previous.generation + 1, file=file, program=program,
                  program_name=program_name, load_error=None, surfaces=surfaces,
@@ -170,8 +172,31 @@ def failed_state(previous: State, error: LoadError, *, loaded_at: float = 0.0,
 
 
 def with_diffs(state: State, diffs: Iterable[Diff]) -> State:
-    """`state` with its problems linted again, the findings of `diffs` included."""
+    """`state` with its problems linted again, the findings of `diffs` included, and its
+    session costs (this program's and the previous one's) measured with their envelopes."""
     if state.program is None:
         return state
+    diffs = tuple(diffs)
     problems = tuple(_problems.lint(state.program, state.surfaces, state.tokens, diffs=diffs))
-    return replace(state, problems=problems)
+    cost, cost_before = _costs(state.program, state.surfaces, state.tokens, None,
+                               state.cost_base, state.cost_before, diffs, state.cost)
+    return replace(state, problems=problems, cost=cost, cost_before=cost_before)
+
+
+def _costs(program: Program, surfaces: dict[str, Surface], table: TokenTable,
+           memo: Memo | None, base: tuple[Program, dict[str, Surface]] | None,
+           before: _cost.CostModel | None, diffs: tuple[Diff, ...],
+           now: _cost.CostModel | None = None
+           ) -> tuple[_cost.CostModel | None, _cost.CostModel | None]:
+    """(cost of `program`, cost of the previous program `base`), both measured with the
+    envelopes of `diffs`; a model already measured with them (`now`, `before`) is kept, so a
+    reload that changed nothing shows no delta. None where a surface failed to render."""
+    envelopes = _cost.envelopes_from(diffs)
+    try:
+        if now is None or now.envelopes != envelopes:
+            now = _cost.model(program, surfaces, table=table, memo=memo, envelopes=envelopes)
+        if base is not None and (before is None or before.envelopes != envelopes):
+            before = _cost.model(base[0], base[1], envelopes=envelopes)
+    except Exception:  # noqa: BLE001 - the Cost pane says it is unmeasured; nothing else
+        return None, None
+    return now, before if base is not None else None
