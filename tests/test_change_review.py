@@ -104,6 +104,18 @@ CASES = [
     ("option renamed", lambda: make(deploy=with_options(compression=None, codec=Option(
         type="enum", choices=("gzip", "zstd"), default="gzip", description="how to pack"))),
      "breaking", "option_renamed", "looks renamed to --codec"),
+    ("option renamed, old name kept", lambda: make(deploy=with_options(
+        compression=None, codec=Option(type="enum", choices=("gzip", "zstd"), default="gzip",
+                                       description="how to pack", aliases=["compression"]))),
+     "additive", "option_renamed_kept", "the old name still works"),
+    ("option's old name dropped", lambda: make(deploy=with_options(
+        compression=None, codec=Option(type="enum", choices=("gzip", "zstd"), default="gzip",
+                                       description="how to pack"))),
+     "breaking", "option_alias_removed", "--compression (old name of --codec",
+     lambda: make(deploy=with_options(
+         compression=None, codec=Option(type="enum", choices=("gzip", "zstd"),
+                                        default="gzip", description="how to pack",
+                                        aliases=["compression"])))),
     ("optional option added", lambda: make(deploy=with_options(
         dry=Option(type="boolean", description="only plan"))), "additive", "option_added",
      "new optional --dry"),

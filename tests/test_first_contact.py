@@ -52,3 +52,30 @@ def test_mcp_watch_ends_when_its_input_closes(how, tmp_path):
     assert process.wait(timeout=120) == 0, process.stderr.read()
     process.stdout.close()
     process.stderr.close()
+
+
+@pytest.mark.anyio
+async def test_an_options_old_name_works_over_mcp_as_on_the_command_line(tmp_path):
+    """warehouse's `items restock` renamed --item to --sku, keeping `aliases=["item"]`: the
+    MCP SDK's own client sends the old property and it runs, with the CLI's warning; both
+    names together are refused; the breaking-change check calls the rename compatible."""
+    from mcp import Client
+    from mcp.client.stdio import stdio_client
+    from _mcp_helpers import caller_env, stdio_params
+    extra = {**caller_env(tmp_path), "WAREHOUSE_FILE": str(tmp_path / "store.json")}
+    cli = subprocess.run([sys.executable, str(SAMPLES / "warehouse.py"), "items", "restock",
+                          "--item", "SKU-0003", "--count", "1", "--json"], capture_output=True,
+                         text=True, timeout=60, env=clean_env(**extra))
+    with open(os.devnull, "w") as errlog:
+        async with Client(stdio_client(stdio_params(SAMPLES / "warehouse.py", extra, tmp_path),
+                                       errlog=errlog), cache=None, mode="legacy") as client:
+            old = await client.call_tool("items_restock", {"item": "SKU-0003", "count": 1})
+            both = await client.call_tool("items_restock",
+                                          {"item": "SKU-0003", "sku": "SKU-0003", "count": 1})
+    doc = json.loads(old.content[0].text)
+    assert old.is_error is False and doc["ok"] is True, doc
+    assert doc["meta"]["warnings"] == json.loads(cli.stdout)["meta"]["warnings"] \
+        == ["--item is deprecated; use --sku"]
+    refused = json.loads(both.content[0].text)
+    assert both.is_error is True and refused["error"]["code"] == "conflicting_options"
+    assert json.loads(refused["error"]["fix"]) == {"sku": "SKU-0003", "count": 1}
