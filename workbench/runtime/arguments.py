@@ -72,9 +72,10 @@ def to_argv(command: Command, arguments: dict[str, object] | None) -> list[str]:
         if key not in inputs and key not in renamed:
             raise ValueError(f"'{' '.join(command.path)}' has no property {key!r}")
     for key, value in given.items():
-        item, flag = renamed[key] if key not in inputs else (inputs[key], inputs[key].flag)
+        item, flag = renamed[key] if key not in inputs else (inputs[key], None)
         if value is None or not _is_option(command, item):
             continue
+        flag = flag or item.flag
         if item.type == "boolean":
             truthy = value if isinstance(value, bool) else str(value).lower() in TRUE_WORDS
             argv.append(flag if truthy else item.negation or f"{flag}=false")
