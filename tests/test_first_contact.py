@@ -79,3 +79,19 @@ async def test_an_options_old_name_works_over_mcp_as_on_the_command_line(tmp_pat
     refused = json.loads(both.content[0].text)
     assert both.is_error is True and refused["error"]["code"] == "conflicting_options"
     assert json.loads(refused["error"]["fix"]) == {"sku": "SKU-0003", "count": 1}
+
+
+def test_a_replacement_is_named_as_a_caller_writes_it_in_help_and_in_the_warning():
+    """`replaced_by="everything"` (a key) reads `--everything` in help and in the warning."""
+    from workbench import Command, Option, Program
+    from workbench.testing import Runner
+    program = Program(name="t", version="1.0.0", description="T", commands=[
+        Command(name="ls", description="List", effects="read_only", run=lambda ctx: {},
+                options={"all": Option(type="boolean", description="all of them",
+                                       deprecated=True, replaced_by="everything"),
+                         "everything": Option(type="boolean", description="everything")})])
+    runner = Runner(program)
+    helped = " ".join(runner.invoke("ls --help").stdout.split())
+    assert "deprecated: use --everything instead" in helped
+    warned = runner.invoke("ls --all --json").json["meta"]["warnings"]
+    assert warned == ["--all is deprecated; use --everything"]

@@ -190,6 +190,26 @@ program = Program(
                          **_dev_http_options()},
                 examples=["burgee dev sample_programs/notes.py",
                           "burgee dev sample_programs/notes.py --headless"],
+                errors=[{"code": code, "exit": 1, "when": when} for code, when in (
+                    ("breaking_change", "--headless: a change breaks callers without a major "
+                                        "version bump"),
+                    ("snapshot_drift", "--headless: a surface differs from its snapshot"),
+                    ("budget_exceeded", "--headless: a surface is over its budget"),
+                    ("session_over_budget", "--headless: an agent session costs more than "
+                                            "its budget"),
+                    ("invalid_budget", "a session budget key names no path or shape"),
+                    ("lint_error", "--headless: an error-level problem"),
+                    ("invalid_output", "--headless: an example's data breaks its output "
+                                       "schema"),
+                    ("envelope_mismatch", "--headless: an example differs between CLI and "
+                                          "MCP"),
+                    ("replay_changed", "--replay: a recorded call answers differently"),
+                    ("load_failed", "FILE did not load"))] + [
+                    {"code": "file_not_found", "exit": 3, "when": "FILE (or the replay file) "
+                                                                  "does not exist"},
+                    {"code": "port_in_use", "exit": 2, "when": "another process holds --port"},
+                    {"code": "missing_extra", "exit": 7, "when": "the dev extra is not "
+                                                                  "installed"}],
                 run=_dev, text=_dev_text),
         Command(name="run", description="Run the program declared in FILE as its own CLI",
                 effects="withheld",

@@ -663,6 +663,15 @@ class Option(Param):
             self._spell()
 
     @property
+    def replacement(self) -> str | None:
+        """`replaced_by` as a caller writes it: an option's key (`everything`) as its flag
+        (`--everything`); a flag or anything with a space (`deploy --to`) as declared."""
+        named = self.replaced_by
+        if not named or named.startswith("-") or " " in named:
+            return named
+        return "--" + named.replace("_", "-")
+
+    @property
     def flag_only(self) -> bool:
         """Whether the flag takes no value: a boolean, or a count."""
         return self.type == "boolean" or bool(self.count)

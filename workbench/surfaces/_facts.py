@@ -106,7 +106,7 @@ def deprecation(item) -> str:
         words += ": " + item.deprecated
     if item.replaced_by:
         words += ("; " if isinstance(item.deprecated, str) else ": ") + \
-            f"use {item.replaced_by} instead"
+            f"use {getattr(item, 'replacement', item.replaced_by)} instead"
     return words
 
 

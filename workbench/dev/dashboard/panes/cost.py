@@ -6,6 +6,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from workbench._text import plural
 from workbench.dev import cost as _cost
 from workbench.dev.dashboard._view import heading
 from workbench.dev.dashboard.panes._base import Pane
@@ -41,7 +42,7 @@ class CostPane(Pane):
         title = heading(f"session cost of {found.program}",
                         f"cheapest typical session ({typical.label}): "
                         f"{_cost.TITLES.get(cheapest, '-')}, {cheapest_tokens or 0:,} tokens "
-                        f"({found.encoding}; {found.commands} commands)")
+                        f"({found.encoding}; {plural(found.commands, 'command')})")
 
         if view.node is not None:
             title = Text.assemble(title, "\n", self._command_note(view))
@@ -88,7 +89,7 @@ class CostPane(Pane):
             for label, tokens in parts.parts[:2]:
                 dominant.add_row(f"{_cost.TITLES[path]}: {label}", f"{tokens:,}")
                 lines.append(f"{_cost.TITLES[path]} reads most: {label} {tokens:,}")
-        note = Text(f"envelopes: {found.envelopes_run} of {found.commands} commands from real "
+        note = Text(f"envelopes: {found.envelopes_run} of {plural(found.commands, 'command')} from real "
                     "example runs (d runs them); others count the smallest envelope. "
                     "Every text read stays in context for the turns after it.", style="dim")
         self._lines = "\n".join(lines)
