@@ -15,7 +15,7 @@ from typing import Any
 
 from workbench.declaration.model import Program
 from workbench.dev.changes import Review, review_files
-from workbench.dev.snapshot import read_tree, render
+from workbench.dev.snapshot import META_FILES, read_tree, render
 from workbench.loader import LoadError, load_program
 
 
@@ -102,8 +102,15 @@ def files_of(source: str, program_name: str | None = None) -> dict[str, str]:
 
 
 def diff_sources(old: str, new: str, program_name: str | None = None) -> Review:
-    """The `Review` from `old` to `new` (each a file, a folder or `REV:path`)."""
-    return review_files(files_of(old, program_name), files_of(new, program_name))
+    """The `Review` from `old` to `new` (each a file, a folder or `REV:path`). A snapshot
+    folder's measured files (tokens, problems, example runs) are compared only with another
+    folder's: a program file has none, and their absence is no change."""
+    before, after = files_of(old, program_name), files_of(new, program_name)
+    for name in META_FILES:
+        if (name in before) != (name in after):
+            before.pop(name, None)
+            after.pop(name, None)
+    return review_files(before, after)
 
 
 def render_review(data: dict[str, Any]) -> str:
