@@ -3,6 +3,8 @@ the palette, the filter's best match, plurals and the header's token total."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from _mcp_helpers import authed
@@ -160,3 +162,36 @@ async def test_the_environments_hint_at_the_root_is_the_programs_own_example(sam
         assert hint.startswith(first.split(" ", 1)[1]), (hint, first)
         if sample == "notes.py":
             assert "deploy" not in hint
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "160x48"])
+@pytest.mark.slow
+async def test_names_and_numbers_are_never_cut_and_the_keys_screen_fits(size):
+    """At 80x24 and 160x48: the Problems tab keeps its name; every surface name and figure in
+    Tokens and every figure in Cost is whole (no `6,3…` that reads like 6.3); the `?` screen
+    keeps its right edge."""
+    width, _height = size
+    async with dashboard(SAMPLES / "notes.py", size=size) as (app, pilot):
+        await until(pilot, lambda: app.bench.state.program is not None, what="a load")
+        assert "Problems" in screen_lines(app)[2] and "Probs" not in screen_lines(app)[2]
+        await pilot.press("5")
+        await until(pilot, lambda: any("help-json/summary.json" in line
+                                       for line in screen_lines(app)), what="Tokens")
+        body = [line for line in screen_lines(app)[4:-1]]
+        for row in app.bench.state.tokens:
+            if row.command is None and any(row.surface in line for line in body):
+                line = next(line for line in body if row.surface in line)
+                assert f" {row.tokens} " in line and str(row.chars) in line, line
+        assert not any("\u2026" in line.split("\u2595", 1)[-1] for line in body), body
+        await pilot.press("0")
+        await until(pilot, lambda: any("typical session" in line for line in screen_lines(app)),
+                    what="Cost")
+        table = app.bench.state.cost.table()
+        shown = "\n".join(screen_lines(app))
+        for path, tokens in table["typical"].items():
+            assert f"{tokens:,}" in shown, (path, tokens)
+        assert not re.search(r"\d\u2026", shown), shown
+        await pilot.press("question_mark")
+        await pilot.pause()
+        box = app.screen.query_one("VerticalScroll")
+        assert box.region.right <= width and box.region.x >= 0, box.region

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from workbench._text import plural
 from workbench.dev import tokens as _tokens
 from workbench.dev.inputs import arguments_from_argv, example_argv
 from workbench.dev.snapshot import slug
@@ -63,7 +64,8 @@ class Shape:
 
     @property
     def label(self) -> str:
-        return f"{self.turns} turns, {self.calls} calls, {self.distinct} commands"
+        return (f"{plural(self.turns, 'turn')}, {plural(self.calls, 'call')}, "
+                f"{plural(self.distinct, 'command')}")
 
 
 SHAPES = {"short": Shape(5, 3, 1), "typical": Shape(20, 10, 3), "long": Shape(60, 40, 8)}

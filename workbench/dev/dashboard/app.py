@@ -49,13 +49,13 @@ class DashboardApp(App):
     #body { height: 1fr; }
     #tabs { width: 1fr; height: 1fr; }
     #tabs TabPane { padding: 0; height: 1fr; }
-    DashboardApp.-narrow CommandTree { width: 18; }
+    DashboardApp.-narrow CommandTree { width: 15; }
     DashboardApp.-narrow #tabs Tab { padding: 0 0 0 1; }
     """
     NARROW = 110
     """Below this many columns the sidebar and the tab labels shrink, so at 80 columns every
     tab stays on screen."""
-    SHORT_TITLES = {"environments": "Envs", "problems": "Probs"}
+    SHORT_TITLES = {"environments": "Envs"}
     """Tab labels shortened in the narrow layout."""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),
