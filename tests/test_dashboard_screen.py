@@ -174,6 +174,9 @@ async def test_names_and_numbers_are_never_cut_and_the_keys_screen_fits(size):
     async with dashboard(SAMPLES / "notes.py", size=size) as (app, pilot):
         await until(pilot, lambda: app.bench.state.program is not None, what="a load")
         assert "Problems" in screen_lines(app)[2] and "Probs" not in screen_lines(app)[2]
+        if width >= 160:   # the header's two lines fit whole
+            assert not any("\u2026" in line for line in screen_lines(app)[:2]), \
+                screen_lines(app)[:2]
         await pilot.press("5")
         await until(pilot, lambda: any("help-json/summary.json" in line
                                        for line in screen_lines(app)), what="Tokens")
