@@ -3,6 +3,7 @@ the palette, the filter's best match, plurals and the header's token total."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -122,6 +123,8 @@ async def test_traffic_names_clients_orders_rows_and_opens_a_whole_masked_reques
         entries = list(app.bench.traffic)
         assert {e.client for e in entries} == {"test-agent"}, entries
         assert any(e.method == "initialize" for e in entries)
+        [listed] = [e for e in entries if e.method == "tools/list"]   # what was sent, named
+        assert json.loads(listed.result) == {"tools": ["say"]}
         app.show_tab("traffic")
         pane = app.pane("traffic")
         shown = pane.entries

@@ -204,7 +204,7 @@ class DevServer:
         if self._core is None:
             from workbench.mcp import server as _mcp   # the MCP SDK: only once serving
             self._core = _mcp.ProgramServer(self.program or _placeholder(self.target.file),
-                                            caller=self._call, observer=self._observe)
+                                            caller=self._call, observer=self.observe)
         return self._core
 
     @property
@@ -224,8 +224,9 @@ class DevServer:
             return Outcome(7, _envelope.encode(doc) + "\n", "", doc)
         return subprocess_call(served, argv, timeout=self.call_timeout, on_progress=on_progress)
 
-    def _observe(self, record: dict[str, Any]) -> None:
-        """Called by the MCP server once per answered request: hand it to `on_traffic`."""
+    def observe(self, record: dict[str, Any]) -> None:
+        """Called by the MCP server once per answered request (and by the Call pane for a
+        call a person made through the workbench): hand it to `on_traffic`, masked."""
         if self.on_traffic is None or record.get("client") == INTERNAL_CLIENT:
             return   # the workbench's own calls (environments, diffs) are not traffic
         program = self.program

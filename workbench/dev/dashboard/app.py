@@ -339,6 +339,8 @@ class DashboardApp(App):
         """Show the number-th tab (1-based; 11 is the Call pane, key `k`)."""
         if 1 <= number <= len(PANES):
             self.show_tab(PANES[number - 1][0])
+            if PANES[number - 1][0] == "call":   # keys go to the form, not the tree's filter
+                self.call_after_refresh(self.pane("call").focus_first)
 
     def action_keys(self) -> None:
         self.push_screen(KeysScreen())

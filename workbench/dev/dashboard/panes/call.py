@@ -32,6 +32,10 @@ from workbench.dev.replay import Recorder, traffic_folder
 from workbench.runtime.arguments import to_argv
 
 
+CALL_PANE_CLIENT = "burgee dev (Call pane)"
+"""The client Traffic names for a Run MCP from the Call pane."""
+
+
 def field_id(key: str) -> str:
     return "call-field-" + key
 
@@ -42,7 +46,9 @@ class CallPane(Pane):
     CallPane .call-row { height: auto; }
     CallPane .call-row Label { width: 22; padding: 1 1 0 0; }
     CallPane .call-row Input, CallPane .call-row Select { width: 1fr; }
+    CallPane .call-row Checkbox { width: auto; min-width: 9; }
     CallPane #call-buttons { height: auto; margin: 1 0; }
+    CallPane #call-buttons Horizontal { height: auto; }
     CallPane #call-buttons Button { margin-right: 1; min-width: 10; }
     CallPane #call-output { height: auto; }
     """
@@ -63,12 +69,14 @@ class CallPane(Pane):
     def compose(self):
         yield Static(classes="pane-title")
         yield Vertical(id="call-form")
-        with Horizontal(id="call-buttons"):
-            yield Button("Run CLI", id="call-cli")
-            yield Button("Run MCP", id="call-mcp", variant="primary")
-            yield Button("Save as example", id="call-example")
-            yield Button("Write example", id="call-write", variant="warning")
-            yield Button("Add to replay", id="call-replay")
+        with Vertical(id="call-buttons"):   # two rows: every button on screen at 80 columns
+            with Horizontal():
+                yield Button("Run CLI", id="call-cli")
+                yield Button("Run MCP", id="call-mcp", variant="primary")
+            with Horizontal():
+                yield Button("Save as example", id="call-example")
+                yield Button("Write example", id="call-write", variant="warning")
+                yield Button("Add to replay", id="call-replay")
         yield Static(id="call-status")
         yield Static(id="call-output")
 
@@ -125,6 +133,14 @@ class CallPane(Pane):
             else:
                 found[field.key] = widget.value     # an Input's text, a Checkbox's bool
         return found
+
+    def focus_first(self) -> None:
+        """Focus the form's first field (else Run MCP), so typing fills the form rather than
+        filtering the tree."""
+        target: Any = (self.query_one("#" + field_id(self.fields[0].key)) if self.fields
+                       else self.query_one("#call-mcp", Button))
+        if target.display and self.query_one("#call-buttons").display:
+            target.focus()
 
     def set_value(self, key: str, value: Any) -> None:
         """Fill one field (tests, screenshots): text, a bool, or a choice."""
@@ -184,8 +200,15 @@ class CallPane(Pane):
             call = (None,)
         self.status = f"running over {via.upper()}\u2026"
         self._draw()
+        started = time.time()
         [result] = await asyncio.to_thread(bench.run_environments, *call, **kwargs)
         text = result.stdout[:-1] if result.stdout.endswith("\n") else result.stdout
+        if via == "mcp":   # a call a person made: Traffic shows it beside the clients' own
+            bench.dev_server().observe({
+                "at": started, "client": CALL_PANE_CLIENT, "session": None,
+                "method": "tools/call", "tool": command.tool_name, "arguments": arguments,
+                "result": text, "is_error": result.exit != 0, "seconds": result.seconds,
+                "error": result.error})
         self.last = {"via": via, "request": request, "text": text, "exit": result.exit,
                      "seconds": result.seconds, "arguments": arguments,
                      "command": " ".join(command.path), "error": result.error,
