@@ -61,7 +61,7 @@ def test_the_dashboard_runs_in_a_real_terminal(tmp_path, size):
         lines = screen().splitlines()
         assert len(lines) == height and max(len(line) for line in lines) <= width
         assert "burgee dev tool" in lines[0] and URL.search(lines[1]), lines[:3]
-        tabs = ("Envs", "Probs") if width < 110 else ("Environments", "Problems")
+        tabs = ("Envs", "Problems") if width < 110 else ("Environments", "Problems")
         assert all(title in lines[2] for title in ("Help", *tabs, "Diff", "Traffic",
                                                    "Call")), lines[2]
         source = file.read_text()
