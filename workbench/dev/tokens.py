@@ -19,6 +19,7 @@ from itertools import accumulate, repeat
 from operator import add, methodcaller
 from typing import TYPE_CHECKING, Any
 
+from workbench.runtime.extras import install_command
 from workbench.surfaces.schema import DEFAULT_BUDGET
 
 if TYPE_CHECKING:
@@ -170,7 +171,6 @@ def encoding_o200k() -> Any:
                 try:
                     import bpe_openai  # type: ignore[import-untyped]  # an optional extra
                 except ImportError:
-                    from workbench.runtime.extras import install_command
                     raise ImportError("counting with o200k needs the bpe-openai package: "
                                       + install_command("o200k")) from None
                 _o200k = bpe_openai.get_encoding(O200K)
