@@ -23,6 +23,8 @@ import pytest
 
 from _mcp_helpers import TOKEN, authed, caller_env, full_env, http_server, stdio_params, text_of
 
+pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
+
 ROOT = Path(__file__).resolve().parent.parent
 SPREADER = ROOT / "tests" / "programs" / "spreader.py"
 V = 'cAnAry-Zq81xT-v4l\u00fce"q\\z'
@@ -250,7 +252,7 @@ def headless(tmp_path_factory):
     file.write_text(SPREADER.read_text(encoding="utf-8"), encoding="utf-8")
     env = _env(tmp, SPREADER_TOKEN=V, PYTHONPATH=str(ROOT))
     done = subprocess.run([sys.executable, "-m", "workbench.cli", "dev", str(file),
-                           "--headless", "--update", "--run-writes"], env=env, cwd=tmp,
+                           "--headless", "--json", "--update", "--run-writes"], env=env, cwd=tmp,
                           capture_output=True, text=True, timeout=180)
     files = [p for p in (tmp / ".burgee").rglob("*") if p.is_file()]
     assert files, done.stdout + done.stderr

@@ -16,6 +16,7 @@ Importing this module imports the MCP SDK (about a second); the core never does.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import sys
 import threading
@@ -448,6 +449,12 @@ class ProgramServer:
             content = result.get("content") or [{}]
             record["result"] = content[0].get("text")
             record["is_error"] = bool(result.get("isError"))
+        elif ctx.method == "tools/list" and isinstance(result, dict):   # the names sent
+            listed = {"tools": [tool.get("name") for tool in result.get("tools") or ()
+                                if isinstance(tool, dict)]}
+            if result.get("nextCursor"):
+                listed["nextCursor"] = result["nextCursor"]
+            record["result"] = json.dumps(listed, ensure_ascii=False)
         self._observe(record)
         return result
 

@@ -4,7 +4,8 @@ One interface (`Store`), two implementations: a SQLite file, the embedded defaul
 `$BURGEE_STATE_DIR/idempotency.sqlite3` (default `$XDG_STATE_HOME/burgee/`, else
 `~/.local/state/burgee/`), and PostgreSQL when `BURGEE_IDEMPOTENCY_URL=postgresql://...`
 (`workbench.runtime._keys_pg`, psycopg 3 from `pip install 'burgee[postgres]'`), which shares
-keys across workers and machines. The rules live here, once, for both:
+keys across workers and machines; `workbench.runtime._idempotency` picks one and claims a
+call's key. The rules live here, once, for both:
 
 - A key is claimed inside one serialised transaction per key, so two callers racing on one key
   cannot both run the command: the second waits for the first result (and replays it), is told
@@ -60,30 +61,6 @@ def store_path(environ) -> str:
 
 def _refusal(message, hint) -> Fail:
     return Fail("idempotency_store_unavailable", message, hint=hint, exit=7)
-
-
-def open_store(environ):
-    """The store `environ` selects: PostgreSQL for BURGEE_IDEMPOTENCY_URL=postgresql://...,
-    else the SQLite file (`store_path`). Fail (exit 7) naming the fix when it cannot be used."""
-    url = environ.get("BURGEE_IDEMPOTENCY_URL")
-    if not url:
-        store = SQLiteStore(store_path(environ))
-    elif url.split("://", 1)[0] in ("postgresql", "postgres"):
-        from workbench.runtime._keys_pg import PostgresStore
-        store = PostgresStore(url)
-    else:
-        from workbench.runtime._keys_pg import shown
-        scheme = url.split("://", 1)[0] if "://" in url else None
-        raise _refusal("BURGEE_IDEMPOTENCY_URL " + (f"names an unknown store: {scheme!r}"
-                                                    if scheme else "is not a URL")
-                       + f" ({shown(url)})",
-                       "set it to postgresql://USER@HOST/DATABASE, or unset it for the SQLite "
-                       "file under BURGEE_STATE_DIR")
-    try:
-        store.connect()
-    except store.errors as error:
-        raise store.unavailable(error) from None
-    return store
 
 
 def lease_seconds(environ) -> float:
@@ -483,53 +460,3 @@ class Claim:
                 pass
             finally:
                 store.close()
-
-
-def claim(program, command, request, environ) -> Claim:
-    """Claim the key for this call, or return the stored result; Fail on a conflicting input,
-    a live holder past the wait, or a store that cannot be used."""
-    lease = lease_seconds(environ)
-    store = open_store(environ)
-    try:
-        return _claim(store, program, command, request, lease)
-    except store.errors as error:
-        store.close()
-        raise store.unavailable(error) from None
-    except BaseException:
-        store.close()
-        raise
-
-
-def _claim(store, program, command, request, lease) -> Claim:
-    import json
-    import secrets
-
-    from workbench.runtime.envelope import safe_text
-    key = request.extras["idempotency_key"]
-    stored_key = safe_text(key)   # bytes that are not UTF-8 (argv) as escapes: stores want UTF-8
-    scope = program.name + " " + " ".join(command.path)
-    digest = input_digest(request, store.secret)
-    legacy = input_digest(request)   # a row of a store from before keyed digests
-    token = secrets.token_hex(8)
-    me = holder()
-    deadline = time.monotonic() + WAIT_FOR_PENDING
-    while True:
-        taken, row = store.attempt(scope, stored_key, digest, token, me, lease)
-        if taken:
-            return Claim(store, scope, stored_key, token, lease=lease)
-        stored_digest, state, result = row[:3]
-        if stored_digest not in (digest, legacy):
-            raise Fail("idempotency_conflict",
-                       f"idempotency key {key!r} was used with different input",
-                       hint="use a new key for a different call, or repeat the first call "
-                            "exactly", exit=5)
-        if state == "done":
-            doc = json.loads(result)
-            doc.setdefault("meta", {})["replayed"] = True
-            store.close()
-            return Claim(None, scope, stored_key, token, replay=doc)
-        if time.monotonic() > deadline:
-            raise Fail("in_progress", f"a call with idempotency key {key!r} is still running",
-                       hint="retry the same call later; it will return that call's result",
-                       exit=6, retryable=True)
-        time.sleep(0.05)

@@ -44,9 +44,16 @@ def failure(code: str, message: str, exit: int = 1, hint: str | None = None,
 
 
 def from_fail(fail, fix: str | None) -> dict:
-    """A handler's `Fail` as an envelope: code, message, exit, hint, fix, retryable, details."""
-    return failure(fail.code, fail.message, exit=fail.exit, hint=fail.hint, fix=fix,
-                   retryable=fail.retryable, **fail.details)
+    """A handler's `Fail` as an envelope: code, message, exit, hint, fix, retryable, details;
+    a `data` detail (what the command found before it failed, e.g. a check's report) is the
+    envelope's own `data`, beside `error`."""
+    details = dict(fail.details)
+    found = details.pop("data", None)
+    doc = failure(fail.code, fail.message, exit=fail.exit, hint=fail.hint, fix=fix,
+                  retryable=fail.retryable, **details)
+    if found is not None:
+        doc["data"] = found
+    return doc
 
 
 def from_refusal(refusal, fix: str | None) -> dict:
@@ -170,7 +177,8 @@ def render_problem(doc: dict) -> str:
 
 def render(doc: dict, text=None) -> tuple[str, str]:
     """(stdout, stderr) a person reads for a finished envelope; `text(data)` where declared."""
-    if doc["ok"] is not True and doc["ok"] != "partial" and "data" not in doc:
+    failed = doc["ok"] is not True and doc["ok"] != "partial"
+    if failed and "data" not in doc:
         return "", render_problem(doc)
     meta = doc.get("meta", {})
     err = "".join(f"warning: {warning}\n" for warning in meta.get("warnings", ()))
@@ -178,6 +186,8 @@ def render(doc: dict, text=None) -> tuple[str, str]:
     out = text(data) if text is not None else default_text(data)
     if out and not out.endswith("\n"):
         out += "\n"
+    if failed:   # what the command found (stdout), then why it failed (stderr)
+        return out or "", err + render_problem(doc)
     if doc.get("ok") is not True:
         failed = len(doc["data"].get("failed", ()))
         err += f"{len(doc['data'].get('succeeded', ()))} succeeded, {failed} failed\n"
@@ -240,6 +250,13 @@ def cell(value) -> str:
 
 _encoder = None
 _markers: dict = {}   # ids of the containers being encoded: a cycle is refused, not recursed
+_busy = None          # held while `_encoder` (and so `_markers`) is in use
+
+
+def _make_encoder(markers: dict):
+    import _json
+    return _json.make_encoder(markers, _default, _json.encode_basestring, None, ":", ",",
+                              False, False, False)
 
 
 def encode(doc) -> str:
@@ -248,23 +265,31 @@ def encode(doc) -> str:
     Uses the C encoder directly: the same bytes as `json.dumps(doc, ensure_ascii=False,
     separators=(",", ":"), allow_nan=False)`, without importing `json` (and `re`) on the CLI
     path. A value that is not JSON (an object, NaN, a cycle) raises TypeError or ValueError.
+    Safe from several threads: the encoder's cycle markers belong to one call at a time (a
+    call made while another thread encodes gets an encoder of its own).
     """
-    global _encoder
+    global _encoder, _busy
+    if not isinstance(doc, (dict, list)):
+        return _dumps(doc)
     if _encoder is None:
         try:
-            import _json
-            _encoder = _json.make_encoder(_markers, _default, _json.encode_basestring, None,
-                                          ":", ",", False, False, False)
+            import _thread
+            _busy = _thread.allocate_lock()
+            _encoder = _make_encoder(_markers)
         except (ImportError, AttributeError):   # pragma: no cover - non-CPython
-            import json
-            return safe_text(json.dumps(doc, ensure_ascii=False, separators=(",", ":"),
-                                        default=_default, allow_nan=False))
-    if isinstance(doc, (dict, list)):
-        try:
-            return safe_text("".join(_encoder(doc, 0)))
-        except BaseException:
-            _markers.clear()
-            raise
+            return _dumps(doc)
+    if not _busy.acquire(False):                # another thread (or this one, re-entered)
+        return safe_text("".join(_make_encoder({})(doc, 0)))
+    try:
+        return safe_text("".join(_encoder(doc, 0)))
+    except BaseException:
+        _markers.clear()
+        raise
+    finally:
+        _busy.release()
+
+
+def _dumps(doc) -> str:
     import json
     return safe_text(json.dumps(doc, ensure_ascii=False, separators=(",", ":"),
                                 default=_default, allow_nan=False))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 import os
 
+from workbench.declaration._derived import derived
 from workbench.declaration.model import DefinitionError, Fail
 from workbench.runtime import envelope as _envelope
 from workbench.runtime.context import ActionRequired, Context, Partial
@@ -222,20 +223,20 @@ def execute(program, argv, world, *, serve=None):
     world.as_json = as_json
     world.progress_lines = progress or (not as_json and world.stdout_tty)
     try:
-        broken = program.__dict__.get("_broken")   # a lazy group failed its first check
+        broken = derived(program).broken   # a lazy group failed its first check
         if broken is not None:
             raise broken
         ensure_checked(program)
         _load_path(program, argv)
     except DefinitionError as error:
-        if not program.__dict__.get("_has_lazy"):
+        if not derived(program).has_lazy:
             raise   # an eager program's examples: refused as they always were
         return _deliver(program, world, _definition_failure(error), as_json)
     world.redactor.add(secrets_in_argv(program, argv, world.environ))
     try:
         try:
             request = parse(program, argv, world.environ)
-            if program.__dict__.get("_lazy_pending"):
+            if derived(program).lazy_pending:
                 ensure_checked(program)   # the examples of a lazy group checked as it loaded
         except Refusal as refusal:
             return _refuse(program, refusal, as_json, world)
@@ -471,9 +472,9 @@ def _claim_key(program, command, request, world):
     would stall every other call of a server process meanwhile."""
     if not request.extras.get("idempotency_key") or request.extras.get("dry_run"):
         return None
-    from workbench.runtime import _keys
+    from workbench.runtime import _idempotency
     try:
-        return _keys.claim(program, command, request, world.environ)
+        return _idempotency.claim(program, command, request, world.environ)
     except Fail as fail:
         return fail
 

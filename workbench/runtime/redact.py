@@ -16,6 +16,8 @@ belong (a sensitive spelling of any command of the program).
 
 from __future__ import annotations
 
+from workbench.declaration._derived import derived
+
 PLACEHOLDER = "***"
 MIN_SECRET = 3
 """Shorter values are not masked inside text: masking `ab` would shred every message."""
@@ -129,11 +131,6 @@ def _written_forms(text: str) -> list:
     return [form for form in dict.fromkeys(forms) if form != text]
 
 
-def slot(option) -> str:
-    """What stands for a sensitive value in a command line: `$ENV` or the metavar."""
-    return "$" + option.env if getattr(option, "env", None) else option.metavar
-
-
 def _spellings(program) -> tuple[dict, frozenset]:
     """(sensitive spelling -> Option, every spelling of every option and global flag).
 
@@ -142,7 +139,8 @@ def _spellings(program) -> tuple[dict, frozenset]:
     if program is None:
         return {}, frozenset()
     generation = getattr(program, "generation", 0)   # lazy groups loaded since: rebuild
-    cached = program.__dict__.get("_redact_spellings")
+    state = derived(program)
+    cached = state.redact_spellings
     if cached is None or cached[0] != generation:
         sensitive: dict = {}
         for command in _loaded(program):
@@ -157,7 +155,7 @@ def _spellings(program) -> tuple[dict, frozenset]:
             for command in _loaded(program):
                 for option in command.options.values():
                     known.update(option.spellings)
-        cached = program._redact_spellings = (generation, (sensitive, frozenset(known)))
+        cached = state.redact_spellings = (generation, (sensitive, frozenset(known)))
     return cached[1]
 
 
@@ -172,9 +170,10 @@ def _sensitive_options(program) -> list:
     if program is None:
         return []
     generation = getattr(program, "generation", 0)
-    cached = program.__dict__.get("_redact_options")
+    state = derived(program)
+    cached = state.redact_options
     if cached is None or cached[0] != generation:
-        cached = program._redact_options = (generation, [
+        cached = state.redact_options = (generation, [
             option for command in _loaded(program) for option in command.options.values()
             if option.sensitive])
     return cached[1]
@@ -369,13 +368,13 @@ def mask_argv(program, tokens) -> list[str]:
         if option is None and token.startswith("-"):
             attached, at = _attached(token, spellings, known)
             if attached is not None:
-                masked += [token[:at], slot(attached)]
+                masked += [token[:at], attached.slot]
                 continue
         if option is None or option.type == "boolean":
             masked.append(token)
         elif eq:
-            masked.append(flag + "=" + slot(option))
+            masked.append(flag + "=" + option.slot)
         else:
             masked.append(token)
-            hide = slot(option)
+            hide = option.slot
     return masked
