@@ -77,7 +77,7 @@ def _replay(tmp_path, text: bytes):
     recorded = tmp_path / "calls.jsonl"
     recorded.write_bytes(text)
     done = subprocess.run([sys.executable, "-m", "workbench.cli", "dev", str(app),
-                           "--headless", "--replay", str(recorded)], env=clean_env(),
+                           "--headless", "--json", "--replay", str(recorded)], env=clean_env(),
                           capture_output=True, text=True, timeout=300, cwd=tmp_path)
     return done.returncode, json.loads(done.stdout)
 
@@ -105,7 +105,8 @@ def test_a_malformed_snapshot_file_is_bad_input(tmp_path):
 
     def headless(*extra):
         done = subprocess.run([sys.executable, "-m", "workbench.cli", "dev", str(app),
-                               "--headless", *extra], env=clean_env(), capture_output=True,
+                               "--headless", "--json", *extra], env=clean_env(),
+                              capture_output=True,
                               text=True, timeout=300, cwd=tmp_path)
         return done.returncode, json.loads(done.stdout)
 

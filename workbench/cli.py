@@ -208,6 +208,11 @@ program = Program(
                     {"code": "file_not_found", "exit": 3, "when": "FILE (or the replay file) "
                                                                   "does not exist"},
                     {"code": "port_in_use", "exit": 2, "when": "another process holds --port"},
+                    {"code": "invalid_snapshot", "exit": 2, "when": "--headless: a snapshot "
+                                                                    "file is not what burgee "
+                                                                    "wrote"},
+                    {"code": "invalid_replay", "exit": 2, "when": "--replay: the file is not "
+                                                                  "what --record writes"},
                     {"code": "missing_extra", "exit": 7, "when": "the dev extra is not "
                                                                   "installed"}],
                 run=_dev, text=_dev_text),
