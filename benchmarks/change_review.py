@@ -1,4 +1,4 @@
-"""What the live change review adds to a reload: `Workbench._reviews` (since the last load and
+"""What the live change review adds to a reload: `state.Reviews.review` (since the last load and
 since the snapshot folder) against the whole `build_state`, on a generated program.
 
     .venv/bin/python benchmarks/change_review.py --commands 200 --runs 5
@@ -36,7 +36,7 @@ def main() -> None:
         reviews, builds = [], []
         for _ in range(options.runs):                 # interleaved, so the load hits both
             start = time.perf_counter()
-            bench._reviews(state.program, state.surfaces, state)
+            bench._reviews.review(bench.file, state.program, state.surfaces, True)
             reviews.append(time.perf_counter() - start)
             start = time.perf_counter()
             bench.build_state(state.program, state)

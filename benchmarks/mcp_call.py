@@ -42,6 +42,8 @@ BURGEE = textwrap.dedent('''
 ''')
 
 SDK = textwrap.dedent('''
+    import sys
+
     from mcp.server import MCPServer
 
     server = MCPServer("bench")
@@ -51,7 +53,10 @@ SDK = textwrap.dedent('''
         return '{"pong":true}'
 
     if __name__ == "__main__":
-        server.run("stdio")
+        if len(sys.argv) > 1:   # a port: streamable HTTP (benchmarks/call_process.py)
+            server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[1]))
+        else:
+            server.run("stdio")
 ''')
 
 
@@ -98,39 +103,41 @@ def round_trips(cases, calls, mode, rounds=3):
 INIT = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
          "params": {"protocolVersion": "2025-11-25", "capabilities": {},
                     "clientInfo": {"name": "bench", "version": "0"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+        {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
 
 
-def first_list(argv) -> float:
-    """Seconds from spawn to the tools/list answer."""
-    payload = "".join(json.dumps(m) + "\n" for m in INIT).encode()
+def first_list(argv, request=LIST, env=None) -> float:
+    """Seconds from spawn to the answer of `request` (id 2; tools/list), sent as raw
+    JSON-RPC lines after initialize over stdio."""
+    payload = "".join(json.dumps(m) + "\n" for m in [*INIT, request]).encode()
     started = time.perf_counter()
     process = subprocess.Popen([sys.executable, *argv], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=_env(),
-                               cwd=str(ROOT))
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               env=env or _env(), cwd=str(ROOT))
     process.stdin.write(payload)
     process.stdin.flush()
     while True:
         line = process.stdout.readline()
         if not line:
-            raise RuntimeError(f"{argv} ended before answering tools/list")
+            raise RuntimeError(f"{argv} ended before answering {request['method']}")
         if json.loads(line).get("id") == 2:
             elapsed = time.perf_counter() - started
             break
     process.stdin.close()
-    process.wait(10)
+    process.wait(15)
     return elapsed
 
 
-def starts(cases, count):
+def starts(cases, count, measure=first_list):
+    """{name: seconds of `measure(case)`} for each case, `count` times, interleaved."""
     found = {name: [] for name in cases}
     for index in range(count + 2):
         order = list(cases.items())
         if index % 2:
             order.reverse()
-        for name, argv in order:
-            value = first_list(argv)
+        for name, case in order:
+            value = measure(case)
             if index >= 2:                            # two warm-up rounds (bytecode, caches)
                 found[name].append(value)
     return found

@@ -153,16 +153,16 @@ async def measure_reload(saves: int, mode: str) -> dict:
 
 def measure_tokens(runs: int) -> dict:
     from workbench.dev import snapshot, tokens
-    from workbench.dev.loader import exec_file
+    from workbench.dev.loader import load_in_process
     folder = tempfile.mkdtemp(prefix="burgee-tokens-")
     file = os.path.join(folder, "big.py")
     with open(file, "w", encoding="utf-8") as handle:
         handle.write(generated_program())
-    base = exec_file(file).program
+    base = load_in_process(file).program
     edited_file = os.path.join(folder, "big2.py")
     with open(edited_file, "w", encoding="utf-8") as handle:
         handle.write(generated_program(marker=" (edited)"))
-    edited = exec_file(edited_file).program
+    edited = load_in_process(edited_file).program
     budgets = tokens.budgets_for(base, file)
     tokens.encoding()
     full, full_count, incremental, incremental_count, render = [], [], [], [], []

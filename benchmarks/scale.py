@@ -364,14 +364,14 @@ def _headless(file: Path, *extra) -> tuple:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "workbench.cli", "dev", str(file),
-                           "--headless", *extra], cwd=file.parent, stdout=subprocess.PIPE,
+                           "--headless", "--json", *extra], cwd=file.parent, stdout=subprocess.PIPE,
                           stderr=subprocess.DEVNULL, env=dict(os.environ, HOME=str(file.parent)),
                           check=False)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     doc = json.loads(done.stdout)
-    report = doc.get("data") or doc.get("report") or {}    # ok, or failed (e.g. budgets)
+    report = doc.get("data") or {}    # the report, passed or failed (e.g. budgets)
     diffs = report.get("diffs") or {}
     return wall, cpu, done.returncode, diffs.get("equal", 0)
 

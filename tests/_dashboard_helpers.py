@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -18,13 +17,6 @@ def copy_sample(tmp_path: Path, name: str) -> Path:
     target = tmp_path / name
     shutil.copy(SAMPLES / name, target)
     return target
-
-
-def save(path: Path, text: str) -> None:
-    """Save as editors do: write a temporary file and rename it over the original."""
-    temporary = path.with_name("." + path.name + ".tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)
 
 
 @asynccontextmanager

@@ -133,6 +133,14 @@ def text_of(result) -> str:
     return "".join(getattr(part, "text", "") for part in result.content)
 
 
+async def wait_for_file(path, timeout=60.0) -> None:
+    """Wait (in an async test) until `path` exists: a handler's sign that it started."""
+    import anyio
+    with anyio.fail_after(timeout):
+        while not path.exists():
+            await anyio.sleep(0.02)
+
+
 def wait_for(predicate, timeout=10.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

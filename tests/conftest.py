@@ -1,10 +1,13 @@
-"""Shared helpers: run sample programs as real subprocesses with a clean environment."""
+"""Shared helpers: run sample programs as real subprocesses with a clean environment; save a
+file as an editor does; the small program the workbench tests load. The `slow` marker names
+the tests the quick subset (`pytest -m "not slow"`, README) leaves out."""
 
 import json
 import os
 import signal
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -75,6 +78,35 @@ def run_in_pty(argv, env, answers=None, timeout=30):
     _, status = os.waitpid(pid, 0)
     os.close(fd)
     return os.waitstatus_to_exitcode(status), output.decode(errors="replace")
+
+
+HELLO = textwrap.dedent('''
+    from workbench import Command, Program
+
+    def hello(ctx):
+        return {"hello": "world"}
+
+    program = Program(name="app", version="1.0.0", description="A test program", commands=[
+        Command(name="hello", description="DESCRIPTION", effects="read_only",
+                examples=["app hello"], run=hello),
+        EXTRA
+    ])
+''')
+"""The smallest program the workbench tests load: `app hello`, read-only."""
+
+
+def hello_program(extra: str = "", description: str = "Say hello") -> str:
+    """`HELLO` with `extra` (more `Command(...)`, ending with a comma) and a description."""
+    return HELLO.replace("DESCRIPTION", description).replace("EXTRA", extra)
+
+
+def save(path, text: str) -> str:
+    """Save as editors do: write a temporary file, rename it over the original (a watcher
+    sees one complete file); returns the path as a string."""
+    temporary = Path(path).with_name("." + Path(path).name + ".swp~")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)
+    return str(path)
 
 
 def run_program(path, *args, env=None, input=None, timeout=60) -> Result:

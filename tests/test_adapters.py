@@ -324,6 +324,7 @@ def test_a_declared_programs_plain_cli_path_imports_neither_click_nor_typer(tmp_
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("library", list(CASES))
+@pytest.mark.slow
 async def test_an_adapted_call_gives_the_same_bytes_over_mcp_and_the_cli(library, tmp_path):
     from mcp import Client, StdioServerParameters
     file, write, _, read, _ = CASES[library]
@@ -348,16 +349,17 @@ async def test_an_adapted_call_gives_the_same_bytes_over_mcp_and_the_cli(library
 
 
 @pytest.mark.parametrize("file", [CLICK, TYPER, ARGPARSE], ids=lambda p: p.stem)
+@pytest.mark.slow
 def test_burgee_dev_headless_works_on_each(file, tmp_path):
     snapshots = tmp_path / "snapshots"
-    first = burgee("dev", file, "--headless", "--update", "--snapshots", snapshots,
+    first = burgee("dev", file, "--headless", "--json", "--update", "--snapshots", snapshots,
                    tmp_path=tmp_path)
     assert first.returncode == 0, first.stdout[-2000:] + first.stderr[-2000:]
-    again = burgee("dev", file, "--headless", "--snapshots", snapshots, tmp_path=tmp_path)
+    again = burgee("dev", file, "--headless", "--json", "--snapshots", snapshots, tmp_path=tmp_path)
     assert again.returncode == 0, again.stdout[-2000:] + again.stderr[-2000:]
     report = json.loads(again.stdout.strip().splitlines()[-1])
     assert report["ok"] is True
-    body = report.get("report") or report.get("data")
+    body = report["data"]
     codes = {item["code"] for item in body["problems"]["items"]}
     assert "effects_undeclared" in codes
     tools = json.loads(next(snapshots.rglob("tools-list.json")).read_text())
@@ -810,6 +812,7 @@ def test_an_option_taking_two_values_refuses_a_wrong_count_with_a_runnable_fix()
 
 
 @pytest.mark.asyncio
+@pytest.mark.slow
 async def test_a_refusal_the_original_makes_gives_its_fix_as_arguments_over_mcp(tmp_path):
     from mcp import Client, StdioServerParameters
     extra = {k: str(v) for k, v in env(tmp_path).items()

@@ -104,6 +104,18 @@ CASES = [
     ("option renamed", lambda: make(deploy=with_options(compression=None, codec=Option(
         type="enum", choices=("gzip", "zstd"), default="gzip", description="how to pack"))),
      "breaking", "option_renamed", "looks renamed to --codec"),
+    ("option renamed, old name kept", lambda: make(deploy=with_options(
+        compression=None, codec=Option(type="enum", choices=("gzip", "zstd"), default="gzip",
+                                       description="how to pack", aliases=["compression"]))),
+     "additive", "option_renamed_kept", "the old name still works"),
+    ("option's old name dropped", lambda: make(deploy=with_options(
+        compression=None, codec=Option(type="enum", choices=("gzip", "zstd"), default="gzip",
+                                       description="how to pack"))),
+     "breaking", "option_alias_removed", "--compression (old name of --codec",
+     lambda: make(deploy=with_options(
+         compression=None, codec=Option(type="enum", choices=("gzip", "zstd"),
+                                        default="gzip", description="how to pack",
+                                        aliases=["compression"])))),
     ("optional option added", lambda: make(deploy=with_options(
         dry=Option(type="boolean", description="only plan"))), "additive", "option_added",
      "new optional --dry"),
@@ -272,6 +284,7 @@ def burgee(*argv, cwd):
     return done.returncode, done.stdout, done.stderr
 
 
+@pytest.mark.slow
 def test_burgee_diff_of_two_files_names_the_rename_as_text_and_as_data(tmp_path):
     write(tmp_path / "old.py")
     write(tmp_path / "new.py", option="codec")
@@ -318,3 +331,18 @@ def test_burgee_diff_reads_git_revisions_and_snapshot_folders(tmp_path):
     assert code == 0 and doc["data"]["changes"] == [], out + err
     code, out, err = burgee("diff", "nowhere", "snap", "--json", cwd=tmp_path)
     assert code == 3 and json.loads(out)["error"]["code"] == "bad_source"
+
+
+@pytest.mark.slow
+def test_burgee_diff_right_after_an_update_finds_nothing(tmp_path):
+    """A snapshot folder holds measured files (tokens, problems, example runs) a program file
+    does not render; their absence on one side is no difference."""
+    write(tmp_path / "app.py")
+    code, _, err = burgee("dev", "app.py", "--headless", "--update", cwd=tmp_path)
+    assert code == 0, err
+    folder = tmp_path / ".burgee" / "snapshots" / "tool"
+    for old, new in ((str(folder), "app.py"), ("app.py", str(folder))):
+        code, out, err = burgee("diff", old, new, cwd=tmp_path)
+        assert code == 0 and out.splitlines()[-1] == "no contract change", out + err
+        doc = json.loads(burgee("diff", old, new, "--json", cwd=tmp_path)[1])
+        assert doc["data"]["changes"] == [] and doc["data"]["unexplained"] == []

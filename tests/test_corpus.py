@@ -21,6 +21,8 @@ import pytest
 from conftest import ROOT, clean_env
 from workbench.loader import load_program
 
+pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
+
 CORPUS = Path(__file__).resolve().parent / "corpus"
 BIN = Path(sys.executable).parent
 FLASK_APP = "from flask import Flask\n\napp = Flask(__name__)\n\n\n@app.route('/hi')\ndef hi():\n" \
@@ -181,7 +183,7 @@ async def test_the_mcp_result_is_the_clis_bytes(name, place, monkeypatch):
 @pytest.mark.parametrize("name", list(PROGRAMS))
 def test_burgee_dev_headless_passes_after_update(name, place):
     wrapper = CORPUS / f"{PROGRAMS[name][0]}.py"
-    dev = [sys.executable, "-m", "workbench.cli", "dev", str(wrapper), "--headless",
+    dev = [sys.executable, "-m", "workbench.cli", "dev", str(wrapper), "--headless", "--json",
            "--snapshots", str(place / "snapshots")]
     first = run(dev + ["--update"], place)
     assert first.returncode == 0, first.stdout[-2000:] + first.stderr[-2000:]

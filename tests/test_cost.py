@@ -9,8 +9,11 @@ import textwrap
 
 import pytest
 
+from conftest import SAMPLES
 from workbench.dev import cost, snapshot, tokens
 from workbench.dev.cost import PathParts, Shape
+
+pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -131,7 +134,7 @@ def test_a_session_budget_key_that_names_nothing_is_refused_with_the_fix():
 
 
 def _headless(file):
-    done = subprocess.run([sys.executable, "-m", "workbench.cli", "dev", str(file), "--headless",
+    done = subprocess.run([sys.executable, "-m", "workbench.cli", "dev", str(file), "--headless", "--json",
                            "--update"], capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": ROOT}, cwd=os.path.dirname(file))
     return done.returncode, json.loads(done.stdout.splitlines()[-1])
@@ -141,7 +144,7 @@ def test_headless_fails_a_session_over_budget_then_passes_under_it(tmp_path):
     file = write_app(tmp_path, 'budgets={"session.mcp": 100},')
     code, doc = _headless(file)
     assert code == 1 and doc["error"]["code"] == "session_over_budget", doc
-    over = doc["report"]["over_session_budget"]
+    over = doc["data"]["over_session_budget"]
     assert [o["budget"] for o in over] == ["session.mcp.typical"]
     assert "an MCP tools session of 20 turns, 10 calls, 3 commands costs" in doc["error"]["message"]
     assert doc["error"]["hint"].startswith("make what that path reads smaller")
@@ -151,3 +154,21 @@ def test_headless_fails_a_session_over_budget_then_passes_under_it(tmp_path):
     assert code == 0, doc
     assert doc["data"]["sessions"]["sessions"]["typical"]["mcp"] == spent
     assert doc["data"]["over_session_budget"] == []
+
+
+def test_a_reload_that_changed_nothing_moves_no_cost_even_after_examples_ran(tmp_path):
+    """The session cost counts real envelopes once examples ran; a reload with no change is
+    measured with the same envelopes as the state before it, so no delta is blamed on it."""
+    from workbench.dev.engine import Workbench
+    file = tmp_path / "notes.py"
+    file.write_text((SAMPLES / "notes.py").read_text(encoding="utf-8"), encoding="utf-8")
+    bench = Workbench(str(file), load_timeout=None)
+    first = bench.reload()
+    bench.run_diffs()
+    ran = bench.state
+    assert ran.cost.envelopes_run > first.cost.envelopes_run   # real envelopes now
+    again = bench.reload()
+    assert again.cost.table() == ran.cost.table()
+    assert again.cost_before.table() == again.cost.table()
+    moved = cost.deltas(again.cost_before, again.cost)
+    assert moved and all(delta == 0 for row in moved.values() for delta in row.values())

@@ -6,9 +6,12 @@ import pytest
 
 from _mcp_helpers import authed
 from _dashboard_helpers import (SAMPLE_NAMES, SAMPLES, copy_sample, dashboard,
-                                generated_program, save, until)
+                                generated_program, until)
+from conftest import save
 
 from workbench.dev.dashboard.panes import PANES
+
+pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
 
 PANE_IDS = [pane_id for pane_id, _title, _cls in PANES]
 

@@ -8,10 +8,13 @@ import json
 import textwrap
 from contextlib import asynccontextmanager
 
+import pytest
 from _dashboard_helpers import dashboard, until
 from textual.widgets import Checkbox, Input, Select
 
 from workbench.dev.calls import arguments_from, form_fields
+
+pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
 
 KIT = textwrap.dedent('''
     from workbench import Argument, Command, Option, Program
@@ -179,3 +182,24 @@ def test_an_example_goes_into_a_new_examples_list_when_there_is_none(tmp_path):
         name="ping", description="Ping", effects="read_only", run=lambda ctx: {})]).find(["ping"])
     new, diff = add_example(source, command, "kit ping")
     assert '            run=ping, examples=["kit ping"]),\n' in new and "+            run" in diff
+
+
+async def test_k_puts_the_keys_in_the_form_and_run_mcp_shows_in_traffic(tmp_path):
+    """`k` focuses the first field, so typing fills the form instead of filtering the tree;
+    a Run MCP is a call a person made over MCP: Traffic lists it (masked as any client's)."""
+    from workbench.dev.dashboard.panes.call import CALL_PANE_CLIENT
+    file = tmp_path / "kit.py"
+    file.write_text(KIT, encoding="utf-8")
+    async with dashboard(file) as (app, pilot):
+        pane = await open_call(app, pilot, "make")
+        await until(pilot, lambda: app.focused is pane.query_one("#call-field-name"),
+                    what="the first field focused")
+        await pilot.press("b", "o", "l", "t")
+        assert pane.query_one("#call-field-name", Input).value == "bolt"
+        assert app.query_one("#filter", Input).value == ""   # the tree's filter untouched
+        await run(pilot, pane, "mcp")
+        await until(pilot, lambda: any(entry.client == CALL_PANE_CLIENT
+                                       for entry in app.bench.traffic), what="a traffic row")
+        [entry] = [e for e in app.bench.traffic if e.client == CALL_PANE_CLIENT]
+        assert entry.method == "tools/call" and entry.tool == "make"
+        assert entry.arguments["name"] == "bolt" and '"ok":true' in entry.result

@@ -3,11 +3,13 @@ good load and since the snapshot folder, breaking changes first, each with its c
 
 from __future__ import annotations
 
+import pytest
 from _dashboard_helpers import copy_sample, dashboard, until
 
 from workbench.dev.headless import check_snapshots
 
 
+@pytest.mark.slow
 async def test_a_reload_lists_breaking_changes_first_since_the_load_and_the_snapshot(tmp_path):
     file = copy_sample(tmp_path, "deploy.py")
     assert check_snapshots(str(file), update=True)["ok"]

@@ -1,6 +1,7 @@
 """The Cost pane: paths side by side, and a reload changes its deltas (Textual's pilot)."""
 
-from _dashboard_helpers import copy_sample, dashboard, save, until
+from _dashboard_helpers import copy_sample, dashboard, until
+from conftest import save
 
 
 async def test_key_0_shows_the_cost_pane_with_every_path(tmp_path):

@@ -3,6 +3,9 @@ the palette, the filter's best match, plurals and the header's token total."""
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 
 from _mcp_helpers import authed
@@ -20,6 +23,7 @@ def screen_lines(app) -> list[str]:
 
 
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "160x48"])
+@pytest.mark.slow
 async def test_the_url_and_every_tab_are_on_screen(size):
     width, height = size
     async with dashboard(SAMPLES / "deploy.py", size=size) as (app, pilot):
@@ -100,6 +104,7 @@ program = Program(name="echo", version="1.0.0", description="Echo", commands=[
 SECRET = "s3cr3t-value-xyz"
 
 
+@pytest.mark.slow
 async def test_traffic_names_clients_orders_rows_and_opens_a_whole_masked_request(tmp_path):
     import mcp_types
     from mcp import Client
@@ -118,6 +123,8 @@ async def test_traffic_names_clients_orders_rows_and_opens_a_whole_masked_reques
         entries = list(app.bench.traffic)
         assert {e.client for e in entries} == {"test-agent"}, entries
         assert any(e.method == "initialize" for e in entries)
+        [listed] = [e for e in entries if e.method == "tools/list"]   # what was sent, named
+        assert json.loads(listed.result) == {"tools": ["say"]}
         app.show_tab("traffic")
         pane = app.pane("traffic")
         shown = pane.entries
@@ -139,7 +146,7 @@ async def test_traffic_names_clients_orders_rows_and_opens_a_whole_masked_reques
 
 def test_housekeeping_that_ends_is_quiet_not_an_error():
     from workbench.dev.dashboard.panes.traffic import outcome
-    from workbench.dev.engine import TrafficEntry
+    from workbench.dev.records import TrafficEntry
     listen = TrafficEntry(at=1.0, client="c", session="s", method="subscriptions/listen",
                           tool=None, arguments=None, result=None, is_error=True, seconds=1.0,
                           error="Cancelled by cancel scope 7f00")
@@ -158,3 +165,39 @@ async def test_the_environments_hint_at_the_root_is_the_programs_own_example(sam
         assert hint.startswith(first.split(" ", 1)[1]), (hint, first)
         if sample == "notes.py":
             assert "deploy" not in hint
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "160x48"])
+@pytest.mark.slow
+async def test_names_and_numbers_are_never_cut_and_the_keys_screen_fits(size):
+    """At 80x24 and 160x48: the Problems tab keeps its name; every surface name and figure in
+    Tokens and every figure in Cost is whole (no `6,3…` that reads like 6.3); the `?` screen
+    keeps its right edge."""
+    width, _height = size
+    async with dashboard(SAMPLES / "notes.py", size=size) as (app, pilot):
+        await until(pilot, lambda: app.bench.state.program is not None, what="a load")
+        assert "Problems" in screen_lines(app)[2] and "Probs" not in screen_lines(app)[2]
+        if width >= 160:   # the header's two lines fit whole
+            assert not any("\u2026" in line for line in screen_lines(app)[:2]), \
+                screen_lines(app)[:2]
+        await pilot.press("5")
+        await until(pilot, lambda: any("help-json/summary.json" in line
+                                       for line in screen_lines(app)), what="Tokens")
+        body = [line for line in screen_lines(app)[4:-1]]
+        for row in app.bench.state.tokens:
+            if row.command is None and any(row.surface in line for line in body):
+                line = next(line for line in body if row.surface in line)
+                assert f" {row.tokens} " in line and str(row.chars) in line, line
+        assert not any("\u2026" in line.split("\u2595", 1)[-1] for line in body), body
+        await pilot.press("0")
+        await until(pilot, lambda: any("typical session" in line for line in screen_lines(app)),
+                    what="Cost")
+        table = app.bench.state.cost.table()
+        shown = "\n".join(screen_lines(app))
+        for path, tokens in table["typical"].items():
+            assert f"{tokens:,}" in shown, (path, tokens)
+        assert not re.search(r"\d\u2026", shown), shown
+        await pilot.press("question_mark")
+        await pilot.pause()
+        box = app.screen.query_one("VerticalScroll")
+        assert box.region.right <= width and box.region.x >= 0, box.region

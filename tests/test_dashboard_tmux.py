@@ -13,11 +13,13 @@ import uuid
 
 import pytest
 
-from _dashboard_helpers import ROOT, copy_sample, save
+from _dashboard_helpers import ROOT, copy_sample
+from conftest import save
 
 URL = re.compile(r"MCP http://127\.0\.0\.1:\d+/mcp")
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+pytestmark = [pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+              pytest.mark.slow]
 
 
 def wait_for(check, limit: float = 30.0, what: str = "", show=lambda: ""):
@@ -59,7 +61,7 @@ def test_the_dashboard_runs_in_a_real_terminal(tmp_path, size):
         lines = screen().splitlines()
         assert len(lines) == height and max(len(line) for line in lines) <= width
         assert "burgee dev tool" in lines[0] and URL.search(lines[1]), lines[:3]
-        tabs = ("Envs", "Probs") if width < 110 else ("Environments", "Problems")
+        tabs = ("Envs", "Problems") if width < 110 else ("Environments", "Problems")
         assert all(title in lines[2] for title in ("Help", *tabs, "Diff", "Traffic",
                                                    "Call")), lines[2]
         source = file.read_text()

@@ -375,3 +375,21 @@ def test_a_line_with_nothing_to_interpret_splits_as_the_shell_loop_splits_it():
         posix.whitespace, posix.whitespace_split, posix.commenters = " \t\n", True, ""
         posix.wordchars += "".join(set(line) - set(" \t\n"))
         assert split_example(line) == list(posix), repr(line)
+
+
+def test_one_option_declared_under_two_keys_is_two_options():
+    """A shared Option (one object under two keys, in one command or two) is each key's own:
+    it is never re-keyed behind the first key's back, nor refused with a message about a
+    flag nobody wrote."""
+    shared = Option(type="string", description="a name")
+    program = Program(name="t", version="1.0.0", description="d", commands=[
+        Command(name="copy", description="Copy", effects="read_only", run=lambda ctx: {},
+                options={"src": shared, "dst": shared}, examples=["t copy --src a --dst b"]),
+        Command(name="show", description="Show", effects="read_only", run=lambda ctx: {},
+                options={"name": shared}, examples=["t show --name a"]),
+    ])
+    copy = program.find(["copy"])
+    assert [option.flag for option in copy.options.values()][:2] == ["--src", "--dst"]
+    assert program.find(["show"]).options["name"].flag == "--name"
+    assert copy.options["src"].description == "a name" and shared.key == "src"
+    ensure_checked(program)     # the examples parse with the flags as written

@@ -4,7 +4,11 @@ no more than one batch alive after any number of saves (the test counts processe
 import json
 import os
 
-from _dashboard_helpers import dashboard, save, until
+import pytest
+from _dashboard_helpers import dashboard, until
+from conftest import save
+
+pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
 
 SLOW = '''\
 import os
@@ -75,7 +79,7 @@ def batches(file) -> dict:
 
 def test_each_run_forks_from_the_loaded_program_in_a_restored_sandbox(tmp_path):
     from workbench.dev.engine import Workbench
-    from workbench.dev.environments import environ_for
+    from workbench.dev.processes import environ_for
     from workbench.dev.pool import Cancelled, Pool
     file = tmp_path / "slow.py"
     _write(file)
@@ -83,7 +87,7 @@ def test_each_run_forks_from_the_loaded_program_in_a_restored_sandbox(tmp_path):
     bench.reload()
     request = {"mode": "run", "argv": ["bump", "--json"], "stdin": "",
                "environ": environ_for("piped"), "cwd": str(tmp_path)}
-    with Pool(bench, size=1) as pool:
+    with Pool(bench.served, size=1) as pool:
         answers = [pool.run(request, 20) for _ in range(3)]
         workers = batches(file)
         assert list(workers) == [pool.batch] and len(workers[pool.batch]) == 1
@@ -106,7 +110,7 @@ def test_a_hanging_run_is_cut_off_with_its_children_and_the_worker_goes_on(tmp_p
     import time
 
     from workbench.dev.engine import Workbench
-    from workbench.dev.environments import environ_for
+    from workbench.dev.processes import environ_for
     from workbench.dev.pool import Pool
     file = tmp_path / "slow.py"
     _write(file)
@@ -115,7 +119,7 @@ def test_a_hanging_run_is_cut_off_with_its_children_and_the_worker_goes_on(tmp_p
     bench = Workbench(str(file))
     bench.reload()
     request = {"stdin": "", "environ": environ_for("piped"), "cwd": str(tmp_path)}
-    with Pool(bench, size=1) as pool:
+    with Pool(bench.served, size=1) as pool:
         try:
             pool.run({**request, "mode": "run", "argv": ["hang", "--json"]}, 1.0)
         except subprocess.TimeoutExpired:
@@ -170,20 +174,22 @@ async def test_no_more_than_one_diff_batch_is_alive_after_many_saves(tmp_path):
 def test_a_worker_builds_the_program_wide_tables_before_it_forks(tmp_path):
     """Built in every fork, redaction's tables walked every option of the program and so
     copied every page a fork touched: the worker builds them once, and a run only reads them."""
+    from workbench.declaration._derived import derived
     from workbench.dev import _worker
-    from workbench.dev.loader import exec_file
+    from workbench.dev.loader import load_in_process
     from workbench.entry import run
     file = tmp_path / "slow.py"
     _write(file)
-    program = exec_file(str(file)).program
+    program = load_in_process(str(file)).program
     _worker._tables_before_forks(program)
-    tables = {name: program.__dict__[name]
-              for name in ("_redact_spellings", "_redact_options", "_tools")}
+    state = derived(program)
+    tables = {name: getattr(state, name)
+              for name in ("redact_spellings", "redact_options", "tools")}
     try:
         run(program, ["nap0", "--json", "--token", "x"])
     except SystemExit:
         pass
-    assert all(program.__dict__[name] is table for name, table in tables.items())
+    assert all(getattr(state, name) is table for name, table in tables.items())
 
 
 def test_a_batch_runs_when_the_workbench_holds_more_than_1024_files(tmp_path):
@@ -191,7 +197,7 @@ def test_a_batch_runs_when_the_workbench_holds_more_than_1024_files(tmp_path):
     from _fds import past_1024
 
     from workbench.dev.engine import Workbench
-    from workbench.dev.environments import environ_for
+    from workbench.dev.processes import environ_for
     from workbench.dev.pool import Pool
     file = tmp_path / "slow.py"
     _write(file)
@@ -199,7 +205,7 @@ def test_a_batch_runs_when_the_workbench_holds_more_than_1024_files(tmp_path):
     bench.reload()
     request = {"mode": "run", "argv": ["nap0", "--json"], "stdin": "",
                "environ": environ_for("piped"), "cwd": str(tmp_path)}
-    with past_1024(), Pool(bench, size=1) as pool:
+    with past_1024(), Pool(bench.served, size=1) as pool:
         done = pool.run(request, 20)
     assert done.returncode == 0 and '"slept":0.5' in done.stdout, done.stderr
 

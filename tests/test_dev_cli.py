@@ -5,34 +5,20 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
 
 import pytest
 
 from _mcp_helpers import authed
+from conftest import hello_program
 
-pytestmark = pytest.mark.asyncio
+pytestmark = [pytest.mark.asyncio, pytest.mark.slow]
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-APP = textwrap.dedent('''
-    from workbench import Command, Program
-
-    def hello(ctx):
-        return {"hello": "world"}
-
-    program = Program(name="app", version="1.0.0", description="A test program", commands=[
-        Command(name="hello", description="Say hello", effects="read_only",
-                examples=["app hello"], run=hello),
-        EXTRA
-    ])
-''')
-
 
 async def test_burgee_dev_piped_serves_http_and_reloads_until_ctrl_c(tmp_path):
     from mcp import Client
     file = tmp_path / "app.py"
-    file.write_text(APP.replace("EXTRA", ""), encoding="utf-8")
+    file.write_text(hello_program(), encoding="utf-8")
     process = subprocess.Popen([sys.executable, "-m", "workbench.cli", "dev", str(file)],
                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, cwd=tmp_path,
@@ -56,9 +42,9 @@ async def test_burgee_dev_piped_serves_http_and_reloads_until_ctrl_c(tmp_path):
         async with Client(authed(url, token), mode="legacy", message_handler=on_message,
                           cache=None) as client:
             assert [t.name for t in (await client.list_tools()).tools] == ["hello"]
-            file.write_text(APP.replace("EXTRA", 'Command(name="bye", description="Say bye", '
-                                        'effects="read_only", run=hello, examples=["app bye"]),'),
-                            encoding="utf-8")
+            file.write_text(hello_program('Command(name="bye", description="Say bye", '
+                                          'effects="read_only", run=hello, '
+                                          'examples=["app bye"]),'), encoding="utf-8")
             await asyncio.wait_for(heard.wait(), 20)
             assert [t.name for t in (await client.list_tools()).tools] == ["hello", "bye"]
         process.send_signal(signal.SIGINT)

@@ -7,9 +7,12 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
 from workbench.dev.engine import Workbench
 from workbench.dev.headless import check_snapshots
 from workbench.runtime.envelope import exit_code
+
+pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -44,7 +47,7 @@ PID = ('Command(name="pid", description="Show the process id", effects="read_onl
 
 
 def headless(file, *extra):
-    done = subprocess.run([sys.executable, "-m", "workbench.cli", "dev", str(file), "--headless",
+    done = subprocess.run([sys.executable, "-m", "workbench.cli", "dev", str(file), "--headless", "--json",
                            *extra], capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": ROOT}, cwd=os.path.dirname(file))
     lines = done.stdout.splitlines()
@@ -76,9 +79,9 @@ def test_headless_is_clean_then_drifts_on_an_edit_then_accepts_it(tmp_path):
                                                    "Show one service's status"), encoding="utf-8")
     doc = check_snapshots(str(file))
     assert exit_code(doc) == 1 and doc["error"]["code"] == "snapshot_drift"
-    drifted = {d["file"] for d in doc["report"]["drift"]}
+    drifted = {d["file"] for d in doc["data"]["drift"]}
     assert {"help.txt", "cards/status.json", "mcp/tools/status.json"} <= drifted
-    help_diff = next(d for d in doc["report"]["drift"] if d["file"] == "help.txt")["diff"]
+    help_diff = next(d for d in doc["data"]["drift"] if d["file"] == "help.txt")["diff"]
     assert "+  status" in help_diff and "one service" in help_diff
 
     doc = check_snapshots(str(file), update=True)
@@ -94,7 +97,7 @@ def test_headless_fails_on_a_cli_mcp_mismatch_and_a_broken_file(tmp_path):
     code, doc = headless(file)
     assert code == 1 and doc["error"]["code"] == "envelope_mismatch"
     assert doc["error"]["failures"] == ["envelope_mismatch"]
-    [mismatch] = doc["report"]["diffs"]["mismatches"]
+    [mismatch] = doc["data"]["diffs"]["mismatches"]
     assert mismatch["example"] == "app pid" and '"pid":' in mismatch["diff"]
 
     file.write_text("def broken(:\n", encoding="utf-8")
@@ -148,3 +151,49 @@ def test_an_example_whose_data_breaks_the_output_schema_is_an_error(tmp_path):
     assert "at /count: expected type integer, got \"three\"" in problem.message
     assert not any(p.code in ("example_failed", "envelope_mismatch")
                    for p in bench.state.problems)
+
+
+def _person(file, *extra):
+    """`--headless` without `--json`, as a person (or a CI log) reads it."""
+    return subprocess.run([sys.executable, "-m", "workbench.cli", "dev", str(file), "--headless",
+                           *extra], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": ROOT}, cwd=os.path.dirname(file))
+
+
+def test_without_json_headless_prints_a_short_report_and_with_json_the_envelope(tmp_path):
+    """Text says what passed, what drifted and what to run; `--json` is one envelope whose
+    `data` is the report, passed or failed; a failed check keeps the committed picture."""
+    file = tmp_path / "app.py"
+    file.write_text(APP.replace("PID", ""), encoding="utf-8")
+    accepted = _person(file, "--update")
+    assert accepted.returncode == 0 and accepted.stderr == "", accepted.stderr
+    assert accepted.stdout.startswith("\u2713 app (") and "snapshots updated" in accepted.stdout
+    clean = _person(file)
+    assert clean.returncode == 0 and clean.stderr == ""
+    assert clean.stdout.splitlines()[0].endswith("every surface matches its snapshot")
+    assert not clean.stdout.lstrip().startswith("{") and len(clean.stdout) < 400
+    picture = tmp_path / ".burgee" / "snapshots" / "app.dashboard.svg"
+    committed = picture.read_bytes()
+
+    file.write_text(APP.replace("PID", "").replace("Show a service's status",
+                                                   "Show one service's status"), encoding="utf-8")
+    drifted = _person(file)
+    assert drifted.returncode == 1
+    lines = drifted.stdout.splitlines()
+    assert lines[0].startswith("\u2717 app (") and lines[0].endswith("(snapshot_drift)")
+    assert "  changed  help.txt" in lines and "next:" in lines
+    assert any(line.strip().endswith("--headless --update   # if intended: accept, commit")
+               for line in lines)
+    assert drifted.stderr.startswith("error: ") and "hint: review the drift" in drifted.stderr
+    assert len(drifted.stdout) < 2000   # short: the diffs themselves are in --json
+    assert picture.read_bytes() == committed   # the committed picture is kept ...
+    assert picture.with_name("app.dashboard.failed.svg").exists()   # ... the failure beside it
+
+    code, doc = headless(file)
+    assert code == 1 and list(doc) == ["ok", "error", "data", "meta"]
+    assert doc["error"]["failures"] == doc["data"]["failures"] == ["snapshot_drift"]
+    assert "help.txt" in {d["file"] for d in doc["data"]["drift"]}
+    assert doc["data"]["dashboard_svg"].endswith("app.dashboard.failed.svg")
+    assert "output" not in doc["meta"]   # the report is the envelope, not a captured string
+    code, doc = headless(file, "--update")
+    assert code == 0 and not picture.with_name("app.dashboard.failed.svg").exists()

@@ -7,21 +7,13 @@ import sys
 import textwrap
 
 import pytest
+from conftest import hello_program
 
 from workbench.dev import loader
+from workbench.dev.processes import child_environ
 from workbench.dev.engine import Workbench
 
-GOOD = textwrap.dedent('''
-    from workbench import Command, Program
-
-    def hello(ctx):
-        return {"hello": "world"}
-
-    program = Program(name="app", version="1.0.0", description="A test program", commands=[
-        Command(name="hello", description="Say hello", effects="read_only",
-                examples=["app hello"], run=hello),
-    ])
-''')
+GOOD = hello_program()
 
 
 def write(path, text):
@@ -37,14 +29,14 @@ def test_loads_the_module_level_program(tmp_path):
 
 def test_syntax_error_is_data_with_the_line(tmp_path):
     loaded = loader.load(write(tmp_path / "app.py", GOOD + "\ndef broken(:\n"), timeout=10)
-    assert not loaded.ok and loaded.error.kind == "syntax"
+    assert not loaded.ok and loaded.error.code == "syntax_error"
     assert loaded.error.line == GOOD.count("\n") + 2
     assert "SyntaxError" in loaded.error.traceback
 
 
 def test_import_exception_keeps_the_traceback(tmp_path):
     loaded = loader.load(write(tmp_path / "app.py", GOOD + "\n1 / 0\n"), timeout=10)
-    assert loaded.error.kind == "import"
+    assert loaded.error.code == "import_failed"
     assert "ZeroDivisionError" in loaded.error.message
     assert "app.py" in loaded.error.traceback and "1 / 0" in loaded.error.traceback
 
@@ -52,27 +44,29 @@ def test_import_exception_keeps_the_traceback(tmp_path):
 def test_definition_error_is_its_own_kind(tmp_path):
     bad = GOOD.replace('effects="read_only",', "")
     loaded = loader.load(write(tmp_path / "app.py", bad), timeout=10)
-    assert loaded.error.kind == "definition" and "effects" in loaded.error.message
+    assert loaded.error.code == "definition" and "effects" in loaded.error.message
 
 
+@pytest.mark.slow
 def test_hanging_import_is_cut_off(tmp_path):
     loaded = loader.load(write(tmp_path / "app.py", GOOD + "\nwhile True:\n    pass\n"),
                          timeout=1.0)
-    assert loaded.error.kind == "timeout" and "did not finish" in loaded.error.message
+    assert loaded.error.code == "timeout" and "did not finish" in loaded.error.message
 
 
 def test_no_program_and_several_programs(tmp_path):
     none = loader.load(write(tmp_path / "none.py", "x = 1\n"), timeout=10)
-    assert none.error.kind == "no_program" and "Program(" in none.error.message
+    assert none.error.code == "no_program" and "Program(" in none.error.message
     two = GOOD + "\nother = Program(name='other', description='Other', commands=[Command(name='x', description='X', effects='read_only', run=hello)])\n"
     several = loader.load(write(tmp_path / "two.py", two), timeout=10)
-    assert several.error.kind == "ambiguous" and "--program" in several.error.message
+    assert several.error.code == "several_programs" and "--program" in several.error.message
     chosen = loader.load(str(tmp_path / "two.py"), program_name="other", timeout=10)
     assert chosen.ok and chosen.program.name == "other"
     by_name = loader.load(str(tmp_path / "two.py"), program_name="app", timeout=10)
     assert by_name.ok and by_name.name == "program"
 
 
+@pytest.mark.slow
 def test_a_failed_reload_keeps_the_last_good_program(tmp_path):
     file = write(tmp_path / "app.py", GOOD)
     # A loaded machine can take over a second to load a good program: only the endless
@@ -82,13 +76,13 @@ def test_a_failed_reload_keeps_the_last_good_program(tmp_path):
     bench.subscribe(events.append)
     first = bench.reload()
     assert first.ok and first.generation == 1
-    for broken, kind in ((GOOD + "\ndef broken(:\n", "syntax"),
-                         (GOOD + "\nraise RuntimeError('boom')\n", "import"),
+    for broken, kind in ((GOOD + "\ndef broken(:\n", "syntax_error"),
+                         (GOOD + "\nraise RuntimeError('boom')\n", "import_failed"),
                          (GOOD + "\nimport time\nwhile True:\n    time.sleep(1)\n", "timeout")):
         write(tmp_path / "app.py", broken)
         bench.load_timeout = 1.0 if kind == "timeout" else 30.0
         state = bench.reload()
-        assert state.load_error.kind == kind
+        assert state.load_error.code == kind
         assert state.program is first.program          # still the last good one
         assert state.surfaces is first.surfaces
         assert "last good" in state.changes.summary()
@@ -143,7 +137,7 @@ RECORDS = GOOD + textwrap.dedent('''
 def warm_load(file, checker, timeout=10):
     """A load with `checker`, then its next process started, as the workbench does."""
     loaded = loader.load(file, timeout=timeout, checker=checker)
-    checker.prepare(os.path.dirname(file), loader.child_environ())
+    checker.prepare(os.path.dirname(file), child_environ())
     return loaded
 
 
@@ -196,7 +190,7 @@ def test_a_spare_readies_a_heap_sized_to_the_source_and_still_checks(tmp_path):
     file = write(tmp_path / "app.py", GOOD)
     checker = loader.Checker()
     try:
-        checker.prepare(str(tmp_path), loader.child_environ(), expect=600_000)
+        checker.prepare(str(tmp_path), child_environ(), expect=600_000)
         (spare, _cwd, _env), = checker._spare
         assert "--heap" in spare.args and int(spare.args[-1]) == 60_000_000
         status = f"/proc/{spare.pid}/status"
@@ -209,7 +203,7 @@ def test_a_spare_readies_a_heap_sized_to_the_source_and_still_checks(tmp_path):
         loaded = loader.load(file, timeout=10, checker=checker)
         assert loaded.ok and loaded.program.name == "app"
         assert spare.wait(5) is not None         # it was the one used, then killed
-        checker.prepare(str(tmp_path), loader.child_environ(), expect=1_000)
+        checker.prepare(str(tmp_path), child_environ(), expect=1_000)
         (small, _cwd, _env), = checker._spare
         assert "--heap" not in small.args        # a small file: nothing to ready
     finally:
@@ -229,7 +223,7 @@ def _compiling_ahead(tmp_path, file):
     """A Checker whose spare watches `file` to compile it as a save lands (its watch set)."""
     checker = loader.Checker()
     try:
-        checker.prepare(str(tmp_path), loader.child_environ(), ahead=file)
+        checker.prepare(str(tmp_path), child_environ(), ahead=file)
         (spare, _cwd, _env), = checker._spare
         assert spare.args[-2:] == ["--ahead", file]
         _wait_for_threads(spare, 2)          # the watch is added before its thread starts
@@ -244,7 +238,7 @@ def _check_through(checker, file, source=None):
     try:
         error, code = run.ran()
         assert error is None, error
-        return loader.exec_file(file, source, code=code, verdict=run.verdict), \
+        return loader.load_in_process(file, source, code=code, verdict=run.verdict), \
             run.compiled_ahead
     finally:
         run.close()
@@ -278,7 +272,7 @@ def test_a_syntax_error_saved_under_a_spare_compiling_ahead_is_reported_as_befor
     with _compiling_ahead(tmp_path, file) as checker:
         _saved(file, GOOD + "\ndef broken(:\n")
         loaded = loader.load(file, timeout=10, checker=checker)
-    assert loaded.error.kind == "syntax" and loaded.error.line == GOOD.count("\n") + 2
+    assert loaded.error.code == "syntax_error" and loaded.error.line == GOOD.count("\n") + 2
 
 
 def _wait_for_threads(proc, count: int) -> None:
@@ -302,6 +296,7 @@ def _rss_kb(status: str) -> int:
     return 0
 
 
+@pytest.mark.slow
 def test_a_hanging_import_in_a_warm_check_is_cut_off_and_the_next_check_works(tmp_path):
     checker = loader.Checker()
     try:
@@ -309,7 +304,7 @@ def test_a_hanging_import_in_a_warm_check_is_cut_off_and_the_next_check_works(tm
         assert warm_load(file, checker, timeout=10).ok
         write(tmp_path / "app.py", GOOD + "\nwhile True:\n    pass\n")
         hung = warm_load(file, checker, timeout=1.5)
-        assert hung.error is not None and hung.error.kind == "timeout"
+        assert hung.error is not None and hung.error.code == "timeout"
         write(tmp_path / "app.py", GOOD)
         again = warm_load(file, checker, timeout=10)
         assert again.ok, again.error
@@ -322,10 +317,10 @@ def test_a_warm_check_still_reports_syntax_and_definition_errors(tmp_path):
     try:
         syntax = loader.load(write(tmp_path / "app.py", GOOD + "\ndef broken(:\n"), timeout=10,
                              checker=checker)
-        assert syntax.error.kind == "syntax" and syntax.error.line == GOOD.count("\n") + 2
+        assert syntax.error.code == "syntax_error" and syntax.error.line == GOOD.count("\n") + 2
         bad = GOOD.replace('examples=["app hello"]', 'examples=["app hello --nope"]')
         definition = warm_load(write(tmp_path / "app.py", bad), checker, timeout=10)
-        assert definition.error.kind == "definition" and "--nope" in definition.error.message
+        assert definition.error.code == "definition" and "--nope" in definition.error.message
     finally:
         checker.close()
 
@@ -338,7 +333,7 @@ def test_the_load_runs_the_bytecode_the_check_compiled(tmp_path):
         assert error is None
         assert code.co_filename == file and code.co_code == compile(
             GOOD, file, "exec", dont_inherit=True).co_code
-        loaded = loader.exec_file(file, GOOD, code=code, verdict=run.verdict)
+        loaded = loader.load_in_process(file, GOOD, code=code, verdict=run.verdict)
     finally:
         run.close()
     assert loaded.ok and loaded.program.name == "app"
@@ -352,7 +347,7 @@ def test_examples_refused_by_the_check_fail_the_load_that_already_ran_the_file(t
     bad = GOOD.replace('examples=["app hello"]', 'examples=["app hello --nope"]')
     write(tmp_path / "app.py", bad)
     state = bench.reload()
-    assert state.load_error.kind == "definition" and "--nope" in state.load_error.message
+    assert state.load_error.code == "definition" and "--nope" in state.load_error.message
     assert state.program is not None and state.program.name == "app"   # the last good one
 
 
@@ -362,8 +357,8 @@ def test_a_definition_refused_after_the_first_reply_reads_as_a_plain_run_reports
     user's traceback, nothing printed past the refusal), and the last good program stays."""
     bad = GOOD.replace('effects="read_only",', "") + '\nprint("after the program")\n'
     file = write(tmp_path / "app.py", bad)
-    plain = loader.exec_file(file)                # in this process, checked as it goes
-    assert plain.error.kind == "definition" and plain.output == ""
+    plain = loader.load_in_process(file)                # in this process, checked as it goes
+    assert plain.error.code == "definition" and plain.output == ""
     bench = Workbench(write(tmp_path / "app.py", GOOD))
     assert bench.reload().ok
     write(tmp_path / "app.py", bad)
@@ -395,12 +390,12 @@ def test_bytecode_the_check_ran_is_not_checked_again_here(tmp_path, monkeypatch)
     try:
         error, code = run.ran()
         assert error is None
-        trusted = loader.exec_file(file, GOOD, code=code, verdict=run.verdict)
+        trusted = loader.load_in_process(file, GOOD, code=code, verdict=run.verdict)
     finally:
         run.close()
     assert trusted.ok and checked == []
     assert not _checks._RAN_CHECKED                     # trusted only while it ran
-    assert loader.exec_file(file, GOOD).ok and checked == ["app"]   # any other load: checked
+    assert loader.load_in_process(file, GOOD).ok and checked == ["app"]   # any other load: checked
 
 
 async def test_the_garbage_collector_waits_while_a_save_is_loaded_and_its_state_built(tmp_path):

@@ -3,12 +3,12 @@ broken saves keep the last good program served, hanging handlers are cut off, tr
 
 import asyncio
 import contextlib
-import os
 import textwrap
 
 import pytest
 
 from _mcp_helpers import authed
+from conftest import save
 
 from workbench.dev.engine import Workbench
 
@@ -48,14 +48,6 @@ BYE = ('Command(name="bye", description="Say bye", effects="read_only", run=hell
 
 def source(extra: str = "") -> str:
     return APP.replace("EXTRA", extra)
-
-
-def save(path, text: str) -> None:
-    """Save as editors do: write a temporary file, rename it over the original."""
-    temporary = str(path) + ".swp~"
-    with open(temporary, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(temporary, path)
 
 
 class Listener:
@@ -130,10 +122,11 @@ async def test_a_2026_era_client_hears_it_on_its_listen_stream(served):
 
 
 @pytest.mark.parametrize("broken, kind", [
-    ("def broken(:\n", "syntax"),
-    ("raise RuntimeError('boom at import')\n", "import"),
+    ("def broken(:\n", "syntax_error"),
+    ("raise RuntimeError('boom at import')\n", "import_failed"),
     ("import time\nwhile True:\n    time.sleep(0.1)\n", "timeout"),
 ])
+@pytest.mark.slow
 async def test_a_broken_save_keeps_the_last_good_program_served(served, broken, kind):
     from mcp import Client
     bench, url, file = served
@@ -141,7 +134,7 @@ async def test_a_broken_save_keeps_the_last_good_program_served(served, broken, 
     async with Client(authed(url, bench.token), mode="legacy", cache=None) as client:
         save(file, source() + "\n" + broken)
         state = await next_state(queue)
-        assert state.load_error.kind == kind and state.program is not None
+        assert state.load_error.code == kind and state.program is not None
         assert await tool_names(client) == ["hang", "hello", "login"]
         result = await client.call_tool("hello", {"name": "ada"})
         assert not result.is_error
@@ -153,6 +146,7 @@ async def test_a_broken_save_keeps_the_last_good_program_served(served, broken, 
         assert "bye" in await tool_names(client)
 
 
+@pytest.mark.slow
 async def test_a_hanging_handler_is_cut_off_and_the_next_call_works(served):
     from mcp import Client
     bench, url, file = served
@@ -177,6 +171,7 @@ async def test_traffic_is_recorded_with_sensitive_values_hidden(served):
     assert any(entry.method == "tools/list" for entry in bench.traffic)
 
 
+@pytest.mark.slow
 async def test_chaos_100_saves_while_a_client_keeps_calling(tmp_path):
     """Alternate valid and broken saves while a client lists and calls; the list is never
     empty or broken, and the server never dies."""
@@ -240,7 +235,7 @@ async def test_a_file_broken_at_start_serves_no_tools_until_it_loads(tmp_path):
     queue = states(bench)
     url = await bench.start()
     try:
-        assert (await next_state(queue)).load_error.kind == "syntax"
+        assert (await next_state(queue)).load_error.code == "syntax_error"
         listener = Listener()
         async with Client(authed(url, bench.token), mode="legacy", message_handler=listener,
                           cache=None) as client:
@@ -253,14 +248,15 @@ async def test_a_file_broken_at_start_serves_no_tools_until_it_loads(tmp_path):
 
 
 @pytest.mark.parametrize("sample", ["deploy.py", "notes.py"])
+@pytest.mark.slow
 async def test_the_dev_server_gives_the_same_tools_and_bytes_as_tool_mcp(sample, tmp_path,
                                                                           monkeypatch):
     """The dev server (subprocess calls, swappable program) against `python FILE mcp --http`."""
     from mcp import Client
 
     from _mcp_helpers import SAMPLES, caller_env, http_server
-    from workbench.dev.diffs import SAFE_EFFECTS, example_argv
-    from workbench.dev.environments import arguments_from_argv
+    from workbench.dev.inputs import SAFE_EFFECTS, example_argv
+    from workbench.dev.inputs import arguments_from_argv
     for key, value in caller_env(tmp_path / "dev").items():
         monkeypatch.setenv(key, value)
     bench = Workbench(str(SAMPLES / sample), load_timeout=10.0, call_timeout=20.0)
@@ -316,7 +312,10 @@ async def test_progress_from_a_subprocess_call_reaches_the_client(tmp_path):
     try:
         async with Client(authed(url, bench.token), mode="legacy", cache=None) as client:
             result = await client.call_tool("count", {}, progress_callback=on_progress)
-            await asyncio.sleep(0.2)   # notifications and the result race on the wire
+            deadline = asyncio.get_running_loop().time() + 20
+            while not heard or heard[-1][0] < 3.0:   # notifications race the result
+                assert asyncio.get_running_loop().time() < deadline, heard
+                await asyncio.sleep(0.02)
     finally:
         await bench.stop()
     assert result.is_error is False
@@ -379,6 +378,7 @@ async def test_clients_told_of_a_save_list_before_the_surfaces_are_built(served,
     assert order == ["state"]
 
 
+@pytest.mark.slow
 async def test_the_state_waits_until_the_listing_answer_is_sent(tmp_path, monkeypatch):
     """The listing a told client asked for is encoded and sent on the event loop (about
     10 ms at 1,000 tools): the state build waits until its last bytes are sent, not only
@@ -437,6 +437,7 @@ async def test_a_told_client_that_never_lists_delays_the_state_only_briefly(serv
         assert state.ok and state.program.tool("bye") is not None
 
 
+@pytest.mark.slow
 async def test_a_tool_list_over_the_page_size_comes_in_pages_a_client_follows(served,
                                                                               monkeypatch):
     """The MCP SDK's Python client refuses a server-sent event over 1 MiB, and 5,000 commands
@@ -463,3 +464,23 @@ async def test_a_tool_list_over_the_page_size_comes_in_pages_a_client_follows(se
         with pytest.raises(MCPError, match="list again without a cursor"):
             await client.list_tools(cursor=pages[0].next_cursor)
 
+
+
+async def test_a_save_that_changes_no_tool_sends_no_list_changed(served):
+    """A reload whose tools/list is the same (a handler's body, a comment) tells nobody; the
+    next save that adds a tool does: the client hears exactly one notification."""
+    from mcp import Client
+    bench, url, file = served
+    queue = states(bench)
+    listener = Listener()
+    async with Client(authed(url, bench.token), mode="legacy", message_handler=listener,
+                      cache=None) as client:
+        await tool_names(client)
+        save(file, source().replace('return {"hello": ctx.options.name}',
+                                    'return {"hello": ctx.options.name.upper()}') + "# saved\n")
+        state = await next_state(queue)
+        assert state.ok and state.generation >= 2
+        save(file, source(BYE))
+        await asyncio.wait_for(listener.heard.wait(), 20)
+        assert listener.count == 1
+        assert "bye" in await tool_names(client)

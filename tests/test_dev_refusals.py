@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 
+import pytest
 from _dashboard_helpers import ROOT, SAMPLES
 
 ENV = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONDONTWRITEBYTECODE="1")
@@ -30,6 +31,7 @@ def test_a_missing_file_is_refused_with_exit_3_and_nothing_served(tmp_path):
     assert as_json.returncode == 3 and error["code"] == "file_not_found" and error["fix"]
 
 
+@pytest.mark.slow
 def test_a_busy_port_is_refused_with_exit_2_and_a_fix(tmp_path):
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
@@ -57,7 +59,8 @@ def test_a_file_that_fails_to_load_is_refused_without_a_traceback(tmp_path):
     as_json = burgee("run", "bad.py", "go", "--json", cwd=tmp_path)
     doc = json.loads(as_json.stdout)
     assert as_json.returncode == 1 and as_json.stderr == ""
-    assert doc["ok"] is False and doc["error"]["code"] == "import_failed"
+    # one set of load codes (workbench.loader.CODES): a DefinitionError is `definition`
+    assert doc["ok"] is False and doc["error"]["code"] == "definition"
     assert "add effects=" in doc["error"]["message"] and "--debug" in doc["error"]["hint"]
     for argv in (("run", "bad.py", "go"), ("mcp", "bad.py")):
         plain = burgee(*argv, cwd=tmp_path)
@@ -67,3 +70,15 @@ def test_a_file_that_fails_to_load_is_refused_without_a_traceback(tmp_path):
     assert "Traceback" in debug.stderr and debug.returncode == 1
     missing = burgee("run", "nothere.py", "go", "--json", cwd=tmp_path)
     assert missing.returncode == 3 and json.loads(missing.stdout)["error"]["code"] == "not_found"
+
+
+def test_a_refused_example_is_a_definition_error_not_a_traceback(tmp_path):
+    """Examples are parsed when FILE loads: one that does not parse is the same refusal
+    (`definition`, the fix in the message) for `burgee run` and `burgee schema`."""
+    (tmp_path / "ex.py").write_text(BROKEN.replace('run=lambda', 'effects="read_only", '
+                                                   'examples=["bad go --nope"], run=lambda'))
+    for argv in (("run", "ex.py", "go", "--json"), ("schema", "ex.py", "--json")):
+        done = burgee(*argv, cwd=tmp_path)
+        error = json.loads(done.stdout)["error"]
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+        assert error["code"] == "definition" and "write it as 'bad go'" in error["message"]

@@ -6,8 +6,9 @@ import sys
 import textwrap
 
 import pytest
+from conftest import save
 
-pytestmark = pytest.mark.asyncio
+pytestmark = [pytest.mark.asyncio, pytest.mark.slow]
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -28,15 +29,9 @@ APP = textwrap.dedent('''
 ''')
 
 
-def save(path, text):
-    temporary = str(path) + ".swp~"
-    with open(temporary, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(temporary, path)
-
-
 async def test_a_stdio_client_of_mcp_watch_hears_list_changed(tmp_path):
     from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
     file = tmp_path / "app.py"
     file.write_text(APP.replace("EXTRA", ""), encoding="utf-8")
     heard = asyncio.Event()
@@ -50,14 +45,21 @@ async def test_a_stdio_client_of_mcp_watch_hears_list_changed(tmp_path):
     params = StdioServerParameters(command=sys.executable,
                                    args=["-m", "workbench.cli", "mcp", str(file), "--watch"],
                                    env=env, cwd=str(tmp_path))
-    async with Client(params, mode="legacy", message_handler=on_message, cache=None) as client:
-        assert [t.name for t in (await client.list_tools()).tools] == ["hello"]
-        result = await client.call_tool("hello", {})
-        assert not result.is_error and '"hello":"world"' in result.content[0].text
-        save(file, APP.replace("EXTRA", 'Command(name="bye", description="Say bye", '
-                                        'effects="read_only", run=hello, examples=["app bye"]),'))
-        await asyncio.wait_for(heard.wait(), 20)
-        assert [t.name for t in (await client.list_tools()).tools] == ["hello", "bye"]
-        save(file, "def broken(:\n")
-        await asyncio.sleep(0.5)
-        assert [t.name for t in (await client.list_tools()).tools] == ["hello", "bye"]
+    log = tmp_path / "server-stderr.txt"      # where load errors go (the client's log)
+    with open(log, "w", encoding="utf-8") as errlog:
+        async with Client(stdio_client(params, errlog=errlog), mode="legacy",
+                          message_handler=on_message, cache=None) as client:
+            assert [t.name for t in (await client.list_tools()).tools] == ["hello"]
+            result = await client.call_tool("hello", {})
+            assert not result.is_error and '"hello":"world"' in result.content[0].text
+            save(file, APP.replace("EXTRA", 'Command(name="bye", description="Say bye", '
+                                            'effects="read_only", run=hello, '
+                                            'examples=["app bye"]),'))
+            await asyncio.wait_for(heard.wait(), 20)
+            assert [t.name for t in (await client.list_tools()).tools] == ["hello", "bye"]
+            save(file, "def broken(:\n")
+            deadline = asyncio.get_running_loop().time() + 20
+            while "SyntaxError" not in log.read_text(encoding="utf-8"):   # it was loaded
+                assert asyncio.get_running_loop().time() < deadline, "the save never loaded"
+                await asyncio.sleep(0.02)
+            assert [t.name for t in (await client.list_tools()).tools] == ["hello", "bye"]

@@ -1,10 +1,10 @@
 """The watcher: atomic saves, sibling packages and pyproject.toml reload; other files do not."""
 
 import asyncio
-import os
 import textwrap
 
 import pytest
+from conftest import hello_program, save
 
 from workbench.dev.engine import Workbench
 
@@ -22,13 +22,6 @@ APP = textwrap.dedent('''
                 examples=["app hello"], run=hello),
     ])
 ''')
-
-
-def save(path, text):
-    temporary = str(path) + ".swp~"
-    with open(temporary, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(temporary, path)
 
 
 async def test_saves_of_the_file_its_packages_and_pyproject_reload(tmp_path):
@@ -62,16 +55,6 @@ async def test_saves_of_the_file_its_packages_and_pyproject_reload(tmp_path):
         await bench.stop()
 
 
-SIMPLE = textwrap.dedent('''
-    from workbench import Command, Program
-
-    program = Program(name="app", version="1.0.0", description="A test program", commands=[
-        Command(name="hello", description="DESCRIPTION", effects="read_only",
-                examples=["app hello"], run=lambda ctx: {"hello": "world"}),
-    ])
-''')
-
-
 async def test_a_save_is_served_while_the_previous_saves_state_is_still_building(tmp_path):
     import threading
     gate = threading.Event()
@@ -83,7 +66,7 @@ async def test_a_save_is_served_while_the_previous_saves_state_is_still_building
             return super().build_state(*args, **kwargs)
 
     file = tmp_path / "app.py"
-    save(file, SIMPLE.replace("DESCRIPTION", "first"))
+    save(file, hello_program(description="first"))
     bench = SlowStates(str(file), load_timeout=10.0)
     await bench.start(serve=False)
 
@@ -96,9 +79,9 @@ async def test_a_save_is_served_while_the_previous_saves_state_is_still_building
         raise AssertionError(f"{text!r} was never served")
 
     try:
-        save(file, SIMPLE.replace("DESCRIPTION", "second"))
+        save(file, hello_program(description="second"))
         await served("second")
-        save(file, SIMPLE.replace("DESCRIPTION", "third"))
+        save(file, hello_program(description="third"))
         await served("third")          # while the state of "second" is still being built
         assert bench.state.generation == 1 and not gate.is_set()
         gate.set()

@@ -16,6 +16,8 @@ import workbench
 from conftest import ROOT, clean_env
 from workbench import testing
 
+pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
+
 REFERENCE = ROOT / "docs" / "reference"
 MISSING = [name for name in ("mkdocs", "mkdocstrings", "mkdocstrings_handlers")
            if importlib.util.find_spec(name) is None]

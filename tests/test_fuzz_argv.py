@@ -21,10 +21,13 @@ import threading
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from _mcp_helpers import examples
 from conftest import AGENT_VARIABLES, ROOT, SAMPLES
 from workbench.declaration.exits import EXIT_CODES
 from workbench.loader import load_program
+
+pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
 
 SEED = 1010
 VECTORS = 3000            # in-process, split over two workers (default and strict encoding)

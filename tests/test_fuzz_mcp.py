@@ -136,6 +136,7 @@ def _short(value) -> str:
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("name", sorted(CALLS))
+@pytest.mark.slow
 async def test_hundreds_of_junk_calls_in_one_session_all_answer(name, tmp_path):
     from mcp import Client
     from mcp.client.stdio import stdio_client

@@ -5,15 +5,18 @@ import json
 import subprocess
 import sys
 
+import pytest
 from conftest import SAMPLES, clean_env
+
+pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
 
 RENDER = r'''
 import hashlib, json, sys
-from workbench.dev.loader import exec_file
+from workbench.dev.loader import load_in_process
 from workbench.dev.snapshot import render
 out = {}
 for file in sys.argv[1:]:
-    program = exec_file(file).program
+    program = load_in_process(file).program
     program.source = "<file>"     # the path shows in client configs; the same in every run
     for id, surface in render(program).items():
         out[file + ":" + id] = hashlib.sha256(surface.text.encode()).hexdigest()

@@ -237,12 +237,13 @@ def test_an_edited_lazy_module_is_checked_again(app):
     assert len(after) == len(before) + 1   # the edited module's own verdict, nothing else
 
 
+@pytest.mark.slow
 def test_headless_works_on_a_lazy_program(app):
     folder, env = app   # the program's folder is not on PYTHONPATH: dev puts it on sys.path
 
     def headless(*extra):
         done = subprocess.run([sys.executable, "-m", "workbench.cli", "dev", "lazy.py",
-                               "--headless", *extra], capture_output=True, text=True,
+                               "--headless", "--json", *extra], capture_output=True, text=True,
                               timeout=300, env=env, cwd=folder)
         return done.returncode, done
 
@@ -274,7 +275,8 @@ def test_headless_refuses_a_lazy_group_that_cannot_load(app):
     folder, env = app
     source = (folder / "lazy.py").read_text()
     (folder / "lazy.py").write_text(source.replace("pkg.g2:group", "pkg.g2:gone"))
-    done = subprocess.run([sys.executable, "-m", "workbench.cli", "dev", "lazy.py", "--headless"],
+    done = subprocess.run([sys.executable, "-m", "workbench.cli", "dev", "lazy.py", "--headless", "--json",
+                           "--json"],
                           capture_output=True, text=True, timeout=300, env=env, cwd=folder)
     assert done.returncode != 0, done.stdout + done.stderr
     error = json.loads(done.stdout.splitlines()[-1])["error"]   # as for any failed load
@@ -283,6 +285,7 @@ def test_headless_refuses_a_lazy_group_that_cannot_load(app):
 
 
 @pytest.mark.asyncio
+@pytest.mark.slow
 async def test_mcp_clients_see_the_same_tools_and_call_a_lazy_one(app):
     from mcp import Client, StdioServerParameters
     folder, env = app
@@ -300,6 +303,7 @@ async def test_mcp_clients_see_the_same_tools_and_call_a_lazy_one(app):
 
 
 @pytest.mark.asyncio
+@pytest.mark.slow
 async def test_mcp_watch_reloads_an_edited_lazy_module(app):
     import asyncio
 
@@ -325,3 +329,17 @@ async def test_mcp_watch_reloads_an_edited_lazy_module(app):
         await asyncio.wait_for(heard.wait(), 30)
         after = [tool.name for tool in (await client.list_tools()).tools]
         assert after == before + ["g2_c2"]
+
+
+def test_a_programs_repr_imports_no_lazy_group_and_never_raises():
+    """repr() is what a debugger, a log line or a failed assertion shows: it names what is
+    loaded and counts the lazy groups still waiting, without importing them (one that cannot
+    load must not make repr raise)."""
+    from workbench import Command, Group, Program
+    program = Program("big", "1.0.0", "d", [
+        Command("ok", "fine", effects="read_only", run=lambda ctx: {}),
+        Group("far", "never imported", load="no_such_module_here:group"),
+    ], check=False)     # a checked program would have loaded (and refused) it already
+    before = set(sys.modules)
+    assert repr(program) == "Program('big', 1 command, 1 lazy group not loaded)"
+    assert "no_such_module_here" not in sys.modules and set(sys.modules) == before

@@ -19,7 +19,7 @@ from workbench.runtime.arguments import from_argv
 from workbench.loader import load_program
 from workbench.surfaces.tools import output_schema
 
-pytestmark = pytest.mark.asyncio
+pytestmark = [pytest.mark.asyncio, pytest.mark.slow]
 
 
 def _plan(program):

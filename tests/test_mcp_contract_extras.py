@@ -12,7 +12,7 @@ import pytest
 
 from _mcp_helpers import SAMPLES, caller_env, run_cli, stdio_params, text_of
 
-pytestmark = pytest.mark.asyncio
+pytestmark = [pytest.mark.asyncio, pytest.mark.slow]
 
 WAREHOUSE = SAMPLES / "warehouse.py"
 

@@ -18,6 +18,8 @@ import pytest
 from _mcp_helpers import (TOKEN, authed, bearer, caller_env, full_env, http_server, stdio_params,
                           text_of)
 
+pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
+
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 HUGE = PROGRAMS / "huge.py"
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",

@@ -14,6 +14,8 @@ from _mcp_helpers import bearer
 from conftest import PROGRAMS, ROOT, clean_env
 from _uvicorn import call, uvicorn_pool, worker_pids
 
+pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
+
 KEYED = PROGRAMS / "keyed.py"
 
 

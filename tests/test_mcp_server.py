@@ -133,6 +133,7 @@ async def test_progress_reaches_a_client_that_asks_for_it(app, extra, tmp_path):
     assert not result.is_error and heard == [(1.0, 2.0, "half")]
 
 
+@pytest.mark.slow
 def test_garbage_on_stdin_gets_answers_to_what_follows_and_a_clean_exit(app, extra, tmp_path):
     init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
             "params": {"protocolVersion": "2025-11-25", "capabilities": {},
@@ -232,6 +233,7 @@ async def test_a_caller_that_raises_is_still_a_tool_result():
         assert (await client.list_tools()).tools[0].name == "go"
 
 
+@pytest.mark.slow
 async def test_http_serves_both_eras_and_refuses_a_foreign_host(app, extra, tmp_path):
     from mcp import Client
     with http_server(app, extra, tmp_path) as (url, _process):
@@ -274,6 +276,7 @@ def test_mcp_refuses_an_unknown_option_naming_the_nearest(app, extra, tmp_path):
     assert done.returncode == 2 and "HOST:PORT" in done.stderr
 
 
+@pytest.mark.slow
 async def test_burgee_mcp_file_serves_the_file(extra, tmp_path):
     from mcp import Client, StdioServerParameters
     params = StdioServerParameters(command=sys.executable,

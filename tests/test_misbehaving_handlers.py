@@ -308,6 +308,7 @@ async def test_a_stdio_session_survives_every_misbehaving_handler(tmp_path):
     assert logged == []   # nothing but JSON-RPC ever reached the wire
 
 
+@pytest.mark.slow
 async def test_an_http_session_survives_every_misbehaving_handler(tmp_path):
     from mcp import Client
     process = subprocess.Popen([sys.executable, str(UNRULY), "mcp", "--http", "127.0.0.1:0"],

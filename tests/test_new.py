@@ -13,6 +13,8 @@ from conftest import ROOT, clean_env
 from workbench.cli import program as burgee
 from workbench.testing import Runner
 
+pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
+
 FILES = ["app.py", "test_app.py", "pyproject.toml", "README.md", ".gitignore",
          ".github/workflows/burgee.yml"]
 
@@ -33,21 +35,25 @@ def _burgee(tmp_path, *args, cwd=None, timeout=60) -> subprocess.CompletedProces
 
 
 def test_the_starter_passes_its_own_tests_and_headless_check(tmp_path):
-    made = _burgee(tmp_path, "new", "demo")
+    made = _burgee(tmp_path, "new", "demo", "--json")
     assert made.returncode == 0, made.stderr
     project = tmp_path / "demo"
     assert sorted(str(p.relative_to(project)) for p in project.rglob("*") if p.is_file()) \
         == sorted(FILES)
 
-    tests = subprocess.run([sys.executable, "-m", "pytest", "-q"], cwd=project,
-                           env=_env(tmp_path), capture_output=True, text=True, timeout=180)
-    assert tests.returncode == 0, tests.stdout + tests.stderr
-    assert "4 passed" in tests.stdout
+    # The steps printed, run as printed in a shell whose PATH holds no venv (none is active):
+    # each names this environment's own scripts. The last one opens the live dashboard.
+    steps = json.loads(made.stdout)["data"]["next"]
+    assert steps[0] == "cd demo" and steps[-1].endswith(" dev app.py")
+    bare = {k: v for k, v in _env(tmp_path).items() if k != "VIRTUAL_ENV"}
+    bare["PATH"] = "/usr/bin:/bin"
+    ran = subprocess.run(["bash", "-c", " && ".join(steps[:-1])], cwd=tmp_path, env=bare,
+                         capture_output=True, text=True, timeout=400, stdin=subprocess.DEVNULL)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "4 passed" in ran.stdout
 
-    # What the README says to do once, then what CI runs on every push.
-    update = _burgee(tmp_path, "dev", "demo/app.py", "--headless", "--update", timeout=240)
-    assert update.returncode == 0, update.stdout + update.stderr
-    check = _burgee(tmp_path, "dev", "demo/app.py", "--headless", timeout=240)
+    # What CI runs on every push.
+    check = _burgee(tmp_path, "dev", "demo/app.py", "--headless", "--json", timeout=240)
     assert check.returncode == 0, check.stdout + check.stderr
     report = json.loads(check.stdout)["data"]
     assert report["drift"] == [] and report["problems"]["items"] == []

@@ -101,17 +101,18 @@ async def test_an_mcp_client_gets_an_is_error_result_not_an_sdk_exception(app, t
         assert good.is_error is False and good.structured_content == {"count": 3}
 
 
+@pytest.mark.slow
 def test_headless_reports_the_same_error_as_its_problem_list(app, tmp_path):
-    done = subprocess.run([sys.executable, "-m", "workbench.cli", "dev", str(app), "--headless",
+    done = subprocess.run([sys.executable, "-m", "workbench.cli", "dev", str(app), "--headless", "--json",
                            "--update"], capture_output=True, text=True, timeout=180,
                           env=_env(tmp_path), cwd=str(tmp_path))
     doc = json.loads(done.stdout)
     assert done.returncode == 1 and doc["error"]["code"] == "invalid_output", done.stdout
     assert doc["error"]["failures"] == ["invalid_output"]
     assert doc["error"]["message"] == "'app count': " + MESSAGE
-    [item] = [p for p in doc["report"]["problems"]["items"] if p["code"] == "invalid_output"]
+    [item] = [p for p in doc["data"]["problems"]["items"] if p["code"] == "invalid_output"]
     assert item["message"] == doc["error"]["message"] and item["command"] == "count"
-    assert doc["report"]["diffs"]["mismatches"] == []      # not a transport mismatch
+    assert doc["data"]["diffs"]["mismatches"] == []      # not a transport mismatch
     statuses = json.loads((tmp_path / ".burgee/snapshots/app/diffs.json").read_text())
     assert [d["status"] for d in statuses] == ["invalid_output", "equal"]
 

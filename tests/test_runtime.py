@@ -144,11 +144,15 @@ def test_debug_prints_the_traceback_on_stderr(kitchen):
     assert result.json["error"]["code"] == "internal"
 
 
-def test_ctrl_c_exits_130():
+def test_ctrl_c_exits_130(tmp_path):
+    marker = tmp_path / "running"
     process = subprocess.Popen([sys.executable, str(KITCHEN), "sleep", "--json"],
-                               env=clean_env(), stdin=subprocess.DEVNULL,
+                               env=clean_env(KITCHEN_MARKER=marker), stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.0)   # let it reach the handler; the assertion does not depend on timing
+    deadline = time.monotonic() + 60
+    while not marker.exists():      # inside the handler (the bound only stops a hang)
+        assert time.monotonic() < deadline and process.poll() is None, "never reached it"
+        time.sleep(0.01)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=30)
     assert process.returncode == 130
@@ -497,3 +501,38 @@ def test_encode_matches_json_dumps_byte_for_byte():
     for doc in [{"a": [1, 2.5, -0.0, None, True, 'é"\n\u2028'], "b": {"c": 1e100}},
                 [1, {"x": "\t"}], {1: 2}, "plain", 3]:
         assert encode(doc) == _json_module.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+
+
+def test_encode_is_safe_from_several_threads_at_once():
+    """Four threads encoding the same shared data (tuples and sets go through `_default`,
+    which lets another thread in mid-document): every result is the same bytes, with no
+    `Circular reference detected` nor KeyError from one thread's containers seen by another."""
+    import json as _json_module
+    import threading
+    from workbench.runtime.envelope import encode
+    shared = {"rows": [{"id": n, "tags": ("a", "b"), "seen": {1}} for n in range(50)]}
+    doc = {"ok": True, "data": shared, "again": [shared["rows"][0], (shared["rows"][1],)]}
+    expected = _json_module.dumps(_json_module.loads(encode(doc)), ensure_ascii=False,
+                                  separators=(",", ":"))
+    errors, results = [], []
+    start = threading.Barrier(4)
+
+    def work():
+        start.wait()
+        for _ in range(300):
+            try:
+                results.append(encode(doc))
+            except Exception as error:  # noqa: BLE001 - collected, asserted below
+                errors.append(repr(error))
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)      # switch threads as often as the interpreter can
+    try:
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert errors == [] and set(results) == {expected}, errors[:3]

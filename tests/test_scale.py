@@ -114,7 +114,7 @@ def test_the_dev_loader_always_checks(program_file, tmp_path):
     """`burgee dev` runs the source it was given, not the file's bytes: never trusted."""
     env = clean_env(XDG_CACHE_HOME=tmp_path / "cache")
     assert run_program(program_file, "hello", "--json", env=env).exit == 0
-    code = COUNTED + ("from workbench.dev.loader import exec_file; exec_file(sys.argv[1]); "
+    code = COUNTED + ("from workbench.dev.loader import load_in_process; load_in_process(sys.argv[1]); "
                       "print('checked' if ran else 'trusted')")
     done = subprocess.run([sys.executable, "-c", code, str(program_file)], env=env,
                           capture_output=True, text=True, timeout=60)

@@ -16,6 +16,8 @@ from _mcp_helpers import authed, caller_env, full_env, http_server, text_of
 from workbench import _text
 from workbench._text import MAX_WORD, clip, distance, nearest
 
+pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
+
 FLAGS = ["--target", "--yes", "--json", "--help", "--dry-run", "--skip-build", "--format"]
 
 

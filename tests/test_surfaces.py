@@ -303,6 +303,7 @@ def test_program_schema_full(program):
     assert commands["notes tag"]["exit_codes"] == [0, 1, 2, 3, 4, 5]
 
 
+@pytest.mark.slow
 def test_program_schema_degrades_step_by_step_within_budget(program):
     full = _size(program_schema(program))
     seen = []
@@ -542,3 +543,25 @@ def test_help_search_printed_by_the_runtime_keeps_the_callers_json(program):
     done = call(program, ["help", "search", "--json"])
     doc = json.loads(done.stdout)
     assert done.exit == 2 and doc["error"]["fix"] == f"{program.name} help search <words> --json"
+
+
+def test_required_unless_an_environment_variable_is_one_rule_every_surface_reads():
+    """`Option(required=True, env=...)` may come from the environment, so no surface demands
+    it of the caller: not the input schema, not the usage line, not the MCP argument check;
+    its slot in a fix is `$ENV` when it is sensitive (`Param.required_from_caller`, `.slot`)."""
+    from workbench.runtime.arguments import check_arguments
+    from workbench.surfaces._facts import usage
+    from workbench.surfaces.schema import input_schema
+    command = Command(name="push", description="Push", effects="idempotent", run=lambda c: {},
+                      options={"target": Option(required=True, description="where"),
+                               "token": Option(required=True, env="PUSH_TOKEN",
+                                               sensitive=True, description="secret")},
+                      arguments=[Argument("file", description="what")])
+    program = Program(name="tool", version="1.0.0", description="d", commands=[command])
+    assert [o.required_from_caller for o in command.options.values()] == [True, False]
+    assert input_schema(command)["required"] == ["target", "file"]
+    assert usage(program, command) == "tool push --target <target> [options] <file>"
+    doc = check_arguments(command, {})
+    assert json.loads(doc["error"]["fix"]) == {"target": "<target>", "file": "<file>"}
+    assert command.options["token"].slot == "$PUSH_TOKEN"
+    assert command.options["target"].slot == "<target>"

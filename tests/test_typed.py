@@ -622,7 +622,7 @@ def test_the_workbench_loader_finds_an_app_and_names_its_definition_error(tmp_pa
                    "@app.command(effects='read_only')\ndef go(x):\n    '''Go'''\n",
                    encoding="utf-8")
     loaded = loader.load(str(bad), timeout=30)
-    assert loaded.error.kind == "definition"
+    assert loaded.error.code == "definition"
     assert "parameter 'x' has no type hint; annotate it" in loaded.error.message
 
 

@@ -24,6 +24,8 @@ from workbench.surfaces.schema import input_schema, program_schema
 from workbench.surfaces.skills import llms_txt, skill_files
 from workbench.surfaces.tools import list_tools
 
+pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
+
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ("deploy", "notes", "warehouse", "ported/users", "ported/repo", "ported/naval",
            "ported/validation")

@@ -231,6 +231,7 @@ MCP tools, completions) changed without an updated snapshot. Set the repository 
 _GITIGNORE = '''\
 __pycache__/
 .venv/
+.burgee/snapshots/*.dashboard.failed.svg
 '''
 
 TEMPLATES = (
@@ -267,6 +268,21 @@ def files(name: str) -> list[tuple[str, str]]:
             for path, text in TEMPLATES]
 
 
+def _next_steps(shown: str) -> list[str]:
+    """The shell lines that test and open the new project, each runnable as printed: this
+    environment's scripts by path when its venv is not active, pytest installed first when
+    it is missing."""
+    from importlib.util import find_spec
+    from workbench.runtime.extras import pip_command, script
+    burgee = shlex.quote(script("burgee"))
+    steps = [f"cd {shlex.quote(shown)}"]
+    if find_spec("pytest") is None:
+        steps.append(f"{pip_command()} install pytest")
+    steps += [f"{shlex.quote(script('pytest'))} -q", f"{burgee} dev app.py --headless --update",
+              f"{burgee} dev app.py"]
+    return steps
+
+
 def write(name: str, folder: str, shown: str) -> dict:
     """Write the project for `name` into `folder` (`shown` is how the caller named it).
 
@@ -276,8 +292,7 @@ def write(name: str, folder: str, shown: str) -> dict:
     check_name(name)
     planned = files(name)
     done = {"name": name, "folder": shown, "files": [p for p, _ in planned], "written": [],
-            "next": [f"cd {shlex.quote(shown)}", "pytest -q", "burgee dev app.py --headless --update",
-                     "burgee dev app.py"]}
+            "next": _next_steps(shown)}
     if os.path.isdir(folder) and os.listdir(folder):
         if all(_holds(folder, path, text) for path, text in planned):
             return done

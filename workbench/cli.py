@@ -156,10 +156,10 @@ def _load_failed(error, argv) -> int:
     debug = "--debug" in options
     code = 3 if error.code == "not_found" else 1
     hint = ("check the file's path" if code == 3 else "fix the file, then run again") + (
-        "" if debug or not error.details else " (--debug shows the traceback)")
+        "" if debug or not error.traceback else " (--debug shows the traceback)")
     _print_failure(error.code, error.message, code, hint, argv)
-    if debug and error.details:
-        sys.stderr.write(error.details)
+    if debug and error.traceback:
+        sys.stderr.write(error.traceback)
     return code
 
 
@@ -188,6 +188,11 @@ def _dev_http_options() -> dict:
     options = http_options()
     del options["allow_remote"]
     return options
+
+
+def _dev_text(report) -> str:
+    from workbench.dev.report_text import render
+    return render(report)
 
 
 def _pretty(data) -> str:
@@ -223,7 +228,32 @@ program = Program(
                          **_dev_http_options()},
                 examples=["burgee dev sample_programs/notes.py",
                           "burgee dev sample_programs/notes.py --headless"],
-                run=_dev),
+                errors=[{"code": code, "exit": 1, "when": when} for code, when in (
+                    ("breaking_change", "--headless: a change breaks callers without a major "
+                                        "version bump"),
+                    ("snapshot_drift", "--headless: a surface differs from its snapshot"),
+                    ("budget_exceeded", "--headless: a surface is over its budget"),
+                    ("session_over_budget", "--headless: an agent session costs more than "
+                                            "its budget"),
+                    ("invalid_budget", "a session budget key names no path or shape"),
+                    ("lint_error", "--headless: an error-level problem"),
+                    ("invalid_output", "--headless: an example's data breaks its output "
+                                       "schema"),
+                    ("envelope_mismatch", "--headless: an example differs between CLI and "
+                                          "MCP"),
+                    ("replay_changed", "--replay: a recorded call answers differently"),
+                    ("load_failed", "FILE did not load"))] + [
+                    {"code": "file_not_found", "exit": 3, "when": "FILE (or the replay file) "
+                                                                  "does not exist"},
+                    {"code": "port_in_use", "exit": 2, "when": "another process holds --port"},
+                    {"code": "invalid_snapshot", "exit": 2, "when": "--headless: a snapshot "
+                                                                    "file is not what burgee "
+                                                                    "wrote"},
+                    {"code": "invalid_replay", "exit": 2, "when": "--replay: the file is not "
+                                                                  "what --record writes"},
+                    {"code": "missing_extra", "exit": 7, "when": "the dev extra is not "
+                                                                  "installed"}],
+                run=_dev, text=_dev_text),
         Command(name="run", description="Run the program declared in FILE as its own CLI",
                 effects="withheld",
                 arguments=[FILE, Argument("args", required=False, variadic=True,
@@ -302,11 +332,37 @@ program = Program(
 )
 
 
+MCP_FILE_HELP = """\
+Usage: burgee mcp FILE [--program NAME] [--watch] [options]
+
+Serve the program declared in FILE over MCP: stdio by default, streamable HTTP with
+--http HOST:PORT (the options below). --watch reloads FILE on each save and tells the
+client (stdio only; for HTTP while editing, run 'burgee dev FILE'). --program picks one
+Program when FILE declares several.
+  burgee mcp app.py                         # stdio, for a client that starts it
+  burgee mcp app.py --http 127.0.0.1:8765   # HTTP; prints the bearer token
+  burgee mcp app.py --watch                 # stdio, reloading on save
+
+Without FILE, 'burgee mcp' serves burgee's own commands:
+
+"""
+"""`burgee mcp --help` starts with this: the FILE form is what people look for."""
+
+
+def _asks_person_help(argv) -> bool:
+    """`--help`/`-h` before any `--`, no `--json` and no FILE: the person's help."""
+    options = argv[:argv.index("--")] if "--" in argv else argv
+    return bool({"--help", "-h"} & set(options)) and "--json" not in options and not any(
+        word.endswith(".py") or os.path.isfile(word) for word in options)
+
+
 def main(argv=None) -> None:
     """Console entry point. `burgee run FILE ...` and `burgee mcp FILE ...` hand argv on untouched."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["dev"]:   # the workbench checks every load and leaves no verdict behind
         os.environ.setdefault("BURGEE_CHECK", "always")
+    if argv[:1] == ["mcp"] and _asks_person_help(argv[1:]):
+        sys.stdout.write(MCP_FILE_HELP)   # the FILE form first; the built-in's help follows
     if len(argv) >= 2 and argv[0] in ("run", "mcp") and not argv[1].startswith("-") and (
             argv[1].endswith(".py") or os.path.isfile(argv[1])):
         if argv[0] == "mcp":

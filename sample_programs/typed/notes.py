@@ -45,7 +45,7 @@ def add(ctx, text: Annotated[str, Arg(stdin=True)],
 
     Args:
         text: the note's text; - reads stdin
-        tag: a tag (repeatable)
+        tag: a tag
     """
     data = _load(ctx)
     note = {"id": data["next_id"], "text": text, "tags": sorted(set(tag))}
@@ -82,7 +82,7 @@ def tag_note(ctx, id: NoteId, tag: Annotated[list[str], Opt(short="t")], store: 
     """Add tags to a note
 
     Args:
-        tag: a tag to add (repeatable)
+        tag: a tag to add
     """
     data = _load(ctx)
     note = _find(data, id)

@@ -1,5 +1,6 @@
 """Every input kind, for parser tests."""
 
+import os
 import time
 
 from workbench import Argument, Command, Fail, Group, Option, Program, run
@@ -14,6 +15,9 @@ def explode(ctx):
 
 
 def sleep(ctx):
+    marker = os.environ.get("KITCHEN_MARKER")
+    if marker:
+        open(marker, "w").close()   # the test knows the handler is running
     time.sleep(float(ctx.options.seconds))
     return {"slept": ctx.options.seconds}
 

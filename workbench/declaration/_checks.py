@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 
+from workbench.declaration._derived import derived
 from workbench.declaration.builtins import GLOBAL_SPELLINGS, RESERVED_COMMANDS, RESERVED_SHORTS
 from workbench.declaration.exits import exit_problem
 from workbench.declaration.model import (
@@ -24,7 +25,7 @@ _SHORT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01
 
 _RAN_CHECKED: set = set()
 """Module code objects a load check process already ran to their end (`burgee dev` runs the
-check's own bytecode after it: `workbench.dev.loader.exec_file`)."""
+check's own bytecode after it: `workbench.dev.loader.load_in_process`)."""
 
 _DEFERRED: dict = {}
 """Module code object -> [(Program, verdict path)] built at its top level whose checks wait
@@ -67,18 +68,19 @@ def check_once(program, frame) -> None:
 
 
 def _check(program, path: str | None) -> None:
+    state = derived(program)
     if path is not None and os.path.exists(path):
-        program._examples_checked = True
-        program._lazy_trusted = os.path.basename(path)
+        state.examples_checked = True
+        state.lazy_trusted = os.path.basename(path)
         return
-    program._lazy_verdicts = []   # the lazy groups check_program loads, recorded with it
-    program._verdict = path
+    state.lazy_verdicts = []   # the lazy groups check_program loads, recorded with it
+    state.verdict = path
     try:
         check_program(program)
     except DefinitionError as error:
         if path is None or not getattr(error, "lazy", False):
             raise   # a loader, the workbench, a test: refused here, as for any group
-        program._broken = error   # a released program's lazy group: every call answers
+        state.broken = error   # a released program's lazy group: every call answers
 
 
 def check_lazy(program, group) -> None:
@@ -87,19 +89,20 @@ def check_lazy(program, group) -> None:
     checked now, alone, unless its own verdict (the module's file content, the group's
     path and the program's verdict) says this source already passed; its examples are
     parsed by `ensure_checked` before the call runs."""
-    trusted = program.__dict__.get("_lazy_trusted")
+    state = derived(program)
+    trusted = state.lazy_trusted
     if trusted is None:
-        if "_lazy_verdicts" not in program.__dict__:
+        if state.lazy_verdicts is None:
             return   # check=False, or a check that records nothing
         _check_group(program, group)   # as check_program will, but naming the lazy group
-        if program.__dict__.get("_verdict") is not None:
-            program._lazy_verdicts.append(_group_verdict_path(group, program._verdict))
+        if state.verdict is not None:
+            state.lazy_verdicts.append(_group_verdict_path(group, state.verdict))
         return
     path = _group_verdict_path(group, trusted)
     if path is not None and os.path.exists(path):
         return
     _check_group(program, group)
-    program.__dict__.setdefault("_lazy_pending", []).append((group, path))
+    state.lazy_pending.append((group, path))
 
 
 def _check_group(program, group) -> None:
@@ -139,7 +142,9 @@ def _group_verdict_path(group, program_verdict: str) -> str | None:
 def record_verdict(program) -> None:
     """Remember that the program's source (and each lazy group's) passed every check (best
     effort: a read-only cache only means the checks run again next time)."""
-    paths = [program.__dict__.pop("_verdict", None)] + program.__dict__.pop("_lazy_verdicts", [])
+    state = derived(program)
+    paths = [state.verdict, *(state.lazy_verdicts or ())]
+    state.verdict, state.lazy_verdicts = None, None   # recorded (or not): never again
     if os.environ.get("BURGEE_CHECK") == "always":
         return
     for path in paths:

@@ -103,7 +103,16 @@ def _builtins() -> dict:
                  **http_options(),
                  "max_result_bytes": Option("integer", "the largest tool result sent, in bytes "
                                             "(default 4 MiB; $BURGEE_MCP_MAX_RESULT_BYTES)",
-                                            placeholder="<n>")}),
+                                            placeholder="<n>"),
+                 "call_timeout": Option("number", "seconds a tool call may run before it is "
+                                        "killed with its processes and answers timeout "
+                                        "(default 300; $BURGEE_MCP_CALL_TIMEOUT)",
+                                        placeholder="<seconds>"),
+                 "max_concurrent_calls": Option("integer", "tool calls run at once, each in a "
+                                                "process of its own; more wait their turn "
+                                                "(default 16; "
+                                                "$BURGEE_MCP_MAX_CONCURRENT_CALLS)",
+                                                placeholder="<n>")}),
         Builtin(("mcp", "config"), "the configuration that registers this server with a client",
                 {"client": Option("enum", "the MCP client", required=True,
                                   choices=MCP_CLIENTS),

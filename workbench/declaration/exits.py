@@ -12,6 +12,7 @@ EXIT_CODES = {
     7: ("unavailable", "a dependency was unavailable or timed out"),
     8: ("partial", "some items succeeded and some failed; see succeeded/failed"),
     130: ("interrupted", "interrupted (Ctrl-C)"),
+    143: ("terminated", "stopped by SIGTERM (or a server stopping) before it finished"),
     141: ("output_closed", "the reader closed standard output; nothing more was written"),
 }
 """Exit code -> (name, meaning). This table only grows."""

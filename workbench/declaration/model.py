@@ -8,6 +8,7 @@ the standard library's cheapest parts: it is on every CLI start-up path.
 
 from __future__ import annotations
 
+from workbench.declaration._derived import Derived
 from workbench.declaration.params import TYPES, Argument, Option  # noqa: F401 (re-exported)
 
 TYPE_CHECKING = False   # typing costs start-up time; only checkers and the reference read it
@@ -54,7 +55,9 @@ class Fail(Exception):
             `"unlock --force"`); printed runnable, with the program name and `--json` as the
             caller used it.
         retryable: whether the same call may succeed later.
-        **details: more fields for the error object, e.g. `plan=..., digest=...`.
+        **details: more fields for the error object, e.g. `plan=..., digest=...`; `data=`
+            is not one of them: it is what the command found before failing (a check's
+            report), the envelope's `data` beside `error`.
     """
 
     def __init__(self, code: str, message: str, hint: str | None = None, exit: int = 1,
@@ -381,6 +384,7 @@ class Program:
             raise DefinitionError(f"program {name!r}: single=True needs exactly one command and "
                                   f"no groups; drop single=True or keep one Command")
         self._ordered = True    # _index is in declaration order (a lazy load appends)
+        self._derived = Derived()   # what checks, runtime and redaction derive (_derived.py)
         self._chain = _shared(self, (), env_prefix)
         self._bind(self, (), self._chain)
         if check:
@@ -408,7 +412,7 @@ class Program:
                 child._program = self
                 child._chain = chain + _shared(child, child.path, prefix)
                 if child.load is not None:
-                    self._has_lazy = True
+                    self._derived.has_lazy = True
                 if child.loaded:
                     self._bind(child, child.path, child._chain)
 
@@ -417,7 +421,7 @@ class Program:
         then check them once (`_checks.check_lazy`)."""
         self._bind(group, group.path, group._chain)
         self._ordered = False
-        self.__dict__.pop("_tools", None)
+        self._derived.tools = None
         from workbench.declaration._checks import check_lazy
         check_lazy(self, group)
 
@@ -472,13 +476,22 @@ class Program:
 
     def tool(self, tool_name: str) -> Command | None:
         """The command whose MCP tool name is `tool_name`, or None."""
-        tools = self.__dict__.get("_tools")
+        tools = self._derived.tools
         if tools is None:
-            tools = self._tools = {command.tool_name: command for command in self.walk()}
+            tools = self._derived.tools = {command.tool_name: command
+                                           for command in self.walk()}
         return tools.get(tool_name)
 
     def __repr__(self) -> str:
-        return f"Program({self.name!r}, {len(list(self.walk()))} commands)"
+        """`Program('tool', 3 commands)`, plus the lazy groups not loaded yet (never loaded
+        here: a repr imports nothing and cannot fail)."""
+        nodes = list(self._index.values())
+        commands = sum(not node.is_group for node in nodes)
+        waiting = sum(isinstance(node, Group) and not node.loaded for node in nodes)
+        shown = f"{commands} command" + ("" if commands == 1 else "s")
+        if waiting:
+            shown += f", {waiting} lazy group" + ("" if waiting == 1 else "s") + " not loaded"
+        return f"Program({self.name!r}, {shown})"
 
 
 def _shared(node, path, prefix) -> tuple:

@@ -279,6 +279,36 @@ class Param:
         return factory(self.choices) if factory is not None else None
 
     @property
+    def required_from_caller(self) -> bool:
+        """Whether a caller must give it: `required`, and no environment variable (`env`) may
+        supply it instead. Usage lines read this; `needed` adds what a machine caller must send
+        because a person would be asked for it."""
+        return bool(self.required) and not getattr(self, "env", None)
+
+    @property
+    def asked(self) -> bool:
+        """Whether a person is asked for it on the command line (`prompt`) with no default:
+        over MCP nobody can answer, so a machine caller must send it."""
+        return getattr(self, "prompt", None) is not None and self.default is None
+
+    @property
+    def needed(self) -> bool:
+        """Whether a machine caller must send it: `required` or `asked`, and no environment
+        variable supplies it. The input schema and the checks of MCP arguments read this."""
+        return (bool(self.required) or self.asked) and not getattr(self, "env", None)
+
+    @property
+    def slot(self) -> str:
+        """What stands for a value wherever a real one is not written (a fix, an example, a
+        masked command line): `$ENV` for a sensitive input an environment variable supplies,
+        else its metavar (`<target>`)."""
+        env = getattr(self, "env", None)
+        if self.sensitive and env:
+            return "$" + env
+        metavar: str = getattr(self, "metavar", "<value>")
+        return metavar.replace("...", "")
+
+    @property
     def many(self) -> bool:
         """Whether it takes several values (a list option, a variadic argument)."""
         return self.type == "list" or bool(getattr(self, "variadic", False))
@@ -631,6 +661,15 @@ class Option(Param):
         self._key = key
         if self._spelled:   # re-keyed after its spellings were read: derive them again
             self._spell()
+
+    @property
+    def replacement(self) -> str | None:
+        """`replaced_by` as a caller writes it: an option's key (`everything`) as its flag
+        (`--everything`); a flag or anything with a space (`deploy --to`) as declared."""
+        named = self.replaced_by
+        if not named or named.startswith("-") or " " in named:
+            return named
+        return "--" + named.replace("_", "-")
 
     @property
     def flag_only(self) -> bool:

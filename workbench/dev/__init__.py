@@ -12,31 +12,47 @@ Entry points for `workbench/cli.py`:
                     snapshots=None) -> dict          # the JSON envelope, not printed
     serve_stdio_watch(file, *, program_name=None) -> int
 
-The engine objects the dashboard subscribes to: `Workbench`, `State`, `Event`, `RunResult`,
-`Diff`, `TrafficEntry`, `Problem`, `ENVIRONMENTS` (see `workbench.dev.engine`).
+The engine objects the dashboard subscribes to: `Workbench` (`workbench.dev.engine`), `State`
+(`workbench.dev.state`), `Event`, `RunResult`, `Diff`, `TrafficEntry`, `Problem`
+(`workbench.dev.records`), `ENVIRONMENTS`. How the rooms depend on each other:
+docs/architecture.md.
+
+The rooms are imported inside the functions that use them: `workbench.cli` imports this
+package for `burgee dev` and `burgee mcp --watch`, and importing it must not load the engine,
+the MCP SDK or Textual (tests/test_dev_imports.py).
 """
 
 from __future__ import annotations
 
-__all__ = ["main", "run_dev", "headless_report", "serve_stdio_watch", "sample_file", "Workbench", "State",
-           "Event", "RunResult", "Diff", "TrafficEntry", "Problem", "ENVIRONMENTS"]
+import importlib
+import os
+import sys
+from typing import TYPE_CHECKING, Any, TextIO
 
-_ENGINE_NAMES = ("Workbench", "State", "Event", "RunResult", "Diff", "TrafficEntry", "Problem")
+from workbench.declaration.model import Fail
+from workbench.runtime import envelope as _envelope
+
+if TYPE_CHECKING:
+    from workbench.runtime.context import Context
+    from workbench.runtime.serving import Policy
+
+__all__ = ["main", "run_dev", "headless_report", "serve_stdio_watch", "sample_file",
+           "Workbench", "State", "Event", "RunResult", "Diff", "TrafficEntry", "Problem",
+           "ENVIRONMENTS"]
+
+_HOMES = {"Workbench": "engine", "State": "state", "Event": "records", "RunResult": "records",
+          "Diff": "records", "TrafficEntry": "records", "Problem": "records",
+          "ENVIRONMENTS": "processes"}
 
 
-def __getattr__(name):
-    if name in _ENGINE_NAMES:
-        from workbench.dev import engine
-        return getattr(engine, name)
-    if name == "ENVIRONMENTS":
-        from workbench.dev.environments import ENVIRONMENTS
-        return ENVIRONMENTS
+def __getattr__(name: str) -> Any:
+    if name in _HOMES:
+        return getattr(importlib.import_module(f"workbench.dev.{_HOMES[name]}"), name)
     raise AttributeError(f"module 'workbench.dev' has no attribute {name!r}")
 
 
 def sample_file() -> str:
     """The bundled sample program `burgee dev` opens when no FILE is given."""
-    import os
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     for candidate in (os.path.join(package, "samples", "notes.py"),
                       os.path.join(os.path.dirname(package), "sample_programs", "notes.py")):
@@ -47,8 +63,8 @@ def sample_file() -> str:
 
 def main(file: str | None = None, *, headless: bool = False, update: bool = False,
          port: int | None = None, program_name: str | None = None, run_writes: bool = False,
-         snapshots: str | None = None, out=None, schema_version: str = "1",
-         record: bool = False, replay: str | None = None, policy=None) -> int:
+         snapshots: str | None = None, out: TextIO | None = None, schema_version: str = "1",
+         record: bool = False, replay: str | None = None, policy: Policy | None = None) -> int:
     """Run `burgee dev FILE`; returns the process exit code.
 
     headless: no screen; check the snapshot folder (default `.burgee/snapshots/` beside the
@@ -64,19 +80,11 @@ def main(file: str | None = None, *, headless: bool = False, update: bool = Fals
     None: a random token, or $BURGEE_MCP_TOKEN).
     """
     file = file or sample_file()
-    if headless and replay:
-        from workbench.dev.replay import run_replay
-        return run_replay(file, replay, run_writes=run_writes, program_name=program_name,
-                          out=out, schema_version=schema_version)
     if headless:
-        from workbench.dev.headless import run_headless
-        return run_headless(file, update=update, program_name=program_name,
-                            run_writes=run_writes, snapshots=snapshots, out=out,
-                            schema_version=schema_version)
-    import os
-    import sys
+        return _report(_headless_doc(file, update=update, program_name=program_name,
+                                     run_writes=run_writes, snapshots=snapshots, replay=replay),
+                       out, schema_version)
     if not os.path.isfile(file):
-        from workbench.declaration.model import Fail
         raise Fail("file_not_found", f"{file} does not exist", exit=3,
                    hint="pass the path of a Python file that declares a Program",
                    fix="dev")   # `burgee dev` with no FILE opens the bundled sample
@@ -89,33 +97,98 @@ def main(file: str | None = None, *, headless: bool = False, update: bool = Fals
                               run_writes=run_writes, out=out, record=record, policy=policy)
 
 
+def _headless_doc(file: str, *, update: bool, program_name: str | None, run_writes: bool,
+                  snapshots: str | None, replay: str | None) -> dict[str, Any]:
+    """The `--headless` check's envelope (its `data` is the report, passed or failed), with
+    the dashboard picture written; or the replay's, with `replay`."""
+    if replay:
+        from workbench.dev.replay import replay as replay_calls
+        return replay_calls(file, replay, run_writes=run_writes, program_name=program_name)
+    from workbench.dev.headless import check_snapshots
+    doc = check_snapshots(file, update=update, program_name=program_name,
+                          run_writes=run_writes, snapshots=snapshots)
+    _dashboard_svg(file, doc, program_name, update=update)
+    return doc
+
+
+def _report(doc: dict[str, Any], out: TextIO | None, schema_version: str) -> int:
+    """Print a `--headless` report (one line of JSON) and return its exit code. Its meta ends
+    with the printing program's schema_version, as every envelope `burgee` writes does (handed
+    down by the caller: the workbench never imports the CLI above it)."""
+    meta = doc.setdefault("meta", {})
+    meta.pop("schema_version", None)
+    meta["schema_version"] = schema_version
+    out = out or sys.stdout
+    out.write(_envelope.encode(doc) + "\n")
+    out.flush()
+    return _envelope.exit_code(doc)
+
+
+def _dashboard_svg(file: str, doc: dict[str, Any], program_name: str | None,
+                   update: bool = False) -> None:
+    """Write an SVG of the dashboard beside the snapshot folder; the path goes in the report
+    (a picture that cannot be drawn never fails the check). A failed check keeps the
+    committed picture and draws the failing state beside it (`….dashboard.failed.svg`)."""
+    report = doc.get("data")
+    if not isinstance(report, dict) or not report.get("snapshots"):
+        return
+    try:
+        from workbench.dev.dashboard import svg_path_for_snapshots, write_svg
+        path = svg_path_for_snapshots(report["snapshots"])
+        failed = path[:-len(".svg")] + ".failed.svg"
+        if doc.get("ok") is not True and not update:
+            path = failed
+        elif os.path.exists(failed):
+            os.remove(failed)   # the failure it pictured is gone
+        report["dashboard_svg"] = write_svg(file, path, program_name=program_name)
+    except Exception as exc:  # noqa: BLE001 - the picture never fails the check
+        report["dashboard_svg"] = None
+        report["dashboard_svg_error"] = f"{type(exc).__name__}: {exc}"
+
+
 def headless_report(file: str | None = None, *, update: bool = False,
                     program_name: str | None = None, run_writes: bool = False,
-                    snapshots: str | None = None) -> dict:
+                    snapshots: str | None = None) -> dict[str, Any]:
     """The `--headless` check as an envelope dict (success, or failure with the report)."""
     from workbench.dev.headless import check_snapshots
     return check_snapshots(file or sample_file(), update=update, program_name=program_name,
                            run_writes=run_writes, snapshots=snapshots)
 
 
-def run_dev(ctx):
-    """The `burgee dev` handler body (`workbench/cli.py`): reads ctx, exits with main's code.
+def run_dev(ctx: Context) -> dict[str, Any] | None:
+    """The `burgee dev` handler body (`workbench/cli.py`).
 
-    Headless prints its own one-line JSON envelope report (always JSON, for CI) and exits
-    with its code; the interactive form serves until Ctrl-C.
+    Headless returns the report (the envelope's `data`; a person reads `report_text`) or
+    raises the check's Fail carrying it as `data`; the interactive form serves until Ctrl-C
+    and exits with its code.
     """
     options = ctx.options
-    policy = None if options.get("headless") else _policy(options, ctx.environ)
-    code = main(ctx.args.get("file"), headless=bool(options.get("headless")),
-                update=bool(options.get("update")), port=options.get("port"),
+    if options.get("headless"):
+        return _headless(ctx)
+    code = main(ctx.args.get("file"), port=options.get("port"),
                 program_name=options.get("program"), run_writes=bool(options.get("run_writes")),
-                snapshots=options.get("snapshots"), schema_version=ctx.program.schema_version,
-                record=bool(options.get("record")), replay=options.get("replay"),
-                policy=policy)
+                record=bool(options.get("record")), policy=_policy(options, ctx.environ))
     raise SystemExit(code)
 
 
-def _policy(options, environ):
+def _headless(ctx: Context) -> dict[str, Any]:
+    """`burgee dev FILE --headless`: the report as the framework's envelope (`--json`), or as
+    text for a person (on a failure printed before the error line)."""
+    options = ctx.options
+    doc = _headless_doc(ctx.args.get("file") or sample_file(),
+                        update=bool(options.get("update")), program_name=options.get("program"),
+                        run_writes=bool(options.get("run_writes")),
+                        snapshots=options.get("snapshots"), replay=options.get("replay"))
+    report = doc.get("data")
+    if doc.get("ok") is True:
+        return report
+    error = dict(doc["error"])
+    raise Fail(error.pop("code"), error.pop("message"), hint=error.pop("hint", None),
+               exit=error.pop("exit"), fix=error.pop("fix", None),
+               retryable=error.pop("retryable", None), data=report, **error)
+
+
+def _policy(options: Any, environ: Any) -> Policy:
     """The HTTP server's Policy from `burgee dev`'s flags (`workbench.runtime.serving`)."""
     from workbench.runtime import serving
     try:
@@ -124,7 +197,6 @@ def _policy(options, environ):
             token_file=options.get("token_file"), no_auth=bool(options.get("no_auth")),
             max_sessions=options.get("max_sessions"), idle_timeout=options.get("idle_timeout"))
     except serving.PolicyError as error:
-        from workbench.declaration.model import Fail
         raise Fail(error.code, error.message, exit=2, hint=error.hint,
                    fix=" ".join(["dev", *error.fix])) from None
 

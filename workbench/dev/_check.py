@@ -11,37 +11,50 @@ plain run reports it: the file runs again, checked as it goes, and stops where t
 is raised.
 """
 
+from __future__ import annotations
+
+import base64
+import gc
 import json
+import marshal
+import os
+import select
+import struct
 import sys
+import threading
+from types import CodeType
+from typing import Any
 
 
-def _reply(answer: dict) -> None:
+def _reply(answer: dict[str, Any]) -> None:
     sys.stdout.flush()
-    sys.__stdout__.write("\n" + json.dumps(answer) + "\n")
-    sys.__stdout__.flush()
+    out = sys.__stdout__
+    assert out is not None     # the workbench reads this process's stdout
+    out.write("\n" + json.dumps(answer) + "\n")
+    out.flush()
 
 
 def main() -> None:
-    import gc
     gc.disable()     # a short life: collections would only slow the run the workbench waits on
-    from workbench.declaration import model  # noqa: F401 - imported while nothing waits
-    from workbench.dev.loader import exec_file
+    # What a load needs, imported here (not at the top) so the collector is already off; a
+    # spare process does it while nothing waits.
+    from workbench.declaration import _checks
+    from workbench.dev.loader import load_in_process
     from workbench.runtime import capture, checks  # noqa: F401
     _warm_heap(int(_option("--heap") or 0))
     ahead = _CompileAhead.start(_option("--ahead"))
     request = json.loads(sys.stdin.buffer.read().decode("utf-8", "surrogatepass"))
-    sys.path.insert(0, __import__("os").path.dirname(request["file"]))
+    sys.path.insert(0, os.path.dirname(request["file"]))
     file, source = request["file"], request["source"]
-    from workbench.declaration import _checks
     code = ahead.take(file, source) if ahead is not None else None
     compiled_ahead = code is not None
     if code is None:
         try:
             code = compile(source, file, "exec", dont_inherit=True)
         except SyntaxError:
-            pass       # exec_file compiles again and reports it
+            pass       # load_in_process compiles again and reports it
 
-    def ran(program) -> None:
+    def ran(program: object) -> None:
         if request.get("code"):
             _reply({"burgee_ran": True})
         try:
@@ -51,18 +64,16 @@ def main() -> None:
 
     program_name = request.get("program")
     if code is not None and request.get("code"):
-        import base64
-        import marshal
         _reply({"burgee_code": base64.b64encode(marshal.dumps(code)).decode("ascii"),
                 "ahead": compiled_ahead})
         _checks.defer_checks(code)
     try:
-        loaded = exec_file(file, source, program_name=program_name, code=code, ran=ran)
+        loaded = load_in_process(file, source, program_name=program_name, code=code, ran=ran)
     except _Refused:
         loaded = None
     if loaded is None:   # run again, checked as it goes: the refusal where it is raised (and
         # outside the except block, or its traceback would carry this one's as its context)
-        loaded = exec_file(file, source, program_name=program_name, code=code)
+        loaded = load_in_process(file, source, program_name=program_name, code=code)
         _reply({"burgee_check": loaded.error and loaded.error.to_dict(),
                 "output": loaded.output})   # what a run stopped by the refusal printed
         return
@@ -81,7 +92,7 @@ class _CompileAhead:
     _EVENTS = 0x8 | 0x80           # IN_CLOSE_WRITE (written in place), IN_MOVED_TO (renamed)
 
     @classmethod
-    def start(cls, file: str | None):
+    def start(cls, file: str | None) -> _CompileAhead | None:
         """A watcher of `file`, or None (no file given, or no inotify here)."""
         if not file or not sys.platform.startswith("linux"):
             return None
@@ -90,10 +101,8 @@ class _CompileAhead:
         except (OSError, AttributeError):
             return None
 
-    def __init__(self, file: str):
-        import ctypes
-        import os
-        import threading
+    def __init__(self, file: str) -> None:
+        import ctypes   # libffi: only where inotify is used (Linux)
         self.file = file
         libc = ctypes.CDLL(None, use_errno=True)
         self._fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
@@ -101,13 +110,12 @@ class _CompileAhead:
                 self._fd, os.fsencode(os.path.dirname(file)), self._EVENTS) < 0:
             raise OSError(ctypes.get_errno(), "inotify")
         self._wake_r, self._wake_w = os.pipe()
-        self._compiled: tuple | None = None     # (source, code or None), the latest
+        self._compiled: tuple[str, CodeType | None] | None = None   # (source, code), latest
         self._thread = threading.Thread(target=self._watch, name="burgee-compile-ahead",
                                         daemon=True)
         self._thread.start()
 
     def _watch(self) -> None:
-        import select
         poller = select.poll()
         poller.register(self._fd, select.POLLIN)
         poller.register(self._wake_r, select.POLLIN)
@@ -120,7 +128,6 @@ class _CompileAhead:
 
     def _saved(self) -> bool:
         """Whether the events queued now include a save of the file."""
-        import os
         name, saved = os.fsencode(os.path.basename(self.file)), False
         while True:
             try:
@@ -143,11 +150,10 @@ class _CompileAhead:
             code = None       # compiled again by the request, which reports it
         self._compiled = (source, code)
 
-    def take(self, file: str, source: str):
+    def take(self, file: str, source: str) -> CodeType | None:
         """The code compiled ahead for `source` of `file`, or None. Stops the watching, once
         a save already queued is compiled (the request was read after it, so it is likely
         the very source sent: waiting costs no more than compiling here)."""
-        import os
         os.write(self._wake_w, b"x")
         self._thread.join()
         compiled = self._compiled
@@ -158,7 +164,6 @@ class _CompileAhead:
 
 def _inotify_names(events: bytes) -> list:
     """The file names in a read of inotify events (`struct inotify_event`)."""
-    import struct
     names, at = [], 0
     while at + 16 <= len(events):
         _wd, _mask, _cookie, length = struct.unpack_from("iIII", events, at)
@@ -174,7 +179,7 @@ def _warm_heap(size: int) -> None:
     if size <= 0:
         return
     try:
-        import ctypes
+        import ctypes   # libffi: only where glibc's mallopt is used
         mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):
         return

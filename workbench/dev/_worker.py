@@ -14,31 +14,48 @@
 call runs exactly the program being served, even while the file on disk is mid-edit).
 """
 
+from __future__ import annotations
+
 import json
 import os
+import select
+import shutil
+import signal
 import sys
+import time
+import traceback
+from typing import Any, NoReturn
+
+from workbench.declaration.model import Program
+from workbench.dev.loader import load_in_process, saved_code
+from workbench.dev.sandbox import VARIABLES
+from workbench.entry import run as run_program
+from workbench.runtime import redact
+from workbench.runtime.checks import ensure_checked
+from workbench.runtime.pipeline import call
 
 
-def _load(file, source_file, program_name):
+def _load(file: str, source_file: str | None, program_name: str | None) -> Program:
     """The Program of the workbench's last good source: its checked bytecode when the
     workbench kept it (`loader.save_code`: not compiled nor checked again), else the source."""
-    from workbench.dev.loader import exec_file, saved_code
     source = code = None
     if source_file:
         with open(source_file, encoding="utf-8") as handle:
             source = handle.read()
         code = saved_code(source_file)
-    loaded = exec_file(file, source, program_name=program_name, code=code,
+    loaded = load_in_process(file, source, program_name=program_name, code=code,
                        verdict=(lambda: None) if code is not None else None)
-    if loaded.error is not None:
-        sys.stderr.write(f"burgee dev: cannot load {file}: {loaded.error.message}\n"
-                         f"{loaded.error.traceback}")
+    if loaded.error is not None or loaded.program is None:
+        message = loaded.error.message if loaded.error is not None else "no program"
+        sys.stderr.write(f"burgee dev: cannot load {file}: {message}\n"
+                         f"{loaded.error.traceback if loaded.error is not None else ''}")
         sys.exit(70)
     return loaded.program
 
 
-def _run(args) -> None:
-    opts, argv = {}, []
+def _run(args: list[str]) -> None:
+    opts: dict[str, Any] = {}
+    argv: list[str] = []
     i = 0
     while i < len(args):
         token = args[i]
@@ -58,8 +75,7 @@ def _run(args) -> None:
             pass
         sys.stdin = None
     program = _load(opts["file"], opts.get("source"), opts.get("program"))
-    from workbench.entry import run
-    run(program, argv)
+    run_program(program, argv)
 
 
 def _call() -> None:
@@ -68,13 +84,13 @@ def _call() -> None:
     _answer(program, request)
 
 
-def _answer(program, request) -> None:
+def _answer(program: Program, request: dict[str, Any]) -> None:
     """Run `request` as `runtime.call` and write its `{"burgee_outcome": ...}` line on fd 1."""
-    from workbench.runtime.pipeline import call
     real_stdout = os.dup(1)
     os.dup2(2, 1)   # a handler's stray print() must not corrupt the result line
 
-    def report_progress(done, total=None, message=None):
+    def report_progress(done: float, total: float | None = None,
+                        message: str | None = None) -> None:
         report = {"done": done, "total": total, "message": message}
         os.write(real_stdout, (json.dumps({"burgee_progress": report}) + "\n").encode())
 
@@ -91,14 +107,12 @@ def _answer(program, request) -> None:
     os.write(1, (line + "\n").encode("utf-8"))
 
 
-def _options(args) -> dict:
+def _options(args: list[str]) -> dict[str, str]:
     return {args[i][2:]: args[i + 1] for i in range(0, len(args) - 1, 2)}
 
 
-def _serve(args) -> None:
+def _serve(args: list[str]) -> None:
     """The long-lived worker of `workbench.dev.pool`; see the module docstring."""
-    import shutil
-    import signal
     opts = _options(args)
     replies = os.dup(1)
     requests = os.fdopen(os.dup(0), "rb")
@@ -111,7 +125,6 @@ def _serve(args) -> None:
         os.write(replies, (json.dumps({"error": "the program did not load in the batch "
                                                 "worker"}) + "\n").encode())
         raise
-    from workbench.runtime.checks import ensure_checked
     try:
         ensure_checked(program)      # once here, not again in every fork
     except Exception:  # noqa: BLE001 - each run then reports it, as a fresh process would
@@ -120,7 +133,6 @@ def _serve(args) -> None:
     pristine = os.path.join(spare, "pristine")
     shutil.copytree(scratch, pristine, symlinks=True)    # the sandbox as the load left it
     clean = _fingerprint(scratch)
-    from workbench.dev.sandbox import VARIABLES
     boxed = {name: os.environ[name] for name in VARIABLES if name in os.environ}
     _tables_before_forks(program)
     os.write(replies, b'{"ready": true}\n')
@@ -152,25 +164,25 @@ def _serve(args) -> None:
             os.killpg(pid, signal.SIGKILL)      # whatever the run left behind
         except OSError:
             pass
-        reply = {"exit": os.waitstatus_to_exitcode(status), "timeout": timed_out}
+        reply: dict[str, Any] = {"exit": os.waitstatus_to_exitcode(status),
+                                 "timeout": timed_out}
         for key, path in (("stdout", out_path), ("stderr", err_path)):
             with open(path, encoding="utf-8", errors="replace") as handle:
                 reply[key] = handle.read()
         os.write(replies, (json.dumps(reply, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
-def _tables_before_forks(program) -> None:
+def _tables_before_forks(program: Program) -> None:
     """Build the program-wide tables every run reads (the spellings and sensitive options
     redaction knows, the tool-name index) once, here. Built in each fork instead, they walked
     every option of the program, and every page a fork touches is copied: at 5,000 commands
     that made the forks' copying grow with the square of the size."""
-    from workbench.runtime import redact
     redact._spellings(program)
     redact._sensitive_options(program)
     program.tool("")
 
 
-def _fingerprint(root: str) -> list:
+def _fingerprint(root: str) -> list[tuple[str, int, int, int, int]]:
     """Every entry under `root` with its kind, size, mode and change times: any file a run
     creates, removes or writes changes it (a folder's times change with its entries)."""
     found = []
@@ -186,10 +198,8 @@ def _fingerprint(root: str) -> list:
     return found
 
 
-def _wait(pid: int, timeout: float) -> tuple:
+def _wait(pid: int, timeout: float) -> tuple[int, bool]:
     """(wait status, whether it was killed) of the forked run `pid`, killed past `timeout`."""
-    import signal
-    import time
     deadline = time.monotonic() + timeout
     while True:
         done, status = os.waitpid(pid, os.WNOHANG)
@@ -200,7 +210,6 @@ def _wait(pid: int, timeout: float) -> tuple:
             os.killpg(pid, signal.SIGKILL)
             return os.waitpid(pid, 0)[1], True
         if hasattr(os, "pidfd_open"):
-            import select
             handle = os.pidfd_open(pid)
             try:
                 select.select([handle], [], [], left)
@@ -210,7 +219,8 @@ def _wait(pid: int, timeout: float) -> tuple:
             time.sleep(min(left, 0.005))
 
 
-def _forked(program, request, replies, requests, stdin_path, out_path, err_path):
+def _forked(program: Program, request: dict[str, Any], replies: int, requests: Any,
+            stdin_path: str, out_path: str, err_path: str) -> NoReturn:
     """The run itself, in the forked child: its own group, environment, streams; never returns."""
     code = 70
     try:
@@ -234,14 +244,12 @@ def _forked(program, request, replies, requests, stdin_path, out_path, err_path)
             _answer(program, request)
             code = 0
         else:
-            from workbench.entry import run
             try:
-                run(program, request["argv"])
+                run_program(program, request["argv"])
             except SystemExit as done:
                 code = done.code if isinstance(done.code, int) else (0 if done.code is None
                                                                      else 1)
     except BaseException:  # noqa: BLE001 - the run's crash is its stderr and exit 70
-        import traceback
         traceback.print_exc()
     finally:
         try:

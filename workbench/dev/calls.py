@@ -10,8 +10,17 @@ its values as MCP arguments and argv, and the result kept as an example or a rep
 from __future__ import annotations
 
 import ast
+import difflib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
+
+from workbench._text import join
+from workbench.declaration.model import Command
+from workbench.dev.records import TrafficEntry
+from workbench.runtime.arguments import to_argv
+from workbench.surfaces.schema import input_schema
 
 
 @dataclass(frozen=True)
@@ -22,8 +31,8 @@ class Field:
     flag: str
     kind: str
     required: bool = False
-    default: object = None
-    choices: tuple = ()
+    default: Any = None
+    choices: tuple[Any, ...] = ()
     items: str = "string"
     description: str = ""
 
@@ -32,9 +41,8 @@ class Field:
         return self.flag + (" *" if self.required else "")
 
 
-def form_fields(command) -> list:
+def form_fields(command: Command) -> list[Field]:
     """A Field for each property of the command's input schema (what MCP clients are shown)."""
-    from workbench.surfaces.schema import input_schema
     schema = input_schema(command)
     required = set(schema.get("required", ()))
     fields = []
@@ -48,7 +56,7 @@ def form_fields(command) -> list:
     return fields
 
 
-def _scalar(field: Field, kind: str, text: str):
+def _scalar(field: Field, kind: str, text: str) -> Any:
     if kind == "integer":
         try:
             return int(text)
@@ -63,11 +71,11 @@ def _scalar(field: Field, kind: str, text: str):
     return text
 
 
-def arguments_from(fields, values: dict) -> dict:
+def arguments_from(fields: Iterable[Field], values: dict[str, Any]) -> dict[str, Any]:
     """MCP arguments from raw form values (text, a bool, or None for blank); a blank value
     and a value equal to the default are left out (the call and its example stay minimal). Raises ValueError naming the field for a missing required
     value or a value of the wrong type."""
-    arguments = {}
+    arguments: dict[str, Any] = {}
     for field in fields:
         raw = values.get(field.key)
         if field.kind == "boolean":
@@ -95,14 +103,13 @@ def arguments_from(fields, values: dict) -> dict:
     return arguments
 
 
-def example_line(command, arguments: dict) -> str:
+def example_line(command: Command, arguments: dict[str, Any]) -> str:
     """The command line that makes this call, as an example is written (program name first)."""
-    from workbench._text import join
-    from workbench.runtime.arguments import to_argv
-    return join([command.program.name, *to_argv(command, arguments)])
+    program = command.program
+    return join([program.name if program is not None else "", *to_argv(command, arguments)])
 
 
-def _examples_node(tree, command):
+def _examples_node(tree: ast.AST, command: Command) -> ast.List | ast.Call:
     """The `examples=` keyword of the one `Command(name=<leaf>)` call in the source, or the
     call itself when it has none; raises ValueError when there is not exactly one."""
     calls = []
@@ -129,11 +136,11 @@ def _examples_node(tree, command):
     return call
 
 
-def add_example(source: str, command, line: str, name: str = "source") -> tuple:
+def add_example(source: str, command: Command, line: str,
+                name: str = "source") -> tuple[str, str]:
     """(new source, unified diff) with `line` added to the command's `examples=[...]` (or an
     `examples=[...]` keyword added to its `Command(...)` call). Raises ValueError when the
     source does not declare the command as one literal call (the message says what to do)."""
-    import difflib
     if line in command.examples:
         raise ValueError(f"'{line}' is already an example of '{' '.join(command.path)}'")
     tree = ast.parse(source)
@@ -143,18 +150,18 @@ def add_example(source: str, command, line: str, name: str = "source") -> tuple:
     for text in lines:
         offsets.append(offsets[-1] + len(text))
 
-    def at(lineno, col):   # ast columns are UTF-8 byte offsets
+    def end_of(node: ast.expr) -> int:   # ast columns are UTF-8 byte offsets
+        lineno, col = node.end_lineno or 1, node.end_col_offset or 0
         return offsets[lineno - 1] + len(lines[lineno - 1].encode("utf-8")[:col]
                                           .decode("utf-8"))
     literal = json.dumps(line, ensure_ascii=False)
     if isinstance(node, ast.List):
-        end = at(node.end_lineno, node.end_col_offset) - 1       # the closing bracket
+        end = end_of(node) - 1       # the closing bracket
         insert = (", " if node.elts else "") + literal
         if node.elts:
-            last = node.elts[-1]
-            end = at(last.end_lineno, last.end_col_offset)
+            end = end_of(node.elts[-1])
     else:
-        end = at(node.end_lineno, node.end_col_offset) - 1       # the closing parenthesis
+        end = end_of(node) - 1       # the closing parenthesis
         before = source[:end].rstrip()
         insert = ("" if before.endswith((",", "(")) else ", ") + f"examples=[{literal}]"
         end = len(before)
@@ -165,9 +172,9 @@ def add_example(source: str, command, line: str, name: str = "source") -> tuple:
     return new, diff
 
 
-def replay_entry(command, arguments: dict, result_text: str, is_error: bool, at: float):
+def replay_entry(command: Command, arguments: dict[str, Any], result_text: str,
+                 is_error: bool, at: float) -> TrafficEntry:
     """A TrafficEntry for one hand-made call, as a Recorder writes it to a replay file."""
-    from workbench.dev.engine import TrafficEntry
     return TrafficEntry(at=at, client="burgee dev (call pane)", session=None,
                         method="tools/call", tool=command.tool_name, arguments=arguments,
                         result=result_text, is_error=is_error, seconds=0.0)

@@ -4,7 +4,7 @@ The input on both sides is the snapshot folder's content as `{relative path: tex
 `burgee dev --headless` writes, or `snapshot.render` of a loaded program): `schema.json`
 (version, description, command order), `cards/<cmd>.json` (effects, aliases, examples,
 output), `schemas/<cmd>.json` (the input schema), `mcp/tools/<tool>.json` (annotations) and
-`diffs.json` (each example's exit code). Pure: no I/O, no imports beyond the standard library.
+`diffs.json` (each example's exit code). Pure: no I/O, nothing imported but the standard library and `workbench._text`.
 
     review = review_files(old_files, new_files)
     review.breaking, review.additive, review.cosmetic    # tuples of Change
@@ -19,6 +19,8 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+
+from workbench._text import nearest
 
 ADDITIVE, BREAKING, COSMETIC = "additive", "breaking", "cosmetic"
 KINDS = (BREAKING, ADDITIVE, COSMETIC)
@@ -193,7 +195,6 @@ def _program(old, new, found) -> None:
 def _renames(removed, added, same) -> dict:
     """removed name -> the added name it most likely became (nearest spelling, else the only
     pair left whose `same(old, new)` holds)."""
-    from workbench._text import nearest
     pairs: dict = {}
     free = list(added)
     for name in removed:
@@ -257,8 +258,10 @@ def _command(name, old, new, found) -> None:
         found.append(Change(COSMETIC, "examples", name, card_file,
                             f"the examples of '{name}' changed; they document, callers do not "
                             f"depend on them", a.get("examples"), b.get("examples")))
-    _inputs(name, old["input"], new["input"], new["input_file"], found)
+    _inputs(name, old["input"], new["input"], new["input_file"], found,
+            _old_names(b.get("options") or []))
     _shorts(name, a.get("options") or [], b.get("options") or [], card_file, found)
+    _aliases(name, a.get("options") or [], b.get("options") or [], card_file, found)
     _path_checks(name, a.get("options") or [], b.get("options") or [], card_file, found)
     _annotations(name, old.get("tool"), new.get("tool"), new.get("tool_file") or card_file,
                  found)
@@ -348,7 +351,7 @@ def _retyped(name, flag, a: dict, b: dict, surface, found) -> None:
         found.append(Change(ADDITIVE, "type_widened", name, surface,
                             f"{flag} takes any {tb} now (was one of {', '.join(map(str, ea))})",
                             ea, None))
-    elif ea is not None:
+    elif ea is not None and eb is not None:
         gone = [value for value in ea if value not in eb]
         new = [value for value in eb if value not in ea]
         if gone:
@@ -400,7 +403,14 @@ def _limits(name, flag, a: dict, b: dict, surface, found) -> None:
                             f"are refused; bump the major version", counts[0], counts[1]))
 
 
-def _inputs(name, old, new, surface, found) -> None:
+def _old_names(options) -> dict:
+    """Alias flag -> the key of the option that keeps it (a card's `aliases`)."""
+    return {alias: option.get("key") for option in options for alias in
+            option.get("aliases") or ()}
+
+
+def _inputs(name, old, new, surface, found, kept=None) -> None:
+    """`kept`: alias flag -> the new option's key (an old name that still works)."""
     a, b = old.get("properties") or {}, new.get("properties") or {}
     required_a, required_b = set(old.get("required") or ()), set(new.get("required") or ())
 
@@ -408,15 +418,27 @@ def _inputs(name, old, new, surface, found) -> None:
         return (props.get(key) or {}).get("flag") or key
     removed = [key for key in a if key not in b]
     added = [key for key in b if key not in a]
-    renamed = _renames(removed, added, lambda x, y: a[x].get("type") == b[y].get("type"))
+    aliased = {key: (kept or {}).get(flag(a, key)) for key in removed}
+    aliased = {key: new_key for key, new_key in aliased.items() if new_key in b}
+    renamed = _renames([key for key in removed if key not in aliased], added,
+                       lambda x, y: a[x].get("type") == b[y].get("type"))
+    renamed.update(aliased)
     for key in removed:
-        if key in renamed:
+        if key in aliased:
+            new_key = aliased[key]
+            found.append(Change(ADDITIVE, "option_renamed_kept", name, surface,
+                                f"{flag(a, key)} of '{name}' is now {flag(b, new_key)}; the old "
+                                f"name still works, with a deprecation warning ({flag(a, key)} "
+                                f"on the command line, {key!r} over MCP)",
+                                flag(a, key), flag(b, new_key)))
+        elif key in renamed:
             new_key = renamed[key]
             found.append(Change(BREAKING, "option_renamed", name, surface,
                                 f"{flag(a, key)} of '{name}' is gone; it looks renamed to "
-                                f"{flag(b, new_key)}: callers passing {flag(a, key)} get a usage "
-                                f"error; keep {flag(a, key)} as a deprecated option "
-                                f"(replaced_by='{new_key}'), or bump the major version",
+                                f"{flag(b, new_key)}: callers passing {flag(a, key)} (or "
+                                f"{key!r} over MCP) get a usage error; keep the old name with "
+                                f"aliases=[{key!r}] on the new option, or bump the major "
+                                f"version",
                                 flag(a, key), flag(b, new_key)))
         else:
             found.append(Change(BREAKING, "option_removed", name, surface,
@@ -534,6 +556,20 @@ def _path_checks(name, old, new, surface, found) -> None:
                                     was.get(check), None))
 
 
+def _aliases(name, old, new, surface, found) -> None:
+    """An option's old name (`aliases=`) dropped breaks the callers still using it."""
+    before = {option["key"]: option.get("aliases") or [] for option in old if "key" in option}
+    after = {option["key"]: option.get("aliases") or [] for option in new if "key" in option}
+    for key, aliases in before.items():
+        lost = [alias for alias in aliases if key in after and alias not in after[key]]
+        if lost:
+            found.append(Change(BREAKING, "option_alias_removed", name, surface,
+                                f"{', '.join(lost)} (old name of --{key.replace('_', '-')} on "
+                                f"'{name}') no longer works: callers still using it get a usage "
+                                f"error; keep it in aliases=, or bump the major version",
+                                lost, None))
+
+
 def _shorts(name, old, new, surface, found) -> None:
     """A short flag (`-t`) dropped or moved breaks CLI callers; a new one adds a spelling."""
     before = {option["key"]: option.get("short") for option in old if "key" in option}
@@ -644,9 +680,9 @@ def review_result(call: str, command: str | None, old: str | None, new: str | No
                                 f"{call} now exits {eb.get('exit')} (was {ea.get('exit')})",
                                 ea.get("exit"), eb.get("exit")))
         return found
-    found: list = []
-    _data(call, command, a.get("data"), b.get("data"), "data", found)
-    return found[:limit]
+    changes: list = []
+    _data(call, command, a.get("data"), b.get("data"), "data", changes)
+    return changes[:limit]
 
 
 def _data(call, command, a, b, where, found) -> None:

@@ -25,7 +25,24 @@ MCP, so it moves every path alike and never a break-even point.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from workbench._text import plural
+from workbench.dev import tokens as _tokens
+from workbench.dev.inputs import arguments_from_argv, example_argv
+from workbench.dev.snapshot import slug
+from workbench.runtime import envelope as _envelope
+from workbench.runtime.builtins import search_envelope
+from workbench.surfaces import _facts, skills
+from workbench.surfaces.search import command_weights, index
+
+if TYPE_CHECKING:
+    from workbench.declaration.model import Command, Program
+    from workbench.dev.records import Diff
+    from workbench.dev.snapshot import Memo, Surface
+    from workbench.dev.tokens import TokenTable
 
 PATHS = ("mcp", "cli", "search", "skills")
 TITLES = {"mcp": "MCP tools", "cli": "CLI help + cards", "search": "help search",
@@ -40,14 +57,15 @@ class Shape:
     calls: int
     distinct: int
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.turns < 1 or self.calls < 0 or not 0 <= self.distinct <= max(self.calls, 0):
             raise ValueError(f"a session needs turns >= 1 and 0 <= distinct <= calls; got "
                              f"{self.turns} turns, {self.calls} calls, {self.distinct} commands")
 
     @property
     def label(self) -> str:
-        return f"{self.turns} turns, {self.calls} calls, {self.distinct} commands"
+        return (f"{plural(self.turns, 'turn')}, {plural(self.calls, 'call')}, "
+                f"{plural(self.distinct, 'command')}")
 
 
 SHAPES = {"short": Shape(5, 3, 1), "typical": Shape(20, 10, 3), "long": Shape(60, 40, 8)}
@@ -63,7 +81,7 @@ class PathParts:
     fixed: int
     first_use: float
     per_call: float
-    parts: tuple = ()      # ((label, tokens), ...), largest first
+    parts: tuple[tuple[str, int], ...] = ()   # ((label, tokens), ...), largest first
     complete: bool = True  # every surface it needs rendered
 
 
@@ -74,8 +92,10 @@ class CostModel:
     program: str
     encoding: str
     commands: int
-    paths: dict
+    paths: dict[str, PathParts]
     envelopes_run: int = 0   # commands whose envelope is an example's real output
+    envelopes: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    # what it was measured with (`model`'s argument): two models compare when these match
 
     def session(self, path: str, shape: Shape) -> int:
         """Tokens read over a session of `shape` on `path` (no more distinct commands than
@@ -84,13 +104,13 @@ class CostModel:
             shape = Shape(shape.turns, shape.calls, self.commands)
         return session_tokens(self.paths[path], shape)
 
-    def table(self, shapes=None) -> dict:
+    def table(self, shapes: dict[str, Shape] | None = None) -> dict[str, dict[str, int]]:
         """{shape name: {path: tokens}}."""
         shapes = SHAPES if shapes is None else shapes
         return {name: {path: self.session(path, shape) for path in self.paths}
                 for name, shape in shapes.items()}
 
-    def cheapest(self, shape: Shape | None = None) -> tuple:
+    def cheapest(self, shape: Shape | None = None) -> tuple[str | None, int | None]:
         """(path, tokens) of the cheapest complete path for `shape` (default: typical)."""
         shape = shape or SHAPES["typical"]
         found = [(self.session(path, shape), index, path)
@@ -100,7 +120,8 @@ class CostModel:
         tokens, _, path = min(found)
         return path, tokens
 
-    def break_even(self, path: str, against: str = "mcp", shape: Shape | None = None):
+    def break_even(self, path: str, against: str = "mcp",
+                   shape: Shape | None = None) -> int | None:
         """The fewest distinct commands (calls grown to match) at which `against` costs no
         more than `path` over `shape`'s turns; None when `path` stays cheaper up to every
         command of the program."""
@@ -111,7 +132,7 @@ class CostModel:
                 return distinct
         return None
 
-    def to_dict(self, shapes=None) -> dict:
+    def to_dict(self, shapes: dict[str, Shape] | None = None) -> dict[str, Any]:
         shapes = SHAPES if shapes is None else shapes
         table = self.table(shapes)
         return {"program": self.program, "encoding": self.encoding, "commands": self.commands,
@@ -129,7 +150,7 @@ class CostModel:
                           for path, p in self.paths.items()}}
 
 
-def _call_turns(shape: Shape) -> list:
+def _call_turns(shape: Shape) -> list[int]:
     """The turn (1-based) of each call: spread evenly over the session."""
     return [index * shape.turns // shape.calls + 1 for index in range(shape.calls)]
 
@@ -147,15 +168,14 @@ def session_tokens(parts: PathParts, shape: Shape) -> int:
 SEARCH_SAMPLES = 3
 """`help search` is measured on this many commands (first, middle, last listed)."""
 
-def model(program, surfaces: dict, *, envelopes: dict | None = None,
-          encoding: str = "cl100k", table=None, memo=None) -> CostModel:
+def model(program: Program, surfaces: dict[str, Surface], *,
+          envelopes: dict[str, str] | None = None, encoding: str = "cl100k",
+          table: TokenTable | None = None, memo: Memo | None = None) -> CostModel:
     """Measure every path of `program` from its rendered `surfaces` (id -> Surface).
 
     `envelopes`: command path string -> an example's real `--json` output (the Diff
     pane's CLI side); `encoding`: "cl100k" or "o200k"; `memo`: the `snapshot.Memo` the
     surfaces were rendered with (a command's search terms are kept while it is unchanged)."""
-    from workbench.dev.snapshot import _slug
-    from workbench.surfaces import _facts
     envelopes = envelopes or {}
     known = {}
     if table is not None and encoding == "cl100k":   # the Tokens table counted them already
@@ -165,20 +185,22 @@ def model(program, surfaces: dict, *, envelopes: dict | None = None,
     offered = [c for c in listed if c.effects != "withheld"]
     count = _counter(encoding)
 
-    def text(surface_id):
+    def text(surface_id: str) -> str | None:
         surface = surfaces.get(surface_id)
         return None if surface is None or surface.error else surface.text
 
     tools = text("mcp/tools-list.json")
     root_help = text("help.txt")
-    cards = [text(f"cards/{_slug(c.path)}.json") for c in listed]
+    cards = [text(f"cards/{slug(c.path)}.json") for c in listed]
     skill_ids = sorted(sid for sid in surfaces if sid.startswith("skills/"))
     skill_texts = [text(sid) for sid in skill_ids]
 
-    calls_cli, calls_mcp, run = [], [], 0
+    calls_cli: list[str] = []
+    calls_mcp: list[str] = []
+    run = 0
     for command in listed:
         line, arguments = _example(program, command,
-                                   text(f"cards/{_slug(command.path)}.json"))
+                                   text(f"cards/{slug(command.path)}.json"))
         envelope = envelopes.get(" ".join(command.path))
         run += envelope is not None
         envelope = envelope if envelope is not None else _SMALLEST_ENVELOPE
@@ -216,14 +238,13 @@ def model(program, surfaces: dict, *, envelopes: dict | None = None,
                                 _largest(skill_parts[2] + [("cards (mean)", round(card_mean))]),
                                 bool(skill_texts) and None not in skill_texts
                                 and None not in cards)
-    return CostModel(program.name, encoding, len(listed), paths, run)
+    return CostModel(program.name, encoding, len(listed), paths, run, envelopes)
 
 
 _SMALLEST_ENVELOPE = '{"ok":true,"data":null}'
 
 
-def _counter(encoding: str):
-    from workbench.dev import tokens as _tokens
+def _counter(encoding: str) -> Callable[[Iterable[str]], list[int]]:
     if encoding == "cl100k":
         return _tokens.count_many
     if encoding == "o200k":
@@ -231,21 +252,22 @@ def _counter(encoding: str):
     raise ValueError(f"encoding {encoding!r} is not cl100k or o200k")
 
 
-def _mean_of(counted):
-    def mean(texts):
+def _mean_of(counted: dict[str, int]) -> Callable[[Iterable[str]], float]:
+    def mean(texts: Iterable[str]) -> float:
         texts = list(texts)
         return sum(counted[t] for t in texts) / len(texts) if texts else 0.0
     return mean
 
 
-def _largest(parts) -> tuple:
+def _largest(parts: list[tuple[str, int]]) -> tuple[tuple[str, int], ...]:
     return tuple(sorted(parts, key=lambda item: -item[1]))
 
 
-_example_cache: dict = {}
+_example_cache: dict[tuple[str, tuple[str, ...], str | None], tuple[str, dict[str, Any]]] = {}
 
 
-def _example(program, command, card: str | None) -> tuple:
+def _example(program: Program, command: Command,
+             card: str | None) -> tuple[str, dict[str, Any]]:
     """(command line, MCP arguments) of the command's first example that parses, else of the
     bare command; cached by the command's card (which holds its examples and options)."""
     key = (program.name, command.path, card)
@@ -259,9 +281,7 @@ def _example(program, command, card: str | None) -> tuple:
     return found
 
 
-def _parse_example(program, command) -> tuple:
-    from workbench.dev.diffs import example_argv
-    from workbench.dev.environments import arguments_from_argv
+def _parse_example(program: Program, command: Command) -> tuple[str, dict[str, Any]]:
     for example in command.examples:
         argv = example_argv(program, example)
         try:
@@ -272,14 +292,12 @@ def _parse_example(program, command) -> tuple:
     return " ".join([program.name, *command.path]), {}
 
 
-def _search_texts(program, listed, memo=None) -> list:
+def _search_texts(program: Program, listed: list[Command],
+                  memo: Memo | None = None) -> list[str]:
     """The call and the real result envelope of `help search` for a few commands (first,
     middle, last), each searched by its own description, on one shared index."""
     if not listed:
         return []
-    from workbench.runtime import envelope as _envelope
-    from workbench.runtime.builtins import search_envelope
-    from workbench.surfaces.search import command_weights, index
     entries = index(program, None if memo is None else (
         lambda command: memo.piece("search", command, lambda: command_weights(command))))
     out = []
@@ -291,10 +309,10 @@ def _search_texts(program, listed, memo=None) -> list:
     return out
 
 
-def _skill_parts(program, skill_ids, skill_texts, counted) -> tuple:
+def _skill_parts(program: Program, skill_ids: list[str], skill_texts: list[str | None],
+                 counted: dict[str, int]) -> tuple[int, float, list[tuple[str, int]]]:
     """(fixed, per new command, named parts) of the skills path: every front matter and the
     program's own body at once; a group's body per new command when the program is split."""
-    from workbench.surfaces import skills
     main = f"skills/{skills.skill_name(program)}/SKILL.md"
     fixed, groups, parts = 0, [], []
     for sid, text in zip(skill_ids, skill_texts):
@@ -320,7 +338,7 @@ def _front_matter(text: str) -> str:
 
 # --- the workbench's view ----------------------------------------------------------------
 
-def envelopes_from(diffs) -> dict:
+def envelopes_from(diffs: Iterable[Diff] | None) -> dict[str, str]:
     """command -> the CLI side of its first example that ran (the Diff pane's runs)."""
     out = {}
     for diff in diffs or ():
@@ -329,17 +347,21 @@ def envelopes_from(diffs) -> dict:
     return out
 
 
-def state_model(state, diffs=(), encoding: str = "cl100k") -> CostModel | None:
+def state_model(state: Any, diffs: Iterable[Diff] = (),
+                encoding: str = "cl100k") -> CostModel | None:
     """The cost model of a workbench State (None before a program loads)."""
     if state is None or state.program is None:
         return None
-    if not diffs and encoding == "cl100k" and getattr(state, "cost", None) is not None:
-        return state.cost
-    return model(state.program, state.surfaces, envelopes=envelopes_from(diffs),
-                 encoding=encoding)
+    envelopes = envelopes_from(diffs) if diffs else None
+    kept = getattr(state, "cost", None)
+    if encoding == "cl100k" and kept is not None and (envelopes is None
+                                                      or kept.envelopes == envelopes):
+        return kept
+    return model(state.program, state.surfaces, envelopes=envelopes, encoding=encoding)
 
 
-def cheapest_path(state, diffs=(), shape: Shape | None = None) -> dict | None:
+def cheapest_path(state: Any, diffs: Iterable[Diff] = (),
+                  shape: Shape | None = None) -> dict[str, Any] | None:
     """{"path", "title", "tokens", "shape"}: the cheapest complete path for the current state
     over a typical session (the header's figure), or None before a program loads."""
     found = state_model(state, diffs)
@@ -352,7 +374,8 @@ def cheapest_path(state, diffs=(), shape: Shape | None = None) -> dict | None:
     return {"path": path, "title": TITLES[path], "tokens": tokens, "shape": shape.label}
 
 
-def deltas(before: CostModel | None, after: CostModel, shapes=None) -> dict:
+def deltas(before: CostModel | None, after: CostModel,
+           shapes: dict[str, Shape] | None = None) -> dict[str, dict[str, int]]:
     """{shape: {path: tokens after - before}}; empty on the first load."""
     if before is None:
         return {}
@@ -366,7 +389,8 @@ def path_words(path: str) -> str:
     return f"{'an' if path == 'mcp' else 'a'} {TITLES[path]} session"
 
 
-def sentences(changes: dict, shapes=None) -> list:
+def sentences(changes: dict[str, dict[str, int]],
+              shapes: dict[str, Shape] | None = None) -> list[str]:
     """Deltas in words: 'this edit made an MCP session of 20 turns 1,900 tokens dearer'."""
     shapes = SHAPES if shapes is None else shapes
     out = []
@@ -381,7 +405,7 @@ def sentences(changes: dict, shapes=None) -> list:
 
 # --- budgets -----------------------------------------------------------------------------
 
-def session_budgets(budgets: dict) -> dict:
+def session_budgets(budgets: dict[str, int | None]) -> dict[tuple[str, str], int]:
     """`session.<path>` (typical shape) and `session.<path>.<shape>` budgets, as
     {(path, shape name): tokens}; a key naming no path or shape raises ValueError."""
     out = {}
@@ -399,7 +423,7 @@ def session_budgets(budgets: dict) -> dict:
     return out
 
 
-def over_budget(found: CostModel, budgets: dict) -> list:
+def over_budget(found: CostModel, budgets: dict[str, int | None]) -> list[dict[str, Any]]:
     """[{"budget", "path", "shape", "tokens", "limit"}] for each session over its budget."""
     out = []
     for (path, shape), limit in session_budgets(budgets).items():

@@ -15,51 +15,38 @@ A batch runs in a `workbench.dev.pool.Pool`: long-lived workers that load the pr
 fork each run inside a sandbox restored before every run (the same isolation, without
 starting and building the program twice per example). `Pool.close()` cancels the batch: the
 engine does so on a reload, a newer batch or `x`; its processes are killed, its threads end.
+
+A batch takes a `Served` (the last good source) and the `DevServer` whose tools/call it goes
+through; never the workbench itself.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
-import os
 import subprocess
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
-from workbench.dev.engine import Diff
+from workbench.declaration.model import Command
+from workbench.dev.inputs import SAFE_EFFECTS, arguments_from_argv, example_argv
+from workbench.dev.pool import Cancelled, Pool
+from workbench.dev.processes import environ_for, run_limited, worker_command
+from workbench.dev.records import Diff, Served
+from workbench.dev.sandbox import Sandbox
+from workbench.dev.server import CallTool, DevServer
+from workbench.surfaces.output import CODE, output_problem, projected_in
 
-SAFE_EFFECTS = ("read_only",)
 PARALLEL = 4
 """Read-only examples run this many at a time."""
 DIFF_TIMEOUT = 20.0
 
 
-def example_argv(program, example: str) -> list:
-    """argv after the program name for an example line (`tool deploy --yes` -> [deploy, --yes]).
-
-    Presentation flags (`--format ndjson`, `--progress`) are dropped: an MCP result is always
-    one envelope, so the CLI side compared with it is the example's `--json` envelope.
-    """
-    from workbench._text import split
-    tokens = split(example)
-    if tokens and tokens[0] == program.name:
-        tokens = tokens[1:]
-    kept, skip = [], False
-    for index, token in enumerate(tokens):
-        if token == "--":
-            return kept + tokens[index:]
-        if skip:
-            skip = False
-        elif token == "--format":
-            skip = True
-        elif not token.startswith("--format=") and token != "--progress":
-            kept.append(token)
-    return kept
-
-
 def unified(cli: str | None, mcp: str | None) -> str:
     """A readable unified diff: indented JSON when both sides parse, else the raw lines."""
-    import difflib
 
-    def lines(text):
+    def lines(text: str | None) -> list[str]:
         if text is None:
             return ["(nothing)"]
         try:
@@ -74,27 +61,26 @@ def unified(cli: str | None, mcp: str | None) -> str:
                                           lineterm=""))
 
 
-def cli_json(bench, argv, timeout: float = DIFF_TIMEOUT, pool=None):
+def cli_json(served: Served, argv: Sequence[str], timeout: float = DIFF_TIMEOUT,
+             pool: Pool | None = None) -> tuple[str, int, str]:
     """(stdout, exit, stderr) of the real CLI with `--json` (piped, no agent), in a fresh
     sandbox (a fork of `pool`'s worker, or a new process); raises TimeoutExpired."""
-    from workbench.dev.environments import environ_for, worker_command
-    cwd = os.path.dirname(bench.file)
+    cwd = served.target.folder
     if pool is not None:
         done = pool.run({"mode": "run", "argv": list(argv) + ["--json"], "stdin": "",
                          "environ": environ_for("piped"), "cwd": cwd}, timeout)
         return done.stdout, done.returncode, done.stderr
-    from workbench.dev.loader import run_limited
-    from workbench.dev.sandbox import Sandbox
     with Sandbox() as box:
-        done = run_limited(worker_command(bench, list(argv) + ["--json"]), input="",
+        done = run_limited(worker_command(served, list(argv) + ["--json"]), input="",
                            timeout=timeout, env=box.environ(environ_for("piped")), cwd=cwd)
     return done.stdout, done.returncode, done.stderr
 
 
-def diff_example(bench, command, example: str, run_writes: bool = False, pool=None,
-                 call=None) -> Diff:
+def diff_example(served: Served, server: DevServer, command: Command, example: str,
+                 run_writes: bool = False, pool: Pool | None = None,
+                 call: CallTool | None = None) -> Diff:
     """The Diff of one example; `pool` and `call` (`DevServer.batch_caller`) are its batch's."""
-    program = bench.program
+    program = served.program
     name = " ".join(command.path)
     argv = example_argv(program, example)
     if command.effects == "withheld":
@@ -103,15 +89,13 @@ def diff_example(bench, command, example: str, run_writes: bool = False, pool=No
     if command.effects not in SAFE_EFFECTS and not run_writes:
         return Diff(name, example, tuple(argv), None, None, None,
                     skipped=f"{command.effects}: runs only with --run-writes")
-    from workbench.dev.environments import arguments_from_argv
     try:
         _, arguments = arguments_from_argv(program, argv)
     except Exception as exc:  # noqa: BLE001
         return Diff(name, example, tuple(argv), None, None, None,
                     error=f"cannot express the example as MCP arguments: {exc}")
-    from workbench.dev.pool import Cancelled
     try:
-        stdout, code, stderr = cli_json(bench, argv, pool=pool)
+        stdout, code, stderr = cli_json(served, argv, pool=pool)
     except subprocess.TimeoutExpired:
         return Diff(name, example, tuple(argv), arguments, None, None,
                     error=f"the CLI run did not finish within {DIFF_TIMEOUT:g} s")
@@ -121,13 +105,12 @@ def diff_example(bench, command, example: str, run_writes: bool = False, pool=No
         return Diff(name, example, tuple(argv), arguments, None, None,
                     error=f"the CLI run failed: {exc}")
     cli = stdout[:-1] if stdout.endswith("\n") else stdout
-    from workbench.dev.sandbox import Sandbox
     try:
         if call is not None:
             result = call(command.tool_name, arguments, DIFF_TIMEOUT + 5)
         else:
             with Sandbox() as box:
-                result = bench.server.call_tool_sync(command.tool_name, arguments,
+                result = server.call_tool_sync(command.tool_name, arguments,
                                                      timeout=DIFF_TIMEOUT + 5, sandbox=box)
     except Exception as exc:  # noqa: BLE001
         return Diff(name, example, tuple(argv), arguments, cli, None, cli_exit=code,
@@ -146,15 +129,15 @@ def diff_example(bench, command, example: str, run_writes: bool = False, pool=No
                 diff="" if equal is not False else unified(cli, mcp), invalid_output=problem)
 
 
-def invalid_output(command, cli: str | None, mcp: str | None) -> tuple:
+def invalid_output(command: Command, cli: str | None,
+                   mcp: str | None) -> tuple[dict[str, Any] | None, bool]:
     """(the output-schema error, whether the CLI printed the data unchecked) for one example.
 
     The workbench always checks: the CLI's data against the schema
     (`workbench.surfaces.output.output_problem`), or the `invalid_output` error either side
     already answered with.
     """
-    from workbench.surfaces.output import CODE, output_problem, projected_in
-    docs = []
+    docs: list[Any] = []
     for text in (cli, mcp):
         try:
             docs.append(json.loads(text) if text else None)
@@ -173,35 +156,34 @@ def invalid_output(command, cli: str | None, mcp: str | None) -> tuple:
     return None, False
 
 
-def run_diffs(bench, *, run_writes: bool = False, pool=None) -> list:
+def run_diffs(served: Served | None, server: DevServer, *, run_writes: bool = False,
+              pool: Pool | None = None) -> list[Diff]:
     """A Diff for every example of every command, in declaration order, in `pool` (a new one,
     closed at the end, when not given); raises `workbench.dev.pool.Cancelled` once `pool` is
     closed."""
-    program = bench.program
-    if program is None:
+    if served is None:
         return []
-    if bench.server is None:
-        from workbench.dev.server import DevServer
-        bench.server = DevServer(bench)
-        bench.server.set_program(program)
     if pool is None:
-        from workbench.dev.pool import Pool
-        with Pool(bench, size=PARALLEL) as pool:
-            return run_diffs(bench, run_writes=run_writes, pool=pool)
-    with bench.server.batch_caller(pool) as call:
-        return _run_all(bench, program, run_writes, pool, call)
+        with Pool(served, size=PARALLEL) as pool:
+            return run_diffs(served, server, run_writes=run_writes, pool=pool)
+    with server.batch_caller(pool) as call:
+        return _run_all(served, server, run_writes, pool, call)
 
 
-def _run_all(bench, program, run_writes, pool, call) -> list:
-    jobs = [(command, example) for command in program.walk() for example in command.examples]
-    found = {}
+def _run_all(served: Served, server: DevServer, run_writes: bool, pool: Pool,
+             call: CallTool) -> list[Diff]:
+    jobs = [(command, example) for command in served.program.walk()
+            for example in command.examples]
+    found: dict[int, Diff] = {}
     reads = [index for index, (command, _) in enumerate(jobs) if command.effects in SAFE_EFFECTS]
     if reads:
         with ThreadPoolExecutor(max_workers=min(PARALLEL, len(reads))) as pool_threads:
             for index, diff in zip(reads, pool_threads.map(
-                    lambda index: diff_example(bench, *jobs[index], run_writes, pool, call), reads)):
+                    lambda index: diff_example(served, server, *jobs[index], run_writes, pool,
+                                               call), reads)):
                 found[index] = diff
     for index, (command, example) in enumerate(jobs):   # writes: one at a time, in order
         if index not in found:
-            found[index] = diff_example(bench, command, example, run_writes, pool, call)
+            found[index] = diff_example(served, server, command, example, run_writes, pool,
+                                        call)
     return [found[index] for index in range(len(jobs))]

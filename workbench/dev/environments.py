@@ -18,205 +18,78 @@ in every environment at once; anything else (`idempotent`, `non_idempotent`, `un
 runs only when a person asked (the dashboard confirms first, naming the effect), then once per
 environment, one after another; a command with a `plan` runs as `--dry-run` unless the person
 asked for the real thing.
+
+Runs take a `Served` (what the last good load left for subprocesses) and, for the mcp
+environment, the `DevServer` whose tools/call they go through; never the workbench itself.
 """
 
 from __future__ import annotations
 
 import asyncio
+import fcntl
+import json
 import os
+import pty
+import select
+import signal
+import struct
 import subprocess
-import sys
+import termios
 import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
-from workbench.dev.engine import RunResult
+from workbench.dev.inputs import arguments_from_argv, argv_from_arguments, resolve_command
+from workbench.dev.inputs import target_command, writes
+from workbench.dev.processes import ENVIRONMENTS, environ_for, run_limited, worker_command
+from workbench.dev.records import RunResult, Served
+from workbench.dev.sandbox import Sandbox
+from workbench.dev.server import DevServer
+from workbench.runtime.envelope import exit_code
 
-ENVIRONMENTS = ("terminal", "piped", "agent:claude-code", "agent:cursor", "agent:codex",
-                "agent:gemini", "ci", "mcp")
-
-AGENT_ENVIRONMENT = {
-    "agent:claude-code": {"CLAUDECODE": "1"},
-    "agent:cursor": {"CURSOR_AGENT": "1"},
-    "agent:codex": {"CODEX_THREAD_ID": "burgee-dev"},
-    "agent:gemini": {"GEMINI_CLI": "1"},
-}
-
-_CLEARED = ("AI_AGENT", "CLAUDECODE", "CURSOR_AGENT", "CODEX_THREAD_ID", "GEMINI_CLI", "CI",
-            "FORCE_TTY", "NO_COLOR", "PYTEST_CURRENT_TEST")
+__all__ = ["ENVIRONMENTS", "DEFAULT_TIMEOUT", "run_one", "run_all", "arun_all"]
 
 DEFAULT_TIMEOUT = 10.0
 TERMINAL_IDLE = 2.0
 """Seconds of silence after which a terminal run that printed something counts as waiting."""
 
 
-def environ_for(environment: str) -> dict:
-    """The environment variables a run under `environment` gets."""
-    from workbench.dev.loader import child_environ
-    env = child_environ()
-    for name in _CLEARED:
-        env.pop(name, None)
-    env["COLUMNS"], env["LINES"] = "100", "30"
-    # The workbench always checks output against the declared schema (a CLI that honours it
-    # refuses with invalid_output, as the MCP server does).
-    from workbench.surfaces.output import VALIDATE_VARIABLE
-    env[VALIDATE_VARIABLE] = "1"
-    if environment == "terminal":
-        env["TERM"] = "xterm-256color"
-    env.update(AGENT_ENVIRONMENT.get(environment, {}))
-    if environment == "ci":
-        env["CI"] = "1"
-    return env
-
-
-def worker_command(bench, argv, *, close_stdin: bool = False) -> list:
-    command = [sys.executable, "-B", "-m", "workbench.dev._worker", "run", "--file", bench.file]
-    if bench.good_source_file:
-        command += ["--source", bench.good_source_file]
-    name = bench.serving_name
-    if name:
-        command += ["--program", name]
-    if close_stdin:
-        command.append("--close-stdin")
-    return command + ["--", *argv]
-
-
-def arguments_from_argv(program, argv) -> tuple:
-    """(command, MCP arguments) for argv after the program name, as a client would send them.
-
-    Only inputs given on the command line become arguments; defaults and environment values
-    are left for the server to fill, as they would be.
-    """
-    from workbench.runtime.parser import parse
-    request = parse(program, [token for token in argv if token != "--json"], {})
-    command = request.command
-    if command is None:
-        raise ValueError(f"{' '.join(argv)!r} does not name a runnable command")
-    arguments = {}
-    inputs = list(request.options.items()) + list(request.extras.items()) + list(request.args.items())
-    for key, value in inputs:
-        where = request.provenance.get(key)
-        if isinstance(where, dict) and where.get("source") in ("flag", "argument", "stdin"):
-            arguments[key] = value
-    return command, arguments
-
-
-def argv_from_arguments(program, command, arguments: dict) -> list:
-    """argv after the program name for MCP `arguments` of `command` (to_argv includes the path)."""
-    from workbench.runtime.arguments import to_argv
-    return list(to_argv(command, arguments))
-
-
-def resolve_command(program, command: str):
-    """A command by path (`"pr merge"`) or tool name (`"pr_merge"`)."""
-    found = program.find(command.split()) if command else None
-    if found is not None and not found.is_group:
-        return found
-    found = program.tool(command)
-    if found is None:
-        raise ValueError(f"no command {command!r}")
-    return found
-
-
-WRITE_EFFECTS = {
-    "idempotent": "idempotent: it changes something (running it again changes nothing more)",
-    "non_idempotent": "non_idempotent: every run changes something again",
-    "undeclared": "undeclared: it does not say what it changes, so it may change anything",
-    "withheld": "withheld: it runs on the command line only and may change anything",
-}
-
-
-def target_command(program, argv=None, command=None):
-    """The Command an input runs (argv after the program name, or `command`), or None."""
-    if program is None:
-        return None
-    try:
-        if argv is None:
-            return resolve_command(program, command)
-        return arguments_from_argv(program, [token for token in argv if token != "--json"])[0]
-    except Exception:  # noqa: BLE001 - e.g. a required option the run would read from env
-        return _command_by_path(program, argv or ())
-
-
-def _command_by_path(program, argv):
-    """The command named by the leading words of argv (before any flag), or None: an input
-    that does not parse here may still run (a value from the environment), so its effects
-    must still be known."""
-    words = []
-    for token in argv:
-        if token.startswith("-"):
-            break
-        words.append(token)
-    for end in range(len(words), 0, -1):
-        try:
-            found = program.find(words[:end])
-        except Exception:  # noqa: BLE001
-            found = None
-        if found is not None and not found.is_group:
-            return found
-    return None
-
-
-def writes(command) -> bool:
-    """Whether running `command` may change something: anything but `read_only`."""
-    return command is not None and command.effects != "read_only"
-
-
-def effect_note(command) -> str:
-    """What running `command` does, in words, for a confirmation (`"non_idempotent: ..."`)."""
-    return WRITE_EFFECTS.get(command.effects, f"{command.effects}: it may change something")
-
-
-def dry_run_input(command, argv=None, arguments=None) -> tuple:
-    """(argv, arguments) asking for `--dry-run` (a command with a `plan`); unchanged if they
-    already ask for it or for a reviewed plan (`--expect-plan`)."""
-    if command is None or command.plan is None:
-        return argv, arguments
-    if argv is not None:
-        argv = list(argv)
-        end = argv.index("--") if "--" in argv else len(argv)
-        head = argv[:end]
-        if not any(token == "--dry-run" or token.startswith("--expect-plan") for token in head):
-            argv = head + ["--dry-run"] + argv[end:]
-        return argv, arguments
-    arguments = dict(arguments or {})
-    if "expect_plan" not in arguments:
-        arguments.setdefault("dry_run", True)
-    return argv, arguments
-
-
-def run_one(bench, environment: str, argv, *, arguments=None, command=None, stdin=None,
+def run_one(served: Served | None, server: DevServer, environment: str,
+            argv: Sequence[str] | None, *, arguments: dict[str, Any] | None = None,
+            command: str | None = None, stdin: str | None = None,
             timeout: float = DEFAULT_TIMEOUT) -> RunResult:
     """One input under one environment, in a sandbox of its own."""
-    from workbench.dev.sandbox import Sandbox
     with Sandbox() as box:
-        return _run_one(bench, environment, argv, box, arguments=arguments, command=command,
-                        stdin=stdin, timeout=timeout)
+        return _run_one(served, server, environment, argv, box, arguments=arguments,
+                        command=command, stdin=stdin, timeout=timeout)
 
 
-def _run_one(bench, environment, argv, box, *, arguments, command, stdin, timeout):
-    program = bench.program
-    if program is None:
+def _run_one(served: Served | None, server: DevServer, environment: str,
+             argv: Sequence[str] | None, box: Sandbox, *, arguments: dict[str, Any] | None,
+             command: str | None, stdin: str | None, timeout: float) -> RunResult:
+    if served is None:
         return RunResult(environment, tuple(argv or ()), None, "", "", 0.0,
                          error="no program is loaded")
     try:
         if argv is None:
-            target = resolve_command(program, command)
-            argv = argv_from_arguments(program, target, arguments or {})
+            target = resolve_command(served.program, command)
+            argv = argv_from_arguments(target, arguments or {})
     except Exception as exc:  # noqa: BLE001
         return RunResult(environment, (), None, "", "", 0.0, error=str(exc))
     argv = tuple(argv)
     if environment == "mcp":
-        return _run_mcp(bench, argv, arguments, command, timeout, box)
+        return _run_mcp(served, server, argv, arguments, command, timeout, box)
     if environment == "terminal":
-        return _run_pty(bench, argv, stdin, timeout, box)
+        return _run_pty(served, argv, stdin, timeout, box)
     close_stdin = environment == "ci"
     env = box.environ(environ_for(environment))
     started = time.perf_counter()
     try:
-        from workbench.dev.loader import run_limited
-        done = run_limited(worker_command(bench, argv, close_stdin=close_stdin),
+        done = run_limited(worker_command(served, argv, close_stdin=close_stdin),
                            input=None if close_stdin else (stdin or ""),
                            stdin=subprocess.DEVNULL if close_stdin else None,
-                           timeout=timeout, env=env, cwd=os.path.dirname(bench.file))
+                           timeout=timeout, env=env, cwd=served.target.folder)
     except subprocess.TimeoutExpired as exc:
         return RunResult(environment, argv, None, _text(exc.stdout), _text(exc.stderr),
                          time.perf_counter() - started, timed_out=True,
@@ -225,45 +98,41 @@ def _run_one(bench, environment, argv, box, *, arguments, command, stdin, timeou
                      time.perf_counter() - started)
 
 
-def _text(value) -> str:
+def _text(value: str | bytes | None) -> str:
     if value is None:
         return ""
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
 
 
-def _readable(fds, timeout: float) -> list:
+def _readable(fds: Sequence[int], timeout: float) -> list[int]:
     """Those of `fds` with something to read (or closed) within `timeout` seconds; poll(),
     not select(), which cannot watch an fd past 1024 (a busy workbench gets there)."""
-    import select
     poller = select.poll()
     for fd in fds:
         poller.register(fd, select.POLLIN)
     return [fd for fd, _event in poller.poll(timeout * 1000)]
 
 
-def _run_pty(bench, argv, stdin, timeout, box) -> RunResult:
-    import pty
-    import signal
+def _run_pty(served: Served, argv: tuple[str, ...], stdin: str | None, timeout: float,
+             box: Sandbox) -> RunResult:
     master, slave = pty.openpty()
     try:
-        import fcntl
-        import struct
-        import termios
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
     except OSError:
         pass
     started = time.perf_counter()
-    proc = subprocess.Popen(worker_command(bench, argv), stdin=slave, stdout=slave,
+    proc = subprocess.Popen(worker_command(served, argv), stdin=slave, stdout=slave,
                             stderr=subprocess.PIPE, env=box.environ(environ_for("terminal")),
-                            cwd=os.path.dirname(bench.file), start_new_session=True,
+                            cwd=served.target.folder, start_new_session=True,
                             close_fds=True)
+    assert proc.stderr is not None
     os.close(slave)
     if stdin:
         os.write(master, stdin.encode("utf-8"))
     out, err = bytearray(), bytearray()
     deadline = started + timeout
-    last_output = None
-    reason = None
+    last_output: float | None = None
+    reason: str | None = None
     streams = {master: out, proc.stderr.fileno(): err}
     while streams:
         now = time.perf_counter()
@@ -316,9 +185,11 @@ def _run_pty(bench, argv, stdin, timeout, box) -> RunResult:
                      timed_out=timed_out, error=reason)
 
 
-def _run_mcp(bench, argv, arguments, command, timeout, box) -> RunResult:
+def _run_mcp(served: Served, server: DevServer, argv: tuple[str, ...],
+             arguments: dict[str, Any] | None, command: str | None, timeout: float,
+             box: Sandbox) -> RunResult:
     started = time.perf_counter()
-    program = bench.program
+    program = served.program
     try:
         if arguments is None or command is None:
             target, arguments = arguments_from_argv(program, list(argv))
@@ -327,12 +198,8 @@ def _run_mcp(bench, argv, arguments, command, timeout, box) -> RunResult:
     except Exception as exc:  # noqa: BLE001 - a refusal: show it as the mcp result
         return RunResult("mcp", argv, None, "", "", time.perf_counter() - started,
                          error=f"cannot express this call as MCP arguments: {exc}")
-    if bench.server is None:
-        from workbench.dev.server import DevServer
-        bench.server = DevServer(bench)
-        bench.server.set_program(program)
     try:
-        result = bench.server.call_tool_sync(target.tool_name, arguments, timeout=timeout + 5,
+        result = server.call_tool_sync(target.tool_name, arguments, timeout=timeout + 5,
                                              sandbox=box)
     except Exception as exc:  # noqa: BLE001
         return RunResult("mcp", argv, None, "", "", time.perf_counter() - started,
@@ -340,9 +207,6 @@ def _run_mcp(bench, argv, arguments, command, timeout, box) -> RunResult:
     text = result["text"]
     code = 1 if result["is_error"] else 0
     try:   # the envelope says which exit code the CLI would have given
-        import json
-
-        from workbench.runtime.envelope import exit_code
         code = exit_code(json.loads(text))
     except (ValueError, KeyError, TypeError):
         pass
@@ -350,22 +214,24 @@ def _run_mcp(bench, argv, arguments, command, timeout, box) -> RunResult:
                      arguments=arguments)
 
 
-def run_all(bench, *, argv=None, arguments=None, command=None, environments=None, stdin=None,
-            timeout: float = DEFAULT_TIMEOUT, on_result=None) -> list:
+def run_all(served: Served | None, server: DevServer, *, argv: Sequence[str] | None = None,
+            arguments: dict[str, Any] | None = None, command: str | None = None,
+            environments: Sequence[str] | None = None, stdin: str | None = None,
+            timeout: float = DEFAULT_TIMEOUT,
+            on_result: Callable[[RunResult], None] | None = None) -> list[RunResult]:
     """Every environment; results in the order asked.
 
     A read-only command runs in every environment at once (parallel threads); any other
     runs once per environment, one after another, so a write never races another.
     """
-    from concurrent.futures import ThreadPoolExecutor
     names = list(environments or ENVIRONMENTS)
-    sequential = writes(target_command(bench.program, argv, command))
+    sequential = writes(target_command(served.program if served else None, argv, command))
 
-    def one(name):
-        return run_one(bench, name, argv, arguments=arguments, command=command, stdin=stdin,
-                       timeout=timeout)
+    def one(name: str) -> RunResult:
+        return run_one(served, server, name, argv, arguments=arguments, command=command,
+                       stdin=stdin, timeout=timeout)
 
-    results = []
+    results: list[RunResult] = []
     if sequential:
         for name in names:
             results.append(one(name))
@@ -382,20 +248,23 @@ def run_all(bench, *, argv=None, arguments=None, command=None, environments=None
     return results
 
 
-async def arun_all(bench, *, argv=None, arguments=None, command=None, environments=None,
-                   stdin=None, timeout: float | None = None) -> list:
-    """`run_all` off the event loop; publishes a "run" event as each result arrives."""
+async def arun_all(served: Served | None, server: DevServer, *,
+                   argv: Sequence[str] | None = None, arguments: dict[str, Any] | None = None,
+                   command: str | None = None, environments: Sequence[str] | None = None,
+                   stdin: str | None = None, timeout: float = DEFAULT_TIMEOUT,
+                   on_result: Callable[[RunResult], None] | None = None) -> list[RunResult]:
+    """`run_all` off the event loop; `on_result(result)` hears each one as it arrives."""
     loop = asyncio.get_running_loop()
     names = list(environments or ENVIRONMENTS)
-    timeout = timeout or min(bench.call_timeout, DEFAULT_TIMEOUT)
 
-    async def one(name):
+    async def one(name: str) -> RunResult:
         result = await loop.run_in_executor(None, lambda: run_one(
-            bench, name, argv, arguments=arguments, command=command, stdin=stdin,
+            served, server, name, argv, arguments=arguments, command=command, stdin=stdin,
             timeout=timeout))
-        bench.publish("run", result)
+        if on_result is not None:
+            on_result(result)
         return result
 
-    if writes(target_command(bench.program, argv, command)):
+    if writes(target_command(served.program if served else None, argv, command)):
         return [await one(name) for name in names]
     return list(await asyncio.gather(*(one(name) for name in names)))

@@ -18,140 +18,78 @@ from __future__ import annotations
 
 import json
 import os
-import sys
+from typing import Any
 
-DEFAULT_FOLDER = os.path.join(".burgee", "snapshots")
-META_FILES = ("tokens.json", "problems.json", "diffs.json")
-
-
-def snapshot_folder(file: str, program_name: str, snapshots: str | None) -> str:
-    """`snapshots` (relative to FILE's folder) / the program's name."""
-    from workbench.dev.loader import _installed
-    base = snapshots or DEFAULT_FOLDER
-    if not os.path.isabs(base):
-        # Beside FILE; but never inside an installed package (the bundled sample): there,
-        # relative to the current folder.
-        where = os.getcwd() if _installed(file) else os.path.dirname(os.path.abspath(file))
-        base = os.path.join(where, base)
-    return os.path.join(base, program_name)
+from workbench.dev import cost as _cost
+from workbench.dev.changes import Review, review_files
+from workbench.dev.engine import Workbench
+from workbench.dev.snapshot import files_for, read_tree, short_diff, snapshot_folder, write_tree
+from workbench.runtime import envelope as _envelope
 
 
-def files_for(state, diffs) -> dict:
-    """relative path -> text: every file the snapshot folder should hold."""
-    files = {surface.id: surface.pretty() for surface in state.surfaces.values()}
-    tokens = [{"surface": r.surface, "tokens": r.tokens, "chars": r.chars, "budget": r.budget,
-               "unit": r.unit} for r in state.tokens]
-    files["tokens.json"] = _pretty(tokens)
-    files["problems.json"] = _pretty([p.to_dict() for p in state.problems])
-    files["diffs.json"] = _pretty([_diff_row(d) for d in diffs])
-    return files
-
-
-def _diff_row(diff) -> dict:
-    """One example in `diffs.json`: its status and, when the CLI ran, its exit code (the
-    change review compares it: `workbench.dev.changes`)."""
-    row = {"command": diff.command, "example": diff.example, "status": _diff_status(diff)}
-    if diff.cli_exit is not None:
-        row["exit"] = diff.cli_exit
-    return row
-
-
-def _diff_status(diff) -> str:
-    if diff.skipped:
-        return "skipped: " + diff.skipped
-    if diff.invalid_output:
-        return "invalid_output"
-    if diff.error:
-        return "error"
-    return "equal" if diff.equal else "differs"
-
-
-def _pretty(data) -> str:
-    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
-
-
-def read_tree(folder: str) -> dict:
-    found = {}
-    if not os.path.isdir(folder):
-        return found
-    for root, _dirs, names in os.walk(folder):
-        for name in names:
-            path = os.path.join(root, name)
-            rel = os.path.relpath(path, folder).replace(os.sep, "/")
+def _unreadable(existing: dict[str, str | None]) -> list[str]:
+    """The snapshot files that are not UTF-8 text, or `.json` files that are not JSON: a
+    comparison with them would report a made-up change (or none)."""
+    broken = []
+    for rel, text in sorted(existing.items()):
+        if text is None:
+            broken.append(rel)
+        elif rel.endswith(".json"):
             try:
-                with open(path, encoding="utf-8") as handle:
-                    found[rel] = handle.read()
-            except (OSError, UnicodeDecodeError):
-                found[rel] = None
-    return found
-
-
-def _short_diff(old: str, new: str, name: str, limit: int = 40) -> str:
-    import difflib
-    lines = list(difflib.unified_diff(old.splitlines(), new.splitlines(), f"a/{name}",
-                                      f"b/{name}", lineterm="", n=1))
-    if len(lines) > limit:
-        lines = lines[:limit] + [f"... ({len(lines) - limit} more lines)"]
-    return "\n".join(lines)
-
-
-def write_tree(folder: str, files: dict, existing: dict) -> None:
-    for rel, text in files.items():
-        path = os.path.join(folder, *rel.split("/"))
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        if existing.get(rel) != text:
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(text)
-    for rel in existing:
-        if rel not in files:
-            os.remove(os.path.join(folder, *rel.split("/")))
-    for root, dirs, names in os.walk(folder, topdown=False):
-        if root != folder and not dirs and not names:
-            os.rmdir(root)
+                json.loads(text)
+            except ValueError:
+                broken.append(rel)
+    return broken
 
 
 def check_snapshots(file: str, *, update: bool = False, program_name: str | None = None,
                     run_writes: bool = False, snapshots: str | None = None,
-                    load_timeout: float | None = None) -> dict:
+                    load_timeout: float | None = None) -> dict[str, Any]:
     """Run the whole headless check; returns the envelope (not printed)."""
-    from workbench.runtime import envelope as _envelope
-    from workbench.dev.engine import Workbench
     file = os.path.abspath(file)
     if not os.path.isfile(file):
         return _envelope.failure("file_not_found", f"{file} does not exist", exit=3,
                                  hint="pass the path of a Python file that declares a Program")
-    kwargs = {} if load_timeout is None else {"load_timeout": load_timeout}
-    bench = Workbench(file, program_name=program_name, run_writes=run_writes, **kwargs)
+    bench = Workbench(file, program_name=program_name, run_writes=run_writes)
+    if load_timeout is not None:
+        bench.load_timeout = load_timeout
     state = bench.reload()
-    if not state.ok:
+    if state.load_error is not None or state.program is None:
         error = state.load_error
+        assert error is not None
         return _envelope.failure("load_failed", error.message, exit=1,
                                  hint="fix the file and run again", traceback=error.traceback
                                  or None)
     diffs = bench.run_diffs(run_writes=run_writes)
     state = bench.state
+    assert state.program is not None
     folder = snapshot_folder(file, state.program.name, snapshots)
-    files = files_for(state, diffs)
+    files = files_for(state.surfaces, state.tokens, state.problems, diffs)
     existing = read_tree(folder)
-    drift = []
+    broken = _unreadable(existing)
+    if broken:
+        return _envelope.failure(
+            "invalid_snapshot", f"{len(broken)} snapshot file(s) in {folder} cannot be read "
+            f"as what burgee wrote: {', '.join(broken[:5])}", exit=_envelope.EXIT_USAGE,
+            hint="restore them from version control (git checkout -- FILE), or remove them "
+                 "and rerun with --update to write them again", files=broken)
+    drift: list[dict[str, Any]] = []
     for rel, text in files.items():
         if rel not in existing:
             drift.append({"file": rel, "change": "added"})
         elif existing[rel] != text:
             drift.append({"file": rel, "change": "changed",
-                          "diff": _short_diff(existing[rel] or "", text, rel)})
+                          "diff": short_diff(existing[rel] or "", text, rel)})
     for rel in existing:
         if rel not in files:
             drift.append({"file": rel, "change": "removed"})
     review = None
     if drift and existing:
-        from workbench.dev.changes import review_files
         review = review_files(existing, files)
     blocked = review is not None and review.blocked
     if update and not blocked:
         write_tree(folder, files, existing)
     over = [row.to_dict() for row in state.tokens.over]
-    from workbench.dev import cost as _cost
     costs = _cost.state_model(state, diffs)
     try:
         over_sessions = _cost.over_budget(costs, state.budgets) if costs is not None else []
@@ -203,6 +141,7 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
         failures.append("invalid_output")
     if mismatches:
         failures.append("envelope_mismatch")
+    report["failures"] = failures
     if not failures:
         return _envelope.success(report)
     first = failures[0]
@@ -233,57 +172,19 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
     }
     doc = _envelope.failure(first, "; ".join(messages[f] for f in failures), exit=1,
                             hint=hints[first], failures=failures)
-    doc["report"] = report
+    doc["data"] = report
     return doc
 
 
-def _explained(review) -> bool:
+def _explained(review: Review | None) -> bool:
     """Drift that needs no snapshot update: every change is additive, or breaking under a
     major version bump (cosmetic changes and drift no rule explains still need review)."""
     return review is not None and bool(review.changes) and not review.cosmetic \
         and not review.blocked
 
 
-def _breaking_message(review) -> str:
+def _breaking_message(review: Review | None) -> str:
+    assert review is not None
     first = review.breaking[0]
     return (f"{len(review.breaking)} breaking change(s) without a major version bump "
             f"({review.old_version} \u2192 {review.new_version}); first: {first.reason}")
-
-
-def _stamp(doc: dict, schema_version: str) -> dict:
-    """Like every envelope the printing program (`burgee`) writes: meta ends with its
-    schema_version, handed down by the caller (the workbench never imports the CLI above it)."""
-    meta = doc.setdefault("meta", {})
-    meta.pop("schema_version", None)
-    meta["schema_version"] = schema_version
-    return doc
-
-
-def run_headless(file: str, *, update: bool = False, program_name: str | None = None,
-                 run_writes: bool = False, snapshots: str | None = None, out=None,
-                 schema_version: str = "1") -> int:
-    """Print the report envelope (one line of JSON) and return its exit code.
-
-    `schema_version`: that of the program printing the report (`burgee`'s)."""
-    from workbench.runtime import envelope as _envelope
-    doc = _stamp(check_snapshots(file, update=update, program_name=program_name,
-                                 run_writes=run_writes, snapshots=snapshots), schema_version)
-    _dashboard_svg(file, doc, program_name)
-    out = out or sys.stdout
-    out.write(_envelope.encode(doc) + "\n")
-    out.flush()
-    return _envelope.exit_code(doc)
-
-
-def _dashboard_svg(file: str, doc: dict, program_name: str | None) -> None:
-    """Write an SVG of the dashboard beside the snapshot folder; the path goes in the report."""
-    report = doc.get("data") if doc.get("ok") else doc.get("report")
-    if not isinstance(report, dict) or not report.get("snapshots"):
-        return
-    try:
-        from workbench.dev.dashboard import svg_path_for_snapshots, write_svg
-        report["dashboard_svg"] = write_svg(file, svg_path_for_snapshots(report["snapshots"]),
-                                            program_name=program_name)
-    except Exception as exc:  # noqa: BLE001 - the picture never fails the check
-        report["dashboard_svg"] = None
-        report["dashboard_svg_error"] = f"{type(exc).__name__}: {exc}"

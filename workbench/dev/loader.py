@@ -1,44 +1,58 @@
-"""Load a user's program file: compile and run it in a fresh module, find its Program.
+"""The workbench's loads: the one program loader (`workbench.loader`), made safe to repeat.
 
-A load first runs the file in a short-lived subprocess with a time limit (`_CheckRun`), so an
-import that never finishes is cut off instead of freezing the workbench; only a file that
-passed is then run in-process (`load`). Sibling modules are always read from source, never
-from possibly stale bytecode, and are re-imported on every load so an edit to a helper module
-is seen. Errors are data (`LoadError`), never exceptions, so "last good program" is a choice
-the caller makes.
+On top of what the CLI does (`workbench.loader`: run the file in a fresh module, find its
+Program by the one matching rule, check its examples, one `LoadError`), a workbench load:
+
+- first runs the file in a short-lived subprocess with a time limit (`load`, `Checker`), so
+  an import that never finishes is cut off instead of freezing the workbench; only a file
+  that ran there is then run in-process, as the very bytecode the check compiled;
+- reads sibling modules from source, never from possibly stale bytecode, and imports them
+  afresh on every load, so an edit to a helper module is seen (`load_in_process`);
+- keeps what the module printed while it loaded as data (`Loaded.output`), never on a screen
+  or an MCP wire;
+- keeps each good source in a file, its bytecode beside it (`GoodSources`): what the
+  workbench's subprocesses run, while the file on disk may be mid-edit.
+
+Errors are data (`Loaded.error`, a `LoadError`), never raised, so "the last good program
+stays live" is a choice the engine makes.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import importlib
 import importlib.abc
 import importlib.machinery
 import json
+import marshal
 import os
+import select
+import shutil
 import subprocess
 import sys
+import tempfile
+import threading
 import time
-import traceback
 import types
+import weakref
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-DEFAULT_LOAD_TIMEOUT = 10.0
-"""Seconds an import may take before it counts as hanging."""
+from workbench.declaration._checks import _RAN_CHECKED
+from workbench.declaration.model import Program
+from workbench.dev.files import installed, realpath, under
+from workbench.dev.processes import child_environ, kill_group, reap
+from workbench.dev.records import DEFAULT_LOAD_TIMEOUT
+from workbench.loader import (
+    LoadError, check_examples, compile_source, find_program, run_module, syntax_error,
+)
+from workbench.runtime.capture import Capture
+from workbench.runtime.checks import mark_examples_checked
 
-
-@dataclass(frozen=True)
-class LoadError:
-    """Why a load failed: `kind` is syntax | import | timeout | no_program | ambiguous | missing."""
-
-    kind: str
-    message: str
-    traceback: str = ""
-    line: int | None = None
-
-    def to_dict(self) -> dict:
-        return {"kind": self.kind, "message": self.message, "line": self.line,
-                "traceback": self.traceback}
+__all__ = ["LoadError", "Loaded", "load", "load_in_process", "Checker", "GoodSources",
+           "user_modules", "saved_code", "CODE_SUFFIX"]
 
 
 @dataclass
@@ -46,7 +60,7 @@ class Loaded:
     """One load attempt: the Program found (or None) and the error (or None)."""
 
     file: str
-    program: object | None = None
+    program: Program | None = None
     name: str | None = None          # the module-level variable that holds it
     error: LoadError | None = None
     source: str = ""
@@ -60,31 +74,45 @@ class Loaded:
         return self.error is None
 
 
+def read_text(file: str) -> str:
+    """FILE as text (UTF-8), as every load and the compile-ahead read it; LoadError when it
+    cannot be read (`not_found`) or decoded (`syntax_error`)."""
+    try:
+        with open(file, encoding="utf-8") as handle:
+            return handle.read()
+    except OSError as error:
+        raise LoadError("not_found", f"cannot read {file}: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise syntax_error(error, file) from None
+
+
 # --- reading siblings from source --------------------------------------------------------
 
 class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
     """Compiles from source every time: a save within the same second as the last one can
     leave a .pyc whose mtime/size still match, which the default loader would trust."""
 
-    def get_code(self, fullname):
+    def get_code(self, fullname: str) -> types.CodeType:
         path = self.get_filename(fullname)
-        return compile(self.get_data(path), path, "exec", dont_inherit=True)
+        code: types.CodeType = compile(self.get_data(path), path, "exec", dont_inherit=True)
+        return code
 
 
 class _SourceOnlyFinder(importlib.abc.MetaPathFinder):
     """Finds modules under the watched folders with `_SourceOnlyLoader`."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.roots: set[str] = set()
 
-    def find_spec(self, fullname, path=None, target=None):
+    def find_spec(self, fullname: str, path: Sequence[str] | None = None,
+                  target: types.ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
         if not self.roots:
             return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is None or not spec.origin or not isinstance(
                 spec.loader, importlib.machinery.SourceFileLoader):
             return None
-        if not _under(spec.origin, self.roots) or _installed(spec.origin):
+        if not under(spec.origin, self.roots) or installed(spec.origin):
             return None
         spec.loader = _SourceOnlyLoader(fullname, spec.origin)
         spec.cached = None
@@ -94,136 +122,37 @@ class _SourceOnlyFinder(importlib.abc.MetaPathFinder):
 _FINDER = _SourceOnlyFinder()
 
 
-def _under(path: str, roots) -> bool:
-    path = _realpath(path)
-    return any(path == root or path.startswith(root + os.sep) for root in roots)
-
-
-_REAL: dict = {}
-
-
-def _realpath(path: str) -> str:
-    """`os.path.realpath`, remembered: every load asks it of every module in `sys.modules`
-    (hundreds in the workbench; 20 ms of system calls a save)."""
-    real = _REAL.get(path)
-    if real is None:
-        real = _REAL[path] = os.path.realpath(path)
-    return real
-
-
-_INSTALLED: set | None = None
-
-
-def _installed(path: str) -> bool:
-    """True for files of the interpreter, installed packages, and the workbench itself: they
-    may sit under the watched folder (a project's .venv) but are never user code to reload."""
-    global _INSTALLED
-    if _INSTALLED is None:
-        import site
-        import sysconfig
-        roots = {sys.prefix, sys.base_prefix, sys.exec_prefix,
-                 os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}
-        roots.update(sysconfig.get_paths().values())
-        try:
-            roots.update(site.getsitepackages())
-            roots.add(site.getusersitepackages())
-        except AttributeError:
-            pass
-        _INSTALLED = {os.path.realpath(root) for root in roots if root}
-    return _under(path, _INSTALLED)
-
-
-def user_modules(folder: str) -> dict:
+def user_modules(folder: str) -> dict[str, str]:
     """name -> file of the modules imported from `folder` (not installed ones)."""
     found = {}
     for name, module in list(sys.modules.items()):
         origin = getattr(module, "__file__", None)
         if not origin or name.startswith("workbench"):
             continue
-        if _under(origin, {folder}) and not _installed(origin):
-            found[name] = _realpath(origin)
+        if under(origin, {folder}) and not installed(origin):
+            found[name] = realpath(origin)
     return found
 
 
-def _forget_siblings(folder: str) -> None:
-    """Drop modules imported from `folder` (never installed ones) so they load afresh."""
-    for name in user_modules(folder):
+def _fresh_siblings(folder: str) -> None:
+    """Read modules under `folder` from source from now on, and drop those imported already
+    (never installed ones), so they load afresh."""
+    sys.dont_write_bytecode = True
+    root = os.path.realpath(folder)
+    _FINDER.roots.add(root)
+    if _FINDER not in sys.meta_path:
+        sys.meta_path.insert(0, _FINDER)
+    for name in user_modules(root):
         sys.modules.pop(name, None)
-
-
-# --- finding the program -----------------------------------------------------------------
-
-def find_program(namespace: dict, program_name: str | None = None):
-    """(variable name, Program) from a module namespace, or a LoadError.
-
-    `program_name` matches a variable name first, then a Program's own `name`.
-    """
-    from workbench.declaration.model import Program
-    found = [(key, value) for key, value in namespace.items()
-             if isinstance(value, Program) and not key.startswith("__")]
-    if "workbench.typed" in sys.modules:   # typed Apps, only if the file imported them
-        from workbench.declaration.model import DefinitionError
-        from workbench.typed import programs_in
-        try:
-            found += programs_in(namespace)
-        except DefinitionError as exc:
-            return LoadError("definition", f"DefinitionError: {exc}",
-                             f"DefinitionError: {exc}\n", None)
-    seen, unique = set(), []
-    for key, value in found:
-        if id(value) not in seen:
-            seen.add(id(value))
-            unique.append((key, value))
-    if not unique or (program_name and all(program_name not in (key, value.name)
-                                           for key, value in unique)):
-        adapted = _adapted(namespace, program_name)   # Click/Typer/argparse (issue 7)
-        if adapted is not None:
-            return adapted
-    if program_name:
-        for key, value in unique:
-            if key == program_name:
-                return key, value
-        for key, value in unique:
-            if value.name == program_name:
-                return key, value
-        names = ", ".join(key for key, _ in unique) or "none"
-        return LoadError("no_program", f"no program called {program_name!r} in the file "
-                         f"(programs found: {names})")
-    if not unique:
-        return LoadError("no_program", "the file defines no module-level Program; add e.g. "
-                         "`program = Program(name=..., commands=[...])` at top level")
-    if len(unique) > 1:
-        names = ", ".join(key for key, _ in unique)
-        return LoadError("ambiguous", f"the file defines several programs ({names}); "
-                         f"choose one with --program NAME")
-    return unique[0]
-
-
-def _adapted(namespace: dict, program_name: str | None):
-    """(variable name, Program) for a Click/Typer/argparse object in the namespace, a
-    LoadError, or None. The adapters load only when the file imported those libraries."""
-    if not any(lib in sys.modules for lib in ("click", "typer", "argparse")):
-        return None
-    from workbench.adapters import adapt_namespace
-    try:
-        return adapt_namespace(namespace, program_name, source=namespace.get("__file__"))
-    except LookupError as error:
-        return LoadError("ambiguous", f"the file has several command-line objects ({error}); "
-                         f"choose one with --program NAME")
-    except ValueError as error:
-        return LoadError("no_program", str(error))
+    importlib.invalidate_caches()
 
 
 # --- in-process load ---------------------------------------------------------------------
 
-def module_name(file: str) -> str:
-    stem = os.path.splitext(os.path.basename(file))[0]
-    safe = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in stem)
-    return "_burgee_app_" + safe
-
-
-def exec_file(file: str, source: str | None = None, *, program_name: str | None = None,
-              code=None, verdict=None, ran=None) -> Loaded:
+def load_in_process(file: str, source: str | None = None, *, program_name: str | None = None,
+              code: types.CodeType | None = None,
+              verdict: Callable[[], LoadError | None] | None = None,
+              ran: Callable[[Program], None] | None = None) -> Loaded:
     """Compile and run `file` (or `source`, with `file` as its name) in a fresh module.
 
     No time limit here: `load` checks in a subprocess first. Bytecode is never written, siblings
@@ -235,97 +164,48 @@ def exec_file(file: str, source: str | None = None, *, program_name: str | None 
     """
     started = time.perf_counter()
     file = os.path.abspath(file)
-    folder = os.path.dirname(file)
     loaded = Loaded(file=file)
-    if source is None:
-        try:
-            with open(file, "rb") as handle:
-                raw = handle.read()
-            source = raw.decode("utf-8")
-        except FileNotFoundError:
-            loaded.error = LoadError("missing", f"{file} does not exist")
-            return _done(loaded, started)
-        except (OSError, UnicodeDecodeError) as exc:
-            loaded.error = LoadError("import", f"cannot read {file}: {exc}")
-            return _done(loaded, started)
-    loaded.source = source
-    sys.dont_write_bytecode = True
-    _FINDER.roots.add(os.path.realpath(folder))
-    if _FINDER not in sys.meta_path:
-        sys.meta_path.insert(0, _FINDER)
-    _forget_siblings(os.path.realpath(folder))
-    importlib.invalidate_caches()
-    if code is None:
-        try:
-            code = compile(source, file, "exec", dont_inherit=True)
-        except SyntaxError as exc:
-            loaded.error = _syntax_error(exc, file)
-            return _done(loaded, started)
-    name = module_name(file)
-    module = types.ModuleType(name)
-    module.__file__ = file
-    module.__builtins__ = __builtins__
-    previous = sys.modules.get(name)
-    sys.modules[name] = module
-    if folder not in sys.path:
-        sys.path.insert(0, folder)
-    from workbench.runtime.capture import Capture
-    capture = Capture(wait=False)
     try:
+        loaded.source = source = read_text(file) if source is None else source
+        _fresh_siblings(os.path.dirname(file))
+        code = compile_source(source, file) if code is None else code
         # A module that prints at import must not write over a dashboard or an MCP stdio
         # wire: keep what it printed as data instead. The capture is at the fd level, so the
         # module sees real files (fileno(), .buffer), as under `run` (httpie, pre-commit).
         # It never waits: while another capture holds the fds (`burgee dev --json` runs under
         # the pipeline's, a tool call under its own) the output already goes to its files.
-        with capture, _ran_checked(code if verdict is not None else None):
-            exec(code, module.__dict__)
-    except BaseException as exc:  # noqa: BLE001 - user code may raise anything, even SystemExit
-        loaded.output = _printed(capture)
-        if previous is not None:
-            sys.modules[name] = previous
-        else:
-            sys.modules.pop(name, None)
-        if isinstance(exc, KeyboardInterrupt):
-            raise
-        loaded.error = _import_error(exc, file)
-        return _done(loaded, started)
-    loaded.output = _printed(capture)
-    found = find_program(module.__dict__, program_name)
-    if isinstance(found, LoadError):
-        loaded.error = found
-    else:
-        from workbench.declaration.model import DefinitionError
-        from workbench.runtime.checks import ensure_checked
+        capture = Capture(wait=False)
+        try:
+            with capture, _ran_checked(code if verdict is not None else None):
+                module = run_module(file, code)
+        finally:
+            loaded.output = _printed(capture)
+        name, program = find_program(module.__dict__, program_name, file)
         if ran is not None:
-            ran(found[1])
+            ran(program)
         if verdict is not None:
-            loaded.error = verdict()
-            if loaded.error is not None:
-                return _done(loaded, started)
-            found[1]._examples_checked = True
-        try:
-            ensure_checked(found[1])   # examples, parsed by the one parser
-        except DefinitionError as exc:
-            loaded.error = LoadError("definition", f"DefinitionError: {exc}",
-                                     f"DefinitionError: {exc}\n", None)
-            return _done(loaded, started)
-        loaded.name, loaded.program = found
-        try:
-            loaded.program.source = file
-        except AttributeError:
-            pass
-        loaded.module, loaded.code = module, code
+            refused = verdict()
+            if refused is not None:
+                raise refused
+            mark_examples_checked(program)   # the check process parsed them
+        check_examples(program)
+    except LoadError as error:
+        loaded.error = error
+        return _done(loaded, started)
+    loaded.name, loaded.program = name, program
+    with contextlib.suppress(AttributeError):
+        program.source = file
+    loaded.module, loaded.code = module, code
     return _done(loaded, started)
 
 
 @contextlib.contextmanager
-def _ran_checked(code):
+def _ran_checked(code: types.CodeType | None) -> Iterator[None]:
     """While `code` runs here, a Program it builds at its top level skips the definition
     checks: the load check process ran this same bytecode to its end, checks included."""
     if code is None:
         yield
         return
-    from workbench.declaration._checks import _RAN_CHECKED
     _RAN_CHECKED.add(code)
     try:
         yield
@@ -333,15 +213,27 @@ def _ran_checked(code):
         _RAN_CHECKED.discard(code)
 
 
+def _printed(capture: Capture) -> str:
+    """What a module wrote while it loaded, stdout then stderr."""
+    output = capture.output() or {}
+    return str(output.get("stdout", "")) + str(output.get("stderr", ""))
+
+
+def _done(loaded: Loaded, started: float) -> Loaded:
+    loaded.seconds = time.perf_counter() - started
+    return loaded
+
+
+# --- the good sources subprocesses run -----------------------------------------------------
+
 CODE_SUFFIX = ".code"
-"""Beside a good source the workbench keeps (`engine.good_source_file`), its bytecode."""
+"""Beside a good source the workbench keeps (`GoodSources`), its bytecode."""
 
 
-def save_code(source_file: str, code) -> None:
+def save_code(source_file: str, code: types.CodeType) -> None:
     """Keep `code`, the checked bytecode of `source_file`, beside it (written whole or not at
     all), so the workbench's own subprocesses (batch workers, environment runs, MCP calls)
     run it without compiling the file and checking its definition again."""
-    import marshal
     temporary = source_file + CODE_SUFFIX + ".tmp"
     try:
         with open(temporary, "wb") as handle:
@@ -351,67 +243,66 @@ def save_code(source_file: str, code) -> None:
         pass     # they compile it, as before
 
 
-def saved_code(source_file: str):
+def saved_code(source_file: str) -> types.CodeType | None:
     """The bytecode `save_code` kept beside `source_file`, or None."""
-    import marshal
     try:
         with open(source_file + CODE_SUFFIX, "rb") as handle:
-            return marshal.loads(handle.read())
+            code = marshal.loads(handle.read())
     except (OSError, ValueError, EOFError, TypeError):
         return None
+    return code if isinstance(code, types.CodeType) else None
 
 
-def _syntax_error(exc: SyntaxError, file: str) -> LoadError:
-    return LoadError("syntax", f"{type(exc).__name__}: {exc.msg} "
-                     f"({os.path.basename(file)}, line {exc.lineno})",
-                     "".join(traceback.format_exception_only(type(exc), exc)), exc.lineno)
+class GoodSources:
+    """Each source that loaded, kept in a file of a temporary folder of its own (removed when
+    this goes away), its checked bytecode beside it: what the workbench's subprocesses run.
+    The few before the latest stay for calls still running."""
 
+    KEPT = 4
 
-def _printed(capture) -> str:
-    """What a module wrote while it loaded, stdout then stderr."""
-    output = capture.output() or {}
-    return output.get("stdout", "") + output.get("stderr", "")
+    def __init__(self) -> None:
+        self.source: str | None = None       # the latest good source
+        self.file: str | None = None         # the file holding it
+        self._folder: str | None = None
+        self._count = 0
+        self._old: list[str] = []
 
-
-def _done(loaded: Loaded, started: float) -> Loaded:
-    loaded.seconds = time.perf_counter() - started
-    return loaded
-
-
-def _import_error(exc: BaseException, file: str) -> LoadError:
-    if isinstance(exc, SystemExit):
-        return LoadError("import", f"{os.path.basename(file)} called sys.exit({exc.code!r}) "
-                         f"while loading; keep run(program) under "
-                         f"`if __name__ == \"__main__\":`")
-    frames = traceback.extract_tb(exc.__traceback__)
-    line = None
-    for frame in frames:
-        if os.path.abspath(frame.filename) == file:
-            line = frame.lineno
-    # Hide the loader's own frames: the user's traceback starts at their file.
-    tb = exc.__traceback__
-    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) == os.path.abspath(__file__):
-        tb = tb.tb_next
-    text = "".join(traceback.format_exception(type(exc), exc, tb))
-    kind = "definition" if type(exc).__name__ == "DefinitionError" else "import"
-    return LoadError(kind, f"{type(exc).__name__}: {exc}", text, line)
+    def keep(self, source: str, code: types.CodeType | None = None) -> str:
+        """The file holding `source` (written unless it is the latest already)."""
+        if self.source == source and self.file:
+            return self.file
+        if self._folder is None:
+            self._folder = tempfile.mkdtemp(prefix="burgee-dev-")
+            weakref.finalize(self, shutil.rmtree, self._folder, True)
+        self._count += 1
+        path = os.path.join(self._folder, f"good-{self._count}.py")
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(source)
+        if code is not None:
+            save_code(path, code)
+        if self.file:
+            self._old.append(self.file)
+            while len(self._old) > self.KEPT:
+                gone = self._old.pop(0)
+                for stale in (gone, gone + CODE_SUFFIX):
+                    with contextlib.suppress(OSError):
+                        os.remove(stale)
+        self.source, self.file = source, path
+        return path
 
 
 # --- the subprocess check ----------------------------------------------------------------
 
 def _begin_check(file: str, source: str | None, program_name: str | None, timeout: float,
-                 checker: Checker | None):
+                 checker: Checker | None) -> _CheckRun | LoadError:
     """A `_CheckRun` of `source` (read from `file` when None), or the LoadError that stops
     it from starting."""
     file = os.path.abspath(file)
     if source is None:
         try:
-            with open(file, encoding="utf-8") as handle:
-                source = handle.read()
-        except FileNotFoundError:
-            return LoadError("missing", f"{file} does not exist")
-        except (OSError, UnicodeDecodeError) as exc:
-            return LoadError("import", f"cannot read {file}: {exc}")
+            source = read_text(file)
+        except LoadError as error:
+            return error
     request = json.dumps({"file": file, "source": source, "program": program_name,
                           "code": True}).encode("utf-8", "surrogatepass")
     cwd, env = os.path.dirname(file), child_environ()
@@ -425,19 +316,22 @@ class _CheckRun:
     The workbench runs the bytecode itself between the two, while the examples are checked.
     Both steps share one deadline; past it the process group is killed."""
 
-    def __init__(self, proc: subprocess.Popen, request: bytes, timeout: float, name: str):
+    def __init__(self, proc: subprocess.Popen[bytes], request: bytes, timeout: float,
+                 name: str) -> None:
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         self.proc, self.timeout, self.name = proc, timeout, name
+        self.stdin, self.stdout = proc.stdin, proc.stdout
         self.deadline = time.monotonic() + timeout
-        self._request = memoryview(request)
+        self._request: memoryview | None = memoryview(request)
         self._out, self._err = bytearray(), bytearray()
         self._open = {proc.stdout.fileno(): self._out, proc.stderr.fileno(): self._err}
-        self._replies: list = []
+        self._replies: list[dict[str, Any]] = []
         self.refused_output: str | None = None
         self.compiled_ahead = False     # the check compiled the file as the save landed
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             os.set_blocking(stream.fileno(), False)
 
-    def ran(self) -> tuple:
+    def ran(self) -> tuple[LoadError | None, types.CodeType | None]:
         """(LoadError or None, the code object the check ran, or None when it did not).
 
         The bytecode comes first, as soon as the file compiled, and is decoded here while
@@ -446,8 +340,6 @@ class _CheckRun:
         reply = self._reply()
         if isinstance(reply, dict) and "burgee_code" in reply:
             self.compiled_ahead = bool(reply.get("ahead"))
-            import base64
-            import marshal
             try:
                 code = marshal.loads(base64.b64decode(reply["burgee_code"]))
             except (ValueError, EOFError, TypeError):
@@ -474,24 +366,21 @@ class _CheckRun:
         program's interpreter takes tens of milliseconds to tear itself down); it is reaped
         in a thread, off the load's path, since the kernel may take a while to free it."""
         if self.proc.poll() is None:
-            _kill_group(self.proc)
+            kill_group(self.proc)
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            try:
-                stream.close()
-            except OSError:
-                pass
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
         if self.proc.returncode is None:
-            import threading
-            threading.Thread(target=_reap, args=(self.proc,), name="burgee-reap",
-                             daemon=True).start()
+            reap(self.proc)
 
-    def _reply(self):
+    def _reply(self) -> dict[str, Any] | LoadError:
         """The next reply line as a dict, or the LoadError that ended the check."""
         while not self._replies:
-            if self.proc.stdout.fileno() not in self._open:
+            if self.stdout.fileno() not in self._open:
                 self.proc.wait()
-                return LoadError("import", f"the load check exited {self.proc.returncode} "
-                                 f"without a result",
+                return LoadError("import_failed", f"the load check exited "
+                                 f"{self.proc.returncode} without a result",
                                  self._err.decode("utf-8", "replace")[-4000:])
             if not self._pump():
                 return LoadError("timeout", f"loading {self.name} did not finish within "
@@ -502,12 +391,11 @@ class _CheckRun:
     def _pump(self) -> bool:
         """Move bytes once (the request out, replies and stderr in); False past the deadline
         (the process group killed)."""
-        import select
         left = self.deadline - time.monotonic()
         if left <= 0:
-            _kill_group(self.proc)
+            kill_group(self.proc)
             return False
-        stdin = self.proc.stdin
+        stdin = self.stdin
         writing = self._request is not None and not stdin.closed
         poller = select.poll()    # not select(): a busy workbench may hold fds past 1024
         for fd in self._open:
@@ -516,7 +404,7 @@ class _CheckRun:
             poller.register(stdin.fileno(), select.POLLOUT)
         events = dict(poller.poll(left * 1000))
         readable = [fd for fd in list(self._open) if fd in events]
-        if writing and stdin.fileno() in events:
+        if writing and self._request is not None and stdin.fileno() in events:
             try:
                 sent = os.write(stdin.fileno(), self._request[:1 << 16])
                 self._request = self._request[sent:] if sent < len(self._request) else None
@@ -540,23 +428,13 @@ class _CheckRun:
         return True
 
 
-def _reap(proc: subprocess.Popen) -> None:
-    try:
-        proc.wait(5)
-    except subprocess.TimeoutExpired:   # left to subprocess's own reaping of dropped children
-        pass
-
-
-def _reply_error(reply: dict) -> LoadError | None:
+def _reply_error(reply: dict[str, Any]) -> LoadError | None:
     result = reply.get("burgee_check")
-    if result is None:
-        return None
-    return LoadError(result["kind"], result["message"], result.get("traceback", ""),
-                     result.get("line"))
+    return None if result is None else LoadError.from_dict(result)
 
 
-def _spawn_check(cwd: str, env: dict, expect: int = 0,
-                 ahead: str | None = None) -> subprocess.Popen:
+def _spawn_check(cwd: str, env: dict[str, str], expect: int = 0,
+                 ahead: str | None = None) -> subprocess.Popen[bytes]:
     """A load-check process (`workbench.dev._check`): it imports what a load needs, readies
     the heap a source of `expect` bytes compiles in, compiles `ahead` as soon as a save lands
     in it, and waits for its one request on stdin."""
@@ -573,16 +451,7 @@ CHECK_HEAP_PER_BYTE = 100
 1,000-command benchmark program (444 KB) faults in about 36 MB."""
 CHECK_HEAP_MAX = 256 << 20
 
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    import signal
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except OSError:
-        try:
-            proc.kill()
-        except OSError:
-            pass
+_Spare = tuple[subprocess.Popen[bytes], str, dict[str, str]]
 
 
 class Checker:
@@ -595,14 +464,12 @@ class Checker:
     (or the checker going away) kills the spare.
     """
 
-    def __init__(self):
-        import threading
-        import weakref
+    def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._spare: list = []      # [(proc, cwd, env)], at most one
+        self._spare: list[_Spare] = []      # at most one
         weakref.finalize(self, _kill_spares, self._spare)
 
-    def take(self, cwd: str, env: dict) -> subprocess.Popen:
+    def take(self, cwd: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
         """The spare when it suits `cwd` and `env` and is still waiting; else a new process."""
         with self._lock:
             spare = self._spare.pop() if self._spare else None
@@ -613,7 +480,8 @@ class Checker:
             _kill_spares([spare])
         return _spawn_check(cwd, env)
 
-    def prepare(self, cwd: str, env: dict, expect: int = 0, ahead: str | None = None) -> None:
+    def prepare(self, cwd: str, env: dict[str, str], expect: int = 0,
+                ahead: str | None = None) -> None:
         """Start the next check's process now, unless one is waiting; `expect` is the size
         of the source it will likely be sent (the file as it is now), `ahead` the file it
         will likely be sent, compiled there as soon as a save lands in it."""
@@ -631,124 +499,19 @@ class Checker:
         _kill_spares(spares)
 
 
-def _kill_spares(spares) -> None:
+def _kill_spares(spares: list[_Spare]) -> None:
     for proc, _cwd, _env in list(spares):
-        _kill_group(proc)
+        kill_group(proc)
         try:
             proc.communicate(timeout=2)
         except (subprocess.TimeoutExpired, OSError, ValueError):
             pass
-    if isinstance(spares, list):
-        spares.clear()
-
-
-def _communicate(proc: subprocess.Popen, input, timeout: float) -> subprocess.CompletedProcess:
-    """`proc.communicate(input)` within `timeout`; past it the process group is killed (its
-    children too) and TimeoutExpired raised."""
-    with proc:
-        try:
-            out, err = proc.communicate(input, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
-            try:
-                out, err = proc.communicate(timeout=2)
-            except subprocess.TimeoutExpired:
-                out, err = "", ""
-            raise subprocess.TimeoutExpired(proc.args, timeout, out, err) from None
-        return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
-
-
-def run_limited(args, *, input=None, timeout: float, stdin=None, on_line=None, **kwargs):
-    """`subprocess.run(..., capture_output=True, text=True)` in its own session; on timeout
-    the whole process group is killed (a handler's children too) and TimeoutExpired raised.
-    `on_line(line)` hears each stdout line as it arrives (the output is still returned)."""
-    kwargs.setdefault("start_new_session", True)
-    if on_line is not None:
-        return _run_streaming(args, input=input, timeout=timeout, on_line=on_line, **kwargs)
-    if input is not None:
-        stdin = subprocess.PIPE
-    proc = subprocess.Popen(args, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, **kwargs)
-    return _communicate(proc, input, timeout)
-
-
-def _run_streaming(args, *, input, timeout: float, on_line, **kwargs):
-    """run_limited, handing each stdout line to `on_line` as it arrives, on the calling thread
-    (the MCP server calls from an anyio worker thread, which progress notifications need)."""
-    import queue
-    import signal
-    import threading
-    import time
-    proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, **kwargs)
-    lines: queue.Queue = queue.Queue()
-    out_lines: list[str] = []
-    err_parts: list[str] = []
-
-    def read_out():
-        for line in proc.stdout:
-            lines.put(line)
-        lines.put(None)
-
-    readers = [threading.Thread(target=read_out, daemon=True),
-               threading.Thread(target=lambda: err_parts.append(proc.stderr.read()), daemon=True)]
-    for reader in readers:
-        reader.start()
-    try:
-        if input:
-            proc.stdin.write(input)
-        proc.stdin.close()
-    except (BrokenPipeError, OSError):
-        pass
-    deadline = time.monotonic() + timeout
-    try:
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise subprocess.TimeoutExpired(args, timeout)
-            try:
-                line = lines.get(timeout=remaining)
-            except queue.Empty:
-                raise subprocess.TimeoutExpired(args, timeout) from None
-            if line is None:
-                break
-            out_lines.append(line)
-            try:
-                on_line(line.rstrip("\n"))
-            except Exception:  # noqa: BLE001 - a listener must not stop the reading
-                pass
-        proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            proc.kill()
-        proc.wait()
-        for reader in readers:
-            reader.join(timeout=2)
-        raise subprocess.TimeoutExpired(args, timeout, "".join(out_lines),
-                                        "".join(err_parts)) from None
-    for reader in readers:
-        reader.join(timeout=5)
-    return subprocess.CompletedProcess(args, proc.returncode, "".join(out_lines),
-                                       "".join(err_parts))
-
-
-def child_environ(extra: dict | None = None) -> dict:
-    """The environment for workbench subprocesses: ours, with the workbench importable."""
-    env = dict(os.environ)
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    paths = [root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != root]
-    env["PYTHONPATH"] = os.pathsep.join(paths)
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    if extra:
-        env.update(extra)
-    return env
+    spares.clear()
 
 
 def load(file: str, *, program_name: str | None = None,
          timeout: float | None = DEFAULT_LOAD_TIMEOUT, checker: Checker | None = None,
-         before_verdict=None) -> Loaded:
+         before_verdict: Callable[[Program], object] | None = None) -> Loaded:
     """Check in a subprocess (when `timeout` is not None; a `Checker`'s spare when given:
     call its `prepare` when the next check should start warm), then load in-process the
     bytecode the check compiled, its definition and examples already checked.
@@ -759,26 +522,21 @@ def load(file: str, *, program_name: str | None = None,
     started = time.perf_counter()
     file = os.path.abspath(file)
     try:
-        with open(file, encoding="utf-8") as handle:
-            source = handle.read()
-    except FileNotFoundError:
-        return _done(Loaded(file=file, error=LoadError("missing", f"{file} does not exist")),
-                     started)
-    except (OSError, UnicodeDecodeError) as exc:
-        return _done(Loaded(file=file, error=LoadError("import", f"cannot read {file}: {exc}")),
-                     started)
+        source = read_text(file)
+    except LoadError as error:
+        return _done(Loaded(file=file, error=error), started)
     if timeout is None:
-        return _done(exec_file(file, source, program_name=program_name), started)
+        return _done(load_in_process(file, source, program_name=program_name), started)
     run = _begin_check(file, source, program_name, timeout, checker)
     if isinstance(run, LoadError):
         return _done(Loaded(file=file, error=run, source=source), started)
     try:
-        error, code = run.ran()
-        if error is not None:
-            return _done(Loaded(file=file, error=error, source=source), started)
+        refused, code = run.ran()
+        if refused is not None:
+            return _done(Loaded(file=file, error=refused, source=source), started)
         # The check ran the file to its end: run its bytecode here while it checks the
         # definition and its examples.
-        loaded = exec_file(file, source, program_name=program_name, code=code,
+        loaded = load_in_process(file, source, program_name=program_name, code=code,
                            verdict=run.verdict, ran=_quietly(before_verdict))
         if run.refused_output is not None and loaded.error is not None:
             loaded.output = run.refused_output
@@ -787,12 +545,12 @@ def load(file: str, *, program_name: str | None = None,
     return _done(loaded, started)
 
 
-def _quietly(work):
+def _quietly(work: Callable[[Program], object] | None) -> Callable[[Program], None] | None:
     """`work(program)`, its exceptions ignored (the program may yet be refused); None for None."""
     if work is None:
         return None
 
-    def call(program) -> None:
+    def call(program: Program) -> None:
         try:
             work(program)
         except Exception:  # noqa: BLE001 - a refused definition may break any surface

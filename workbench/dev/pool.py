@@ -17,6 +17,9 @@ process in their sessions: nothing of a cancelled batch keeps running. Later req
 `Cancelled`. `current()` is the pool of the batch making a call on this thread (a context
 variable, as `sandbox.current()`), which is how the dev MCP server's tools/call of a diff
 runs in the same pool.
+
+A pool is made from a `Served` (the last good source and its module-level name), never from
+the workbench itself.
 """
 
 from __future__ import annotations
@@ -28,16 +31,24 @@ import json
 import os
 import queue
 import select
-import signal
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from typing import Any
+
+from workbench.dev.processes import environ_for, kill_session
+from workbench.dev.records import Served
+from workbench.dev.sandbox import Sandbox
 
 READY_TIMEOUT = 120.0
 """Seconds a worker may take to load the program before the batch reports it."""
 
-_CURRENT: contextvars.ContextVar = contextvars.ContextVar("burgee_pool", default=None)
+_CURRENT: contextvars.ContextVar[Pool | None] = contextvars.ContextVar("burgee_pool",
+                                                                       default=None)
 _IDS = itertools.count(1)
 
 
@@ -46,11 +57,7 @@ class Cancelled(Exception):
 
 
 class _Worker:
-    def __init__(self, pool: Pool):
-        import tempfile
-
-        from workbench.dev.environments import environ_for
-        from workbench.dev.sandbox import Sandbox
+    def __init__(self, pool: Pool) -> None:
         self.box = Sandbox(prefix="burgee-batch-")
         self.spare = tempfile.mkdtemp(prefix="burgee-batch-io-")
         command = [sys.executable, "-B", "-m", "workbench.dev._worker", "serve",
@@ -64,6 +71,8 @@ class _Worker:
                                      stderr=subprocess.PIPE, cwd=pool.cwd,
                                      env=self.box.environ(environ_for("piped")),
                                      start_new_session=True)
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.stdin, self.stdout = self.proc.stdin, self.proc.stdout
         self._buffer = b""
         with pool._lock:
             pool._starting.append(self)     # close() kills it while it loads, too
@@ -81,9 +90,9 @@ class _Worker:
             with pool._lock:
                 pool._starting.remove(self)
 
-    def read(self, deadline: float) -> dict:
+    def read(self, deadline: float) -> dict[str, Any]:
         """The next reply line; EOFError if the worker ended, TimeoutError past `deadline`."""
-        fd = self.proc.stdout.fileno()
+        fd = self.stdout.fileno()
         while b"\n" not in self._buffer:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -96,76 +105,54 @@ class _Worker:
                     raise EOFError(self._last_words())
                 self._buffer += chunk
         line, self._buffer = self._buffer.split(b"\n", 1)
-        return json.loads(line)
+        reply: dict[str, Any] = json.loads(line)
+        return reply
 
     def _last_words(self) -> str:
         try:
             self.proc.wait(2)
+            assert self.proc.stderr is not None
             err = self.proc.stderr.read().decode("utf-8", "replace").strip().splitlines()
-        except (OSError, ValueError, subprocess.TimeoutExpired):
+        except (OSError, ValueError, AssertionError, subprocess.TimeoutExpired):
             err = []
         return err[0] if err else f"the batch worker ended (exit {self.proc.returncode})"
 
     def kill(self) -> None:
         """Kill the worker and every process of its session (runs and their children)."""
-        _kill_session(self.proc.pid)
+        kill_session(self.proc.pid)
         try:
             self.proc.wait(5)
         except subprocess.TimeoutExpired:
             pass
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            try:
-                stream.close()
-            except OSError:
-                pass
-        import shutil
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
         self.box.close()
         shutil.rmtree(self.spare, ignore_errors=True)
 
 
-def _kill_session(sid: int) -> None:
-    """SIGKILL every process whose session is `sid` (a run's children too), then the group."""
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        names = []
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
-            if int(fields[3]) == sid:      # fields after the name: state ppid pgrp session
-                os.kill(int(name), signal.SIGKILL)
-        except (OSError, IndexError, ValueError):
-            pass
-    try:
-        os.killpg(sid, signal.SIGKILL)
-    except OSError:
-        pass
-
-
 class Pool:
-    """Up to `size` long-lived workers running `bench`'s last good source; see the module."""
+    """Up to `size` long-lived workers running the served program; see the module."""
 
-    def __init__(self, bench, size: int = 4):
-        self.file, self.source, self.name = bench.file, bench.good_source_file, bench.serving_name
-        self.cwd = os.path.dirname(bench.file)
+    def __init__(self, served: Served, size: int = 4) -> None:
+        self.file, self.source, self.name = served.file, served.source_file, served.program_name
+        self.cwd = os.path.dirname(served.file)
         self.size = size
         self.batch = f"{os.getpid()}-{next(_IDS)}"
         self.cancelled = False
         self.failed: str | None = None
-        self._idle: queue.SimpleQueue = queue.SimpleQueue()
-        self._workers: list = []
-        self._starting: list = []      # workers still loading the program
+        self._idle: queue.SimpleQueue[_Worker | None] = queue.SimpleQueue()
+        self._workers: list[_Worker | None] = []   # None: a place taken by a worker starting
+        self._starting: list[_Worker] = []         # workers still loading the program
         self._lock = threading.Lock()
 
-    def run(self, request: dict, timeout: float) -> subprocess.CompletedProcess:
+    def run(self, request: dict[str, Any], timeout: float) -> subprocess.CompletedProcess[str]:
         """One run in a fresh fork of a worker: `request` is {"mode": "run" | "call", "argv",
         "environ", "stdin", ...}; TimeoutExpired if it did not finish in `timeout` seconds."""
         worker = self._take()
         try:
-            os.write(worker.proc.stdin.fileno(),
+            os.write(worker.stdin.fileno(),
                      (json.dumps({**request, "timeout": timeout}) + "\n").encode("utf-8"))
             reply = worker.read(time.monotonic() + timeout + 10)
         except (OSError, EOFError, TimeoutError, ValueError) as exc:
@@ -173,13 +160,13 @@ class Pool:
             if self.cancelled:
                 raise Cancelled() from None
             if isinstance(exc, TimeoutError):
-                raise subprocess.TimeoutExpired(request.get("argv"), timeout) from None
+                raise subprocess.TimeoutExpired(request.get("argv", []), timeout) from None
             raise RuntimeError(f"the batch worker failed: {exc}") from None
         self._idle.put(worker)
         if reply.get("timeout"):
-            raise subprocess.TimeoutExpired(request.get("argv"), timeout, reply.get("stdout"),
-                                            reply.get("stderr"))
-        return subprocess.CompletedProcess(request.get("argv"), reply["exit"],
+            raise subprocess.TimeoutExpired(request.get("argv", []), timeout,
+                                            reply.get("stdout"), reply.get("stderr"))
+        return subprocess.CompletedProcess(request.get("argv", []), reply["exit"],
                                            reply["stdout"], reply["stderr"])
 
     def _take(self) -> _Worker:
@@ -233,7 +220,7 @@ class Pool:
             self._workers = [None for worker in self._workers if worker is None]
             starting = list(self._starting)
         for worker in starting:        # its start then fails and cleans up after itself
-            _kill_session(worker.proc.pid)
+            kill_session(worker.proc.pid)
         for worker in workers:
             worker.kill()
         self._idle.put(None)
@@ -241,7 +228,7 @@ class Pool:
     def __enter__(self) -> Pool:
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
 
@@ -251,7 +238,7 @@ def current() -> Pool | None:
 
 
 @contextlib.contextmanager
-def using(pool: Pool | None):
+def using(pool: Pool | None) -> Iterator[Pool | None]:
     """`with using(pool):` routes the dev server's subprocess calls through `pool`."""
     token = _CURRENT.set(pool)
     try:

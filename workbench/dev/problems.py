@@ -7,12 +7,24 @@ what works but reads badly to a caller, costs too many tokens, or leaks.
 
 from __future__ import annotations
 
-from workbench.dev.engine import Problem
+from collections.abc import Iterable
+from functools import partial
+from typing import TYPE_CHECKING
+
+from workbench._text import split
+from workbench.declaration.model import MAX_TOOL_NAME, Command, Group, Program
+from workbench.dev.records import Diff, Problem
+
+if TYPE_CHECKING:
+    from workbench.dev.snapshot import Memo, Surface
+    from workbench.dev.tokens import TokenTable
 
 MAX_DESCRIPTION = 120
 
 
-def lint(program, surfaces=None, tokens=None, diffs=(), memo=None) -> list:
+def lint(program: Program, surfaces: dict[str, Surface] | None = None,
+         tokens: TokenTable | None = None, diffs: Iterable[Diff] | None = (),
+         memo: Memo | None = None) -> list[Problem]:
     """Every finding for `program`, program-level ones first, then command by command.
 
     `memo`: the `snapshot.Memo` the surfaces were rendered with; a command whose dependency
@@ -32,8 +44,7 @@ def lint(program, surfaces=None, tokens=None, diffs=(), memo=None) -> list:
             found.extend(_command_problems(program, command))
         else:
             found.extend(memo.piece("problems", command,
-                                    lambda command=command: tuple(
-                                        _command_problems(program, command))))
+                                    partial(_command_problems, program, command)))
     for severity, code, message, fix, where in getattr(program, "adapter_problems", ()):
         add(Problem(severity, code, message, fix, where or None))   # what adapt() could not carry
     if surfaces:
@@ -52,11 +63,11 @@ def lint(program, surfaces=None, tokens=None, diffs=(), memo=None) -> list:
     return found
 
 
-def _groups(program):
+def _groups(program: Program) -> list[Group]:
     return program.groups() if hasattr(program, "groups") else []
 
 
-def _command_problems(program, command) -> list:
+def _command_problems(program: Program, command: Command) -> tuple[Problem, ...]:
     out = []
     name = " ".join(command.path)
     description = (command.description or "").strip()
@@ -106,7 +117,6 @@ def _command_problems(program, command) -> list:
         for option in sensitive:
             if any(t == option.flag or t.startswith(option.flag + "=") for t in tokens) or (
                     option.short and ("-" + option.short) in tokens):
-                hint = f"${option.env}" if option.env else "<value>"
                 # A literal value is refused at definition time; a placeholder still teaches
                 # callers to put a secret on the command line (and into shell history).
                 out.append(Problem("warning", "sensitive_in_example",
@@ -114,26 +124,26 @@ def _command_problems(program, command) -> list:
                                    f"on the command line: {example}",
                                    f"leave {option.flag} out of examples"
                                    + (f" (it reads {option.env})" if option.env else
-                                      f", or show a placeholder such as {option.flag} {hint}"),
+                                      f", or show a placeholder such as {option.flag} "
+                                      f"{option.slot}"),
                                    name))
-    from workbench.declaration.model import MAX_TOOL_NAME as limit
+    limit = MAX_TOOL_NAME
     if command.effects != "withheld" and len(command.tool_name) > limit:
         out.append(Problem("error", "tool_name_too_long",
                            f"tool name '{command.tool_name}' is {len(command.tool_name)} "
                            f"characters, over {limit}",
                            "shorten the command or group names", name))
-    return out
+    return tuple(out)
 
 
-def _example_tokens(example: str) -> list:
-    from workbench._text import split
+def _example_tokens(example: str) -> list[str]:
     try:
         return split(example)
     except ValueError:
         return example.split()
 
 
-def _surface_problems(surfaces) -> list:
+def _surface_problems(surfaces: dict[str, Surface]) -> list[Problem]:
     out = []
     for surface in surfaces.values():
         if surface.error:
@@ -144,8 +154,8 @@ def _surface_problems(surfaces) -> list:
     return out
 
 
-def _diff_problems(program, diff) -> list:
-    out = []
+def _diff_problems(program: Program, diff: Diff) -> list[Problem]:
+    out: list[Problem] = []
     current = program.find(diff.command.split()) if diff.command else None
     if current is None or diff.example not in getattr(current, "examples", ()):
         return out   # a diff from before the last reload, for an example that is gone

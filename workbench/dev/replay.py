@@ -20,6 +20,18 @@ import json
 import os
 import threading
 import time
+from typing import Any
+
+from workbench.declaration.model import Program
+from workbench.dev.changes import BREAKING, KINDS, Change, major_bump, review_result
+from workbench.dev.engine import Workbench
+from workbench.dev.inputs import SAFE_EFFECTS
+from workbench.dev.records import TrafficEntry
+from workbench.dev.sandbox import Sandbox
+from workbench.dev.server import redact_text
+from workbench.dev.snapshot import snapshot_folder
+from workbench.runtime import envelope as _envelope
+from workbench.runtime.redact import PLACEHOLDER
 
 FOLDER = os.path.join(".burgee", "traffic")
 FORMAT = 1
@@ -28,12 +40,10 @@ FORMAT = 1
 
 def traffic_folder(file: str) -> str:
     """`.burgee/traffic/` beside FILE (as the snapshot folder is)."""
-    from workbench.dev.headless import snapshot_folder
     return os.path.dirname(snapshot_folder(file, "_", os.path.join(FOLDER)))
 
 
-def _masked(value) -> bool:
-    from workbench.runtime.redact import PLACEHOLDER
+def _masked(value: Any) -> bool:
     if isinstance(value, dict):
         return any(_masked(item) for item in value.values())
     if isinstance(value, list):
@@ -42,20 +52,23 @@ def _masked(value) -> bool:
 
 
 class Recorder:
-    """Appends recorded calls to one JSONL file; safe from any thread."""
+    """Appends recorded calls to one JSONL file; safe from any thread. A workbench records
+    while one is its `recorder` (`workbench.dev.records.TrafficRecorder`)."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str) -> None:
         self.path = path
         self.count = 0
         self._lock = threading.Lock()
         os.makedirs(os.path.dirname(path), exist_ok=True)
 
     @classmethod
-    def beside(cls, file: str, program_name: str) -> "Recorder":
+    def beside(cls, file: str, program: Program | None) -> Recorder:
+        """A new file `.burgee/traffic/<program>-<UTC time>.jsonl` beside FILE."""
+        name = program.name if program is not None else "program"
         stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-        return cls(os.path.join(traffic_folder(file), f"{program_name}-{stamp}.jsonl"))
+        return cls(os.path.join(traffic_folder(file), f"{name}-{stamp}.jsonl"))
 
-    def record(self, entry, program) -> bool:
+    def record(self, entry: TrafficEntry, program: Program | None) -> bool:
         """Write one traffic entry if it is an answered tools/call; True when written."""
         if entry.method != "tools/call" or not entry.tool or entry.result is None:
             return False
@@ -67,54 +80,76 @@ class Recorder:
                 "effects": command.effects if command is not None else None,
                 "arguments": entry.arguments or {}, "masked": _masked(entry.arguments or {}),
                 "result": entry.result, "is_error": entry.is_error}
-        with self._lock, open(self.path, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n")
+        with self._lock:   # private (0600, never through a link): it holds results
+            handle = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
+                             | os.O_CLOEXEC, 0o600)
+            if os.fstat(handle).st_mode & 0o077:
+                os.fchmod(handle, 0o600)
+            with open(handle, "a", encoding="utf-8") as out:
+                out.write(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n")
             self.count += 1
         return True
 
 
-def read_calls(path: str) -> list:
-    """The recorded calls of a replay file, in order (blank and foreign lines skipped)."""
+class BadReplay(ValueError):
+    """A replay file that is empty or is not what `--record` writes (bad input: exit 2)."""
+
+
+def read_calls(path: str) -> list[dict[str, Any]]:
+    """The recorded calls of a replay file, in order (blank lines skipped). Raises BadReplay
+    naming the line for anything that is not a recorded call, and for a file with none."""
     calls = []
-    with open(path, encoding="utf-8") as handle:
-        for line in handle:
-            try:
-                call = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(call, dict) and call.get("burgee_replay") and call.get("tool"):
+    try:
+        with open(path, encoding="utf-8") as handle:
+            for number, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                try:
+                    call = json.loads(line)
+                except ValueError:
+                    raise BadReplay(f"line {number} of {path} is not JSON") from None
+                if not isinstance(call, dict) or not call.get("burgee_replay") or \
+                        not isinstance(call.get("tool"), str) or \
+                        not isinstance(call.get("arguments") or {}, dict):
+                    raise BadReplay(f"line {number} of {path} is not a recorded call (a JSON "
+                                    "object with burgee_replay, tool and arguments)")
                 calls.append(call)
+    except UnicodeDecodeError:
+        raise BadReplay(f"{path} is not UTF-8 text") from None
+    if not calls:
+        raise BadReplay(f"{path} holds no recorded calls")
     return calls
 
 
-def _label(call: dict) -> str:
+def _label(call: dict[str, Any]) -> str:
     arguments = json.dumps(call.get("arguments") or {}, ensure_ascii=False, sort_keys=True)
     return f"{call['tool']} {arguments}"
 
 
 def replay(file: str, path: str, *, run_writes: bool = False,
-           program_name: str | None = None, timeout: float = 30.0) -> dict:
+           program_name: str | None = None, timeout: float = 30.0) -> dict[str, Any]:
     """Replay the calls recorded in `path` against FILE's current program; the envelope."""
-    from workbench.dev.changes import BREAKING, KINDS, Change, major_bump, review_result
-    from workbench.dev.diffs import SAFE_EFFECTS
-    from workbench.dev.engine import Workbench
-    from workbench.dev.sandbox import Sandbox
-    from workbench.dev.server import DevServer
-    from workbench.runtime import envelope as _envelope
     for missing in (file, path):
         if not os.path.isfile(missing):
             return _envelope.failure("file_not_found", f"{missing} does not exist", exit=3,
                                      hint="pass FILE and a replay file from .burgee/traffic/")
+    try:
+        calls = read_calls(path)
+    except (BadReplay, OSError) as error:
+        return _envelope.failure("invalid_replay", str(error), exit=_envelope.EXIT_USAGE,
+                                 hint="pass a file that `burgee dev FILE --record` wrote "
+                                      "(.burgee/traffic/*.jsonl), as it wrote it")
     bench = Workbench(os.path.abspath(file), program_name=program_name, run_writes=run_writes)
     state = bench.reload()
-    if not state.ok:
-        return _envelope.failure("load_failed", state.load_error.message, exit=1,
+    if state.load_error is not None or state.program is None:
+        message = state.load_error.message if state.load_error is not None else "no program"
+        return _envelope.failure("load_failed", message, exit=1,
                                  hint="fix the file and run again")
     program = state.program
-    bench.server = DevServer(bench)
-    bench.server.set_program(program)
-    calls = read_calls(path)
-    changes, skipped, replayed = [], [], 0
+    server = bench.dev_server()
+    changes: list[Change] = []
+    skipped: list[dict[str, str]] = []
+    replayed = 0
     for call in calls:
         label = _label(call)
         command = program.tool(call["tool"])
@@ -133,7 +168,7 @@ def replay(file: str, path: str, *, run_writes: bool = False,
             continue
         try:
             with Sandbox() as box:
-                result = bench.server.call_tool_sync(call["tool"], call.get("arguments") or {},
+                result = server.call_tool_sync(call["tool"], call.get("arguments") or {},
                                                      timeout=timeout, sandbox=box)
         except Exception as exc:  # noqa: BLE001 - one call's failure is a finding, not a crash
             changes.append(Change(BREAKING, "call_now_fails", " ".join(command.path), "replay",
@@ -141,7 +176,6 @@ def replay(file: str, path: str, *, run_writes: bool = False,
                                   f"{exc}", True, None))
             continue
         replayed += 1
-        from workbench.dev.server import redact_text
         now = redact_text(program, command, call.get("arguments"), result["text"])
         changes.extend(review_result(label, " ".join(command.path), call.get("result"), now))
     changes.sort(key=lambda change: KINDS.index(change.kind))
@@ -154,26 +188,12 @@ def replay(file: str, path: str, *, run_writes: bool = False,
               "replayed": replayed, "skipped": skipped,
               "counts": {kind: sum(c.kind == kind for c in changes) for kind in KINDS},
               "changes": [change.to_dict() for change in changes]}
+    report["failures"] = [] if not breaking or bump else ["replay_changed"]
     if not breaking or bump:
         return _envelope.success(report)
     doc = _envelope.failure("replay_changed", f"{len(breaking)} recorded call(s) answer "
                             f"differently; first: {breaking[0].reason}", exit=1,
                             hint="fix the handler, or if the change is intended record the "
                                  "calls again (or raise the major version)")
-    doc["report"] = report
+    doc["data"] = report
     return doc
-
-
-def run_replay(file: str, path: str, *, run_writes: bool = False,
-               program_name: str | None = None, out=None, schema_version: str = "1") -> int:
-    """Print the replay report (one line of JSON) and return its exit code."""
-    import sys
-
-    from workbench.dev.headless import _stamp
-    from workbench.runtime import envelope as _envelope
-    doc = _stamp(replay(file, path, run_writes=run_writes, program_name=program_name),
-                 schema_version)
-    out = out or sys.stdout
-    out.write(_envelope.encode(doc) + "\n")
-    out.flush()
-    return _envelope.exit_code(doc)

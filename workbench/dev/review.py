@@ -11,15 +11,20 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
+from typing import Any
+
+from workbench.declaration.model import Program
+from workbench.dev.changes import Review, review_files
+from workbench.dev.snapshot import META_FILES, read_tree, render
+from workbench.loader import LoadError, load_program
 
 
 class SourceError(ValueError):
     """A side of the diff that cannot be read; the message names the fix."""
 
 
-def files_of_program(program) -> dict:
+def files_of_program(program: Program) -> dict[str, str]:
     """The snapshot files of a loaded program (surfaces only: examples are not run)."""
-    from workbench.dev.snapshot import render
     return {surface.id: surface.pretty() for surface in render(program).values()}
 
 
@@ -36,25 +41,21 @@ def _snapshot_root(folder: str) -> str:
                       f"(e.g. .burgee/snapshots/<program>)")
 
 
-def _load_file(path: str, program_name: str | None) -> dict:
-    from workbench.declaration.model import DefinitionError
-    from workbench.loader import LoadError, load_program
+def _load_file(path: str, program_name: str | None) -> dict[str, str]:
     try:
         return files_of_program(load_program(path, program_name))
     except LoadError as error:
         raise SourceError(f"{path}: {error.message}") from None
-    except DefinitionError as error:
-        raise SourceError(f"{path}: {error}") from None
 
 
-def _git(*argv) -> str:
+def _git(*argv: str) -> str:
     done = subprocess.run(["git", *argv], capture_output=True, text=True, timeout=60)
     if done.returncode != 0:
         raise SourceError(f"git {' '.join(argv)}: {done.stderr.strip() or 'failed'}")
     return done.stdout
 
 
-def _from_git(rev: str, path: str, program_name: str | None) -> dict:
+def _from_git(rev: str, path: str, program_name: str | None) -> dict[str, str]:
     prefix = _git("rev-parse", "--show-prefix").strip()
     inside = (prefix + path).rstrip("/") if not path.startswith("/") else path
     kind = _git("cat-file", "-t", f"{rev}:{inside}").strip()
@@ -71,24 +72,23 @@ def _from_git(rev: str, path: str, program_name: str | None) -> dict:
     # Beside the current file, so its own imports (sibling modules) resolve as they did.
     where = os.path.dirname(os.path.abspath(path)) if os.path.isdir(
         os.path.dirname(os.path.abspath(path))) else None
-    handle = tempfile.NamedTemporaryFile("w", suffix=".py", prefix=".burgee-diff-", dir=where,
-                                         delete=False, encoding="utf-8")
+    temporary = tempfile.NamedTemporaryFile("w", suffix=".py", prefix=".burgee-diff-",
+                                            dir=where, delete=False, encoding="utf-8")
     try:
-        with handle:
-            handle.write(text)
-        return _load_file(handle.name, program_name)
+        with temporary:
+            temporary.write(text)
+        return _load_file(temporary.name, program_name)
     finally:
-        os.unlink(handle.name)
+        os.unlink(temporary.name)
 
 
-def read_snapshot(folder: str) -> dict:
+def read_snapshot(folder: str) -> dict[str, str]:
     """The files of a snapshot folder as `{relative path: text}`."""
-    from workbench.dev.headless import read_tree
     return {rel: text for rel, text in read_tree(_snapshot_root(folder)).items()
             if text is not None}
 
 
-def files_of(source: str, program_name: str | None = None) -> dict:
+def files_of(source: str, program_name: str | None = None) -> dict[str, str]:
     """Snapshot files of one side: a program file, a snapshot folder, or `REV:path`."""
     if os.path.isdir(source):
         return read_snapshot(source)
@@ -101,13 +101,19 @@ def files_of(source: str, program_name: str | None = None) -> dict:
                       f"file, a snapshot folder, or e.g. HEAD~1:app.py")
 
 
-def diff_sources(old: str, new: str, program_name: str | None = None):
-    """The `Review` from `old` to `new` (each a file, a folder or `REV:path`)."""
-    from workbench.dev.changes import review_files
-    return review_files(files_of(old, program_name), files_of(new, program_name))
+def diff_sources(old: str, new: str, program_name: str | None = None) -> Review:
+    """The `Review` from `old` to `new` (each a file, a folder or `REV:path`). A snapshot
+    folder's measured files (tokens, problems, example runs) are compared only with another
+    folder's: a program file has none, and their absence is no change."""
+    before, after = files_of(old, program_name), files_of(new, program_name)
+    for name in META_FILES:
+        if (name in before) != (name in after):
+            before.pop(name, None)
+            after.pop(name, None)
+    return review_files(before, after)
 
 
-def render_review(data: dict) -> str:
+def render_review(data: dict[str, Any]) -> str:
     """A review (`Review.to_dict()`) for a person: counts, a verdict, each change, breaking
     first."""
     marks = {"breaking": "\u2717", "additive": "+", "cosmetic": "~"}

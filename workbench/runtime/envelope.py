@@ -10,7 +10,7 @@ from workbench.declaration.exits import EXIT_CODES  # re-exported: the table is 
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_ACTION = 0, 1, 2, 3, 4
 EXIT_CONFLICT, EXIT_RETRY, EXIT_UNAVAILABLE, EXIT_PARTIAL = 5, 6, 7, 8
-EXIT_INTERRUPTED, EXIT_PIPE = 130, 141
+EXIT_INTERRUPTED, EXIT_PIPE, EXIT_TERMINATED = 130, 141, 143
 
 DEBUG_HINT = "run again with --debug to see the traceback"
 
@@ -44,7 +44,9 @@ def failure(code: str, message: str, exit: int = 1, hint: str | None = None,
 
 
 def from_fail(fail, fix: str | None, checked: bool = True) -> dict:
-    """A handler's `Fail` as an envelope: code, message, exit, hint, fix, retryable, details.
+    """A handler's `Fail` as an envelope: code, message, exit, hint, fix, retryable, details;
+    a `data` detail (what the command found before it failed, e.g. a check's report) is the
+    envelope's own `data`, beside `error`.
 
     A `Fail` whose exit is not in the table is refused as `errors=` refuses it at definition
     time (`invalid_exit`, exit 1, the same sentence naming the fix); `checked=False` lets an
@@ -55,8 +57,13 @@ def from_fail(fail, fix: str | None, checked: bool = True) -> dict:
         return failure("invalid_exit", f"the handler raised Fail: {problem}", exit=EXIT_FAILURE,
                        hint=f"raise Fail({fail.code!r}, ..., exit=N) with N from the table, and "
                             f"list it in Command(errors=[...])")
-    return failure(fail.code, fail.message, exit=fail.exit, hint=fail.hint, fix=fix,
-                   retryable=fail.retryable, **fail.details)
+    details = dict(fail.details)
+    found = details.pop("data", None)
+    doc = failure(fail.code, fail.message, exit=fail.exit, hint=fail.hint, fix=fix,
+                  retryable=fail.retryable, **details)
+    if found is not None:
+        doc["data"] = found
+    return doc
 
 
 def from_refusal(refusal, fix: str | None) -> dict:
@@ -99,6 +106,22 @@ def handler_exit(code, meta: dict) -> dict:
 def interrupted() -> dict:
     """Ctrl-C (exit 130)."""
     return failure("interrupted", "interrupted", exit=EXIT_INTERRUPTED)
+
+
+def terminated(why: str | None = None) -> dict:
+    """SIGTERM, or a server stopping, before the command finished (exit 143)."""
+    return failure("terminated", "terminated" + (f": {why}" if why else " (SIGTERM)"),
+                   exit=EXIT_TERMINATED,
+                   hint="it was stopped from outside; whatever it did before that stands, "
+                        "so check before running it again")
+
+
+def timed_out(seconds: float, hint: str | None = None) -> dict:
+    """A call stopped at its time limit (exit 7), its processes killed."""
+    return failure("timeout", f"the command did not finish within {seconds:g} s and was "
+                   "stopped", exit=EXIT_UNAVAILABLE,
+                   hint=hint or "the handler may be waiting on something; whoever starts the "
+                                "server can raise the limit with --call-timeout SECONDS")
 
 
 def action_required(reason: str, message: str, next: list, meta: dict | None = None) -> dict:
@@ -173,22 +196,25 @@ def render(doc: dict, text=None) -> tuple[str, str]:
     Control characters in the data are escaped (`\\x1b`): a terminal shows them, never obeys
     them; `--json` keeps them exact."""
     from workbench._text import escape_controls
-    if doc["ok"] is not True and doc["ok"] != "partial" and "data" not in doc:
+    failed = doc["ok"] is not True and doc["ok"] != "partial"
+    if failed and "data" not in doc:
         return "", render_problem(doc)
-    out, err = _rendered(doc, text)
+    out, err = _rendered(doc, text, failed)
     return escape_controls(out), escape_controls(err)
 
 
-def _rendered(doc: dict, text) -> tuple[str, str]:
+def _rendered(doc: dict, text, failed: bool) -> tuple[str, str]:
     meta = doc.get("meta", {})
     err = "".join(f"warning: {warning}\n" for warning in meta.get("warnings", ()))
     data = doc.get("data")
     out = text(data) if text is not None else default_text(data)
     if out and not out.endswith("\n"):
         out += "\n"
+    if failed:   # what the command found (stdout), then why it failed (stderr)
+        return out or "", err + render_problem(doc)
     if doc.get("ok") is not True:
-        failed = len(doc["data"].get("failed", ()))
-        err += f"{len(doc['data'].get('succeeded', ()))} succeeded, {failed} failed\n"
+        count = len(doc["data"].get("failed", ()))
+        err += f"{len(doc['data'].get('succeeded', ()))} succeeded, {count} failed\n"
     for step in doc.get("next", ()):
         err += f"next: {step['command']}   # {step['when']}\n"
     truncated = meta.get("truncated")
@@ -248,6 +274,13 @@ def cell(value) -> str:
 
 _encoder = None
 _markers: dict = {}   # ids of the containers being encoded: a cycle is refused, not recursed
+_busy = None          # held while `_encoder` (and so `_markers`) is in use
+
+
+def _make_encoder(markers: dict):
+    import _json
+    return _json.make_encoder(markers, _default, _json.encode_basestring, None, ":", ",",
+                              False, False, False)
 
 
 def encode(doc) -> str:
@@ -256,23 +289,31 @@ def encode(doc) -> str:
     Uses the C encoder directly: the same bytes as `json.dumps(doc, ensure_ascii=False,
     separators=(",", ":"), allow_nan=False)`, without importing `json` (and `re`) on the CLI
     path. A value that is not JSON (an object, NaN, a cycle) raises TypeError or ValueError.
+    Safe from several threads: the encoder's cycle markers belong to one call at a time (a
+    call made while another thread encodes gets an encoder of its own).
     """
-    global _encoder
+    global _encoder, _busy
+    if not isinstance(doc, (dict, list)):
+        return _dumps(doc)
     if _encoder is None:
         try:
-            import _json
-            _encoder = _json.make_encoder(_markers, _default, _json.encode_basestring, None,
-                                          ":", ",", False, False, False)
+            import _thread
+            _busy = _thread.allocate_lock()
+            _encoder = _make_encoder(_markers)
         except (ImportError, AttributeError):   # pragma: no cover - non-CPython
-            import json
-            return safe_text(json.dumps(doc, ensure_ascii=False, separators=(",", ":"),
-                                        default=_default, allow_nan=False))
-    if isinstance(doc, (dict, list)):
-        try:
-            return safe_text("".join(_encoder(doc, 0)))
-        except BaseException:
-            _markers.clear()
-            raise
+            return _dumps(doc)
+    if not _busy.acquire(False):                # another thread (or this one, re-entered)
+        return safe_text("".join(_make_encoder({})(doc, 0)))
+    try:
+        return safe_text("".join(_encoder(doc, 0)))
+    except BaseException:
+        _markers.clear()
+        raise
+    finally:
+        _busy.release()
+
+
+def _dumps(doc) -> str:
     import json
     return safe_text(json.dumps(doc, ensure_ascii=False, separators=(",", ":"),
                                 default=_default, allow_nan=False))

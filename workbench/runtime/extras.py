@@ -6,13 +6,16 @@ and, when a module is missing, fails with the install command instead of an Impo
 
     require("dev", "burgee dev")
     # Fail missing_extra, exit 7: "burgee dev needs the dev extra (missing: textual):
-    #   pip install 'burgee[dev]'"
+    #   pip install 'burgee[dev]'"   (from a checkout: pip install -e '/its/folder[dev]')
 
 `EXTRAS` is the one table of which modules each extra brings; tests/test_extras.py checks it
 against `[project.optional-dependencies]` in pyproject.toml.
 """
 
 from __future__ import annotations
+
+import os
+import sys
 
 from workbench.declaration.model import Fail
 
@@ -55,8 +58,53 @@ def require(extra: str, who: str) -> None:
 def missing_extra(extra: str, who: str, absent=()) -> Fail:
     """The `missing_extra` failure for `who`, which needs `extra`."""
     listed = f" (missing: {', '.join(absent)})" if absent else ""
-    return Fail("missing_extra", f"{who} needs the {extra} extra{listed}: "
-                f"pip install 'burgee[{extra}]'",
-                hint=f"install it: pip install 'burgee[{extra}]' (from a clone of burgee: "
-                     f"pip install -e '.[{extra}]')",
+    command = install_command(extra)
+    return Fail("missing_extra", f"{who} needs the {extra} extra{listed}: {command}",
+                hint=f"install it into the Python that runs burgee ({sys.executable}): "
+                     f"{command}",
                 exit=EXIT_MISSING, retryable=False)
+
+
+def install_command(extra: str) -> str:
+    """The pip line that installs `extra` for the burgee running here: from its own folder when
+    burgee was installed editable from a checkout (it is on no index then), else by name; through
+    this interpreter when its virtual environment is not the active one (a bare `pip` would
+    install elsewhere)."""
+    source = _editable_folder()
+    target = f"-e '{source}[{extra}]'" if source else f"'burgee[{extra}]'"
+    return f"{pip_command()} install {target}"
+
+
+def pip_command() -> str:
+    """`pip` when a bare `pip` is this interpreter's, else `<this python> -m pip`."""
+    return "pip" if _on_path("pip") else f"{sys.executable} -m pip"
+
+
+def script(name: str) -> str:
+    """How a person at a shell runs this environment's console script `name`: the bare name
+    when it resolves there (the venv is active, or there is none), else its full path in the
+    environment's bin folder (`.venv/bin/pytest` works without activating)."""
+    own = os.path.join(os.path.dirname(sys.executable), name)
+    return name if _on_path(name) or not os.path.exists(own) else own
+
+
+def _on_path(name: str) -> bool:
+    """Whether a bare `name` at a shell runs this environment's own script of that name."""
+    import shutil
+    own = os.path.join(os.path.dirname(sys.executable), name)
+    found = shutil.which(name)
+    return bool(found) and os.path.realpath(found) == os.path.realpath(own)
+
+
+def _editable_folder() -> str | None:
+    """The checkout this burgee runs from (an editable install or a source tree on the path),
+    or None when it was installed from a wheel: a checkout holds `pyproject.toml` beside the
+    `workbench` package."""
+    folder = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    project = os.path.join(folder, "pyproject.toml")
+    try:
+        with open(project, encoding="utf-8") as file:
+            named = 'name = "burgee"' in file.read()
+    except OSError:
+        return None
+    return folder if named else None

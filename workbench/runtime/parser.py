@@ -421,7 +421,7 @@ def _refuse_missing_value(table, option, flag, tokens, i):
 
 def _deprecated_option(option) -> str:
     return f"{option.flag} is deprecated" + \
-        (f"; use {option.replaced_by}" if option.replaced_by else "") + \
+        (f"; use {option.replacement}" if option.replaced_by else "") + \
         (f" ({option.deprecated})" if isinstance(option.deprecated, str) else "")
 
 

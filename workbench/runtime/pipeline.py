@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 import os
 
+from workbench.declaration._derived import derived
 from workbench.declaration.model import DefinitionError, Fail
 from workbench.runtime import envelope as _envelope
 from workbench.runtime.context import ActionRequired, Context, Partial
@@ -36,6 +37,31 @@ class OutputFailed(Exception):
     """stdout is there but refuses bytes (a full disk): said on stderr, exit 1."""
 
 
+class Terminated(SystemExit):
+    """SIGTERM arrived while a command ran (see `on_terminate`): it ends with the `terminated`
+    envelope (exit 143), or a stream with its @end line. A `SystemExit` (code 143), so that
+    an event loop a handler runs passes it on (asyncio logs and drops other exceptions raised
+    in its callbacks) and, uncaught, it still ends the process with 143 and its clean-up."""
+
+    def __init__(self):
+        super().__init__(_envelope.EXIT_TERMINATED)
+
+
+def on_terminate():
+    """From now on SIGTERM raises `Terminated` in the main thread; a second SIGTERM ends the
+    process as it would have (the default). Returns the handler it replaced (None off the
+    main thread, where signals cannot be handled). `_signal`: `signal` imports `enum`."""
+    import _signal
+
+    def terminate(signum, frame):
+        _signal.signal(_signal.SIGTERM, _signal.SIG_DFL)
+        raise Terminated()
+    try:
+        return _signal.signal(_signal.SIGTERM, terminate)
+    except ValueError:
+        return None
+
+
 class World:
     """Where a call runs: environment, streams, whether each stream is a terminal, and the
     secrets this call must never print."""
@@ -52,6 +78,10 @@ class World:
         self.capture = False      # catch a handler's output even for a person (in-process)
         self.dash_reads_stdin = True   # `-` means standard input (not over MCP: a literal)
         self.stdout_closed = False
+        self.seal = False         # this process ends with this call: once its result is out,
+        #                           fds 1 and 2 take nothing more (late writes of threads)
+        self.as_json = False      # `--json` (set by `execute`)
+        self.delivered = False    # the call's envelope (or stream end) went out
         self.progress_lines = False
         self.on_progress = None   # the MCP server forwards progress as notifications
         self._last_progress = None
@@ -61,11 +91,14 @@ class World:
     def redact(self, text: str) -> str:
         return self.redactor.text(text)
 
-    def out(self, text: str) -> None:
+    def out(self, text: str, masked: bool = False) -> None:
+        """Write `text` on stdout, masked as text, or as it is when `masked` (a JSON document
+        encoded from values already masked by structure: masking its text again could reach
+        into a number or a key, and break the JSON)."""
         if self.stdout_closed:   # started with stdout closed (`>&-`): nobody can read it
             raise PipeClosed
         try:
-            _write(self.stdout, _envelope.safe_text(self.redact(text)))
+            _write(self.stdout, _envelope.safe_text(text if masked else self.redact(text)))
         except (BrokenPipeError, ValueError):   # a reader that hung up; a closed stdout
             raise PipeClosed from None
         except OSError as error:
@@ -73,9 +106,14 @@ class World:
                 raise PipeClosed from None
             raise OutputFailed(error.strerror or str(error)) from None
 
-    def err(self, text: str) -> None:
+    def out_json(self, data) -> None:
+        """One JSON document (or stream line) on stdout: masked by structure, then encoded."""
+        self.out(_envelope.encode(self.redactor.value(data) if self.redactor else data) + "\n",
+                 masked=True)
+
+    def err(self, text: str, masked: bool = False) -> None:
         try:
-            _write(self.stderr, _envelope.safe_text(self.redact(text)))
+            _write(self.stderr, _envelope.safe_text(text if masked else self.redact(text)))
         except (OSError, ValueError):   # a closed or full stderr: nowhere left to say it
             pass
 
@@ -101,7 +139,7 @@ class World:
             record["progress"]["total"] = total
         if message:
             record["progress"]["message"] = message
-        self.err(_envelope.encode(record) + "\n")
+        self.err(_envelope.encode(record) + "\n", masked=True)   # the message is masked
 
 
 def _write(stream, text: str) -> None:
@@ -184,22 +222,23 @@ def execute(program, argv, world, *, serve=None):
     point; `policy`: `workbench.runtime.serving.Policy`)."""
     from workbench.runtime.checks import ensure_checked
     as_json, world.ndjson, debug, progress = _modes(argv)
+    world.as_json = as_json
     world.progress_lines = progress or (not as_json and world.stdout_tty)
     try:
-        broken = program.__dict__.get("_broken")   # a lazy group failed its first check
+        broken = derived(program).broken   # a lazy group failed its first check
         if broken is not None:
             raise broken
         ensure_checked(program)
         _load_path(program, argv)
     except DefinitionError as error:
-        if not program.__dict__.get("_has_lazy"):
+        if not derived(program).has_lazy:
             raise   # an eager program's examples: refused as they always were
         return _deliver(program, world, _definition_failure(error), as_json)
     world.redactor.add(secrets_in_argv(program, argv, world.environ))
     try:
         try:
             request = parse(program, argv, world.environ)
-            if program.__dict__.get("_lazy_pending"):
+            if derived(program).lazy_pending:
                 ensure_checked(program)   # the examples of a lazy group checked as it loaded
         except Refusal as refusal:
             return _refuse(program, refusal, as_json, world)
@@ -229,11 +268,16 @@ def execute(program, argv, world, *, serve=None):
     except OutputFailed as failed:
         world.err(f"error: standard output cannot be written: {failed}\n")
         return _envelope.EXIT_FAILURE, None
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Terminated) as stop:
+        doc, code = (_envelope.interrupted(), _envelope.EXIT_INTERRUPTED) \
+            if isinstance(stop, KeyboardInterrupt) else \
+            (_envelope.terminated(), _envelope.EXIT_TERMINATED)
+        if world.delivered:   # it came after the answer went out: nothing more to say
+            return code, None
         try:
-            return _deliver(program, world, _envelope.interrupted(), as_json)
+            return _deliver(program, world, doc, as_json)
         except PipeClosed:
-            return _envelope.EXIT_INTERRUPTED, None
+            return code, None
 
 
 def _load_path(program, argv) -> None:
@@ -271,7 +315,7 @@ def _modes(argv) -> tuple:
 
 def _show(world, as_json, data, text):
     if as_json:
-        world.out(_envelope.encode(data) + "\n")
+        world.out_json(data)
     else:
         world.out(text if text.endswith("\n") else text + "\n")
     return 0, None
@@ -365,30 +409,32 @@ def _deliver(program, world, doc, as_json, text=None, sealed=False, command=None
     if world.ndjson:
         return _deliver_stream(program, world, doc, command), doc
     if as_json:
-        world.out(_envelope.encode(doc) + "\n")
+        world.out(_envelope.encode(doc) + "\n", masked=True)   # sealed: masked by structure
+        world.delivered = True
         return code, doc
     out, err = _envelope.render(doc, text)
     if out:
         world.out(out)
     if err:
         world.err(err)
+    world.delivered = True
     return code, doc
 
 
 def _deliver_stream(program, world, doc, command=None) -> int:
     """An envelope under `--format ndjson`: the @meta line, its data as items, the @end line."""
-    encode = _envelope.encode
-    world.out(encode({"@meta": _stream_head(program, command)}) + "\n")
+    world.out_json({"@meta": _stream_head(program, command)})
     count = 0
-    if doc.get("ok") is True or doc.get("ok") == "partial":
+    if doc.get("ok") is True or doc.get("ok") == "partial":   # `doc` is sealed: masked
         data = doc.get("data")
         if doc["ok"] == "partial":   # the items that succeeded; @end lists the failed ones
             data = data.get("succeeded", [])
         for item in data if isinstance(data, list) else [data]:
-            world.out(encode(item) + "\n")
+            world.out(_envelope.encode(item) + "\n", masked=True)
             count += 1
     end = _envelope.stream_end(doc, count)
-    world.out(encode({"@end": end}) + "\n")
+    world.out(_envelope.encode({"@end": end}) + "\n", masked=True)
+    world.delivered = True
     return end["exit"]
 
 
@@ -427,13 +473,14 @@ def _invoke(program, command, request, world, debug):
         if reads_live(world, request):
             if world.redactor:
                 from workbench.runtime.capture import Masked
-                with Masked(world.redactor):
+                with Masked(world.redactor, linger=world.seal):
                     return _handle(program, command, request, world, ctx, debug, None, claimed)
             return _handle(program, command, request, world, ctx, debug, None, claimed)
         from workbench.runtime.capture import Capture
         streams = world.stdout, world.stderr
-        with Capture() as captured:
-            if _fileno(world.stdout) == 1 or _fileno(world.stderr) == 2:   # the process's own
+        own = _fileno(world.stdout) == 1 or _fileno(world.stderr) == 2   # the process's own
+        with Capture(seal=world.seal and own, redactor=world.redactor) as captured:
+            if own:
                 world.stdout, world.stderr = captured.real_stdout, captured.real_stderr
             try:
                 return _handle(program, command, request, world, ctx, debug, captured, claimed)
@@ -461,9 +508,9 @@ def _claim_key(program, command, request, world):
     would stall every other call of a server process meanwhile."""
     if not request.extras.get("idempotency_key") or request.extras.get("dry_run"):
         return None
-    from workbench.runtime import _keys
+    from workbench.runtime import _idempotency
     try:
-        return _keys.claim(program, command, request, world.environ)
+        return _idempotency.claim(program, command, request, world.environ)
     except Fail as fail:
         return fail
 
@@ -545,15 +592,21 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
                                                output_mode(world, as_json)))
     except Refusal as refusal:
         return _refuse(program, refusal, as_json, world)
-    except (KeyboardInterrupt, PipeClosed):
+    except PipeClosed:
         raise
+    except KeyboardInterrupt:
+        doc = _envelope.interrupted()
+    except Terminated:
+        doc = _envelope.terminated()
     except EOFError:
         doc = _envelope.failure("input_closed", "standard input closed while waiting for an "
                                 "answer", exit=_envelope.EXIT_ACTION,
                                 hint="pass the answer as a flag instead")
     except SystemExit as stop:   # the handler called sys.exit: still one envelope
         if captured is None:     # a person's terminal: the handler may end its own process
-            raise
+            if isinstance(stop.code, (int, type(None))):
+                raise
+            raise SystemExit(world.redact(str(stop.code))) from None   # Python prints it
         if stop.code not in (None, 0, False):
             world.exc_info = _exc_info()
         doc = _envelope.handler_exit(stop.code, meta)
@@ -722,7 +775,7 @@ def _without_flag(tokens, flag):
 def _stream(program, command, request, world, ctx, items, debug, page=None, captured=None):
     """`--format ndjson`: an @meta line, one line per item, an @end line (count, exit, next)."""
     encode = _envelope.encode
-    world.out(encode({"@meta": _stream_head(program, command)}) + "\n")
+    world.out_json({"@meta": _stream_head(program, command)})
     count = 0
     doc = None
     if not hasattr(items, "__next__") and not isinstance(items, list):
@@ -734,12 +787,14 @@ def _stream(program, command, request, world, ctx, items, debug, page=None, capt
             except (TypeError, ValueError, RecursionError) as error:
                 doc = _invalid_result(error)
                 break
-            world.out(line + "\n")
+            world.out(line + "\n", masked=True)
             count += 1
     except PipeClosed:
         raise
     except KeyboardInterrupt:   # the tail still says how it ended
         doc = _envelope.interrupted()
+    except Terminated:
+        doc = _envelope.terminated()
     except SystemExit as stop:
         doc = _envelope.handler_exit(stop.code, {})
         if doc["ok"] is True:
@@ -752,17 +807,18 @@ def _stream(program, command, request, world, ctx, items, debug, page=None, capt
                                                output_mode(world, True)))
     except BaseException as error:   # as in _handle_held
         doc = _internal(error, debug, world)
-    end = _envelope.stream_end(world.redactor.value(doc) if doc else {"ok": True}, count)
+    end = _envelope.stream_end(doc if doc else {"ok": True}, count)
     output = captured.output() if captured is not None else None
     if output:
-        end["output"] = world.redactor.value(output)
+        end["output"] = output
     if page:
         end["page"] = page["page"]
         if page.get("next"):
             end["next"] = page["next"]
     if request.warnings:
         end["warnings"] = list(request.warnings)
-    world.out(encode({"@end": end}) + "\n")
+    world.out_json({"@end": end})
+    world.delivered = True
     return end["exit"], None
 
 

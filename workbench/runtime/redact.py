@@ -16,18 +16,23 @@ belong (a sensitive spelling of any command of the program).
 
 from __future__ import annotations
 
+from workbench.declaration._derived import derived
+
 PLACEHOLDER = "***"
 MIN_SECRET = 3
 """Shorter values are not masked inside text: masking `ab` would shred every message."""
 
 
 class Redactor:
-    """Masks a set of secret strings in text and in JSON-like values."""
+    """Masks a set of secret strings in JSON-like values (by structure: in strings, never in
+    numbers, a key only when it is a secret) and in text (captured output, a person's lines),
+    in every written form of each secret: as given, JSON-escaped, as `repr` writes it."""
 
-    __slots__ = ("secrets",)
+    __slots__ = ("secrets", "_exact")
 
     def __init__(self, secrets=()):
         self.secrets: list[str] = []
+        self._exact: frozenset = frozenset()
         self.add(secrets)
 
     def add(self, secrets) -> None:
@@ -38,8 +43,9 @@ class Redactor:
             # a template (`$NOTES_TOKEN`) is no secret: it is refused, and its fix names it
             if len(text) >= MIN_SECRET and placeholder(text) is None:
                 found.add(text)
-                found.update(_written_forms(text))
+                found.update(form for form in _written_forms(text) if len(form) >= MIN_SECRET)
         self.secrets = sorted(found, key=len, reverse=True)
+        self._exact = frozenset(found)
 
     def __bool__(self) -> bool:
         return bool(self.secrets)
@@ -65,34 +71,66 @@ class Redactor:
         return longest
 
     def value(self, value):
-        """A copy of a JSON-like value with every secret masked in its strings (keys too)."""
+        """A copy of a JSON-like value with every secret masked in its strings, before it is
+        encoded, so the encoding stays valid JSON of the same shape: numbers are never
+        masked, and a key is masked only when it is a secret whole (`quantity` keeps its
+        name whatever the secret; a key that is one becomes `***`)."""
         if not self.secrets:
             return value
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict):
-            return {self.text(k) if isinstance(k, str) else k: self.value(v)
+            return {PLACEHOLDER if k in self._exact else k: self.value(v)
                     for k, v in value.items()}
         if isinstance(value, (list, tuple)):
             return [self.value(v) for v in value]
         return value
 
+    def document(self, text: str) -> str:
+        """`text` masked as the JSON document it is (by structure, so it stays valid JSON),
+        or as text when it is not JSON."""
+        if not self.secrets:
+            return text
+        import json
+        try:
+            doc = json.loads(text)
+        except ValueError:
+            return self.text(text)
+        from workbench.runtime.envelope import encode
+        try:
+            return encode(self.value(doc))
+        except (TypeError, ValueError):
+            return self.text(text)
 
-def _written_forms(text: str) -> tuple:
-    """How a secret holding bytes that are not UTF-8 (argv's `\\udcff` surrogates) reads once a
-    handler wrote it and the capture read it back: escaped (`\\udcff`) or replaced (U+FFFD)."""
+    def crossing(self, text: str, at: int) -> int:
+        """Where to cut `text` so that no secret is cut in two at `at`: `at`, or the start of
+        a secret that spans it (what is kept then holds the whole secret, and is masked)."""
+        start = at
+        for secret in self.secrets:
+            found = text.find(secret, max(0, at - len(secret) + 1))
+            while found != -1 and found < at:
+                start = min(start, found)
+                found = text.find(secret, found + 1)
+        return start
+
+
+def _written_forms(text: str) -> list:
+    """How a secret reads once a handler wrote it: JSON-escaped (`json.dumps` with and
+    without `ensure_ascii`: `\\u00e4`, `\\"`), twice JSON-escaped (a JSON document inside a
+    string), as `repr` and `ascii` write it (backslashes doubled), and, for bytes that are
+    not UTF-8 (argv's `\\udcff` surrogates), escaped or replaced (U+FFFD) as the capture
+    reads them back. The C escapers: `json` would import `re` on the CLI path."""
+    import _json
+    forms = [_json.encode_basestring_ascii(text)[1:-1], _json.encode_basestring(text)[1:-1],
+             repr(text)[1:-1], ascii(text)[1:-1]]
+    forms.append(_json.encode_basestring_ascii(forms[0])[1:-1])
     try:
         text.encode("utf-8")
-        return ()
     except UnicodeEncodeError:
         raw = text.encode("utf-8", "surrogateescape")
-        return (text.encode("utf-8", "backslashreplace").decode("utf-8"),
-                raw.decode("utf-8", "replace"))
-
-
-def slot(option) -> str:
-    """What stands for a sensitive value in a command line: `$ENV` or the metavar."""
-    return "$" + option.env if getattr(option, "env", None) else option.metavar
+        forms += [text.encode("utf-8", "backslashreplace").decode("utf-8"),
+                  raw.decode("utf-8", "replace")]
+    return [form for form in dict.fromkeys(forms) if form != text]
 
 
 def _spellings(program) -> tuple[dict, frozenset]:
@@ -103,7 +141,8 @@ def _spellings(program) -> tuple[dict, frozenset]:
     if program is None:
         return {}, frozenset()
     generation = getattr(program, "generation", 0)   # lazy groups loaded since: rebuild
-    cached = program.__dict__.get("_redact_spellings")
+    state = derived(program)
+    cached = state.redact_spellings
     if cached is None or cached[0] != generation:
         sensitive: dict = {}
         for command in _loaded(program):
@@ -118,7 +157,7 @@ def _spellings(program) -> tuple[dict, frozenset]:
             for command in _loaded(program):
                 for option in command.options.values():
                     known.update(option.spellings)
-        cached = program._redact_spellings = (generation, (sensitive, frozenset(known)))
+        cached = state.redact_spellings = (generation, (sensitive, frozenset(known)))
     return cached[1]
 
 
@@ -133,9 +172,10 @@ def _sensitive_options(program) -> list:
     if program is None:
         return []
     generation = getattr(program, "generation", 0)
-    cached = program.__dict__.get("_redact_options")
+    state = derived(program)
+    cached = state.redact_options
     if cached is None or cached[0] != generation:
-        cached = program._redact_options = (generation, [
+        cached = state.redact_options = (generation, [
             option for command in _loaded(program) for option in command.options.values()
             if option.sensitive])
     return cached[1]
@@ -329,13 +369,13 @@ def mask_argv(program, tokens) -> list[str]:
         if option is None and token.startswith("-"):
             attached, at = _attached(token, spellings, known)
             if attached is not None:
-                masked += [token[:at], slot(attached)]
+                masked += [token[:at], attached.slot]
                 continue
         if option is None or option.type == "boolean":
             masked.append(token)
         elif eq:
-            masked.append(flag + "=" + slot(option))
+            masked.append(flag + "=" + option.slot)
         else:
             masked.append(token)
-            hide = slot(option)
+            hide = option.slot
     return masked

@@ -129,7 +129,7 @@ program = Program(
     commands=[
         Command(name="add", description="Add a note", effects="non_idempotent",
                 arguments=[Argument("text", description="the note's text; - reads stdin", stdin=True)],
-                options={"tag": Option(type="list", description="a tag (repeatable)", short="t"),
+                options={"tag": Option(type="list", description="a tag", short="t"),
                          "store": STORE},
                 examples=["notes add 'buy milk' --tag home"], run=add,
                 text=lambda note: f"added note {note['id']}"),
@@ -150,7 +150,7 @@ program = Program(
                 errors=[NOT_FOUND], examples=["notes show 1", "notes show 999"], run=show),
         Command(name="tag", description="Add tags to a note", effects="idempotent",
                 arguments=[Argument("id", type="integer", description="the note's id")],
-                options={"tag": Option(type="list", required=True, description="a tag to add (repeatable)",
+                options={"tag": Option(type="list", required=True, description="a tag to add",
                                        short="t"),
                          "store": STORE},
                 errors=[NOT_FOUND], examples=["notes tag 1 --tag urgent"], run=tag),

@@ -121,7 +121,7 @@ def deprecation(item) -> str:
         words += ": " + item.deprecated
     if item.replaced_by:
         words += ("; " if isinstance(item.deprecated, str) else ": ") + \
-            f"use {item.replaced_by} instead"
+            f"use {getattr(item, 'replacement', item.replaced_by)} instead"
     return words
 
 
@@ -151,7 +151,7 @@ def usage(program, node) -> str:
     for option in node.listed_options.values():
         if option.hidden:
             continue
-        if option.required and not option.env:
+        if option.required_from_caller:
             words.append(" ".join([option.flag, *option.value_slots]))
         else:
             optional = True
@@ -172,6 +172,6 @@ def _required(node) -> list:
     environment variable to give it instead)."""
     words = []
     for option in getattr(node, "options", {}).values():
-        if option.required and not option.env and not option.hidden:
+        if option.required_from_caller and not option.hidden:
             words.append(" ".join([option.flag, *option.value_slots]))
     return words

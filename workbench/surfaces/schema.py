@@ -36,15 +36,6 @@ def _property(item, flag: str) -> dict:
     return prop
 
 
-def needed(item) -> bool:
-    """Whether a machine caller must send it: required (and no environment variable gives
-    it), or asked of a person with no default (nobody answers over MCP)."""
-    if getattr(item, "env", None):
-        return False
-    return bool(item.required) or (getattr(item, "prompt", None) is not None
-                                   and item.default is None)
-
-
 def input_schema(command) -> dict:
     """The command's input as JSON Schema (draft 2020-12): one property per option and
     argument (the program's and groups' shared options included: one MCP tool takes all);
@@ -53,11 +44,11 @@ def input_schema(command) -> dict:
     required: list = []
     for option in command.options.values():
         properties[option.key] = _property(option, option.flag)
-        if needed(option):
+        if option.needed:
             required.append(option.key)
     for argument in command.arguments:
         properties[argument.key] = _property(argument, argument.metavar)
-        if needed(argument):
+        if argument.needed:
             required.append(argument.key)
     schema = {"$schema": DRAFT, "title": " ".join(command.path),
               "description": command.description or "", "type": "object",
@@ -201,7 +192,7 @@ def shared_options(program, scope, detail: str = "full") -> list:
             entry["properties"] = {name: _strip_descriptions(prop, False)
                                    for name, prop in properties.items()} \
                 if detail == "no_descriptions" else properties
-        required = [option.key for option in options.values() if needed(option)]
+        required = [option.key for option in options.values() if option.needed]
         if required:
             entry["required"] = required
         out.append(entry)

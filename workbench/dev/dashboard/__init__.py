@@ -12,6 +12,9 @@ path. Entry points:
 
 from __future__ import annotations
 
+import asyncio
+import os
+
 __all__ = ["run_dashboard", "write_svg", "render_svg", "svg_path_for_snapshots"]
 
 
@@ -20,7 +23,7 @@ def run_dashboard(file: str, *, port: int | None = None, program_name: str | Non
                   policy=None) -> int:
     """Open the dashboard on FILE in this terminal until `q`; returns the exit code.
     `record`: record MCP calls from the start (as `R` does)."""
-    from workbench.dev.dashboard.app import DashboardApp
+    from workbench.dev.dashboard.app import DashboardApp   # Textual: only once drawn
     from workbench.dev.engine import Workbench
     bench = Workbench(file, program_name=program_name, run_writes=run_writes, policy=policy)
     app = DashboardApp(bench, port=port, record=record)
@@ -35,7 +38,7 @@ async def render_svg(file: str, *, program_name: str | None = None, tab: str = "
                      command: str | None = None, size: tuple = (120, 36),
                      title: str | None = None) -> str:
     """The dashboard for FILE as SVG text, in the stable form (masked URL, no timings)."""
-    from workbench.dev.dashboard.shots import Shot, capture
+    from workbench.dev.dashboard.shots import Shot, capture   # Textual: only once drawn
     return await capture(file, Shot("view", tab, command), program_name=program_name,
                          size=size, title=title)
 
@@ -43,8 +46,6 @@ async def render_svg(file: str, *, program_name: str | None = None, tab: str = "
 def write_svg(file: str, path: str, *, program_name: str | None = None, tab: str = "help",
               command: str | None = None, size: tuple = (120, 36)) -> str:
     """Write `render_svg(...)` to `path` (folders made as needed); returns the path."""
-    import asyncio
-    import os
     svg = asyncio.run(render_svg(file, program_name=program_name, tab=tab, command=command,
                                  size=size))
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
@@ -56,6 +57,5 @@ def write_svg(file: str, path: str, *, program_name: str | None = None, tab: str
 def svg_path_for_snapshots(folder: str) -> str:
     """Where `--headless` puts the dashboard SVG: beside the program's snapshot folder
     (`.burgee/snapshots/tool.dashboard.svg`), so it never counts as snapshot drift."""
-    import os
     folder = os.path.abspath(folder)
     return os.path.join(os.path.dirname(folder), os.path.basename(folder) + ".dashboard.svg")

@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from rich.syntax import Syntax
 from rich.text import Text
+
+from workbench.declaration.model import Group
+
+if TYPE_CHECKING:
+    from workbench.declaration.model import Command, Program
+    from workbench.dev.engine import Workbench
+    from workbench.dev.records import Surface
+    from workbench.dev.state import State
 
 JSON_THEME = "monokai"
 
@@ -15,9 +24,9 @@ JSON_THEME = "monokai"
 class View:
     """The engine's state and the selected node (None: the program itself)."""
 
-    state: object                 # workbench.dev.engine.State
-    node: object | None           # the selected Command or Group, or None
-    bench: object                 # the Workbench (traffic, diffs, client configs)
+    state: State
+    node: Command | Group | None  # the selected Command or Group, or None
+    bench: Workbench              # traffic, diffs, client configs
     stable: bool = False          # screenshots: no ports, no timings
 
     @property
@@ -30,11 +39,28 @@ class View:
         return self.node is not None and bool(getattr(self.node, "is_group", False))
 
     @property
-    def program(self):
+    def program(self) -> Program | None:
         return self.state.program
 
-    def surface(self, surface_id: str):
+    def surface(self, surface_id: str) -> Surface | None:
         return self.state.surfaces.get(surface_id)
+
+
+class Dashboard(Protocol):
+    """What panes, screens and the palette ask of the app (`app.DashboardApp`, a layer up)."""
+
+    stable: bool
+
+    def view(self) -> View: ...
+
+    def action_reload(self) -> None: ...
+
+    def select_command(self, name: str | None) -> None: ...
+
+
+def dashboard(app: Any) -> Dashboard:
+    """`app` (a widget's `self.app`) as the dashboard it is."""
+    return cast(Dashboard, app)
 
 
 def slug(path) -> str:
@@ -70,7 +96,9 @@ def token_note(state, surface_id: str) -> str:
 
 
 def group_note(view: View) -> Text:
-    children = ", ".join(child.name for child in view.node.commands)
+    node = view.node
+    children = ", ".join(child.name for child in node.commands) \
+        if isinstance(node, Group) else ""
     return Text(f"'{view.name}' is a group; select one of its commands: {children}", style="dim")
 
 

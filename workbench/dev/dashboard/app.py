@@ -1,4 +1,4 @@
-"""The dashboard app: a header, the command tree, nine panes and a footer over one Workbench.
+"""The dashboard app: a header, the command tree, eleven panes and a footer over one Workbench.
 
 The app only draws: the engine (`workbench.dev.engine.Workbench`) loads, reloads, serves MCP
 and runs calls; its events arrive here as messages (`subscribe` -> `post_message`, which is
@@ -9,22 +9,26 @@ screen never waits on user code.
 from __future__ import annotations
 
 import asyncio
+from typing import ClassVar
 
 from textual import on
 from textual.app import App, SystemCommand
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Footer, Input, TabbedContent, TabPane, Tree
 
 from workbench._text import plural
 from workbench.dev.dashboard._view import View
+from workbench.dev.dashboard.confirm import ConfirmDiffWrites
 from workbench.dev.dashboard.error_panel import ErrorPanel
 from workbench.dev.dashboard.header import MASKED_URL, HeaderBar
 from workbench.dev.dashboard.keys import KeysScreen
 from workbench.dev.dashboard.palette import CommandsProvider, actions
 from workbench.dev.dashboard.panes import PANES
 from workbench.dev.dashboard.tree import CommandTree
+from workbench.dev.inputs import SAFE_EFFECTS
+from workbench.dev.replay import Recorder
 
 
 class EngineEvent(Message):
@@ -45,15 +49,15 @@ class DashboardApp(App):
     #body { height: 1fr; }
     #tabs { width: 1fr; height: 1fr; }
     #tabs TabPane { padding: 0; height: 1fr; }
-    DashboardApp.-narrow CommandTree { width: 18; }
+    DashboardApp.-narrow CommandTree { width: 15; }
     DashboardApp.-narrow #tabs Tab { padding: 0 0 0 1; }
     """
     NARROW = 110
     """Below this many columns the sidebar and the tab labels shrink, so at 80 columns every
     tab stays on screen."""
-    SHORT_TITLES = {"environments": "Envs", "problems": "Probs"}
+    SHORT_TITLES = {"environments": "Envs"}
     """Tab labels shortened in the narrow layout."""
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
         Binding("question_mark", "keys", "Keys"),
@@ -67,8 +71,9 @@ class DashboardApp(App):
         Binding("k", "tab(11)", "Call", show=False),
         Binding("ctrl+r", "reload", "Reload", show=False),
         Binding("escape", "escape", "Back", show=False),
-    ] + [Binding(str(number), f"tab({number})", show=False) for number in range(1, 10)] \
-      + [Binding("0", "tab(10)", show=False)]
+        *[Binding(str(number), f"tab({number})", show=False) for number in range(1, 10)],
+        Binding("0", "tab(10)", show=False),
+    ]
 
     def __init__(self, bench, *, port: int | None = None, serve: bool = True,
                  watch: bool = True, auto_diffs: bool = True, stable: bool = False,
@@ -334,6 +339,8 @@ class DashboardApp(App):
         """Show the number-th tab (1-based; 11 is the Call pane, key `k`)."""
         if 1 <= number <= len(PANES):
             self.show_tab(PANES[number - 1][0])
+            if PANES[number - 1][0] == "call":   # keys go to the form, not the tree's filter
+                self.call_after_refresh(self.pane("call").focus_first)
 
     def action_keys(self) -> None:
         self.push_screen(KeysScreen())
@@ -352,13 +359,10 @@ class DashboardApp(App):
         """`D`: the diffs with the examples of commands that write, after a confirmation."""
         if self.state.program is None:
             return None
-        from workbench.dev.diffs import SAFE_EFFECTS
         writing = [c for c in self.state.commands()
                    if c.examples and c.effects not in SAFE_EFFECTS and c.effects != "withheld"]
         if not writing:
             return self.action_run_diffs()
-        from workbench.dev.dashboard.confirm import ConfirmDiffWrites
-
         def chosen(run: bool) -> None:
             if run:
                 self.run_worker(self._run_diffs(run_writes=True), group="diffs",
@@ -400,11 +404,12 @@ class DashboardApp(App):
 
     def action_toggle_record(self) -> str | None:
         """`R`: start recording MCP calls to a replay file, or stop; returns the path."""
-        if self.bench.recorder is None:
-            path = self.bench.start_recording()
-            self.notify(path, title="recording MCP calls")
-            return path
-        recorder = self.bench.stop_recording()
+        recorder = self.bench.recorder
+        if recorder is None:
+            self.bench.recorder = recorder = Recorder.beside(self.bench.file, self.bench.program)
+            self.notify(recorder.path, title="recording MCP calls")
+            return recorder.path
+        self.bench.recorder = None
         self.notify(f"{plural(recorder.count, 'call')} in {recorder.path}",
                     title="recording stopped")
         return recorder.path

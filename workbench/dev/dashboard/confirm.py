@@ -13,10 +13,11 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from workbench.dev.inputs import effect_note
+
 
 def message(command, described: str, count: int) -> Text:
     """The confirmation's text for running `described` (the input) of `command`."""
-    from workbench.dev.environments import effect_note
     text = Text()
     text.append(f"{' '.join(command.path)} is ", style="bold")
     text.append(effect_note(command), style="bold yellow")
@@ -69,7 +70,8 @@ class ConfirmWrites(ModalScreen):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.dismiss({"confirm-run": "run", "confirm-dry-run": "dry-run"}.get(event.button.id))
+        self.dismiss({"confirm-run": "run",
+                      "confirm-dry-run": "dry-run"}.get(event.button.id or ""))
 
 
 class ConfirmDiffWrites(ModalScreen):
@@ -82,7 +84,6 @@ class ConfirmDiffWrites(ModalScreen):
 
     def __init__(self, commands):
         super().__init__()
-        from workbench.dev.environments import effect_note
         self.text = Text()
         self.text.append("Run the examples of commands that write too?\n\n", style="bold")
         for command in commands:

@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from workbench._text import plural
+from workbench.dev.cost import cheapest_path
 
 MASKED_URL = "http://127.0.0.1:<port>/mcp"
 
@@ -16,7 +17,6 @@ def session_cost(state) -> dict | None:
     """The cheapest complete path of a typical session (dev/cost.py), None when unmeasured."""
     if getattr(state, "cost", None) is None:
         return None
-    from workbench.dev.cost import cheapest_path
     return cheapest_path(state)
 
 

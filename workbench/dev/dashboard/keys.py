@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.table import Table
 from rich.text import Text
-from textual.containers import Vertical
+from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -34,8 +34,8 @@ class KeysScreen(ModalScreen):
                 ("q", "dismiss", "Close")]
     DEFAULT_CSS = """
     KeysScreen { align: center middle; }
-    KeysScreen > Vertical { width: 84; height: auto; border: thick $primary; padding: 1 2;
-                            background: $surface; }
+    KeysScreen > VerticalScroll { width: 84; max-width: 100%; height: auto; max-height: 100%;
+                                  border: thick $primary; padding: 1 2; background: $surface; }
     """
 
     def compose(self):
@@ -44,7 +44,7 @@ class KeysScreen(ModalScreen):
         table.add_column()
         for key, what in KEYS:
             table.add_row(key, what)
-        with Vertical():
+        with VerticalScroll():
             yield Static(Text("burgee dev keys", style="bold"))
             yield Static(table)
             yield Static(Text("esc closes", style="dim"))

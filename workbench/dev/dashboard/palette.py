@@ -6,6 +6,10 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Provider
 
+from workbench.dev.dashboard._view import dashboard
+from workbench.dev.dashboard.panes import PANES
+from workbench.dev.snapshot import nodes
+
 CLIENTS = ("claude-code", "cursor", "claude-desktop", "vscode", "codex", "gemini")
 
 
@@ -23,7 +27,6 @@ def actions(app):
     for client in CLIENTS:
         yield f"Copy client config: {client}", f"the live MCP server's config for {client}", \
             partial(app.action_copy_config, client)
-    from workbench.dev.dashboard.panes import PANES
     for number, (pane_id, title, _cls) in enumerate(PANES, 1):
         yield f"Show {title}", f"the {title} tab (key {number})", partial(app.show_tab, pane_id)
 
@@ -36,9 +39,8 @@ class CommandsProvider(Provider):
         program = app.state.program if app.state is not None else None
         if program is None:
             return []
-        from workbench.dev.snapshot import _nodes
         targets = [(f"Go to {program.name} (the program)", "", "")]
-        for node in _nodes(program):
+        for node in nodes(program):
             name = " ".join(node.path)
             targets.append((f"Go to {name}", node.description or "", name))
         return targets
@@ -48,10 +50,11 @@ class CommandsProvider(Provider):
         for text, help_text, name in self._targets():
             score = matcher.match(text)
             if score > 0:
-                yield Hit(score, matcher.highlight(text), partial(self.app.select_command, name),
+                yield Hit(score, matcher.highlight(text),
+                          partial(dashboard(self.app).select_command, name),
                           text=text, help=help_text)
 
     async def discover(self):
         for text, help_text, name in self._targets()[:20]:
-            yield DiscoveryHit(text, partial(self.app.select_command, name), text=text,
+            yield DiscoveryHit(text, partial(dashboard(self.app).select_command, name), text=text,
                                help=help_text)

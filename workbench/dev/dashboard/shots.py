@@ -8,10 +8,18 @@ Textual's own SVG screenshot. The same input gives the same bytes.
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import os
 import shutil
+import subprocess
 import tempfile
 from dataclasses import dataclass
+
+from textual.widgets import Input
+
+from workbench.dev.dashboard.app import DashboardApp
+from workbench.dev.engine import Workbench
+from workbench.dev.records import TrafficEntry
 
 SIZE = (120, 36)
 
@@ -99,7 +107,6 @@ async def capture(file: str, shot: Shot, *, program_name: str | None = None,
 
 def _lock(path: str):
     """An open file holding an exclusive lock on PATH (released when it is closed)."""
-    import fcntl
     handle = open(path, "a")
     fcntl.flock(handle, fcntl.LOCK_EX)
     return handle
@@ -107,8 +114,6 @@ def _lock(path: str):
 
 async def _capture(file: str, shot: Shot, program_name: str | None, size: tuple,
                    title: str | None, *, shared: bool) -> str:
-    from workbench.dev.dashboard.app import DashboardApp
-    from workbench.dev.engine import Workbench
     folder = None
     copy = os.path.abspath(file)
     if shared:
@@ -154,7 +159,6 @@ def preserve_spaces(svg: str) -> str:
 async def _setup(app, pilot, shot: Shot, copy: str) -> None:
     setup = shot.setup or ""
     if setup.startswith("environments:"):
-        from textual.widgets import Input
         app.query_one("#env-input", Input).value = setup.split(":", 1)[1]
         worker = app.action_run_environments()
         if worker is not None:
@@ -200,7 +204,6 @@ async def _setup(app, pilot, shot: Shot, copy: str) -> None:
     elif setup == "keys":
         await pilot.press("question_mark")
     elif setup == "traffic":
-        from workbench.dev.engine import TrafficEntry
         for at, (method, tool, arguments, result) in enumerate(TRAFFIC):
             app.bench.record_traffic(TrafficEntry(
                 at=float(at), client="claude-code", session="3f2a", method=method, tool=tool,
@@ -214,7 +217,6 @@ async def _setup(app, pilot, shot: Shot, copy: str) -> None:
 
 def write_views(file: str, folder: str, *, names=None, png: bool = True) -> list:
     """Write `<folder>/<view>.svg` (and `.png` when a converter is there); returns paths."""
-    import asyncio
     os.makedirs(folder, exist_ok=True)
     written = []
     for shot in VIEWS:
@@ -238,7 +240,7 @@ def svg_to_png(svg: str, path: str, width: int = 1600) -> str | None:
     Returns the path, or None when neither converter is available."""
     svg = svg.replace("Fira Code", "DejaVu Sans Mono")
     try:
-        import cairosvg
+        import cairosvg  # type: ignore[import-not-found]  # optional: PNG pictures only
     except ImportError:
         cairosvg = None
     if cairosvg is not None:
@@ -247,7 +249,6 @@ def svg_to_png(svg: str, path: str, width: int = 1600) -> str | None:
     converter = shutil.which("rsvg-convert")
     if converter is None:
         return None
-    import subprocess
     subprocess.run([converter, "-w", str(width), "-o", path], input=svg.encode("utf-8"),
                    check=True)
     return path

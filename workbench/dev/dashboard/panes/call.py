@@ -10,9 +10,11 @@ example") or a line of a replay file (`workbench.dev.replay`).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import time
+from typing import Any
 
 from rich.console import Group
 from rich.syntax import Syntax
@@ -20,8 +22,18 @@ from rich.text import Text
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
-from workbench.dev.dashboard._view import heading
+from workbench.dev.calls import (
+    add_example, arguments_from, example_line, form_fields, replay_entry,
+)
+from workbench.dev.dashboard._view import dashboard, heading
 from workbench.dev.dashboard.panes._base import Pane
+from workbench.dev.inputs import SAFE_EFFECTS
+from workbench.dev.replay import Recorder, traffic_folder
+from workbench.runtime.arguments import to_argv
+
+
+CALL_PANE_CLIENT = "burgee dev (Call pane)"
+"""The client Traffic names for a Run MCP from the Call pane."""
 
 
 def field_id(key: str) -> str:
@@ -34,7 +46,9 @@ class CallPane(Pane):
     CallPane .call-row { height: auto; }
     CallPane .call-row Label { width: 22; padding: 1 1 0 0; }
     CallPane .call-row Input, CallPane .call-row Select { width: 1fr; }
+    CallPane .call-row Checkbox { width: auto; min-width: 9; }
     CallPane #call-buttons { height: auto; margin: 1 0; }
+    CallPane #call-buttons Horizontal { height: auto; }
     CallPane #call-buttons Button { margin-right: 1; min-width: 10; }
     CallPane #call-output { height: auto; }
     """
@@ -55,12 +69,14 @@ class CallPane(Pane):
     def compose(self):
         yield Static(classes="pane-title")
         yield Vertical(id="call-form")
-        with Horizontal(id="call-buttons"):
-            yield Button("Run CLI", id="call-cli")
-            yield Button("Run MCP", id="call-mcp", variant="primary")
-            yield Button("Save as example", id="call-example")
-            yield Button("Write example", id="call-write", variant="warning")
-            yield Button("Add to replay", id="call-replay")
+        with Vertical(id="call-buttons"):   # two rows: every button on screen at 80 columns
+            with Horizontal():
+                yield Button("Run CLI", id="call-cli")
+                yield Button("Run MCP", id="call-mcp", variant="primary")
+            with Horizontal():
+                yield Button("Save as example", id="call-example")
+                yield Button("Write example", id="call-write", variant="warning")
+                yield Button("Add to replay", id="call-replay")
         yield Static(id="call-status")
         yield Static(id="call-output")
 
@@ -83,7 +99,6 @@ class CallPane(Pane):
         self.stale = False
 
     def _build_form(self, command) -> None:
-        from workbench.dev.calls import form_fields
         form = self.query_one("#call-form", Vertical)
         form.remove_children()
         self.fields = form_fields(command) if command is not None else []
@@ -108,26 +123,31 @@ class CallPane(Pane):
 
     # --- the form --------------------------------------------------------------------------
 
-    def values(self) -> dict:
+    def values(self) -> dict[str, Any]:
         """Raw values of the form: text, a bool, or None for a blank picker."""
-        found = {}
+        found: dict[str, Any] = {}
         for field in self.fields:
-            widget = self.query_one("#" + field_id(field.key))
-            if isinstance(widget, Checkbox):
-                found[field.key] = widget.value
-            elif isinstance(widget, Select):
+            widget: Any = self.query_one("#" + field_id(field.key))
+            if isinstance(widget, Select):
                 found[field.key] = None if widget.value is Select.BLANK else widget.value
             else:
-                found[field.key] = widget.value
+                found[field.key] = widget.value     # an Input's text, a Checkbox's bool
         return found
 
-    def set_value(self, key: str, value) -> None:
+    def focus_first(self) -> None:
+        """Focus the form's first field (else Run MCP), so typing fills the form rather than
+        filtering the tree."""
+        target: Any = (self.query_one("#" + field_id(self.fields[0].key)) if self.fields
+                       else self.query_one("#call-mcp", Button))
+        if target.display and self.query_one("#call-buttons").display:
+            target.focus()
+
+    def set_value(self, key: str, value: Any) -> None:
         """Fill one field (tests, screenshots): text, a bool, or a choice."""
-        widget = self.query_one("#" + field_id(key))
+        widget: Any = self.query_one("#" + field_id(key))
         widget.value = value
 
     def arguments(self) -> dict | None:
-        from workbench.dev.calls import arguments_from
         try:
             return arguments_from(self.fields, self.values())
         except ValueError as exc:
@@ -141,7 +161,7 @@ class CallPane(Pane):
         event.stop()
         action = {"call-cli": lambda: self.run("cli"), "call-mcp": lambda: self.run("mcp"),
                   "call-example": self.save_example, "call-write": self.write_example,
-                  "call-replay": self.add_to_replay}.get(event.button.id)
+                  "call-replay": self.add_to_replay}.get(event.button.id or "")
         if action is not None:
             action()
 
@@ -153,7 +173,6 @@ class CallPane(Pane):
         arguments = self.arguments()
         if command is None or arguments is None:
             return None
-        from workbench.dev.diffs import SAFE_EFFECTS
         if command.effects not in SAFE_EFFECTS and self.armed != via:
             self.armed = via
             self.status = (f"{' '.join(command.path)} is {command.effects}: press Run "
@@ -165,10 +184,9 @@ class CallPane(Pane):
                                exclusive=True, exit_on_error=False)
 
     async def _run(self, view, command, arguments, via) -> None:
-        import asyncio
-        from workbench.dev.calls import example_line
-        from workbench.runtime.arguments import to_argv
         bench = view.bench
+        call: tuple[list[str] | None]
+        kwargs: dict[str, Any]
         if via == "cli":
             argv = [*to_argv(command, arguments), "--json"]
             request = "$ " + example_line(command, arguments) + " --json"
@@ -182,8 +200,15 @@ class CallPane(Pane):
             call = (None,)
         self.status = f"running over {via.upper()}\u2026"
         self._draw()
+        started = time.time()
         [result] = await asyncio.to_thread(bench.run_environments, *call, **kwargs)
         text = result.stdout[:-1] if result.stdout.endswith("\n") else result.stdout
+        if via == "mcp":   # a call a person made: Traffic shows it beside the clients' own
+            bench.dev_server().observe({
+                "at": started, "client": CALL_PANE_CLIENT, "session": None,
+                "method": "tools/call", "tool": command.tool_name, "arguments": arguments,
+                "result": text, "is_error": result.exit != 0, "seconds": result.seconds,
+                "error": result.error})
         self.last = {"via": via, "request": request, "text": text, "exit": result.exit,
                      "seconds": result.seconds, "arguments": arguments,
                      "command": " ".join(command.path), "error": result.error,
@@ -198,7 +223,6 @@ class CallPane(Pane):
 
     def save_example(self) -> str | None:
         """Show the source edit that adds this call as an example; returns the diff."""
-        from workbench.dev.calls import add_example, example_line
         view = self._view
         command = view.node if view is not None else None
         arguments = self.arguments()
@@ -243,7 +267,7 @@ class CallPane(Pane):
         self.pending = None
         self.status = f"wrote the example to {os.path.basename(path)}; it reloads"
         self._draw()
-        self.app.action_reload()
+        dashboard(self.app).action_reload()
         return True
 
     def add_to_replay(self) -> str | None:
@@ -254,8 +278,6 @@ class CallPane(Pane):
             self.status = "run the call first (Run CLI or Run MCP)"
             self._draw()
             return None
-        from workbench.dev.calls import replay_entry
-        from workbench.dev.replay import Recorder, traffic_folder
         bench = view.bench
         recorder = bench.recorder or Recorder(os.path.join(
             traffic_folder(bench.file), f"{view.program.name}-calls.jsonl"))
@@ -286,9 +308,9 @@ def _widget(field):
                  type=kind, id=wid)
 
 
-def _render(last: dict):
-    parts = [Text("request", style="bold"), Text(last["request"] + "\n"),
-             Text("response", style="bold")]
+def _render(last: dict[str, Any]) -> tuple[Group, str]:
+    parts: list[Text | Syntax] = [Text("request", style="bold"),
+                                  Text(last["request"] + "\n"), Text("response", style="bold")]
     try:
         parts.append(Syntax(json.dumps(json.loads(last["text"]), indent=2, ensure_ascii=False),
                             "json", theme="ansi_dark", background_color="default",

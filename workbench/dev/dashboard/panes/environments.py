@@ -17,9 +17,12 @@ from rich.text import Text
 from textual.containers import Grid
 from textual.widgets import Input, ProgressBar, Static
 
-from workbench.dev.dashboard._view import heading
+from workbench._text import join, split
+from workbench.dev.dashboard._view import dashboard, heading
+from workbench.dev.dashboard.confirm import ConfirmWrites
 from workbench.dev.dashboard.panes._base import Pane
 from workbench.dev.environments import DEFAULT_TIMEOUT, ENVIRONMENTS
+from workbench.dev.inputs import dry_run_input, example_argv, target_command, writes
 
 HINT = ("enter (or e) runs it in every environment: argv after the program name, or JSON "
         "arguments {...} for the selected command; x cancels")
@@ -41,8 +44,6 @@ def default_input(view) -> str:
     """The selected command's first example (after the program name), or its path."""
     if view.node is None or view.is_group:
         return ""
-    from workbench.dev.diffs import example_argv
-    from workbench._text import join
     for example in view.node.examples:
         try:
             return join(example_argv(view.program, example))
@@ -54,8 +55,6 @@ def default_input(view) -> str:
 def placeholder(view) -> str:
     """The input's hint: the first example under the selection (any command's at the root),
     so a program is only ever shown its own commands."""
-    from workbench.dev.diffs import example_argv
-    from workbench._text import join
     prefix = list(view.node.path) if view.node is not None else []
     for command in view.state.commands():
         if list(command.path[:len(prefix)]) != prefix:
@@ -86,7 +85,6 @@ def parse_input(view, text: str) -> dict:
         if not isinstance(arguments, dict):
             raise ValueError("JSON arguments must be an object")
         return {"argv": None, "arguments": arguments, "command": view.name}
-    from workbench._text import split
     argv = split(text)
     if argv and view.program is not None and argv[0] == view.program.name:
         argv = argv[1:]
@@ -186,8 +184,7 @@ class EnvironmentsPane(Pane):
 
         `confirmed` is what the person chose for a write: "run" or "dry-run".
         """
-        from workbench.dev.environments import dry_run_input, target_command, writes
-        view = self._view or self.app.view()
+        view = self._view or dashboard(self.app).view()
         try:
             request = parse_input(view, self.query_one("#env-input", Input).value)
         except ValueError as exc:
@@ -195,8 +192,7 @@ class EnvironmentsPane(Pane):
             self._show_status()
             return None
         command = target_command(view.program, request.get("argv"), request.get("command"))
-        if writes(command) and confirmed not in ("run", "dry-run"):
-            from workbench.dev.dashboard.confirm import ConfirmWrites
+        if command is not None and writes(command) and confirmed not in ("run", "dry-run"):
             self.worker = None
             self.status = (f"{' '.join(command.path)} is {command.effects}: "
                            "confirm to run it (y), or cancel (n)")
@@ -276,5 +272,4 @@ class EnvironmentsPane(Pane):
 def _described(request) -> str:
     if request.get("arguments") is not None:
         return json.dumps(request["arguments"], ensure_ascii=False)
-    from workbench._text import join
     return join(request["argv"])

@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from workbench._text import plural
-from workbench.dev.dashboard._view import heading, plain
+from workbench.dev.dashboard._view import dashboard, heading, plain
 from workbench.dev.dashboard.header import MASKED_URL
 from workbench.dev.dashboard.panes._base import Pane
 
@@ -157,7 +157,7 @@ class TrafficPane(Pane):
         index = table.cursor_row if row is None else row
         if not self.entries or not 0 <= index < len(self.entries):
             return None
-        screen = TrafficDetail(self.entries[index], stable=self.app.stable)
+        screen = TrafficDetail(self.entries[index], stable=dashboard(self.app).stable)
         self.app.push_screen(screen)
         return screen
 
