@@ -36,7 +36,7 @@ def _share(path, opts) -> dict:
     os.environ.setdefault("BURGEE_CHECK", "always")    # check the declaration, keep no verdict
     box = Sandbox(opts["root"])
     try:    # not load_program: its examples are checked by run_share, which lints them first
-        program = find_program(exec_file(path), opts.get("program"), path)
+        _key, program = find_program(exec_file(path).__dict__, opts.get("program"), path)
         program.source = os.path.abspath(path)
     except LoadError as error:
         raise CheckError("file_not_found" if error.code == "not_found" else "load_failed",
