@@ -40,7 +40,7 @@ def _share(path, opts) -> dict:
         program.source = os.path.abspath(path)
     except LoadError as error:
         raise CheckError("file_not_found" if error.code == "not_found" else "load_failed",
-                         error.message, error.details) from None
+                         error.message, error.traceback) from None
     return run_share(program, box, int(opts["part"]), int(opts["parts"]), int(opts["calls"]),
                      int(opts["seed"]), float(opts["timeout"]), bool(opts.get("run-writes")))
 
