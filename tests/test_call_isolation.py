@@ -388,7 +388,7 @@ async def test_a_fail_while_running_a_call_is_its_envelope_as_in_the_testing_run
 def test_burgee_devs_calls_do_not_see_its_bearer_token(monkeypatch):
     """The dev server's calls run in subprocesses given `environ_for(...)`: it held the
     server's own BURGEE_MCP_TOKEN (when the token came from the environment)."""
-    from workbench.dev.environments import environ_for
+    from workbench.dev.processes import environ_for
     monkeypatch.setenv("BURGEE_MCP_TOKEN", "dev-token-" + "y" * 32)
     for kind in ("piped", "terminal", "mcp"):
         assert "BURGEE_MCP_TOKEN" not in environ_for(kind)

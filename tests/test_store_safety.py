@@ -218,7 +218,7 @@ def test_every_written_form_of_a_dsn_password_is_masked(url, shown):
 # -- the traffic record ------------------------------------------------------------------------
 
 def test_the_traffic_record_is_private(tmp_path):
-    from workbench.dev.engine import TrafficEntry
+    from workbench.dev.records import TrafficEntry
     from workbench.dev.replay import Recorder
     path = tmp_path / ".burgee" / "traffic" / "p.jsonl"
     recorder = Recorder(str(path))

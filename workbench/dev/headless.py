@@ -11,6 +11,7 @@ Exit codes (also in docs/ci.md), each with `error.code` in the envelope:
        session_over_budget, lint_error, invalid_output or envelope_mismatch (the first that
        applies; error.failures lists them all), invalid_budget for a session budget key that
        names no path or shape, or load_failed when FILE does not load
+    2  a snapshot file is not what burgee wrote (invalid_snapshot: not UTF-8, or bad JSON)
     3  FILE does not exist (file_not_found)
 """
 

@@ -5,7 +5,8 @@ runs (`environments`), example diffs and their batch workers (`diffs`, `pool`), 
 MCP server's tool calls (`server`). Each runs in a session of its own, so a time limit kills
 the whole process group (a handler's children too).
 
-- `child_environ()`: our environment, with the workbench importable and no bytecode written;
+- `child_environ()`: our environment, with the workbench importable, no bytecode written and
+  no bearer token;
 - `environ_for(environment)`: that of one simulated environment (`ENVIRONMENTS`);
 - `worker_command(served, argv)`: `python -m workbench.dev._worker run ...` for the last good
   program;

@@ -11,7 +11,8 @@ against the current program, each call in a fresh sandbox, and classifies what d
 with `--run-writes`; calls whose arguments were masked cannot be sent again and are skipped.
 
 Exit codes (docs/ci.md): 0 nothing breaking (or breaking under a major version bump since
-the recording); 1 `replay_changed` (or `load_failed`); 3 `file_not_found` (FILE or PATH).
+the recording); 1 `replay_changed` (or `load_failed`); 2 `invalid_replay` (PATH is not
+what `--record` wrote); 3 `file_not_found` (FILE or PATH).
 """
 
 from __future__ import annotations
