@@ -177,11 +177,19 @@ def _holder_dead(host, pidns, pid, started) -> bool:
     return bool(started) and now != started
 
 
-def takeable(row, digest) -> bool:
+def takeable(row, digest, read_again) -> bool:
     """Whether a caller with input `digest` may claim a key whose live (unexpired) row is `row`
     (digest, state, result, host, pidns, pid, started), None when there is none: free, or
-    pending for the same input under a holder known dead. Both stores decide with this."""
-    return row is None or (row[0] == digest and row[1] == "pending" and _holder_dead(*row[3:]))
+    pending for the same input under a holder known dead. Both stores decide with this.
+
+    A holder found dead may have finished the key and ended between the read and the check
+    (a call process exits right after it finishes): `read_again()` reads the row once more,
+    after the check, and only an unchanged row is taken. Otherwise the caller reads it again."""
+    if row is None:
+        return True
+    if not (row[0] == digest and row[1] == "pending" and _holder_dead(*row[3:])):
+        return False
+    return tuple(read_again() or ()) == tuple(row)
 
 
 # --- the SQLite store --------------------------------------------------------------------------
@@ -266,10 +274,12 @@ class SQLiteStore:
         connection.execute("BEGIN IMMEDIATE")
         try:
             connection.execute("DELETE FROM claims WHERE expires < ?", (now,))
-            row = connection.execute(
-                "SELECT digest, state, result, host, pidns, pid, started FROM claims "
-                "WHERE scope=? AND key=?", (scope, key)).fetchone()
-            taken = takeable(row, digest)
+            def read():
+                return connection.execute(
+                    "SELECT digest, state, result, host, pidns, pid, started FROM claims "
+                    "WHERE scope=? AND key=?", (scope, key)).fetchone()
+            row = read()
+            taken = takeable(row, digest, read)
             if taken:
                 connection.execute(
                     "INSERT OR REPLACE INTO claims VALUES (?, ?, ?, 'pending', NULL, NULL, ?, "

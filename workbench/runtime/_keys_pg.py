@@ -139,6 +139,9 @@ class PostgresStore:
             self.connection, self.secret = connection, _READY[self.url]
             return
         connection = self.psycopg.connect(self.url, autocommit=True, connect_timeout=10)
+        # a claim reads its row again after a liveness check (`takeable`): it must see what
+        # was committed meanwhile, whatever the server's default isolation
+        connection.isolation_level = self.psycopg.IsolationLevel.READ_COMMITTED
         if self.url not in _READY:
             import secrets
             with connection.transaction():   # concurrent CREATE TABLE IF NOT EXISTS can fail
@@ -163,10 +166,12 @@ class PostgresStore:
             connection.execute(   # some other expired keys, never waiting on a busy row
                 f"DELETE FROM {TABLE} WHERE ctid IN (SELECT ctid FROM {TABLE} WHERE expires < "
                 f"{_NOW} LIMIT 20 FOR UPDATE SKIP LOCKED)")
-            row = connection.execute(
-                f"SELECT digest, state, result, host, pidns, pid, started FROM {TABLE} "
-                "WHERE scope=%s AND key=%s", (scope, key)).fetchone()
-            taken = takeable(row, digest)
+            def read():   # each statement sees what was committed before it (READ COMMITTED)
+                return connection.execute(
+                    f"SELECT digest, state, result, host, pidns, pid, started FROM {TABLE} "
+                    "WHERE scope=%s AND key=%s", (scope, key)).fetchone()
+            row = read()
+            taken = takeable(row, digest, read)
             if taken:
                 names = ", ".join(COLUMNS)
                 connection.execute(
