@@ -26,7 +26,7 @@ REPORT = {"change_review.py": "commands, median of"}   # the one that prints a l
 pytestmark = pytest.mark.slow
 
 
-def _run(name: str, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+def _run(name: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in AGENT_VARIABLES}
     return subprocess.run([sys.executable, str(ROOT / "benchmarks" / name), *args],
                           capture_output=True, text=True, env=env, cwd=ROOT,
