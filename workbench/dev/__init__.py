@@ -64,13 +64,15 @@ def sample_file() -> str:
 def main(file: str | None = None, *, headless: bool = False, update: bool = False,
          port: int | None = None, program_name: str | None = None, run_writes: bool = False,
          snapshots: str | None = None, out: TextIO | None = None, schema_version: str = "1",
-         record: bool = False, replay: str | None = None, policy: Policy | None = None) -> int:
+         record: bool = False, replay: str | None = None, policy: Policy | None = None,
+         picture: bool = False) -> int:
     """Run `burgee dev FILE`; returns the process exit code.
 
     headless: no screen; check the snapshot folder (default `.burgee/snapshots/` beside the
     file), print one JSON envelope report to `out` (stdout), exit non-zero on drift, a budget
     overrun, an error-level problem or a CLI/MCP mismatch (codes in docs/ci.md).
     update: with headless, accept the current surfaces as the new snapshots.
+    picture: with headless, also draw the dashboard as SVG beside the snapshot folder.
     replay: with headless, replay the calls recorded in that file instead (docs/ci.md).
     record: without headless, record every MCP tools/call to `.burgee/traffic/`.
     schema_version: with headless, the report's meta.schema_version (the printing program's).
@@ -82,7 +84,8 @@ def main(file: str | None = None, *, headless: bool = False, update: bool = Fals
     file = file or sample_file()
     if headless:
         return _report(_headless_doc(file, update=update, program_name=program_name,
-                                     run_writes=run_writes, snapshots=snapshots, replay=replay),
+                                     run_writes=run_writes, snapshots=snapshots, replay=replay,
+                                     picture=picture),
                        out, schema_version)
     if not os.path.isfile(file):
         raise Fail("file_not_found", f"{file} does not exist", exit=3,
@@ -98,17 +101,16 @@ def main(file: str | None = None, *, headless: bool = False, update: bool = Fals
 
 
 def _headless_doc(file: str, *, update: bool, program_name: str | None, run_writes: bool,
-                  snapshots: str | None, replay: str | None) -> dict[str, Any]:
+                  snapshots: str | None, replay: str | None,
+                  picture: bool = False) -> dict[str, Any]:
     """The `--headless` check's envelope (its `data` is the report, passed or failed), with
-    the dashboard picture written; or the replay's, with `replay`."""
+    the dashboard picture written when asked (`picture`); or the replay's, with `replay`."""
     if replay:
         from workbench.dev.replay import replay as replay_calls
         return replay_calls(file, replay, run_writes=run_writes, program_name=program_name)
     from workbench.dev.headless import check_snapshots
-    doc = check_snapshots(file, update=update, program_name=program_name,
-                          run_writes=run_writes, snapshots=snapshots)
-    _dashboard_svg(file, doc, program_name, update=update)
-    return doc
+    return check_snapshots(file, update=update, program_name=program_name,
+                           run_writes=run_writes, snapshots=snapshots, picture=picture)
 
 
 def _report(doc: dict[str, Any], out: TextIO | None, schema_version: str) -> int:
@@ -122,28 +124,6 @@ def _report(doc: dict[str, Any], out: TextIO | None, schema_version: str) -> int
     out.write(_envelope.encode(doc) + "\n")
     out.flush()
     return _envelope.exit_code(doc)
-
-
-def _dashboard_svg(file: str, doc: dict[str, Any], program_name: str | None,
-                   update: bool = False) -> None:
-    """Write an SVG of the dashboard beside the snapshot folder; the path goes in the report
-    (a picture that cannot be drawn never fails the check). A failed check keeps the
-    committed picture and draws the failing state beside it (`….dashboard.failed.svg`)."""
-    report = doc.get("data")
-    if not isinstance(report, dict) or not report.get("snapshots"):
-        return
-    try:
-        from workbench.dev.dashboard import svg_path_for_snapshots, write_svg
-        path = svg_path_for_snapshots(report["snapshots"])
-        failed = path[:-len(".svg")] + ".failed.svg"
-        if doc.get("ok") is not True and not update:
-            path = failed
-        elif os.path.exists(failed):
-            os.remove(failed)   # the failure it pictured is gone
-        report["dashboard_svg"] = write_svg(file, path, program_name=program_name)
-    except Exception as exc:  # noqa: BLE001 - the picture never fails the check
-        report["dashboard_svg"] = None
-        report["dashboard_svg_error"] = f"{type(exc).__name__}: {exc}"
 
 
 def headless_report(file: str | None = None, *, update: bool = False,
@@ -178,7 +158,8 @@ def _headless(ctx: Context) -> dict[str, Any]:
     doc = _headless_doc(ctx.args.get("file") or sample_file(),
                         update=bool(options.get("update")), program_name=options.get("program"),
                         run_writes=bool(options.get("run_writes")),
-                        snapshots=options.get("snapshots"), replay=options.get("replay"))
+                        snapshots=options.get("snapshots"), replay=options.get("replay"),
+                        picture=bool(options.get("picture")))
     report = doc.get("data")
     if doc.get("ok") is True:
         return report
