@@ -110,7 +110,8 @@ def _headless_doc(file: str, *, update: bool, program_name: str | None, run_writ
         return replay_calls(file, replay, run_writes=run_writes, program_name=program_name)
     from workbench.dev.headless import check_snapshots
     return check_snapshots(file, update=update, program_name=program_name,
-                           run_writes=run_writes, snapshots=snapshots, picture=picture)
+                           run_writes=run_writes, snapshots=snapshots,
+                           picture=_dashboard_svg if picture else None)
 
 
 def _report(doc: dict[str, Any], out: TextIO | None, schema_version: str) -> int:
@@ -124,6 +125,27 @@ def _report(doc: dict[str, Any], out: TextIO | None, schema_version: str) -> int
     out.write(_envelope.encode(doc) + "\n")
     out.flush()
     return _envelope.exit_code(doc)
+
+
+def _dashboard_svg(bench: Any, report: dict[str, Any], *, ok: bool,
+                   update: bool) -> None:
+    """Draw the dashboard of `bench` (already loaded: not loaded again) beside the snapshot
+    folder; the path goes in the report (a picture that cannot be drawn never fails the
+    check). A failed check keeps the committed picture and draws the failing state beside it
+    (`….dashboard.failed.svg`)."""
+    try:
+        from workbench.dev.dashboard import svg_path_for_snapshots, write_svg
+        path = svg_path_for_snapshots(report["snapshots"])
+        failed = path[:-len(".svg")] + ".failed.svg"
+        if not ok and not update:
+            path = failed
+        elif os.path.exists(failed):
+            os.remove(failed)   # the failure it pictured is gone
+        report["dashboard_svg"] = write_svg(bench.file, path, program_name=bench.program_name,
+                                            bench=bench)
+    except Exception as exc:  # noqa: BLE001 - the picture never fails the check
+        report["dashboard_svg"] = None
+        report["dashboard_svg_error"] = f"{type(exc).__name__}: {exc}"
 
 
 def headless_report(file: str | None = None, *, update: bool = False,

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from typing import Any, Callable
 
 from workbench.dev import cost as _cost
 from workbench.dev.changes import Review, review_files
@@ -45,9 +45,11 @@ def _unreadable(existing: dict[str, str | None]) -> list[str]:
 
 def check_snapshots(file: str, *, update: bool = False, program_name: str | None = None,
                     run_writes: bool = False, snapshots: str | None = None,
-                    load_timeout: float | None = None, picture: bool = False) -> dict[str, Any]:
-    """Run the whole headless check; returns the envelope (not printed). `picture`: also
-    draw the dashboard as SVG beside the snapshot folder, from the program loaded once."""
+                    load_timeout: float | None = None,
+                    picture: Callable[..., None] | None = None) -> dict[str, Any]:
+    """Run the whole headless check; returns the envelope (not printed). `picture`: called
+    as `picture(bench, report, ok=, update=)` with the Workbench that loaded FILE, to draw
+    the dashboard from it (the workbench's entry point passes one; this room draws nothing)."""
     file = os.path.abspath(file)
     if not os.path.isfile(file):
         return _envelope.failure("file_not_found", f"{file} does not exist", exit=3,
@@ -144,8 +146,8 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
     if mismatches:
         failures.append("envelope_mismatch")
     report["failures"] = failures
-    if picture:
-        _dashboard_svg(bench, report, ok=not failures, update=update)
+    if picture is not None:
+        picture(bench, report, ok=not failures, update=update)
     if not failures:
         return _envelope.success(report)
     first = failures[0]
@@ -178,27 +180,6 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
                             hint=hints[first], failures=failures)
     doc["data"] = report
     return doc
-
-
-def _dashboard_svg(bench: Workbench, report: dict[str, Any], *, ok: bool,
-                   update: bool) -> None:
-    """Draw the dashboard of `bench` (already loaded: not loaded again) beside the snapshot
-    folder; the path goes in the report (a picture that cannot be drawn never fails the
-    check). A failed check keeps the committed picture and draws the failing state beside it
-    (`….dashboard.failed.svg`)."""
-    try:
-        from workbench.dev.dashboard import svg_path_for_snapshots, write_svg
-        path = svg_path_for_snapshots(report["snapshots"])
-        failed = path[:-len(".svg")] + ".failed.svg"
-        if not ok and not update:
-            path = failed
-        elif os.path.exists(failed):
-            os.remove(failed)   # the failure it pictured is gone
-        report["dashboard_svg"] = write_svg(bench.file, path, program_name=bench.program_name,
-                                            bench=bench)
-    except Exception as exc:  # noqa: BLE001 - the picture never fails the check
-        report["dashboard_svg"] = None
-        report["dashboard_svg_error"] = f"{type(exc).__name__}: {exc}"
 
 
 def _explained(review: Review | None) -> bool:
