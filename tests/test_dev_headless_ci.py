@@ -25,7 +25,7 @@ def _env(home) -> dict:
 
 
 def _headless(python, file, home, *extra) -> tuple:
-    done = subprocess.run([str(python), "-m", "workbench.cli", "dev", str(file), "--headless", "--json",
+    done = subprocess.run([str(python), "-m", "workbench.cli", "dev", str(file), "--headless", "--no-check", "--json",
                            *extra], capture_output=True, timeout=180, env=_env(home),
                           cwd=os.path.dirname(file))
     assert done.stderr == b"", done.stderr.decode()
