@@ -192,7 +192,7 @@ def _headless(ctx: Context) -> dict[str, Any]:
                         check_calls=options.get("check_calls"))
     report = doc.get("data")
     if doc.get("ok") is True:
-        return report
+        return doc["data"]
     error = dict(doc["error"])
     raise Fail(error.pop("code"), error.pop("message"), hint=error.pop("hint", None),
                exit=error.pop("exit"), fix=error.pop("fix", None),

@@ -153,7 +153,8 @@ def build_state(program: Program, previous: State, *, file: str, reviews: Review
     changes = _snapshot.compare(before.surfaces if before else None, surfaces,
                                 previous.tokens.read_by_agents, table.read_by_agents)
     problems = tuple(_problems.lint(program, surfaces, table, diffs=diffs, memo=memo))
-    base = (before.program, before.surfaces) if before is not None else None
+    base = (before.program, before.surfaces) \
+        if before is not None and before.program is not None else None
     cost, cost_before = _costs(program, surfaces, table, memo, base,
                                before.cost if before is not None else None, diffs)
     review, review_snapshot = reviews.review(file, program, surfaces,
