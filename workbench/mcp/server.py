@@ -569,10 +569,15 @@ class ProgramServer:
                 allowed_hosts=[f"{name}{port}" for name in shown for port in ("", ":*")],
                 allowed_origins=[f"{scheme}://{name}{port}" for name in shown
                                  for scheme in ("http", "https") for port in ("", ":*")])
+        store = None
+        if not stateless:   # a dropped stream resumes (another worker could not replay it)
+            from workbench.mcp._events import RETRY_MS, MemoryEventStore
+            store = MemoryEventStore()
         app = self.server.streamable_http_app(
             streamable_http_path=path, host=host, transport_security=security,
             stateless_http=stateless, max_sessions=policy.max_sessions,
-            session_idle_timeout=policy.idle_timeout)
+            session_idle_timeout=policy.idle_timeout, event_store=store,
+            retry_interval=RETRY_MS if store is not None else None)
         manager = getattr(self.server, "_session_manager", None)
         if manager is not None and not stateless:
             bound_sessions(manager)
