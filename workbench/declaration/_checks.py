@@ -302,6 +302,19 @@ def _check_command(program, command) -> None:
         raise DefinitionError(
             f"{where}: effects={effects!r} is not one of the known values; use one of: "
             f"{_effects_help()}")
+    for attr in ("destructive", "open_world"):
+        value = getattr(command, attr)
+        if value is not None and not isinstance(value, bool):
+            raise DefinitionError(f"{where}: {attr}= is True, False or unset, got {value!r}")
+    if command.destructive and effects == "read_only":
+        raise DefinitionError(
+            f"{where}: a read_only command destroys nothing; drop destructive=True, or "
+            f"declare effects='idempotent' (repeating it destroys nothing more) or "
+            f"'non_idempotent'")
+    if command.title is not None and (not isinstance(command.title, str)
+                                      or not command.title.strip() or "\n" in command.title):
+        raise DefinitionError(f"{where}: title= is one line of text for clients to show, "
+                              f"got {command.title!r}")
     if command.run is not None and not callable(command.run):
         raise DefinitionError(f"{where}: run= must be a function taking ctx, got "
                               f"{type(command.run).__name__}")

@@ -111,6 +111,12 @@ class Command:
         help: the long help, after the one-line description: paragraphs separated by blank
             lines, shown in `--help`, cards and the MCP tool's description.
         epilog: a closing paragraph of `--help` (and cards), e.g. where to read more.
+        destructive: whether a call may destroy data (the MCP `destructiveHint`); default:
+            True for `non_idempotent`, False otherwise. `notes remove` is idempotent and
+            destructive; `notes add` is neither destructive nor idempotent.
+        open_world: whether it reaches outside the program's own data (the network, other
+            systems: the MCP `openWorldHint`); unset: not said.
+        title: a human-readable name for clients to show (the MCP tool's `title`).
     """
 
     is_group = False
@@ -126,7 +132,9 @@ class Command:
                  since: str | None = None, deprecated: str | bool | None = None,
                  replaced_by: str | None = None, paginated: bool | int = False,
                  batch: bool = False, errors: Sequence[str | dict] = (),
-                 help: str | None = None, epilog: str | None = None):
+                 help: str | None = None, epilog: str | None = None,
+                 destructive: bool | None = None, open_world: bool | None = None,
+                 title: str | None = None):
         self.name = name
         self.description = description
         self.effects = effects
@@ -147,6 +155,9 @@ class Command:
         self.errors = tuple(errors)
         self.help = help
         self.epilog = epilog
+        self.destructive = destructive
+        self.open_world = open_world
+        self.title = title
         self.path: tuple[str, ...] = (name,)
         self.program: Program | None = None
         self.adapter = None  # set by workbench.adapt for undeclared programs

@@ -494,8 +494,8 @@ class ProgramServer:
         async with stdio_server() as (read_stream, write_stream):
             async with anyio.create_task_group() as group:
                 group.start_soon(self._stop_on_sigterm, group.cancel_scope)
-                await self.server.run(_Draining(read_stream, self),
-                                      _Answering(write_stream, self),
+                answering = _Answering(write_stream, self)
+                await self.server.run(_Draining(read_stream, self, answering), answering,
                                       self.server.create_initialization_options())
                 group.cancel_scope.cancel()
 
@@ -551,7 +551,7 @@ class ProgramServer:
         `stateless=True` keeps no session between requests (the SDK's stateless mode), so any
         worker of a pool can answer any request.
         """
-        from workbench.mcp._guard import bound_sessions, guard
+        from workbench.mcp._guard import bound_sessions, guard, json_rpc_errors
         from workbench.runtime.serving import WILDCARD, Policy, new_token
         policy = policy or Policy(host, token=new_token(), token_source="random")
         names = ([] if host in LOOPBACK else [host]) + [h for h in allowed_hosts if h]
@@ -569,15 +569,20 @@ class ProgramServer:
                 allowed_hosts=[f"{name}{port}" for name in shown for port in ("", ":*")],
                 allowed_origins=[f"{scheme}://{name}{port}" for name in shown
                                  for scheme in ("http", "https") for port in ("", ":*")])
+        store = None
+        if not stateless:   # a dropped stream resumes (another worker could not replay it)
+            from workbench.mcp._events import RETRY_MS, MemoryEventStore
+            store = MemoryEventStore()
         app = self.server.streamable_http_app(
             streamable_http_path=path, host=host, transport_security=security,
             stateless_http=stateless, max_sessions=policy.max_sessions,
-            session_idle_timeout=policy.idle_timeout)
+            session_idle_timeout=policy.idle_timeout, event_store=store,
+            retry_interval=RETRY_MS if store is not None else None)
         manager = getattr(self.server, "_session_manager", None)
         if manager is not None and not stateless:
             bound_sessions(manager)
         self.max_result_bytes = policy.max_result_bytes
-        return guard(self._counting_listings(app), policy.token)
+        return guard(json_rpc_errors(self._counting_listings(app)), policy.token)
 
     def _counting_listings(self, app):
         """`app`, counting the tools/list answers being written (`told_clients_listed` waits
@@ -684,22 +689,30 @@ class _Draining:
 
     The SDK's dispatcher cancels requests still running when input ends; a client that
     writes its requests and closes stdin (`printf ... | tool mcp`) still gets every answer.
+    A line that is not a JSON-RPC message (not JSON, a batch, no method) is answered here with
+    the spec's error (`invalid_line`), which the SDK would only log.
     """
 
-    def __init__(self, inner, served: ProgramServer):
+    def __init__(self, inner, served: ProgramServer, reply=None):
         self._inner = inner
         self._served = served
+        self._reply = reply
 
     @property
     def last_context(self):
         return getattr(self._inner, "last_context", None)
 
     async def receive(self):
-        try:
-            item = await self._inner.receive()
-        except anyio.EndOfStream:
-            await self._served._drain()
-            raise
+        while True:
+            try:
+                item = await self._inner.receive()
+            except anyio.EndOfStream:
+                await self._served._drain()
+                raise
+            if not isinstance(item, Exception) or self._reply is None:
+                break
+            from mcp.shared.message import SessionMessage
+            await self._reply.send(SessionMessage(invalid_line(item)))
         message = getattr(item, "message", None)
         if isinstance(message, JSONRPCRequest):
             pending = self._served._unanswered
@@ -729,6 +742,32 @@ class _Draining:
 
     async def __aexit__(self, *exc_info):
         await self.aclose()
+
+
+def invalid_line(error: Exception) -> JSONRPCError:
+    """The JSON-RPC error for a line the SDK could not read as a message (`error`, its
+    validation error): -32700 when it is not JSON, -32600 for a batch (MCP dropped JSON-RPC
+    batches in 2025-06-18) or an object that is no request, notification or response; `id`
+    is the line's own when it has one, else null, as JSON-RPC 2.0 says."""
+    errors = error.errors() if hasattr(error, "errors") else []
+    first = errors[0] if errors else {}
+    value = first.get("input")
+    if first.get("type") == "json_invalid" or not errors:
+        code, message, ident = -32700, ("Parse error: the line is not JSON; send one JSON-RPC "
+                                        "message per line"), None
+    elif isinstance(value, list):
+        code, message, ident = -32600, ("Invalid Request: JSON-RPC batches are not supported "
+                                        "(MCP removed them in 2025-06-18); send each message "
+                                        "on a line of its own"), None
+    else:
+        ident = value.get("id") if isinstance(value, dict) else None
+        if isinstance(ident, bool) or not isinstance(ident, (int, str)):
+            ident = None
+        code, message = -32600, ("Invalid Request: not a JSON-RPC 2.0 request, notification "
+                                 "or response (each needs \"jsonrpc\": \"2.0\"; a request a "
+                                 "\"method\" and an \"id\")")
+    return JSONRPCError(jsonrpc="2.0", id=ident,
+                        error=mcp_types.ErrorData(code=code, message=message))
 
 
 class _Answering:

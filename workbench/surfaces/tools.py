@@ -29,8 +29,10 @@ def tool_definition(command) -> dict:
     description = command.description or ""
     if command.help:
         description = (description + "\n\n" + command.help.strip()).strip()
-    tool = {"name": command.tool_name, "description": description,
-            "inputSchema": input_schema(command)}
+    tool = {"name": command.tool_name}
+    if command.title:
+        tool["title"] = command.title
+    tool.update({"description": description, "inputSchema": input_schema(command)})
     output = output_schema(command)
     if output is not None:
         tool["outputSchema"] = output
