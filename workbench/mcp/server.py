@@ -30,7 +30,9 @@ import anyio.lowlevel
 import anyio.to_thread
 import mcp_types
 from mcp.server import NotificationOptions, Server
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus, ListenHandler, ResourcesListChanged, ToolsListChanged,
+)
 from mcp_types import JSONRPCError, JSONRPCRequest, JSONRPCResponse
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -55,7 +57,8 @@ class _Server(Server):
     def create_initialization_options(self, notification_options=None,
                                       experimental_capabilities=None, extensions=None):
         return super().create_initialization_options(
-            notification_options or NotificationOptions(tools_changed=True),
+            notification_options or NotificationOptions(tools_changed=True,
+                                                        resources_changed=True),
             experimental_capabilities, extensions)
 
 
@@ -217,6 +220,8 @@ class ProgramServer:
             instructions=program.description or None,
             on_list_tools=self._on_list_tools,
             on_call_tool=self._on_call_tool,
+            on_list_resources=self._on_list_resources,
+            on_read_resource=self._on_read_resource,
             on_subscriptions_listen=self.listen,
             get_tool_input_schema=self._input_schema,
         )
@@ -273,10 +278,12 @@ class ProgramServer:
         for key, connection in list(self._connections.items()):
             try:
                 await connection.send_tool_list_changed()
+                await connection.send_resource_list_changed()   # cards and schema changed too
             except Exception:  # noqa: BLE001 - a dead connection must not stop the others
                 self._connections.pop(key, None)
                 self._listed_by(key)
         await self.bus.publish(ToolsListChanged())
+        await self.bus.publish(ResourcesListChanged())
 
     async def told_clients_listed(self, timeout: float) -> bool:
         """Wait until every handshake-era client told of the last change asked for tools/list
@@ -375,6 +382,24 @@ class ProgramServer:
             raise
         finally:
             TICKET.reset(token)
+
+    async def _on_list_resources(self, ctx, params):
+        """The program's schema, cards, skills and llms.txt (`workbench.surfaces.resources`)."""
+        from workbench.surfaces.resources import resources
+        return mcp_types.ListResourcesResult(resources=[
+            mcp_types.Resource.model_validate(entry) for entry in resources(self.program)])
+
+    async def _on_read_resource(self, ctx, params):
+        from mcp.shared.exceptions import MCPError
+
+        from workbench.surfaces.resources import read
+        found = read(self.program, str(params.uri))
+        if found is None:
+            raise MCPError(-32602, f"no resource at {params.uri}; resources/list names every "
+                           f"one this server has")
+        text, mime = found
+        return mcp_types.ReadResourceResult(contents=[mcp_types.TextResourceContents(
+            uri=str(params.uri), mime_type=mime, text=text)])
 
     async def _on_call_tool(self, ctx, params):
         return mcp_types.CallToolResult.model_validate(await self._call(ctx, params))
