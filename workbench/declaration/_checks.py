@@ -188,6 +188,9 @@ def _verdict_path(program, frame) -> str | None:
 
 def check_program(program) -> None:
     """Refuse a Program that cannot work; the DefinitionError names the exact fix."""
+    if program.discovery not in ("auto", "full", "progressive"):
+        raise DefinitionError(f"program {program.name!r}: discovery={program.discovery!r} is "
+                              f"not one of 'auto', 'full', 'progressive'")
     name = program.name
     if not isinstance(name, str) or not name or any(c.isspace() for c in name) \
             or name.startswith("-"):

@@ -367,6 +367,9 @@ class Program:
             its key, upper case, as Click's `auto_envvar_prefix` does: with `"TOOL_"`,
             `tool items list --bin` reads `TOOL_ITEMS_LIST_BIN` and a program option
             `--store` reads `TOOL_STORE`.
+        discovery: what MCP `tools/list` holds: `"full"` every tool; `"progressive"` only
+            `search_tools`, `describe_tool` and the read-only top-level commands, every tool
+            still callable by name; `"auto"` (the default) progressive past 1,000 tools.
     """
 
     is_group = True
@@ -375,7 +378,8 @@ class Program:
                  commands: Sequence[Command | Group] = (), budgets: dict | None = None, *, schema_version: str = "1",
                  output_budget: int | None = None, check: bool = True, single: bool = False,
                  options: dict[str, Option] | None = None,
-                 setup: Callable[..., object] | None = None, env_prefix: str | None = None):
+                 setup: Callable[..., object] | None = None, env_prefix: str | None = None,
+                 discovery: str = "auto"):
         self.name = name
         self.single = single  # one command, typed without its name (adapted `black`, `http`)
         self.version = version
@@ -389,6 +393,7 @@ class Program:
         _key_options(self.options)
         self.setup = setup
         self.env_prefix = env_prefix
+        self.discovery = discovery
         self.source: str | None = None  # file it was loaded from, set by loaders
         self._index: dict[tuple[str, ...], Command | Group] = {}
         if single and (len(self.commands) != 1 or self.commands[0].is_group):

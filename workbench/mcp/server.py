@@ -313,7 +313,8 @@ class ProgramServer:
     def _input_schema(self, name: str):
         command = _tools.callable_tool(self.program, name)
         if command is None:
-            return None
+            from workbench.surfaces.discovery import input_schema as discovery_schema
+            return discovery_schema(self.program, name)
         from workbench.surfaces.schema import input_schema
         return input_schema(command)
 

@@ -36,6 +36,14 @@ def call_tool(program, name, arguments, run, max_result_bytes: int | None = None
     `result_too_large`, as the server answers. `reraise` lets an exception out of `run`
     propagate (a test's `Runner(catch_exceptions=False)`)."""
     try:
+        from workbench.surfaces.discovery import answer
+        discovered = answer(program, name, arguments)
+        if discovered is not None:   # search_tools, describe_tool: answered here
+            ok, data = discovered
+            doc = _envelope.success(data) if ok else _envelope.failure(
+                data["code"], data["message"], exit=_envelope.EXIT_USAGE, hint=data["hint"],
+                fix=_envelope.encode(data["fix"]) if data["fix"] is not None else None)
+            return result(_envelope.stamp(doc, program.schema_version), ok)
         planned = plan(program, name, arguments)
         if isinstance(planned, dict):
             return planned

@@ -53,7 +53,11 @@ def listed(program) -> list:
 
 
 def list_tools(program) -> list[dict]:
-    """Every tool of the program, in declaration order."""
+    """What tools/list holds: every tool of the program, in declaration order; for a
+    progressive program the discovery tools and its entry points (`surfaces.discovery`)."""
+    from workbench.surfaces import discovery
+    if discovery.progressive(program):
+        return discovery.listed_tools(program)
     return [tool_definition(command) for command in listed(program)]
 
 
