@@ -161,7 +161,7 @@ def test_ctrl_c_exits_130(tmp_path):
 
 
 def test_closed_stdout_pipe_ends_quietly():
-    command = f"{sys.executable} {KITCHEN} many | head -n 1"
+    command = f"{sys.executable} {KITCHEN} many --format table | head -n 1"
     completed = subprocess.run(["bash", "-c", "set -o pipefail; " + command], env=clean_env(),
                                capture_output=True, text=True, timeout=60)
     assert completed.stdout == "0  " + "x" * 50 + "\n"   # a stream, printed as it comes

@@ -407,7 +407,8 @@ def test_bash_completion_in_a_real_bash(program):
     assert bash_complete(script, "tool", "notes", "") == ["add", "a", "tag", "purge"]
     assert bash_complete(script, "tool", "notes", "a", "--") == [
         "--idempotency-key", "--json", "--help", "--schema", "--debug", "--format", "--progress"]
-    assert bash_complete(script, "tool", "notes", "a", "--format", "") == ["json", "ndjson"]
+    assert bash_complete(script, "tool", "notes", "a", "--format", "") == ["table", "tsv", "json",
+                                                                     "ndjson"]
     assert bash_complete(script, "tool", "deploy", "--no-") == ["--no-yes", "--no-old"]
     assert bash_complete(script, "tool", "deploy", "--level", "") == ["low", "high"]
     assert bash_complete(script, "tool", "deploy", "--level", "=", "h") == ["high"]

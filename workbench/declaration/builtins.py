@@ -41,7 +41,8 @@ def http_options() -> dict:
 
 
 SHELLS = ("bash", "zsh", "fish")
-FORMATS = ("json", "ndjson")
+FORMATS = ("table", "tsv", "json", "ndjson")
+"""`--format`: aligned text, tab-separated values, one envelope, a stream."""
 
 
 def _global_options() -> dict:
@@ -52,8 +53,9 @@ def _global_options() -> dict:
         "schema": Option("boolean", "input JSON Schema, as data", negatable=False),
         "version": Option("boolean", "print the version", negatable=False),
         "debug": Option("boolean", "tracebacks on stderr", negatable=False),
-        "format": Option("enum", "output format: json (one envelope) or ndjson (a stream)",
-                         choices=FORMATS),
+        "format": Option("enum", "output format: table (aligned text), tsv (tab-separated, "
+                         "a header row; the default when piped), json (one envelope, as "
+                         "--json) or ndjson (a stream)", choices=FORMATS),
         "progress": Option("boolean", "report progress on stderr", negatable=False),
     }
     for key, option in options.items():

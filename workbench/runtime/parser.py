@@ -61,7 +61,8 @@ class Request:
 
     @property
     def json(self) -> bool:
-        return self.flags["json"]
+        """`--json` or `--format json`: one envelope on stdout."""
+        return self.flags["json"] or self.flags["format"] == "json"
 
 
 def split_globals(argv) -> tuple:

@@ -81,6 +81,7 @@ class World:
         self.seal = False         # this process ends with this call: once its result is out,
         #                           fds 1 and 2 take nothing more (late writes of threads)
         self.as_json = False      # `--json` (set by `execute`)
+        self.tsv = False          # text as tab-separated values (`text_format`)
         self.delivered = False    # the call's envelope (or stream end) went out
         self.progress_lines = False
         self.on_progress = None   # the MCP server forwards progress as notifications
@@ -229,8 +230,9 @@ def execute(program, argv, world, *, serve=None):
     `serve(program, address, policy=)` runs `tool mcp` (handed in by the process entry
     point; `policy`: `workbench.runtime.serving.Policy`)."""
     from workbench.runtime.checks import ensure_checked
-    as_json, world.ndjson, debug, progress = _modes(argv)
+    as_json, world.ndjson, debug, progress, asked = _modes(argv)
     world.as_json = as_json
+    world.tsv = text_format(world, asked) == "tsv"
     world.progress_lines = progress or (not as_json and world.stdout_tty)
     try:
         broken = derived(program).broken   # a lazy group failed its first check
@@ -310,15 +312,32 @@ def _definition_failure(error) -> dict:
 
 
 def _modes(argv) -> tuple:
-    """(--json, --format ndjson, --debug, --progress), read as the parser reads global flags,
-    so that even a refusal is printed the way the caller asked."""
+    """(--json or --format json, --format ndjson, --debug, --progress, the --format asked),
+    read as the parser reads global flags, so that even a refusal is printed the way the
+    caller asked."""
     from workbench.runtime.parser import split_globals
     try:
         flags = split_globals(argv)[0]
     except Refusal:
         head = argv[:argv.index("--")] if "--" in argv else argv
-        return "--json" in head, False, "--debug" in head, "--progress" in head
-    return flags["json"], flags["format"] == "ndjson", flags["debug"], flags["progress"]
+        return "--json" in head, False, "--debug" in head, "--progress" in head, None
+    fmt = flags["format"]
+    return (flags["json"] or fmt == "json", fmt == "ndjson", flags["debug"], flags["progress"],
+            fmt)
+
+
+def text_format(world, asked) -> str:
+    """How data is printed as text: `table` (aligned, for a person) or `tsv` (tab-separated,
+    for a program). `--format` decides when given; else `tsv` when stdout is not a terminal
+    and no agent is detected (an agent keeps the table it always got; `FORCE_TTY=1` is a
+    terminal)."""
+    if asked in ("table", "tsv"):
+        return asked
+    from workbench.runtime.context import detect_agent
+    if world.stdout_tty or world.environ.get("FORCE_TTY") == "1" or \
+            detect_agent(world.environ) is not None:
+        return "table"
+    return "tsv"
 
 
 def _show(world, as_json, data, text):
@@ -380,13 +399,16 @@ def runnable(program, tokens, as_json, command=None) -> str:
     at = tokens.index("--") if "--" in tokens else len(tokens)
     head: list = []
     skip = False
-    streams = "--format" in mode
-    for token in tokens[:at]:       # the caller's own mode flags give way to `mode`
+    streams = "--format" in mode     # a stream replaces the caller's --format; --json
+    for i, token in enumerate(tokens[:at]):   # replaces --format json (the same mode)
         if skip:
             skip = False
-        elif token == "--format" and streams:
+        elif token == "--format" and (streams or (mode and tokens[i + 1:i + 2] == ["json"])):
             skip = True
-        elif token != "--json" and not (streams and token.startswith("--format=")):
+        elif token == "--json" or (token.startswith("--format=") and (
+                streams or (mode and token == "--format=json"))):
+            continue
+        else:
             head.append(token)
     tokens = head + list(tokens[at:])
     if tokens[:1] == [program.name]:
@@ -420,7 +442,7 @@ def _deliver(program, world, doc, as_json, text=None, sealed=False, command=None
         world.out(_envelope.encode(doc) + "\n", masked=True)   # sealed: masked by structure
         world.delivered = True
         return code, doc
-    out, err = _envelope.render(doc, text)
+    out, err = _envelope.render(doc, text, tsv=world.tsv)
     if out:
         world.out(out)
     if err:
@@ -834,10 +856,16 @@ def _print_stream(program, command, request, world, items):
     """A person reading a stream: each item as it arrives (control characters escaped)."""
     from workbench._text import escape_controls
     count = 0
+    tsv = world.tsv and command.text is None
     try:
         for item in items:
-            text = command.text(item) if command.text is not None else \
-                _envelope.one_line(item)
+            if tsv:   # a header row from the first object's field names, then its rows
+                text = _envelope.tsv_row(item)
+                if count == 0 and isinstance(item, dict):
+                    text = "\t".join(_envelope.tsv_cell(key) for key in item) + "\n" + text
+            else:
+                text = command.text(item) if command.text is not None else \
+                    _envelope.one_line(item)
             world.out(escape_controls(text) + "\n")
             count += 1
     except Fail as fail:

@@ -1,0 +1,90 @@
+"""Output for pipes and people (issue 31): TSV when piped, `--format table|tsv|json|ndjson`,
+through real subprocesses, and a real pseudo-terminal for what a person sees."""
+
+import json
+import subprocess
+import sys
+
+from conftest import PROGRAMS, clean_env, run_in_pty
+
+SHELF = PROGRAMS / "shelf.py"
+
+
+def shelf(*args, **env):
+    return subprocess.run([sys.executable, str(SHELF), *args], env=clean_env(**env),
+                          capture_output=True, text=True, timeout=60)
+
+
+def _unescape(cell):
+    out, i = [], 0
+    while i < len(cell):
+        if cell[i] == "\\":
+            out.append({"t": "\t", "n": "\n", "r": "\r", "\\": "\\"}[cell[i + 1]])
+            i += 2
+        else:
+            out.append(cell[i])
+            i += 1
+    return "".join(out)
+
+
+def test_a_piped_list_is_tsv_with_a_header_of_json_field_names():
+    done = shelf("books")
+    assert done.returncode == 0 and done.stderr == ""
+    lines = done.stdout.split("\n")
+    assert lines[-1] == "" and len(lines) == 5   # header, three rows, the final newline
+    assert lines[0] == "id\ttitle\tloc\ttags\tnote"
+    rows = [line.split("\t") for line in lines[1:-1]]
+    assert all(len(row) == 5 for row in rows)    # a tab or newline in a value never splits
+    data = json.loads(shelf("books", "--json").stdout)["data"]
+    for row, book in zip(rows, data):
+        assert _unescape(row[1]) == book["title"]  # "nut 1", "tab\there", "back\\slash"
+    assert rows[0][2] == '{"shelf":"A","bin":3}' and rows[0][3] == '["x","y"]'
+    assert _unescape(rows[1][4]) == "line\nbreak"
+    assert rows[2][2] == "" and rows[2][4] == ""   # null (and missing) is an empty cell
+    assert "  " not in done.stdout and "\x1b" not in done.stdout   # no alignment, no colour
+
+
+def test_a_piped_object_is_key_tab_value_lines():
+    done = shelf("book", "--id", "2")
+    assert done.stdout == 'id\t2\ntitle\ttab\\there\nloc\t{"shelf":"B"}\nnote\tline\\nbreak\n'
+
+
+def test_a_piped_stream_is_tsv_rows_as_they_come():
+    assert shelf("stream").stdout == "id\ttitle\n1\tnut 1\n2\ttab\\there\n3\tback\\\\slash\n"
+
+
+def test_format_table_keeps_the_aligned_table_when_piped():
+    done = shelf("books", "--format", "table")
+    assert done.stdout.splitlines()[0].split() == ["ID", "TITLE", "LOC", "TAGS", "NOTE"]
+
+
+def test_an_agent_gets_what_it_got_before_not_tsv():
+    assert shelf("books", AI_AGENT="x").stdout == shelf("books", "--format", "table").stdout
+    assert shelf("books", CLAUDECODE="1").stdout == shelf("books", "--format", "table").stdout
+
+
+def test_format_json_is_the_json_envelope_and_ndjson_a_stream_as_before():
+    assert shelf("books", "--format", "json").stdout == shelf("books", "--json").stdout
+    lines = shelf("books", "--format=ndjson").stdout.splitlines()
+    assert json.loads(lines[0])["@meta"]["format"] == "ndjson"
+    assert [json.loads(line)["id"] for line in lines[1:-1]] == [1, 2, 3]
+    assert json.loads(lines[-1])["@end"] == {"ok": True, "count": 3, "exit": 0}
+
+
+def test_format_is_refused_with_the_choices_and_a_fix():
+    done = shelf("books", "--format", "tvs", "--json")
+    error = json.loads(done.stdout)["error"]
+    assert done.returncode == 2 and error["code"] == "invalid_choice"
+    assert error["message"] == "--format must be one of: table, tsv, json, ndjson; got 'tvs'"
+    assert error["fix"] == "shelf books --format tsv --json"
+
+
+def test_a_terminal_gets_the_table_and_format_tsv_wins_there():
+    code, screen = run_in_pty([SHELF, "books"], clean_env())
+    assert code == 0 and screen.splitlines()[0].split() == ["ID", "TITLE", "LOC", "TAGS", "NOTE"]
+    code, screen = run_in_pty([SHELF, "books", "--format", "tsv"], clean_env())
+    assert screen.splitlines()[0] == "id\ttitle\tloc\ttags\tnote"
+
+
+def test_a_scalar_piped_is_the_value():
+    assert shelf("count").stdout == "3\n"
