@@ -88,3 +88,67 @@ def test_a_terminal_gets_the_table_and_format_tsv_wins_there():
 
 def test_a_scalar_piped_is_the_value():
     assert shelf("count").stdout == "3\n"
+
+
+# -- --fields on every command (item 5) ----------------------------------------------------
+
+def test_fields_keep_named_and_nested_fields_each_always_present():
+    done = shelf("books", "--fields", "id,loc.shelf,note", "--json")
+    assert json.loads(done.stdout)["data"] == [
+        {"id": 1, "loc": {"shelf": "A"}, "note": None},
+        {"id": 2, "loc": {"shelf": "B"}, "note": "line\nbreak"},
+        {"id": 3, "loc": {"shelf": None}, "note": None}]   # unset and under a null: null
+    one = json.loads(shelf("book", "--fields=title,loc.bin", "--json").stdout)
+    assert one["data"] == {"title": "nut 1", "loc": {"bin": 3}}
+    assert one["meta"]["provenance"]["fields"] == {"source": "flag", "location": "--fields"}
+
+
+def test_fields_shape_what_a_pipe_gets_too():
+    assert shelf("books", "--fields", "title,id").stdout == \
+        "title\tid\nnut 1\t1\ntab\\there\t2\nback\\\\slash\t3\n"
+    assert shelf("book", "--fields", "id,note").stdout == "id\t1\nnote\t\n"
+
+
+def test_an_unknown_field_is_refused_naming_the_known_ones_from_the_schema():
+    done = shelf("book", "--fields", "titel,id", "--json")
+    error = json.loads(done.stdout)["error"]
+    assert done.returncode == 2 and error["code"] == "unknown_field"
+    assert error["message"] == ("unknown field: titel; known: id, title, loc, loc.shelf, "
+                                "loc.bin, tags, note")   # the declared schema, not this data
+    assert error["fix"] == "shelf book --fields title,id --json"
+    person = shelf("book", "--fields", "nope")
+    assert person.returncode == 2 and person.stdout == ""
+    assert "error: unknown field: nope" in person.stderr and "next: shelf book --fields" \
+        in person.stderr
+
+
+def test_without_a_schema_the_known_fields_come_from_the_data():
+    done = shelf("loose", "--fields", "a,x", "--json")
+    assert json.loads(done.stdout)["error"]["message"] == "unknown field: x; known: a, b, b.c"
+    assert json.loads(shelf("loose", "--fields", "b.c", "--json").stdout)["data"] == [
+        {"b": {"c": 2}}, {"b": {"c": None}}]
+
+
+def test_fields_on_a_stream_and_an_ndjson_stream():
+    assert json.loads(shelf("stream", "--fields", "title", "--json").stdout)["data"] == [
+        {"title": "nut 1"}, {"title": "tab\there"}, {"title": "back\\slash"}]
+    lines = shelf("stream", "--fields", "id", "--format", "ndjson").stdout.splitlines()
+    assert [json.loads(line) for line in lines[1:-1]] == [{"id": 1}, {"id": 2}, {"id": 3}]
+    refused = shelf("stream", "--fields", "tite", "--format", "ndjson")
+    end = json.loads(refused.stdout.splitlines()[-1])["@end"]
+    assert refused.returncode == 2 and end["error"]["code"] == "unknown_field"
+    assert end["error"]["fix"] == "shelf stream --fields title --format ndjson"
+
+
+def test_fields_on_data_that_is_not_objects_is_refused_with_the_fix():
+    done = shelf("count", "--fields", "a", "--json")
+    error = json.loads(done.stdout)["error"]
+    assert done.returncode == 2 and error["code"] == "fields_not_applicable"
+    assert error["message"] == "--fields picks fields of objects, and 'count' returned a number"
+    assert error["fix"] == "shelf count --json"
+
+
+def test_fields_without_a_value_is_refused():
+    done = shelf("books", "--fields", "--json")
+    error = json.loads(done.stdout)["error"]
+    assert done.returncode == 2 and error["code"] == "missing_value"

@@ -11,6 +11,9 @@ import os
 
 from workbench.declaration._derived import derived
 from workbench.declaration.builtins import GLOBAL_SPELLINGS, RESERVED_COMMANDS, RESERVED_SHORTS
+
+FRAMEWORK_GLOBALS = frozenset(("fields",))
+"""Global flags the framework also attaches to a command (as its MCP argument)."""
 from workbench.declaration.exits import exit_problem
 from workbench.declaration.model import (
     EFFECT_MEANINGS, EFFECTS, MAX_TOOL_NAME, Argument, Command, DefinitionError, Group, Option,
@@ -365,6 +368,8 @@ def _check_options(where: str, command) -> None:
     flags: dict[str, Option] = {}
     shared = command.shared_keys
     for key, option in command.options.items():
+        if key in FRAMEWORK_GLOBALS and key in command.framework_keys:
+            continue   # the global flag itself, attached as an MCP argument
         if key not in shared:
             _check_option(where, key, option)
         if option.requires or option.conflicts:

@@ -45,6 +45,14 @@ FORMATS = ("table", "tsv", "json", "ndjson")
 """`--format`: aligned text, tab-separated values, one envelope, a stream."""
 
 
+def fields_option() -> Option:
+    """`--fields a,b.c`: a global flag; also each paginated command's `fields` MCP argument
+    (`workbench.declaration._extras`), so one description serves both."""
+    return Option("string", "keep only these fields of the data, comma-separated (a.b for a "
+                  "nested one; a named field is always there, null when unset)",
+                  placeholder="<a,b.c>")
+
+
 def _global_options() -> dict:
     options = {
         "json": Option("boolean", "one JSON document on stdout (the envelope)", negatable=False),
@@ -57,6 +65,7 @@ def _global_options() -> dict:
                          "a header row; the default when piped), json (one envelope, as "
                          "--json) or ndjson (a stream)", choices=FORMATS),
         "progress": Option("boolean", "report progress on stderr", negatable=False),
+        "fields": fields_option(),
     }
     for key, option in options.items():
         option.key = key

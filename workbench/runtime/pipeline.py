@@ -590,6 +590,8 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
             data = command.adapter.invoke(command, request, world)
         else:
             data = command.run(ctx)
+        if request.flags["fields"] and not command.paginated and not isinstance(data, Partial):
+            data = _selected(command, request, ctx, data)
         if hasattr(data, "__next__") or (ndjson and not command.paginated
                                          and not isinstance(data, Partial)):
             if ndjson:
@@ -650,6 +652,14 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
     if claim is not None:
         claim.finish(doc, _envelope.exit_code(doc))
     return _deliver(program, world, doc, as_json, text=text, sealed=True, command=command)
+
+
+def _selected(command, request, ctx, data):
+    """The handler's data with only the `--fields` asked (`workbench.runtime.fields`)."""
+    from workbench.runtime import fields
+    if hasattr(data, "__next__"):
+        return fields.select_stream(command, data, request.flags["fields"], ctx.invocation())
+    return fields.select(command, data, request.flags["fields"], ctx.invocation())
 
 
 def _exc_info() -> tuple:
@@ -835,6 +845,9 @@ def _stream(program, command, request, world, ctx, items, debug, page=None, capt
         doc = _envelope.action_required(action.reason, action.message,
                                         _steps(program, command, action.next,
                                                output_mode(world, True)))
+    except Refusal as refusal:
+        doc = _envelope.from_refusal(refusal, runnable(program, refusal.fix,
+                                                       output_mode(world, True)))
     except BaseException as error:   # as in _handle_held
         doc = _internal(error, debug, world)
     end = _envelope.stream_end(doc if doc else {"ok": True}, count)
@@ -871,4 +884,6 @@ def _print_stream(program, command, request, world, items):
     except Fail as fail:
         world.err(f"stopped after {count} items\n")
         return _deliver(program, world, _from_fail(program, command, fail, []), False)
+    except Refusal as refusal:
+        return _refuse(program, refusal, False, world)
     return 0, None
