@@ -152,3 +152,51 @@ def test_fields_without_a_value_is_refused():
     done = shelf("books", "--fields", "--json")
     error = json.loads(done.stdout)["error"]
     assert done.returncode == 2 and error["code"] == "missing_value"
+
+
+# -- counts and next steps (item 6) --------------------------------------------------------
+
+def test_ctx_next_is_a_runnable_next_in_the_callers_mode():
+    doc = json.loads(shelf("add", "--json").stdout)
+    assert doc["next"] == [{"command": "shelf book --id 3 --json", "when": "to see it"}]
+    line = doc["next"][0]["command"].split()
+    assert json.loads(shelf(*line[1:]).stdout)["data"]["id"] == 3   # runs as printed
+    end = json.loads(shelf("add", "--format", "ndjson").stdout.splitlines()[-1])["@end"]
+    assert end["next"] == [{"command": "shelf book --id 3 --format ndjson", "when": "to see it"}]
+    person = shelf("add")
+    assert person.stderr == "next: shelf book --id 3   # to see it\n"
+
+
+def test_a_paged_list_says_how_many_of_the_total():
+    person = shelf("page", "--limit", "2")
+    assert person.stdout == "n\n0\n1\n"
+    assert person.stderr.splitlines() == [
+        "2 of 120", "next: shelf page --limit 2 --cursor 2   # for the next page"]
+    doc = json.loads(shelf("page", "--limit", "2", "--json").stdout)
+    assert doc["page"] == {"count": 2, "has_more": True, "next_cursor": "2", "total": 120}
+
+
+def test_a_next_page_keeps_the_fields_asked():
+    doc = json.loads(shelf("page", "--limit", "2", "--fields", "n", "--json").stdout)
+    assert doc["next"][0]["command"] == "shelf page --limit 2 --cursor 2 --fields n --json"
+
+
+def test_a_dry_run_answers_with_the_apply_line(tmp_path):
+    from conftest import SAMPLES
+    store = tmp_path / "stock.json"
+    argv = [sys.executable, str(SAMPLES / "warehouse.py"), "--store", str(store)]
+    done = subprocess.run(argv + ["items", "restock", "--sku", "SKU-0003", "--count", "5",
+                                  "--dry-run", "--json"], env=clean_env(), capture_output=True,
+                          text=True, timeout=60)
+    doc = json.loads(done.stdout)
+    digest = doc["data"]["digest"]
+    apply = doc["next"][0]
+    assert apply["when"] == "to apply this plan"
+    assert apply["command"].endswith(f"--expect-plan {digest} --json")
+    assert "--dry-run" not in apply["command"]
+    from workbench._text import split
+    applied = subprocess.run([sys.executable, str(SAMPLES / "warehouse.py"),
+                              *split(apply["command"])[1:]], env=clean_env(),
+                             capture_output=True, text=True, timeout=60)
+    assert applied.returncode == 0, applied.stdout   # the line runs as printed, and applies
+    assert json.loads(applied.stdout)["ok"] is True

@@ -130,6 +130,8 @@ class Context:
         self._request = request
         self._world = world
         self._changed = None
+        self._next: list = []      # `ctx.next(...)`: what to run after this success
+        self._total = None         # `ctx.total(n)`: items in all, for a paginated list
         self._stdin_text = None
         self.plan = None   # the plan this call was checked against (commands with `plan=`)
         self.obj = None    # what a `setup(ctx)` left for the handler
@@ -257,6 +259,24 @@ class Context:
         Without it every call of an `idempotent` command reports `changed: true`; a call that
         found everything already as asked should say `ctx.changed(False)`."""
         self._changed = bool(value)
+
+    def next(self, command: str | Sequence[str], why: str) -> None:
+        """Suggest what to run after this success: the envelope's `next`, and a `next:` line
+        for a person. Runnable as printed: the program's name in front and the caller's
+        output mode (`--json`, `--format ndjson`) carried.
+
+            ctx.next(["items", "show", sku], why="to see the item")
+
+        Args:
+            command: the command line after the program name (a string or argv list).
+            why: when or why to run it (the entry's `when`).
+        """
+        self._next.append({"command": command, "when": why})
+
+    def total(self, count: int) -> None:
+        """How many items there are in all, for a paginated list: the page's `total`, and
+        "50 of 120" for a person (on stderr, piped too)."""
+        self._total = int(count)
 
     def stdin(self) -> str:
         """Standard input as text (read once). Empty when stdin is closed."""

@@ -161,8 +161,8 @@ def stream_end(doc: dict, count: int) -> dict:
     end: dict = {"ok": doc["ok"] is True, "count": count, "exit": code}
     if doc["ok"] is not True:
         end["error"] = doc["error"]
-        if doc.get("next"):
-            end["next"] = doc["next"]
+    if doc.get("next"):
+        end["next"] = doc["next"]
     return end
 
 
@@ -216,6 +216,9 @@ def _rendered(doc: dict, text, failed: bool, tsv: bool) -> tuple[str, str]:
     if doc.get("ok") is not True:
         count = len(doc["data"].get("failed", ()))
         err += f"{len(doc['data'].get('succeeded', ()))} succeeded, {count} failed\n"
+    page = doc.get("page")
+    if page and page.get("total") is not None:   # "50 of 120"
+        err += f"{page['count']} of {page['total']}\n"
     for step in doc.get("next", ()):
         err += f"next: {step['command']}   # {step['when']}\n"
     truncated = meta.get("truncated")

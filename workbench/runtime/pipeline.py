@@ -579,6 +579,9 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
             if dry_run:
                 meta["dry_run"] = True
                 data = {"plan": ctx.plan, "digest": digest}
+                ctx.next(_without_flag(_without_flag(ctx.invocation(), "--dry-run"),
+                                       "--expect-plan") + ["--expect-plan", digest],
+                         why="to apply this plan")
                 return _deliver(program, world, _success(command, ctx, data, meta), as_json,
                                 text=text)
             if digest != request.extras["expect_plan"]:
@@ -764,11 +767,15 @@ def _page(program, command, request, ctx, data, meta):
     items, page, next_tokens, truncated = paginate(program, command, request, data,
                                                    ctx.agent, ctx.invocation())
     doc = _success(command, ctx, items, meta)
+    if ctx._total is not None:
+        page["total"] = ctx._total
     extra = {"page": page}
     if next_tokens:
         mode = output_mode(ctx._world, as_json)
         extra["next"] = [{"command": runnable(program, next_tokens, mode, command),
                           "when": "for the next page"}]
+    if doc.get("next"):
+        extra["next"] = extra.get("next", []) + doc["next"]
     if truncated:
         truncated["next"] = extra["next"][0]["command"]
         doc["meta"]["truncated"] = truncated
@@ -781,7 +788,15 @@ def _success(command, ctx, data, meta) -> dict:
         meta["changed"] = True if ctx._changed is None else ctx._changed
     if ctx._request.warnings:
         meta["warnings"] = list(ctx._request.warnings)
-    return _envelope.success(data, meta)
+    doc = _envelope.success(data, meta)
+    if ctx._next:
+        doc = {"ok": True, "data": data, "next": _suggested(command, ctx), "meta": meta}
+    return doc
+
+
+def _suggested(command, ctx) -> list:
+    """`ctx.next(...)` as runnable `next` entries (program name, the caller's mode)."""
+    return _steps(ctx.program, command, ctx._next, output_mode(ctx._world, ctx._request.json))
 
 
 def _steps(program, command, steps, as_json):
@@ -858,6 +873,8 @@ def _stream(program, command, request, world, ctx, items, debug, page=None, capt
         end["page"] = page["page"]
         if page.get("next"):
             end["next"] = page["next"]
+    elif ctx._next and end["ok"] is True:   # a page's `next` holds them already
+        end["next"] = _suggested(command, ctx)
     if request.warnings:
         end["warnings"] = list(request.warnings)
     world.out_json({"@end": end})
