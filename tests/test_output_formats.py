@@ -200,3 +200,29 @@ def test_a_dry_run_answers_with_the_apply_line(tmp_path):
                              capture_output=True, text=True, timeout=60)
     assert applied.returncode == 0, applied.stdout   # the line runs as printed, and applies
     assert json.loads(applied.stdout)["ok"] is True
+
+
+# -- a progress bar for a person (item 3) --------------------------------------------------
+
+def test_a_person_at_a_terminal_sees_a_progress_bar_not_json():
+    code, screen = run_in_pty([SHELF, "slow", "--steps", "30"], clean_env())
+    assert code == 0
+    assert '{"progress"' not in screen
+    frames = screen.split("\r\n")[0].split("\r")
+    assert frames[1].startswith("[\u2588") and "1/30" in frames[1] and "copying" in frames[1]
+    assert "30/30 100%" in frames[-1] and "/s" in frames[-1]   # the full bar, with the rate
+    assert screen.endswith("copied  30\r\n")   # the result on a line of its own
+
+
+def test_an_agent_on_a_terminal_keeps_the_json_progress_lines():
+    code, screen = run_in_pty([SHELF, "slow", "--steps", "3"], clean_env(AI_AGENT="x"))
+    lines = screen.splitlines()
+    assert json.loads(lines[0]) == {"progress": {"command": "slow", "done": 1, "total": 3,
+                                                 "message": "copying"}}
+    assert "\u2588" not in screen
+
+
+def test_piped_a_progress_report_stays_off_unless_asked():
+    assert shelf("slow", "--steps", "3").stderr == ""
+    asked = shelf("slow", "--steps", "3", "--progress").stderr.splitlines()
+    assert json.loads(asked[-1])["progress"]["done"] == 3

@@ -44,6 +44,15 @@ def add(ctx):
     return {"id": 3, "added": True}
 
 
+def slow(ctx):
+    import time
+    steps = ctx.options.steps
+    for done in range(1, steps + 1):
+        time.sleep(0.02)
+        ctx.progress(done, steps, "copying")
+    return {"copied": steps}
+
+
 def count(ctx):
     return 3
 
@@ -63,6 +72,8 @@ program = Program(
         Command(name="page", description="A paged list with a total", effects="read_only",
                 run=page, paginated=True),
         Command(name="add", description="Add a book", effects="idempotent", run=add),
+        Command(name="slow", description="Work with progress", effects="read_only", run=slow,
+                options={"steps": Option(type="integer", default=30, description="steps")}),
         Command(name="count", description="How many books", effects="read_only", run=count),
     ])
 

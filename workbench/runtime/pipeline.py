@@ -84,6 +84,8 @@ class World:
         self.tsv = False          # text as tab-separated values (`text_format`)
         self.delivered = False    # the call's envelope (or stream end) went out
         self.progress_lines = False
+        self.progress_bar = False   # a person at a terminal: `ctx.progress` draws a bar
+        self._bar_start = None      # when the bar's first report came; None: no bar drawn
         self.on_progress = None   # the MCP server forwards progress as notifications
         self._last_progress = None
         self.exc_info = None      # what the handler raised, for `workbench.testing.Result`
@@ -127,6 +129,8 @@ class World:
         import time
         now = time.monotonic()
         final = total is not None and done >= total
+        if self.progress_bar and self.on_progress is None:
+            return self._draw_bar(now, done, total, message, final)
         interval = MCP_PROGRESS_EVERY if self.on_progress is not None else LINE_PROGRESS_EVERY
         if self._last_progress is not None and now - self._last_progress < interval and not final:
             return
@@ -144,11 +148,74 @@ class World:
         self.err(_envelope.encode(record) + "\n", masked=True)   # the message is masked
 
 
+    def _draw_bar(self, now, done, total, message, final) -> None:
+        """A person's progress bar on stderr, redrawn in place at most ten times a second:
+        done of total, percent, rate and time left; a newline once it is full."""
+        if self._bar_start is None:
+            self._bar_start = now
+        elif not final and self._last_progress is not None and \
+                now - self._last_progress < BAR_EVERY:
+            return
+        self._last_progress = now
+        import shutil
+        width = shutil.get_terminal_size((80, 24)).columns
+        line = progress_line(done, total, now - self._bar_start, width,
+                             self.redact(str(message)) if message is not None else None)
+        self.err("\r" + line + "\x1b[K" + ("\n" if final else ""))
+        if final:
+            self._bar_start = None
+
+    def end_bar(self) -> None:
+        """Close an unfinished bar with a newline, before the result is printed."""
+        if self._bar_start is not None:
+            self._bar_start = None
+            self.err("\n")
+
+
+def progress_line(done, total, elapsed: float, width: int, message=None) -> str:
+    """One line of a progress bar: `[████░░░░] 60/120 50% 12/s ETA 5s message`, cut to
+    `width` columns (control characters in the message escaped)."""
+    from workbench._text import escape_controls
+    rate = done / elapsed if elapsed > 0 else 0.0
+    parts = []
+    if total:
+        fraction = max(0.0, min(1.0, done / total))
+        parts.append(f"{_number(done)}/{_number(total)} {fraction:4.0%}")
+        if rate > 0 and done < total:
+            parts.append(f"ETA {_duration((total - done) / rate)}")
+    else:
+        parts.append(f"{_number(done)} done")
+    if rate > 0:
+        parts.append(f"{rate:.3g}/s")
+    text = " ".join(parts) + (f" {escape_controls(message)}" if message else "")
+    if total:
+        cells = max(10, min(40, width - len(text) - 4))
+        full = int(round(cells * fraction))
+        text = "[" + "\u2588" * full + "\u2591" * (cells - full) + "] " + text
+    return text[:max(1, width - 1)]
+
+
+def _number(value) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds + 0.5)
+    if seconds < 60:
+        return f"{seconds}s"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes}m{seconds:02d}s"
+    return f"{minutes // 60}h{minutes % 60:02d}m"
+
+
 MCP_PROGRESS_EVERY = 0.04
 """Seconds between progress notifications to an MCP client: reports 50 ms apart all go out
 (the conformance suite's `tools-call-with-progress`), a tight loop is still thinned."""
 LINE_PROGRESS_EVERY = 2.0
 """Seconds between progress lines on stderr, where a person or a log reads them."""
+BAR_EVERY = 0.1
+"""Seconds between redraws of a person's progress bar."""
 
 
 def _write(stream, text: str) -> None:
@@ -234,6 +301,9 @@ def execute(program, argv, world, *, serve=None):
     world.as_json = as_json
     world.tsv = text_format(world, asked) == "tsv"
     world.progress_lines = progress or (not as_json and world.stdout_tty)
+    world.progress_bar = world.progress_lines and not progress and not world.ndjson and \
+        _is_terminal(world.stderr) and world.environ.get("TERM") != "dumb" and \
+        _no_agent(world.environ)
     try:
         broken = derived(program).broken   # a lazy group failed its first check
         if broken is not None:
@@ -290,6 +360,16 @@ def execute(program, argv, world, *, serve=None):
             return code, None
 
 
+def _is_terminal(stream) -> bool:
+    fd = _fileno(stream)
+    return fd is not None and os.isatty(fd)
+
+
+def _no_agent(environ) -> bool:
+    from workbench.runtime.context import detect_agent
+    return detect_agent(environ) is None
+
+
 def _load_path(program, argv) -> None:
     """Import the lazy groups the words of argv select (and no other), so redaction knows
     their sensitive options before anything is printed."""
@@ -333,9 +413,8 @@ def text_format(world, asked) -> str:
     terminal)."""
     if asked in ("table", "tsv"):
         return asked
-    from workbench.runtime.context import detect_agent
     if world.stdout_tty or world.environ.get("FORCE_TTY") == "1" or \
-            detect_agent(world.environ) is not None:
+            not _no_agent(world.environ):
         return "table"
     return "tsv"
 
@@ -443,6 +522,7 @@ def _deliver(program, world, doc, as_json, text=None, sealed=False, command=None
         world.delivered = True
         return code, doc
     out, err = _envelope.render(doc, text, tsv=world.tsv)
+    world.end_bar()
     if out:
         world.out(out)
     if err:
