@@ -80,9 +80,10 @@ def test_format_is_refused_with_the_choices_and_a_fix():
 
 
 def test_a_terminal_gets_the_table_and_format_tsv_wins_there():
-    code, screen = run_in_pty([SHELF, "books"], clean_env())
+    code, screen = run_in_pty([SHELF, "books", "--no-color"], clean_env())
     assert code == 0 and screen.splitlines()[0].split() == ["ID", "TITLE", "LOC", "TAGS", "NOTE"]
     code, screen = run_in_pty([SHELF, "books", "--format", "tsv"], clean_env())
+    assert "\x1b" not in screen   # no colour in TSV, even at a terminal
     assert screen.splitlines()[0] == "id\ttitle\tloc\ttags\tnote"
 
 
@@ -210,7 +211,8 @@ def test_a_person_at_a_terminal_sees_a_progress_bar_not_json():
     assert '{"progress"' not in screen
     frames = screen.split("\r\n")[0].split("\r")
     assert frames[1].startswith("[\u2588") and "1/30" in frames[1] and "copying" in frames[1]
-    assert "30/30 100%" in frames[-1] and "/s" in frames[-1]   # the full bar, with the rate
+    assert any("ETA" in frame and "/s" in frame for frame in frames[2:-1])   # rate, time left
+    assert frames[-1].startswith("[" + "\u2588" * 10) and "30/30 100% copying" in frames[-1]
     assert screen.endswith("copied  30\r\n")   # the result on a line of its own
 
 
@@ -226,3 +228,37 @@ def test_piped_a_progress_report_stays_off_unless_asked():
     assert shelf("slow", "--steps", "3").stderr == ""
     asked = shelf("slow", "--steps", "3", "--progress").stderr.splitlines()
     assert json.loads(asked[-1])["progress"]["done"] == 3
+
+
+# -- colour for a person, never for an agent or a pipe (item 1) ---------------------------
+
+BOLD_RED, CYAN, BOLD, RESET = "\x1b[1;31m", "\x1b[36m", "\x1b[1m", "\x1b[0m"
+
+
+def test_errors_and_tables_are_coloured_at_a_terminal():
+    code, screen = run_in_pty([SHELF, "book", "--fields", "titel"], clean_env())
+    assert code == 2
+    assert screen.startswith(BOLD_RED + "error:" + RESET + " unknown field: titel")
+    assert CYAN + "next:" + RESET + " shelf book --fields title" in screen
+    code, screen = run_in_pty([SHELF, "books"], clean_env())
+    assert screen.startswith(BOLD + "ID  TITLE")
+
+
+def test_help_headings_are_bold_at_a_terminal():
+    code, screen = run_in_pty([SHELF, "--help"], clean_env())
+    assert BOLD + "Usage:" + RESET in screen and BOLD + "Commands:" + RESET in screen
+
+
+def test_no_color_and_the_no_color_flag_and_an_agent_turn_it_off():
+    for argv, env in (([], {"NO_COLOR": "1"}), (["--no-color"], {}), ([], {"AI_AGENT": "x"}),
+                      ([], {"NO_COLOR": "1", "FORCE_COLOR": "1"}), ([], {"TERM": "dumb"})):
+        code, screen = run_in_pty([SHELF, "book", "--fields", "titel", *argv], clean_env(**env))
+        assert code == 2 and "\x1b" not in screen, (argv, env)
+        assert screen.startswith("error: unknown field: titel")
+
+
+def test_force_color_colours_a_pipe_and_nothing_else_does():
+    assert "\x1b" not in shelf("book", "--fields", "titel").stderr
+    forced = shelf("book", "--fields", "titel", FORCE_COLOR="1")
+    assert forced.stderr.startswith(BOLD_RED + "error:" + RESET)
+    assert "\x1b" not in shelf("book", "--fields", "titel", "--json", FORCE_COLOR="1").stdout

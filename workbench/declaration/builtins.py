@@ -48,9 +48,8 @@ FORMATS = ("table", "tsv", "json", "ndjson")
 def fields_option() -> Option:
     """`--fields a,b.c`: a global flag; also each paginated command's `fields` MCP argument
     (`workbench.declaration._extras`), so one description serves both."""
-    return Option("string", "keep only these fields of the data, comma-separated (a.b for a "
-                  "nested one; a named field is always there, null when unset)",
-                  placeholder="<a,b.c>")
+    return Option("string", "keep only these fields of the data, comma-separated (a.b: a "
+                  "nested one; null when unset)", placeholder="<a,b.c>")
 
 
 def _global_options() -> dict:
@@ -66,6 +65,8 @@ def _global_options() -> dict:
                          "--json) or ndjson (a stream)", choices=FORMATS),
         "progress": Option("boolean", "report progress on stderr", negatable=False),
         "fields": fields_option(),
+        "no_color": Option("boolean", "no colour, even at a terminal (as NO_COLOR=1)",
+                           negatable=False),
     }
     for key, option in options.items():
         option.key = key

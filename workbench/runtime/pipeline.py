@@ -82,6 +82,8 @@ class World:
         #                           fds 1 and 2 take nothing more (late writes of threads)
         self.as_json = False      # `--json` (set by `execute`)
         self.tsv = False          # text as tab-separated values (`text_format`)
+        self.colour_out = False   # colour on stdout, on stderr (`_colours`)
+        self.colour_err = False
         self.delivered = False    # the call's envelope (or stream end) went out
         self.progress_lines = False
         self.progress_bar = False   # a person at a terminal: `ctx.progress` draws a bar
@@ -159,7 +161,7 @@ class World:
         self._last_progress = now
         import shutil
         width = shutil.get_terminal_size((80, 24)).columns
-        line = progress_line(done, total, now - self._bar_start, width,
+        line = progress_line(done, total, 0.0 if final else now - self._bar_start, width,
                              self.redact(str(message)) if message is not None else None)
         self.err("\r" + line + "\x1b[K" + ("\n" if final else ""))
         if final:
@@ -173,8 +175,9 @@ class World:
 
 
 def progress_line(done, total, elapsed: float, width: int, message=None) -> str:
-    """One line of a progress bar: `[████░░░░] 60/120 50% 12/s ETA 5s message`, cut to
-    `width` columns (control characters in the message escaped)."""
+    """One line of a progress bar: `[████░░░░] 60/120 50% ETA 5s 12/s message`, cut to
+    `width` columns (control characters in the message escaped). No rate or time left when
+    `elapsed` is 0: the first and the final line are the same bytes on every run."""
     from workbench._text import escape_controls
     rate = done / elapsed if elapsed > 0 else 0.0
     parts = []
@@ -297,9 +300,10 @@ def execute(program, argv, world, *, serve=None):
     `serve(program, address, policy=)` runs `tool mcp` (handed in by the process entry
     point; `policy`: `workbench.runtime.serving.Policy`)."""
     from workbench.runtime.checks import ensure_checked
-    as_json, world.ndjson, debug, progress, asked = _modes(argv)
+    as_json, world.ndjson, debug, progress, asked, no_color = _modes(argv)
     world.as_json = as_json
     world.tsv = text_format(world, asked) == "tsv"
+    _colours(world, as_json, no_color)
     world.progress_lines = progress or (not as_json and world.stdout_tty)
     world.progress_bar = world.progress_lines and not progress and not world.ndjson and \
         _is_terminal(world.stderr) and world.environ.get("TERM") != "dumb" and \
@@ -338,7 +342,7 @@ def execute(program, argv, world, *, serve=None):
             from workbench.surfaces import cards, help
             if as_json:
                 return _show(world, True, cards.card(command), None)
-            return _show(world, False, None, help.render_help(program, command))
+            return _help(world, help.render_help(program, command))
         if request.flags["schema"]:
             from workbench.surfaces.schema import input_schema
             return _show(world, True, input_schema(command), None)
@@ -400,10 +404,25 @@ def _modes(argv) -> tuple:
         flags = split_globals(argv)[0]
     except Refusal:
         head = argv[:argv.index("--")] if "--" in argv else argv
-        return "--json" in head, False, "--debug" in head, "--progress" in head, None
+        return ("--json" in head, False, "--debug" in head, "--progress" in head, None,
+                "--no-color" in head)
     fmt = flags["format"]
     return (flags["json"] or fmt == "json", fmt == "ndjson", flags["debug"], flags["progress"],
-            fmt)
+            fmt, flags["no_color"])
+
+
+def _colours(world, as_json, no_color) -> None:
+    """Whether stdout and stderr get colour (`workbench.runtime.colour.enabled`); a pipe with
+    no FORCE_COLOR decides without importing anything."""
+    err_tty = _is_terminal(world.stderr)
+    if as_json or not (world.stdout_tty or err_tty or world.environ.get("FORCE_COLOR")):
+        return
+    from workbench.runtime import colour
+    from workbench.runtime.context import detect_agent
+    agent = detect_agent(world.environ)
+    world.colour_out = not world.ndjson and colour.enabled(world.environ, world.stdout_tty,
+                                                           no_color, agent)
+    world.colour_err = colour.enabled(world.environ, err_tty, no_color, agent)
 
 
 def text_format(world, asked) -> str:
@@ -439,7 +458,7 @@ def _describe_node(program, request, world):
             cards.group_document(program, node)
         return _show(world, True, doc, None)
     from workbench.surfaces import help
-    return _show(world, False, None, help.render_help(program, None if node is program else node))
+    return _help(world, help.render_help(program, None if node is program else node))
 
 
 def _builtin(program, request, world, serve):
@@ -522,6 +541,12 @@ def _deliver(program, world, doc, as_json, text=None, sealed=False, command=None
         world.delivered = True
         return code, doc
     out, err = _envelope.render(doc, text, tsv=world.tsv)
+    if world.colour_out and out and text is None and not world.tsv and _is_table(doc):
+        from workbench.runtime import colour
+        out = colour.header(out)
+    if world.colour_err and err:
+        from workbench.runtime import colour
+        err = colour.problems(err)
     world.end_bar()
     if out:
         world.out(out)
@@ -529,6 +554,19 @@ def _deliver(program, world, doc, as_json, text=None, sealed=False, command=None
         world.err(err)
     world.delivered = True
     return code, doc
+
+
+def _is_table(doc) -> bool:
+    data = doc.get("data")
+    return isinstance(data, list) and bool(data) and all(isinstance(i, dict) for i in data)
+
+
+def _help(world, text):
+    """Help for a person: section headings and flags coloured when colour is on."""
+    if world.colour_out:
+        from workbench.runtime import colour
+        text = colour.help_text(text)
+    return _show(world, False, None, text)
 
 
 def _deliver_stream(program, world, doc, command=None) -> int:
