@@ -262,3 +262,41 @@ def test_force_color_colours_a_pipe_and_nothing_else_does():
     forced = shelf("book", "--fields", "titel", FORCE_COLOR="1")
     assert forced.stderr.startswith(BOLD_RED + "error:" + RESET)
     assert "\x1b" not in shelf("book", "--fields", "titel", "--json", FORCE_COLOR="1").stdout
+
+
+# -- --jq (item 5) -------------------------------------------------------------------------
+
+def test_jq_filters_the_data_and_the_result_is_still_one_envelope():
+    doc = json.loads(shelf("books", "--jq", "[.[] | .title]", "--json").stdout)
+    assert doc["ok"] is True and doc["data"] == ["nut 1", "tab\there", "back\\slash"]
+    assert json.loads(shelf("book", "--jq", ".loc.bin", "--json").stdout)["data"] == 3
+    several = json.loads(shelf("books", "--jq", ".[].id", "--json").stdout)["data"]
+    assert several == [1, 2, 3]                     # several results: a list
+    assert shelf("books", "--jq", ".[0]").stdout.startswith("id\t1\ntitle\tnut 1\n")
+
+
+def test_jq_after_fields_and_on_a_stream():
+    doc = json.loads(shelf("books", "--fields", "id", "--jq", ".[1]", "--json").stdout)
+    assert doc["data"] == {"id": 2}
+    lines = shelf("stream", "--jq", ".[].id", "--format", "ndjson").stdout.splitlines()
+    assert lines[1:-1] == ["1", "2", "3"]
+    assert json.loads(lines[-1])["@end"]["count"] == 3
+
+
+def test_a_bad_jq_expression_is_refused_with_a_fix():
+    done = shelf("books", "--jq", ".[", "--json")
+    error = json.loads(done.stdout)["error"]
+    assert done.returncode == 2 and error["code"] == "invalid_jq"
+    assert error["fix"] == "shelf books --jq . --json"
+    failed = shelf("books", "--jq", ".a.b", "--json")
+    error = json.loads(failed.stdout)["error"]
+    assert failed.returncode == 2 and error["code"] == "jq_failed"
+    assert "Cannot index array" in error["message"]
+
+
+def test_a_next_page_keeps_fields_and_jq():
+    doc = json.loads(shelf("page", "--limit", "3", "--fields", "n", "--jq", "length",
+                           "--json").stdout)
+    assert doc["data"] == 3
+    assert doc["next"][0]["command"] == \
+        "shelf page --limit 3 --cursor 3 --fields n --jq length --json"

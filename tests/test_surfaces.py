@@ -407,7 +407,7 @@ def test_bash_completion_in_a_real_bash(program):
     assert bash_complete(script, "tool", "notes", "") == ["add", "a", "tag", "purge"]
     assert bash_complete(script, "tool", "notes", "a", "--") == [
         "--idempotency-key", "--json", "--help", "--schema", "--debug", "--format", "--progress",
-        "--fields", "--no-color"]
+        "--fields", "--jq", "--no-color"]
     assert bash_complete(script, "tool", "notes", "a", "--format", "") == ["table", "tsv", "json",
                                                                      "ndjson"]
     assert bash_complete(script, "tool", "deploy", "--no-") == ["--no-yes", "--no-old",
@@ -481,7 +481,7 @@ def test_zsh_completion_offers_the_model(program, tmp_path):
     assert zsh_complete(tmp_path, script, "tool", "notes", "") == ["add", "a", "tag", "purge"]
     assert zsh_complete(tmp_path, script, "tool", "st", "--") == [
         "--json", "--help", "-h", "--schema", "--debug", "--format", "--progress", "--fields",
-        "--no-color"]
+        "--jq", "--no-color"]
     assert zsh_complete(tmp_path, script, "tool", "deploy", "--level", "") == ["low", "high"]
     assert zsh_complete(tmp_path, script, "tool", "deploy", "--level=h") == ["low", "high"]
     assert zsh_complete(tmp_path, script, "tool", "deploy", "--target", "") == ["<files>"]

@@ -65,6 +65,8 @@ def _global_options() -> dict:
                          "--json) or ndjson (a stream)", choices=FORMATS),
         "progress": Option("boolean", "report progress on stderr", negatable=False),
         "fields": fields_option(),
+        "jq": Option("string", "filter the data through this jq expression (the jq extra); "
+                     "one result is the data, several a list", placeholder="<expr>"),
         "no_color": Option("boolean", "no colour, even at a terminal (as NO_COLOR=1)",
                            negatable=False),
     }

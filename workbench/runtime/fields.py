@@ -17,9 +17,10 @@ def wanted(text: str) -> list:
 
 
 def carried(request) -> list:
-    """The `--fields` a caller gave, to carry into a `next` command line (a next page)."""
-    text = request.flags.get("fields")
-    return ["--fields", text] if text else []
+    """The `--fields` and `--jq` a caller gave, to carry into a `next` command line (a next
+    page)."""
+    return [token for key in ("fields", "jq") if request.flags.get(key)
+            for token in ("--" + key, request.flags[key])]
 
 
 def known_paths(schema: dict | None, sample) -> list:

@@ -688,6 +688,7 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
                 doc = claim.replay
                 claim = None
                 return _deliver(program, world, doc, as_json, text=text)
+        jq = _jq_filter(request, ctx) if request.flags["jq"] else None
         if request.prompts:
             ctx._ask_prompts()
         _setup(program, command, ctx)
@@ -713,8 +714,10 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
             data = command.run(ctx)
         if request.flags["fields"] and not command.paginated and not isinstance(data, Partial):
             data = _selected(command, request, ctx, data)
+        if jq is not None and hasattr(data, "__next__"):
+            data = list(data)   # a filter reads the whole data: the stream is collected
         if hasattr(data, "__next__") or (ndjson and not command.paginated
-                                         and not isinstance(data, Partial)):
+                                         and not isinstance(data, Partial) and jq is None):
             if ndjson:
                 return _stream(program, command, request, world, ctx, data, debug,
                                captured=captured)
@@ -733,6 +736,11 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
                                page=page, captured=captured)
         else:
             doc = _success(command, ctx, data, meta)
+        if jq is not None and doc.get("ok") is True:
+            doc["data"] = jq(doc["data"])
+            if ndjson and not command.paginated:
+                return _stream(program, command, request, world, ctx, _items_of(doc["data"]),
+                               debug, captured=captured)
         doc = _checked_result(doc)
     except Fail as fail:
         world.exc_info = _exc_info()
@@ -781,6 +789,39 @@ def _selected(command, request, ctx, data):
     if hasattr(data, "__next__"):
         return fields.select_stream(command, data, request.flags["fields"], ctx.invocation())
     return fields.select(command, data, request.flags["fields"], ctx.invocation())
+
+
+def _jq_filter(request, ctx):
+    """`--jq EXPR` compiled before the handler runs (a missing extra or a bad expression
+    changes nothing): a function of the data, giving its one result or a list of several."""
+    from workbench.runtime.extras import require
+    require("jq", "--jq")
+    import jq
+    expression = request.flags["jq"]
+    try:
+        compiled = jq.compile(expression)
+    except ValueError as error:
+        raise Refusal("invalid_jq", f"--jq {expression!r} is not a jq expression: "
+                      f"{_first_line(error)}", hint="see https://jqlang.org/manual/",
+                      fix=ctx.invocation() + ["--jq", "."]) from None
+
+    def apply(data):
+        try:
+            results = compiled.input_value(data).all()
+        except ValueError as error:
+            raise Refusal("jq_failed", f"--jq {expression!r} failed on the data: "
+                          f"{_first_line(error)}", hint="try --jq . to see the data it reads",
+                          fix=ctx.invocation() + ["--jq", "."]) from None
+        return results[0] if len(results) == 1 else results
+    return apply
+
+
+def _first_line(error) -> str:
+    return str(error).strip().split("\n")[0]
+
+
+def _items_of(data) -> list:
+    return data if isinstance(data, list) else [data]
 
 
 def _exc_info() -> tuple:
