@@ -65,12 +65,17 @@ def paginate(program, command, request, data, agent, invocation):
     page = {"count": len(items), "has_more": has_more, "next_cursor": str(end) if has_more else None}
     next_tokens = None
     if has_more:
-        from workbench.runtime.fields import carried
         next_tokens = _without(_without(invocation, "--cursor"), "--all") + \
-            ["--cursor", str(end)] + carried(request)
+            ["--cursor", str(end)] + _carried(request)
     if truncated is not None:
         truncated["next"] = next_tokens
     return items, page, next_tokens, truncated
+
+
+def _carried(request) -> list:
+    """The `--fields` and `--jq` a caller gave, carried into the next page's command line."""
+    return [token for key in ("fields", "jq") if request.flags[key]
+            for token in ("--" + key, request.flags[key])]
 
 
 def _without(tokens, flag):

@@ -16,13 +16,6 @@ def wanted(text: str) -> list:
     return list(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
 
 
-def carried(request) -> list:
-    """The `--fields` and `--jq` a caller gave, to carry into a `next` command line (a next
-    page)."""
-    return [token for key in ("fields", "jq") if request.flags.get(key)
-            for token in ("--" + key, request.flags[key])]
-
-
 def known_paths(schema: dict | None, sample) -> list:
     """Every field path an object can have: from `schema` (an object's, nested properties as
     dotted paths) when it declares properties, else from the objects in `sample`."""
