@@ -80,7 +80,7 @@ def test_format_is_refused_with_the_choices_and_a_fix():
 
 
 def test_a_terminal_gets_the_table_and_format_tsv_wins_there():
-    code, screen = run_in_pty([SHELF, "books", "--no-color"], clean_env())
+    code, screen = run_in_pty([SHELF, "books"], clean_env(NO_COLOR="1"))
     assert code == 0 and screen.splitlines()[0].split() == ["ID", "TITLE", "LOC", "TAGS", "NOTE"]
     code, screen = run_in_pty([SHELF, "books", "--format", "tsv"], clean_env())
     assert "\x1b" not in screen   # no colour in TSV, even at a terminal
@@ -249,8 +249,8 @@ def test_help_headings_are_bold_at_a_terminal():
     assert BOLD + "Usage:" + RESET in screen and BOLD + "Commands:" + RESET in screen
 
 
-def test_no_color_and_the_no_color_flag_and_an_agent_turn_it_off():
-    for argv, env in (([], {"NO_COLOR": "1"}), (["--no-color"], {}), ([], {"AI_AGENT": "x"}),
+def test_no_color_and_an_agent_and_a_dumb_terminal_turn_it_off():
+    for argv, env in (([], {"NO_COLOR": "1"}), ([], {"AI_AGENT": "x"}),
                       ([], {"NO_COLOR": "1", "FORCE_COLOR": "1"}), ([], {"TERM": "dumb"})):
         code, screen = run_in_pty([SHELF, "book", "--fields", "titel", *argv], clean_env(**env))
         assert code == 2 and "\x1b" not in screen, (argv, env)

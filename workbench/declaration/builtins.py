@@ -67,8 +67,6 @@ def _global_options() -> dict:
         "fields": fields_option(),
         "jq": Option("string", "filter the data through this jq expression (the jq extra); "
                      "one result is the data, several a list", placeholder="<expr>"),
-        "no_color": Option("boolean", "no colour, even at a terminal (as NO_COLOR=1)",
-                           negatable=False),
     }
     for key, option in options.items():
         option.key = key

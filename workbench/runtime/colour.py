@@ -1,6 +1,6 @@
 """Colour for a person at a terminal, never for an agent or a pipe.
 
-`enabled` is the one rule (`--no-color`, `NO_COLOR`, `FORCE_COLOR`, a terminal, an agent);
+`enabled` is the one rule (`NO_COLOR`, `FORCE_COLOR`, `TERM=dumb`, a terminal, an agent);
 the painters add ANSI styles through Rich's `Style` (the `people` extra), imported only once
 colour is on. Without Rich installed, text stays plain: colour is never worth a failure.
 """
@@ -11,11 +11,10 @@ _PREFIXES = (("error:", "bold red"), ("hint:", "yellow"), ("next:", "cyan"),
              ("warning:", "yellow"), ("action required:", "bold yellow"))
 
 
-def enabled(environ, is_terminal: bool, asked_off: bool, agent) -> bool:
-    """Whether a stream gets colour: never with `--no-color` or `NO_COLOR` (any value), nor
-    for an agent or `TERM=dumb`; always with `FORCE_COLOR` (not empty, not `0`); else only on
-    a terminal."""
-    if asked_off or environ.get("NO_COLOR") or agent is not None:
+def enabled(environ, is_terminal: bool, agent) -> bool:
+    """Whether a stream gets colour: never with `NO_COLOR` (any value), nor for an agent or
+    `TERM=dumb`; always with `FORCE_COLOR` (not empty, not `0`); else only on a terminal."""
+    if environ.get("NO_COLOR") or agent is not None:
         return False
     force = environ.get("FORCE_COLOR")
     if force and force != "0":

@@ -300,10 +300,10 @@ def execute(program, argv, world, *, serve=None):
     `serve(program, address, policy=)` runs `tool mcp` (handed in by the process entry
     point; `policy`: `workbench.runtime.serving.Policy`)."""
     from workbench.runtime.checks import ensure_checked
-    as_json, world.ndjson, debug, progress, asked, no_color = _modes(argv)
+    as_json, world.ndjson, debug, progress, asked = _modes(argv)
     world.as_json = as_json
     world.tsv = text_format(world, asked) == "tsv"
-    _colours(world, as_json, no_color)
+    _colours(world, as_json)
     world.progress_lines = progress or (not as_json and world.stdout_tty)
     world.progress_bar = world.progress_lines and not progress and not world.ndjson and \
         _is_terminal(world.stderr) and world.environ.get("TERM") != "dumb" and \
@@ -404,14 +404,13 @@ def _modes(argv) -> tuple:
         flags = split_globals(argv)[0]
     except Refusal:
         head = argv[:argv.index("--")] if "--" in argv else argv
-        return ("--json" in head, False, "--debug" in head, "--progress" in head, None,
-                "--no-color" in head)
+        return "--json" in head, False, "--debug" in head, "--progress" in head, None
     fmt = flags["format"]
     return (flags["json"] or fmt == "json", fmt == "ndjson", flags["debug"], flags["progress"],
-            fmt, flags["no_color"])
+            fmt)
 
 
-def _colours(world, as_json, no_color) -> None:
+def _colours(world, as_json) -> None:
     """Whether stdout and stderr get colour (`workbench.runtime.colour.enabled`); a pipe with
     no FORCE_COLOR decides without importing anything."""
     err_tty = _is_terminal(world.stderr)
@@ -421,8 +420,8 @@ def _colours(world, as_json, no_color) -> None:
     from workbench.runtime.context import detect_agent
     agent = detect_agent(world.environ)
     world.colour_out = not world.ndjson and colour.enabled(world.environ, world.stdout_tty,
-                                                           no_color, agent)
-    world.colour_err = colour.enabled(world.environ, err_tty, no_color, agent)
+                                                           agent)
+    world.colour_err = colour.enabled(world.environ, err_tty, agent)
 
 
 def text_format(world, asked) -> str:
