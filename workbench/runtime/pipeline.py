@@ -808,8 +808,9 @@ def _jq_filter(request, ctx):
         try:
             results = compiled.input_value(data).all()
         except ValueError as error:
-            raise Refusal("jq_failed", f"--jq {expression!r} failed on the data: "
-                          f"{_first_line(error)}", hint="try --jq . to see the data it reads",
+            raise Refusal("jq_failed", f"the command ran, and --jq {expression!r} failed on "
+                          f"its data: {_first_line(error)}",
+                          hint="try --jq . to see the data it reads",
                           fix=ctx.invocation() + ["--jq", "."]) from None
         return results[0] if len(results) == 1 else results
     return apply
