@@ -141,8 +141,6 @@ def from_argv(program, argv, *, placeholders: bool = False) -> tuple:
                 texts = _option_texts(option, request.tokens)   # a custom type's object:
                 if texts:                                      # the text a client sends
                     arguments[key] = texts if option.type == "list" else texts[-1]
-    if request.flags["fields"] and "fields" in command.framework_keys:
-        arguments["fields"] = request.flags["fields"]   # the global flag, as its argument
     return command, arguments
 
 

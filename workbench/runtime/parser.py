@@ -387,6 +387,8 @@ def _parse_command(request, command, tokens, environ, placeholders=False, trial=
                           if not (key in extra_keys and where[key]["source"] == "default")}
     if request.flags["fields"] is not None:   # a projection (`surfaces.output.projected_in`)
         request.provenance["fields"] = {"source": "flag", "location": "--fields"}
+        if "fields" in extra_keys:   # a paginated command's MCP argument is the global flag
+            request.extras["fields"] = request.flags["fields"]
     if command.deprecated or command.replaced_by:
         request.warnings.append(
             f"'{' '.join(command.path)}' is deprecated" +
