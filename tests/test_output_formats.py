@@ -75,7 +75,7 @@ def test_format_is_refused_with_the_choices_and_a_fix():
     done = shelf("books", "--format", "tvs", "--json")
     error = json.loads(done.stdout)["error"]
     assert done.returncode == 2 and error["code"] == "invalid_choice"
-    assert error["message"] == "--format must be one of: table, tsv, json, ndjson; got 'tvs'"
+    assert error["message"] == "--format must be one of: json, ndjson, table, tsv; got 'tvs'"
     assert error["fix"] == "shelf books --format tsv --json"
 
 

@@ -408,8 +408,8 @@ def test_bash_completion_in_a_real_bash(program):
     assert bash_complete(script, "tool", "notes", "a", "--") == [
         "--idempotency-key", "--json", "--help", "--schema", "--debug", "--format", "--progress",
         "--fields", "--jq"]
-    assert bash_complete(script, "tool", "notes", "a", "--format", "") == ["table", "tsv", "json",
-                                                                     "ndjson"]
+    assert bash_complete(script, "tool", "notes", "a", "--format", "") == ["json", "ndjson", "table",
+                                                                     "tsv"]
     assert bash_complete(script, "tool", "deploy", "--no-") == ["--no-yes", "--no-old"]
     assert bash_complete(script, "tool", "deploy", "--level", "") == ["low", "high"]
     assert bash_complete(script, "tool", "deploy", "--level", "=", "h") == ["high"]

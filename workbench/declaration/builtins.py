@@ -41,7 +41,7 @@ def http_options() -> dict:
 
 
 SHELLS = ("bash", "zsh", "fish")
-FORMATS = ("table", "tsv", "json", "ndjson")
+FORMATS = ("json", "ndjson", "table", "tsv")
 """`--format`: aligned text, tab-separated values, one envelope, a stream."""
 
 
@@ -60,9 +60,9 @@ def _global_options() -> dict:
         "schema": Option("boolean", "input JSON Schema, as data", negatable=False),
         "version": Option("boolean", "print the version", negatable=False),
         "debug": Option("boolean", "tracebacks on stderr", negatable=False),
-        "format": Option("enum", "output format: table (aligned text), tsv (tab-separated, "
-                         "a header row; the default when piped), json (one envelope, as "
-                         "--json) or ndjson (a stream)", choices=FORMATS),
+        "format": Option("enum", "output format: json (one envelope, as --json), ndjson (a "
+                         "stream), table (aligned text) or tsv (tab-separated, a header row; "
+                         "the default when piped)", choices=FORMATS),
         "progress": Option("boolean", "report progress on stderr", negatable=False),
         "fields": fields_option(),
         "jq": Option("string", "filter the data through this jq expression (the jq extra); "
