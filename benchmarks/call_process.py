@@ -17,7 +17,8 @@
     .venv/bin/python benchmarks/call_process.py --before f8c7fda [--calls 300] [--starts 15]
         [--write]
 
-`--write` appends the results, dated, to docs/performance.md.
+`--write` replaces that section of docs/performance.md. `--smoke` runs it once in a tiny
+configuration (seconds) to check that it runs.
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import mcp_call  # noqa: E402 - a sibling benchmark
+from _bench import add_smoke, parse, replace_section  # noqa: E402
+
+SECTION = "## One process per server call (issue 29)"
 
 BURGEE, SDK = mcp_call.BURGEE, mcp_call.SDK   # the same ping tool in both benchmarks
 
@@ -134,8 +138,8 @@ def first_answer(case) -> float:
     return mcp_call.first_list(argv, CALL, _env(tree))
 
 
-def starts(cases, count):
-    return mcp_call.starts(cases, count, first_answer)
+def starts(cases, count, warmup=2):
+    return mcp_call.starts(cases, count, first_answer, warmup)
 
 
 # -- where the time goes ----------------------------------------------------------------------
@@ -207,8 +211,13 @@ def main(argv=None) -> int:
     parser.add_argument("--before", default="main", help="the revision to compare with")
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--starts", type=int, default=15)
+    parser.add_argument("--sessions", type=int, default=3,
+                        help="alternating sessions per server and transport (default 3)")
+    parser.add_argument("--warmup", type=int, default=2,
+                        help="uncounted rounds of starts (default 2)")
     parser.add_argument("--write", action="store_true")
-    options = parser.parse_args(argv)
+    add_smoke(parser, calls=3, starts=1, sessions=1, warmup=0)
+    options = parse(parser, argv)
     folder = Path(tempfile.mkdtemp(prefix="burgee-call-bench-"))
     try:
         return _measure(options, folder)
@@ -232,26 +241,27 @@ def _measure(options, folder: Path) -> int:
             before_name: ([app, "mcp", "--http", "127.0.0.1:PORT", "--no-auth"], before),
             "SDK `MCPServer`": ([sdk, "PORT"], ROOT)}
     load = os.getloadavg()[0]
-    lines = [f"## One process per server call (issue 29), {time.strftime('%Y-%m-%d')}", "",
+    lines = [SECTION, "",
              "Every tools/call of `tool mcp` and `asgi` now runs in a call process of a fork "
              "server (docs/decisions.md). A trivial tool (`ping`) served by burgee now, by "
              "burgee before the change and by the SDK's own `MCPServer`; sessions interleaved "
              "in one run. Ratios: × the burgee before the change (lower is faster); the "
              "`MCPServer` row is the yardstick of issue 37.", "",
              f"- Command: `.venv/bin/python benchmarks/call_process.py --before {options.before}"
-             f" --calls {options.calls} --starts {options.starts}`",
+             f" --calls {options.calls} --starts {options.starts}{' --write' if options.write else ''}`",
+             f"- Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
              f"- Machine: {os.cpu_count()} CPUs, {platform.machine()}, Linux "
              f"{platform.release()}, CPython {platform.python_version()}; 1-minute load "
              f"{load:.1f} before the run (a shared machine: compare ratios)", ""]
-    lines += _table(round_trips(stdio, options.calls, "stdio"), before_name,
+    lines += _table(round_trips(stdio, options.calls, "stdio", options.sessions), before_name,
                     f"tools/call round trip over stdio, SDK client (handshake era), "
                     f"{options.calls} calls each:")
-    lines += _table(round_trips(http, options.calls, "http"), before_name,
+    lines += _table(round_trips(http, options.calls, "http", options.sessions), before_name,
                     f"tools/call round trip over streamable HTTP (no auth), SDK client, "
                     f"{options.calls} calls each:")
-    lines += _table(starts(stdio, options.starts), before_name,
+    lines += _table(starts(stdio, options.starts, options.warmup), before_name,
                     f"Process start to the first tools/call answer (raw JSON-RPC over stdio, "
-                    f"{options.starts} starts each after 2 warm-up rounds):")
+                    f"{options.starts} starts each after {options.warmup} warm-up rounds):")
     lines += _table(breakdown(options.calls), "in-process `pipeline.call`",
                     f"Where the time goes: the same call in one process, no MCP "
                     f"({options.calls} each):")
@@ -259,9 +269,7 @@ def _measure(options, folder: Path) -> int:
     text = "\n".join(lines)
     print(text)
     if options.write:
-        path = ROOT / "docs" / "performance.md"
-        path.write_text(path.read_text(encoding="utf-8").rstrip("\n") + "\n\n" + text + "\n",
-                        encoding="utf-8")
+        replace_section(SECTION, text)
     return 0
 
 
