@@ -164,6 +164,7 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
     report["failures"] = failures
     if not failures:
         return _envelope.success(report)
+    from workbench.check.report import recovery_line   # ~40 ms: only for a failed run
     first = failures[0]
     messages = {
         "breaking_change": _breaking_message(review) if blocked else "",
@@ -179,7 +180,8 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
         "envelope_mismatch": f"{len(mismatches)} example(s) differ between CLI and MCP",
         "check_failed": f"burgee check: {len(check_failures)} violation(s) of the contract"
         + (f"; first: {check_failures[0].message}" if check_failures else ""),
-        "recovery_below_budget": "burgee check: " + _recovery_line(recovery),
+        "recovery_below_budget": "burgee check: " + recovery_line(recovery)
+        if "recovery_below_budget" in failures else "",
     }
     hints = {
         "breaking_change": "keep the old contract as each change in report.changes says, or "
@@ -225,11 +227,6 @@ def _check_summary(report: dict[str, Any] | None, found) -> dict[str, Any]:
     if report is None:
         return {"ok": False, "error": found[0].message if found else "not run"}
     return {key: value for key, value in report.items() if key != "file"}
-
-
-def _recovery_line(recovery: dict[str, Any]) -> str:
-    from workbench.check.report import recovery_line
-    return recovery_line(recovery)
 
 
 def _explained(review: Review | None) -> bool:
