@@ -190,6 +190,5 @@ def examples(program):
 
 
 def os_environ_without_agents() -> dict:
-    hidden = ("AI_AGENT", "CLAUDECODE", "CURSOR_AGENT", "CODEX_THREAD_ID", "GEMINI_CLI", "CI",
-              "FORCE_TTY")
-    return {k: v for k, v in os.environ.items() if k not in hidden}
+    from conftest import AGENT_VARIABLES
+    return {k: v for k, v in os.environ.items() if k not in AGENT_VARIABLES}

@@ -65,7 +65,7 @@ def test_confirm_without_its_flag_still_offers_a_next_that_runs(notes_env):
 
 # -- a fix drops an unknown flag with its value ------------------------------------------------
 
-@pytest.mark.parametrize("flag", [["--request-id", "r1"], ["--jq", ".[0]"], ["--input", "-"],
+@pytest.mark.parametrize("flag", [["--request-id", "r1"], ["--jmespath", "[0]"], ["--input", "-"],
                                   ["--timeout", "1"]])
 def test_a_fix_drops_an_unknown_flag_with_its_value(flag):
     argv = ["deploy", "--target", "staging", "--yes", *flag, "--json"]

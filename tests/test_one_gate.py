@@ -210,7 +210,7 @@ def test_mcp_with_a_bad_option_refuses_as_an_envelope():
 def test_a_bad_format_is_refused():
     doc = envelope(notes("list", "--format", "bogus", "--json"))
     assert doc["error"]["code"] == "invalid_choice"
-    assert doc["error"]["fix"] == "notes list --format json --json"
+    assert doc["error"]["fix"] == "notes list --json"   # --format json is --json: said once
 
 
 def test_a_refusal_under_ndjson_is_a_stream_with_meta_and_end():
@@ -232,7 +232,7 @@ def test_every_builtin_and_global_flag_is_declared_once():
     assert set(BUILTINS) == {("help",), ("help", "search"), ("completion",), ("mcp",),
                              ("mcp", "config"), ("skills",)}
     assert list(GLOBAL_OPTIONS) == ["json", "help", "schema", "version", "debug", "format",
-                                    "progress"]
+                                    "progress", "fields", "jq"]
     assert GLOBAL_OPTIONS["help"].short_flag == "-h"
 
 

@@ -406,8 +406,10 @@ def test_bash_completion_in_a_real_bash(program):
     assert bash_complete(script, "tool", "no") == ["notes"]
     assert bash_complete(script, "tool", "notes", "") == ["add", "a", "tag", "purge"]
     assert bash_complete(script, "tool", "notes", "a", "--") == [
-        "--idempotency-key", "--json", "--help", "--schema", "--debug", "--format", "--progress"]
-    assert bash_complete(script, "tool", "notes", "a", "--format", "") == ["json", "ndjson"]
+        "--idempotency-key", "--json", "--help", "--schema", "--debug", "--format", "--progress",
+        "--fields", "--jq"]
+    assert bash_complete(script, "tool", "notes", "a", "--format", "") == ["json", "ndjson", "table",
+                                                                     "tsv"]
     assert bash_complete(script, "tool", "deploy", "--no-") == ["--no-yes", "--no-old"]
     assert bash_complete(script, "tool", "deploy", "--level", "") == ["low", "high"]
     assert bash_complete(script, "tool", "deploy", "--level", "=", "h") == ["high"]
@@ -477,7 +479,8 @@ def test_zsh_completion_offers_the_model(program, tmp_path):
         "deploy", "status", "st", "notes", "help", "completion", "mcp", "skills"]
     assert zsh_complete(tmp_path, script, "tool", "notes", "") == ["add", "a", "tag", "purge"]
     assert zsh_complete(tmp_path, script, "tool", "st", "--") == [
-        "--json", "--help", "-h", "--schema", "--debug", "--format", "--progress"]
+        "--json", "--help", "-h", "--schema", "--debug", "--format", "--progress", "--fields",
+        "--jq"]
     assert zsh_complete(tmp_path, script, "tool", "deploy", "--level", "") == ["low", "high"]
     assert zsh_complete(tmp_path, script, "tool", "deploy", "--level=h") == ["low", "high"]
     assert zsh_complete(tmp_path, script, "tool", "deploy", "--target", "") == ["<files>"]

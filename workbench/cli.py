@@ -222,6 +222,12 @@ program = Program(
                                         "(default: a free one)"),
                          "run_writes": Option(type="boolean", description="also run examples of "
                                               "commands that write (each in a sandbox)"),
+                         "check": Option(type="boolean", default=True, description="with "
+                                         "--headless: also run burgee check on FILE (--no-check "
+                                         "skips it)"),
+                         "check_calls": Option(type="integer", min=1, placeholder="<n>",
+                                               description="with --headless: burgee check's "
+                                               "calls per command (default: 24)"),
                          "record": Option(type="boolean", description="record every MCP call "
                                           "to .burgee/traffic/ (R in the dashboard)"),
                          "replay": Option(type="string", placeholder="<file.jsonl>",
@@ -243,6 +249,10 @@ program = Program(
                                        "schema"),
                     ("envelope_mismatch", "--headless: an example differs between CLI and "
                                           "MCP"),
+                    ("check_failed", "--headless: burgee check found a violation of the "
+                                     "contract"),
+                    ("recovery_below_budget", "--headless: fewer refusals than the budget "
+                                              "recover by their fix"),
                     ("replay_changed", "--replay: a recorded call answers differently"),
                     ("load_failed", "FILE did not load"))] + [
                     {"code": "file_not_found", "exit": 3, "when": "FILE (or the replay file) "

@@ -27,7 +27,7 @@ import os
 import sys
 
 from workbench.runtime import envelope as _envelope
-from workbench.runtime.context import AGENT_VARIABLES
+from workbench.runtime.context import AGENT_MARKERS, AGENT_VARIABLES
 from workbench.runtime.pipeline import Outcome, World, execute
 from workbench.runtime.toolcall import call_tool
 
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Runner", "Result"]
 
-MARKERS = tuple(variable for variable, _ in AGENT_VARIABLES) + ("CI", "FORCE_TTY")
+MARKERS = AGENT_MARKERS + ("CI", "FORCE_TTY")
 """Variables removed from the inherited environment: who runs the tests must not change them."""
 
 

@@ -37,7 +37,8 @@ NOT_FOUND = {"code": "not_found", "exit": 3, "when": "no note has that id"}
 app = App("notes", version="0.3.0", description="Keep short notes with tags")
 
 
-@app.command(effects="non_idempotent", examples=["notes add 'buy milk' --tag home"],
+@app.command(effects="non_idempotent", destructive=False,
+             examples=["notes add 'buy milk' --tag home"],
              text=lambda note: f"added note {note['id']}")
 def add(ctx, text: Annotated[str, Arg(stdin=True)],
         tag: Annotated[list[str], Opt(short="t")] = [], store: Store = None):
@@ -93,7 +94,7 @@ def tag_note(ctx, id: NoteId, tag: Annotated[list[str], Opt(short="t")], store: 
     return note
 
 
-@app.command(effects="idempotent", examples=["notes remove 1"])
+@app.command(effects="idempotent", destructive=True, examples=["notes remove 1"])
 def remove(ctx, id: NoteId, store: Store = None):
     """Remove a note (removing it twice changes nothing)"""
     data = _load(ctx)
@@ -124,7 +125,8 @@ def purge(ctx, yes: bool = False, store: Store = None):
 sync = app.group("sync", "Sync notes with a remote")
 
 
-@sync.command(effects="non_idempotent", examples=["notes sync push"],
+@sync.command(effects="non_idempotent", open_world=True, title="Push notes to the remote",
+              examples=["notes sync push"],
                errors=[{"code": "unauthorized", "exit": 2,
                         "when": "no token: set NOTES_TOKEN or pass --token"}])
 def push(ctx, token: Annotated[Optional[str], Opt(env="NOTES_TOKEN", sensitive=True)] = None,
@@ -141,7 +143,8 @@ def push(ctx, token: Annotated[Optional[str], Opt(env="NOTES_TOKEN", sensitive=T
     return {"remote": remote, "pushed": len(data["notes"])}
 
 
-@sync.command("status", effects="read_only", examples=["notes sync status"])
+@sync.command("status", effects="read_only", open_world=True,
+              examples=["notes sync status"])
 def sync_status(ctx, remote: Remote = "https://notes.example.invalid", store: Store = None):
     """Compare local notes with the remote"""
     return {"remote": remote, "local": len(_load(ctx)["notes"])}

@@ -152,6 +152,19 @@ class Report:
         return escape_controls("\n".join(lines)) + "\n"
 
 
+def summary_line(report: dict) -> str:
+    """A report (`Report.to_dict()`) in one line: calls, violations, recovery against its
+    budget (the headless text report and the dashboard's Problems print it)."""
+    from workbench._text import plural
+    recovery = report.get("recovery") or {}
+    line = (f"burgee check: {plural(report.get('calls', 0), 'call')}, "
+            f"{plural(len(report.get('violations') or []), 'violation')}")
+    if recovery.get("rate") is not None:
+        line += (f"; {recovery['rate']:.1%} of {recovery['refusals']} refusals recover "
+                 f"(budget {recovery.get('budget', DEFAULT_RECOVERY):.0%})")
+    return line
+
+
 def recovery_line(recovery: dict) -> str:
     rate = recovery.get("rate")
     budget = recovery.get("budget", DEFAULT_RECOVERY)

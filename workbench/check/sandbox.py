@@ -13,17 +13,8 @@ import os
 import shutil
 import tempfile
 
-LAYOUT = {
-    "HOME": "home",
-    "XDG_CONFIG_HOME": "home/.config",
-    "XDG_DATA_HOME": "home/.local/share",
-    "XDG_STATE_HOME": "home/.local/state",
-    "XDG_CACHE_HOME": "home/.cache",
-    "XDG_RUNTIME_DIR": "run",
-    "TMPDIR": "tmp",
-    "BURGEE_STATE_DIR": "home/.local/state/burgee",
-}
-"""Variable -> folder inside the sandbox (the same layout as `burgee dev`'s)."""
+from workbench._sandbox import LAYOUT
+from workbench._sandbox import fingerprint as _fingerprint
 
 WORK = "work"
 """The folder every run starts in (its current directory)."""
@@ -75,17 +66,3 @@ class Sandbox:
         if self.owned:
             shutil.rmtree(self.root, ignore_errors=True)
 
-
-def _fingerprint(root: str) -> list:
-    """Every entry under `root` with its mode, size and times: any write changes it."""
-    found = []
-    for folder, dirs, files in os.walk(root):
-        for name in dirs + files:
-            path = os.path.join(folder, name)
-            try:
-                info = os.lstat(path)
-            except OSError:
-                continue
-            found.append((path, info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns))
-    found.sort()
-    return found

@@ -65,6 +65,7 @@ def main(file: str | None = None, *, headless: bool = False, update: bool = Fals
          port: int | None = None, program_name: str | None = None, run_writes: bool = False,
          snapshots: str | None = None, out: TextIO | None = None, schema_version: str = "1",
          record: bool = False, replay: str | None = None, policy: Policy | None = None,
+         check: bool = True, check_calls: int | None = None,
          picture: bool = False) -> int:
     """Run `burgee dev FILE`; returns the process exit code.
 
@@ -74,6 +75,9 @@ def main(file: str | None = None, *, headless: bool = False, update: bool = Fals
     update: with headless, accept the current surfaces as the new snapshots.
     picture: with headless, also draw the dashboard as SVG beside the snapshot folder.
     replay: with headless, replay the calls recorded in that file instead (docs/ci.md).
+    check: with headless, also run `burgee check` on the file (`check_calls` calls per
+    command, default that of `burgee check`); its violations and a recovery rate under
+    budget fail the run.
     record: without headless, record every MCP tools/call to `.burgee/traffic/`.
     schema_version: with headless, the report's meta.schema_version (the printing program's).
     Without headless: serve MCP on 127.0.0.1:`port` (free port when None), reload on save,
@@ -85,6 +89,7 @@ def main(file: str | None = None, *, headless: bool = False, update: bool = Fals
     if headless:
         return _report(_headless_doc(file, update=update, program_name=program_name,
                                      run_writes=run_writes, snapshots=snapshots, replay=replay,
+                                     check=check, check_calls=check_calls,
                                      picture=picture),
                        out, schema_version)
     if not os.path.isfile(file):
@@ -101,8 +106,8 @@ def main(file: str | None = None, *, headless: bool = False, update: bool = Fals
 
 
 def _headless_doc(file: str, *, update: bool, program_name: str | None, run_writes: bool,
-                  snapshots: str | None, replay: str | None,
-                  picture: bool = False) -> dict[str, Any]:
+                  snapshots: str | None, replay: str | None, check: bool = True,
+                  check_calls: int | None = None, picture: bool = False) -> dict[str, Any]:
     """The `--headless` check's envelope (its `data` is the report, passed or failed), with
     the dashboard picture written when asked (`picture`); or the replay's, with `replay`."""
     if replay:
@@ -110,7 +115,8 @@ def _headless_doc(file: str, *, update: bool, program_name: str | None, run_writ
         return replay_calls(file, replay, run_writes=run_writes, program_name=program_name)
     from workbench.dev.headless import check_snapshots
     return check_snapshots(file, update=update, program_name=program_name,
-                           run_writes=run_writes, snapshots=snapshots,
+                           run_writes=run_writes, snapshots=snapshots, check=check,
+                           check_calls=check_calls,
                            picture=_dashboard_svg if picture else None)
 
 
@@ -150,11 +156,13 @@ def _dashboard_svg(bench: Any, report: dict[str, Any], *, ok: bool,
 
 def headless_report(file: str | None = None, *, update: bool = False,
                     program_name: str | None = None, run_writes: bool = False,
-                    snapshots: str | None = None) -> dict[str, Any]:
+                    snapshots: str | None = None, check: bool = True,
+                    check_calls: int | None = None) -> dict[str, Any]:
     """The `--headless` check as an envelope dict (success, or failure with the report)."""
     from workbench.dev.headless import check_snapshots
     return check_snapshots(file or sample_file(), update=update, program_name=program_name,
-                           run_writes=run_writes, snapshots=snapshots)
+                           run_writes=run_writes, snapshots=snapshots, check=check,
+                           check_calls=check_calls)
 
 
 def run_dev(ctx: Context) -> dict[str, Any] | None:
@@ -181,10 +189,12 @@ def _headless(ctx: Context) -> dict[str, Any]:
                         update=bool(options.get("update")), program_name=options.get("program"),
                         run_writes=bool(options.get("run_writes")),
                         snapshots=options.get("snapshots"), replay=options.get("replay"),
+                        check=options.get("check") is not False,
+                        check_calls=options.get("check_calls"),
                         picture=bool(options.get("picture")))
     report = doc.get("data")
     if doc.get("ok") is True:
-        return report
+        return doc["data"]
     error = dict(doc["error"])
     raise Fail(error.pop("code"), error.pop("message"), hint=error.pop("hint", None),
                exit=error.pop("exit"), fix=error.pop("fix", None),

@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from workbench.dev.records import Served
+from workbench.runtime.context import AGENT_MARKERS
 from workbench.runtime.serving import handler_environ
 from workbench.surfaces.output import VALIDATE_VARIABLE
 
@@ -40,8 +41,7 @@ AGENT_ENVIRONMENT: dict[str, dict[str, str]] = {
     "agent:gemini": {"GEMINI_CLI": "1"},
 }
 
-_CLEARED = ("AI_AGENT", "CLAUDECODE", "CURSOR_AGENT", "CODEX_THREAD_ID", "GEMINI_CLI", "CI",
-            "FORCE_TTY", "NO_COLOR", "PYTEST_CURRENT_TEST")
+_CLEARED = AGENT_MARKERS + ("CI", "FORCE_TTY", "NO_COLOR", "PYTEST_CURRENT_TEST")
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

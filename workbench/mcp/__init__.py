@@ -170,7 +170,7 @@ def asgi(program: Program | str | os.PathLike, *, stateless: bool = True, path: 
                        "token=...; auth=False only behind your own auth middleware")
     else:
         token = None
-    max_sessions, idle_timeout, max_result = limits(env)
+    max_sessions, idle_timeout, max_result = limits(env, http=True)
     call_timeout, max_calls = call_bounds(env)
     policy = Policy("127.0.0.1", token=token, token_source="env" if token else None,
                     max_sessions=max_sessions, idle_timeout=idle_timeout,

@@ -30,7 +30,9 @@ import anyio.lowlevel
 import anyio.to_thread
 import mcp_types
 from mcp.server import NotificationOptions, Server
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus, ListenHandler, ResourcesListChanged, ToolsListChanged,
+)
 from mcp_types import JSONRPCError, JSONRPCRequest, JSONRPCResponse
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -55,7 +57,8 @@ class _Server(Server):
     def create_initialization_options(self, notification_options=None,
                                       experimental_capabilities=None, extensions=None):
         return super().create_initialization_options(
-            notification_options or NotificationOptions(tools_changed=True),
+            notification_options or NotificationOptions(tools_changed=True,
+                                                        resources_changed=True),
             experimental_capabilities, extensions)
 
 
@@ -217,6 +220,8 @@ class ProgramServer:
             instructions=program.description or None,
             on_list_tools=self._on_list_tools,
             on_call_tool=self._on_call_tool,
+            on_list_resources=self._on_list_resources,
+            on_read_resource=self._on_read_resource,
             on_subscriptions_listen=self.listen,
             get_tool_input_schema=self._input_schema,
         )
@@ -273,10 +278,12 @@ class ProgramServer:
         for key, connection in list(self._connections.items()):
             try:
                 await connection.send_tool_list_changed()
+                await connection.send_resource_list_changed()   # cards and schema changed too
             except Exception:  # noqa: BLE001 - a dead connection must not stop the others
                 self._connections.pop(key, None)
                 self._listed_by(key)
         await self.bus.publish(ToolsListChanged())
+        await self.bus.publish(ResourcesListChanged())
 
     async def told_clients_listed(self, timeout: float) -> bool:
         """Wait until every handshake-era client told of the last change asked for tools/list
@@ -306,7 +313,8 @@ class ProgramServer:
     def _input_schema(self, name: str):
         command = _tools.callable_tool(self.program, name)
         if command is None:
-            return None
+            from workbench.surfaces.discovery import input_schema as discovery_schema
+            return discovery_schema(self.program, name)
         from workbench.surfaces.schema import input_schema
         return input_schema(command)
 
@@ -375,6 +383,24 @@ class ProgramServer:
             raise
         finally:
             TICKET.reset(token)
+
+    async def _on_list_resources(self, ctx, params):
+        """The program's schema, cards, skills and llms.txt (`workbench.surfaces.resources`)."""
+        from workbench.surfaces.resources import resources
+        return mcp_types.ListResourcesResult(resources=[
+            mcp_types.Resource.model_validate(entry) for entry in resources(self.program)])
+
+    async def _on_read_resource(self, ctx, params):
+        from mcp.shared.exceptions import MCPError
+
+        from workbench.surfaces.resources import read
+        found = read(self.program, str(params.uri))
+        if found is None:
+            raise MCPError(-32602, f"no resource at {params.uri}; resources/list names every "
+                           f"one this server has")
+        text, mime = found
+        return mcp_types.ReadResourceResult(contents=[mcp_types.TextResourceContents(
+            uri=str(params.uri), mime_type=mime, text=text)])
 
     async def _on_call_tool(self, ctx, params):
         return mcp_types.CallToolResult.model_validate(await self._call(ctx, params))
@@ -494,8 +520,8 @@ class ProgramServer:
         async with stdio_server() as (read_stream, write_stream):
             async with anyio.create_task_group() as group:
                 group.start_soon(self._stop_on_sigterm, group.cancel_scope)
-                await self.server.run(_Draining(read_stream, self),
-                                      _Answering(write_stream, self),
+                answering = _Answering(write_stream, self)
+                await self.server.run(_Draining(read_stream, self, answering), answering,
                                       self.server.create_initialization_options())
                 group.cancel_scope.cancel()
 
@@ -551,7 +577,7 @@ class ProgramServer:
         `stateless=True` keeps no session between requests (the SDK's stateless mode), so any
         worker of a pool can answer any request.
         """
-        from workbench.mcp._guard import bound_sessions, guard
+        from workbench.mcp._guard import bound_sessions, guard, json_rpc_errors
         from workbench.runtime.serving import WILDCARD, Policy, new_token
         policy = policy or Policy(host, token=new_token(), token_source="random")
         names = ([] if host in LOOPBACK else [host]) + [h for h in allowed_hosts if h]
@@ -569,15 +595,20 @@ class ProgramServer:
                 allowed_hosts=[f"{name}{port}" for name in shown for port in ("", ":*")],
                 allowed_origins=[f"{scheme}://{name}{port}" for name in shown
                                  for scheme in ("http", "https") for port in ("", ":*")])
+        store = None
+        if not stateless:   # a dropped stream resumes (another worker could not replay it)
+            from workbench.mcp._events import RETRY_MS, MemoryEventStore
+            store = MemoryEventStore()
         app = self.server.streamable_http_app(
             streamable_http_path=path, host=host, transport_security=security,
             stateless_http=stateless, max_sessions=policy.max_sessions,
-            session_idle_timeout=policy.idle_timeout)
+            session_idle_timeout=policy.idle_timeout, event_store=store,
+            retry_interval=RETRY_MS if store is not None else None)
         manager = getattr(self.server, "_session_manager", None)
         if manager is not None and not stateless:
             bound_sessions(manager)
         self.max_result_bytes = policy.max_result_bytes
-        return guard(self._counting_listings(app), policy.token)
+        return guard(json_rpc_errors(self._counting_listings(app)), policy.token)
 
     def _counting_listings(self, app):
         """`app`, counting the tools/list answers being written (`told_clients_listed` waits
@@ -684,22 +715,30 @@ class _Draining:
 
     The SDK's dispatcher cancels requests still running when input ends; a client that
     writes its requests and closes stdin (`printf ... | tool mcp`) still gets every answer.
+    A line that is not a JSON-RPC message (not JSON, a batch, no method) is answered here with
+    the spec's error (`invalid_line`), which the SDK would only log.
     """
 
-    def __init__(self, inner, served: ProgramServer):
+    def __init__(self, inner, served: ProgramServer, reply=None):
         self._inner = inner
         self._served = served
+        self._reply = reply
 
     @property
     def last_context(self):
         return getattr(self._inner, "last_context", None)
 
     async def receive(self):
-        try:
-            item = await self._inner.receive()
-        except anyio.EndOfStream:
-            await self._served._drain()
-            raise
+        while True:
+            try:
+                item = await self._inner.receive()
+            except anyio.EndOfStream:
+                await self._served._drain()
+                raise
+            if not isinstance(item, Exception) or self._reply is None:
+                break
+            from mcp.shared.message import SessionMessage
+            await self._reply.send(SessionMessage(invalid_line(item)))
         message = getattr(item, "message", None)
         if isinstance(message, JSONRPCRequest):
             pending = self._served._unanswered
@@ -729,6 +768,32 @@ class _Draining:
 
     async def __aexit__(self, *exc_info):
         await self.aclose()
+
+
+def invalid_line(error: Exception) -> JSONRPCError:
+    """The JSON-RPC error for a line the SDK could not read as a message (`error`, its
+    validation error): -32700 when it is not JSON, -32600 for a batch (MCP dropped JSON-RPC
+    batches in 2025-06-18) or an object that is no request, notification or response; `id`
+    is the line's own when it has one, else null, as JSON-RPC 2.0 says."""
+    errors = error.errors() if hasattr(error, "errors") else []
+    first = errors[0] if errors else {}
+    value = first.get("input")
+    if first.get("type") == "json_invalid" or not errors:
+        code, message, ident = -32700, ("Parse error: the line is not JSON; send one JSON-RPC "
+                                        "message per line"), None
+    elif isinstance(value, list):
+        code, message, ident = -32600, ("Invalid Request: JSON-RPC batches are not supported "
+                                        "(MCP removed them in 2025-06-18); send each message "
+                                        "on a line of its own"), None
+    else:
+        ident = value.get("id") if isinstance(value, dict) else None
+        if isinstance(ident, bool) or not isinstance(ident, (int, str)):
+            ident = None
+        code, message = -32600, ("Invalid Request: not a JSON-RPC 2.0 request, notification "
+                                 "or response (each needs \"jsonrpc\": \"2.0\"; a request a "
+                                 "\"method\" and an \"id\")")
+    return JSONRPCError(jsonrpc="2.0", id=ident,
+                        error=mcp_types.ErrorData(code=code, message=message))
 
 
 class _Answering:

@@ -8,16 +8,33 @@ if TYPE_CHECKING:
     from typing import NoReturn
 
 AGENT_VARIABLES = (("AI_AGENT", None), ("CLAUDECODE", "claude-code"), ("CURSOR_AGENT", "cursor"),
-                   ("CODEX_THREAD_ID", "codex"), ("GEMINI_CLI", "gemini"))
+                   ("CODEX_THREAD_ID", "codex"), ("GEMINI_CLI", "gemini"),
+                   ("COPILOT_AGENT", "copilot"))
 """Environment variables that name an agent, in the order they are checked."""
+
+AGENT_OVERRIDE = "BURGEE_AGENT"
+"""`on`, `off` or `auto` (the default): overrides the detection both ways; any other value
+names the agent, as `AI_AGENT` does."""
+
+AGENT_MARKERS = (AGENT_OVERRIDE,) + tuple(variable for variable, _ in AGENT_VARIABLES)
+"""Every variable that decides `ctx.agent` (what a simulated environment clears)."""
 
 
 def detect_agent(environ) -> str | None:
-    """The first agent variable set names the agent: AI_AGENT's value, or a fixed name."""
+    """Who is calling: `BURGEE_AGENT` when it says (`off`: nobody; `on`: the detected agent,
+    else "agent"; any other word: that name), else the first agent variable set (AI_AGENT's
+    value, or a fixed name)."""
+    override = (environ.get(AGENT_OVERRIDE) or "").strip()
+    if override.lower() in ("off", "0", "false", "no"):
+        return None
     for variable, name in AGENT_VARIABLES:
         value = environ.get(variable)
         if value:
             return name or value
+    if override.lower() in ("on", "1", "true", "yes"):
+        return "agent"
+    if override and override.lower() != "auto":
+        return override
     return None
 
 
@@ -113,6 +130,8 @@ class Context:
         self._request = request
         self._world = world
         self._changed = None
+        self._next: list = []      # `ctx.next(...)`: what to run after this success
+        self._total = None         # `ctx.total(n)`: items in all, for a paginated list
         self._stdin_text = None
         self.plan = None   # the plan this call was checked against (commands with `plan=`)
         self.obj = None    # what a `setup(ctx)` left for the handler
@@ -214,7 +233,8 @@ class Context:
         """Report progress: JSON lines on stderr for a person or under `--progress`; throttled.
 
         Over MCP it is a progress notification (when the client asked for them). The first and
-        the final report always go out; between them one every 0.2 s (MCP) or 2 s (stderr).
+        the final report always go out; between them one every 0.04 s (MCP: reports 50 ms
+        apart all reach the client) or 2 s (stderr).
 
         Args:
             done: how much is done, in any unit.
@@ -239,6 +259,24 @@ class Context:
         Without it every call of an `idempotent` command reports `changed: true`; a call that
         found everything already as asked should say `ctx.changed(False)`."""
         self._changed = bool(value)
+
+    def next(self, command: str | Sequence[str], why: str) -> None:
+        """Suggest what to run after this success: the envelope's `next`, and a `next:` line
+        for a person. Runnable as printed: the program's name in front and the caller's
+        output mode (`--json`, `--format ndjson`) carried.
+
+            ctx.next(["items", "show", sku], why="to see the item")
+
+        Args:
+            command: the command line after the program name (a string or argv list).
+            why: when or why to run it (the entry's `when`).
+        """
+        self._next.append({"command": command, "when": why})
+
+    def total(self, count: int) -> None:
+        """How many items there are in all, for a paginated list: the page's `total`, and
+        "50 of 120" for a person (on stderr, piped too)."""
+        self._total = int(count)
 
     def stdin(self) -> str:
         """Standard input as text (read once). Empty when stdin is closed."""

@@ -161,8 +161,8 @@ def stream_end(doc: dict, count: int) -> dict:
     end: dict = {"ok": doc["ok"] is True, "count": count, "exit": code}
     if doc["ok"] is not True:
         end["error"] = doc["error"]
-        if doc.get("next"):
-            end["next"] = doc["next"]
+    if doc.get("next"):
+        end["next"] = doc["next"]
     return end
 
 
@@ -191,23 +191,24 @@ def _problem_lines(doc: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render(doc: dict, text=None) -> tuple[str, str]:
-    """(stdout, stderr) a person reads for a finished envelope; `text(data)` where declared.
-    Control characters in the data are escaped (`\\x1b`): a terminal shows them, never obeys
-    them; `--json` keeps them exact."""
+def render(doc: dict, text=None, tsv: bool = False) -> tuple[str, str]:
+    """(stdout, stderr) a reader gets for a finished envelope as text: `text(data)` where
+    declared, else a table for a person or, with `tsv`, tab-separated values for a program
+    (`tsv_text`). Control characters in the data are escaped (`\\x1b`): a terminal shows
+    them, never obeys them; `--json` keeps them exact."""
     from workbench._text import escape_controls
     failed = doc["ok"] is not True and doc["ok"] != "partial"
     if failed and "data" not in doc:
         return "", render_problem(doc)
-    out, err = _rendered(doc, text, failed)
+    out, err = _rendered(doc, text, failed, tsv)
     return escape_controls(out), escape_controls(err)
 
 
-def _rendered(doc: dict, text, failed: bool) -> tuple[str, str]:
+def _rendered(doc: dict, text, failed: bool, tsv: bool) -> tuple[str, str]:
     meta = doc.get("meta", {})
     err = "".join(f"warning: {warning}\n" for warning in meta.get("warnings", ()))
     data = doc.get("data")
-    out = text(data) if text is not None else default_text(data)
+    out = text(data) if text is not None else tsv_text(data) if tsv else default_text(data)
     if out and not out.endswith("\n"):
         out += "\n"
     if failed:   # what the command found (stdout), then why it failed (stderr)
@@ -215,6 +216,9 @@ def _rendered(doc: dict, text, failed: bool) -> tuple[str, str]:
     if doc.get("ok") is not True:
         count = len(doc["data"].get("failed", ()))
         err += f"{len(doc['data'].get('succeeded', ()))} succeeded, {count} failed\n"
+    page = doc.get("page")
+    if page and page.get("total") is not None:   # "50 of 120"
+        err += f"{page['count']} of {page['total']}\n"
     for step in doc.get("next", ()):
         err += f"next: {step['command']}   # {step['when']}\n"
     truncated = meta.get("truncated")
@@ -249,6 +253,41 @@ def default_text(data) -> str:
     if data is True or data is False:
         return "true" if data else "false"
     return str(data)
+
+
+def tsv_text(data) -> str:
+    """Data for a program reading a pipe: a list of objects as a header row (the JSON field
+    names) and one row per object; one object as `key<TAB>value` lines; other lists one
+    value per line. Cells escaped by `tsv_cell`; no alignment, no colour."""
+    if isinstance(data, dict):
+        return "\n".join(f"{tsv_cell(key)}\t{tsv_cell(value)}" for key, value in data.items())
+    if isinstance(data, list):
+        if data and all(isinstance(item, dict) for item in data):
+            columns = list(dict.fromkeys(key for item in data for key in item))
+            lines = ["\t".join(tsv_cell(c) for c in columns)]
+            lines += ["\t".join(tsv_cell(item.get(c)) for c in columns) for item in data]
+            return "\n".join(lines)
+        return "\n".join(tsv_cell(item) for item in data)
+    return "" if data is None else tsv_cell(data)
+
+
+def tsv_row(item) -> str:
+    """One streamed item as a TSV row (an object's values in its own key order)."""
+    if isinstance(item, dict):
+        return "\t".join(tsv_cell(v) for v in item.values())
+    return tsv_cell(item)
+
+
+_TSV_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def tsv_cell(value) -> str:
+    """One value as a TSV cell: null as empty, booleans as true/false, objects and lists as
+    compact JSON; backslash, tab, newline and carriage return escaped (`\\\\`, `\\t`, `\\n`,
+    `\\r`), so every row is one line and every cell one column."""
+    if value is None:
+        return ""
+    return cell(value).translate(_TSV_ESCAPES)
 
 
 def one_line(item) -> str:

@@ -61,7 +61,8 @@ class Request:
 
     @property
     def json(self) -> bool:
-        return self.flags["json"]
+        """`--json` or `--format json`: one envelope on stdout."""
+        return self.flags["json"] or self.flags["format"] == "json"
 
 
 def split_globals(argv) -> tuple:
@@ -94,9 +95,11 @@ def split_globals(argv) -> tuple:
         elif i + 1 < len(argv) and not argv[i + 1].startswith("-"):
             raw, width = argv[i + 1], 2
         else:
-            fix = rest + [option.flag, str(option.choices[0])] + argv[i + 1:]
+            example = str(option.choices[-1]) if option.choices else option.metavar
+            fix = rest + [option.flag, str(option.choices[0]) if option.choices else
+                          option.metavar] + argv[i + 1:]
             raise Refusal("missing_value", f"{option.flag} needs a value ({option.describe()})",
-                          hint=f"e.g. {option.flag} {option.choices[-1]}", fix=fix)
+                          hint=f"e.g. {option.flag} {example}", fix=fix)
         try:
             flags[option.key] = option.convert(raw)
         except ValueError:
@@ -382,6 +385,10 @@ def _parse_command(request, command, tokens, environ, placeholders=False, trial=
             request.options[key] = value
     request.provenance = {key.lstrip("#"): where[key] for key in where
                           if not (key in extra_keys and where[key]["source"] == "default")}
+    if request.flags["fields"] is not None:   # a projection (`surfaces.output.projected_in`)
+        request.provenance["fields"] = {"source": "flag", "location": "--fields"}
+        if "fields" in extra_keys:   # a paginated command's MCP argument is the global flag
+            request.extras["fields"] = request.flags["fields"]
     if command.deprecated or command.replaced_by:
         request.warnings.append(
             f"'{' '.join(command.path)}' is deprecated" +

@@ -81,8 +81,13 @@ class World:
         self.seal = False         # this process ends with this call: once its result is out,
         #                           fds 1 and 2 take nothing more (late writes of threads)
         self.as_json = False      # `--json` (set by `execute`)
+        self.tsv = False          # text as tab-separated values (`text_format`)
+        self.colour_out = False   # colour on stdout, on stderr (`_colours`)
+        self.colour_err = False
         self.delivered = False    # the call's envelope (or stream end) went out
         self.progress_lines = False
+        self.progress_bar = False   # a person at a terminal: `ctx.progress` draws a bar
+        self._bar_start = None      # when the bar's first report came; None: no bar drawn
         self.on_progress = None   # the MCP server forwards progress as notifications
         self._last_progress = None
         self.exc_info = None      # what the handler raised, for `workbench.testing.Result`
@@ -119,13 +124,16 @@ class World:
 
     def progress(self, ctx, done, total, message) -> None:
         """Throttled: the first and the final report always go out; between them, one every
-        0.2 s to an MCP client (`on_progress`), one every 2 s as a JSON line on stderr."""
+        `MCP_PROGRESS_EVERY` s to an MCP client (`on_progress`: reports 50 ms apart all reach
+        it), one every `LINE_PROGRESS_EVERY` s as a JSON line on stderr."""
         if self.on_progress is None and not self.progress_lines:
             return
         import time
         now = time.monotonic()
         final = total is not None and done >= total
-        interval = 0.2 if self.on_progress is not None else 2.0
+        if self.progress_bar and self.on_progress is None:
+            return self._draw_bar(now, done, total, message, final)
+        interval = MCP_PROGRESS_EVERY if self.on_progress is not None else LINE_PROGRESS_EVERY
         if self._last_progress is not None and now - self._last_progress < interval and not final:
             return
         self._last_progress = now
@@ -140,6 +148,77 @@ class World:
         if message:
             record["progress"]["message"] = message
         self.err(_envelope.encode(record) + "\n", masked=True)   # the message is masked
+
+
+    def _draw_bar(self, now, done, total, message, final) -> None:
+        """A person's progress bar on stderr, redrawn in place at most ten times a second:
+        done of total, percent, rate and time left; a newline once it is full."""
+        if self._bar_start is None:
+            self._bar_start = now
+        elif not final and self._last_progress is not None and \
+                now - self._last_progress < BAR_EVERY:
+            return
+        self._last_progress = now
+        import shutil
+        width = shutil.get_terminal_size((80, 24)).columns
+        line = progress_line(done, total, 0.0 if final else now - self._bar_start, width,
+                             self.redact(str(message)) if message is not None else None)
+        self.err("\r" + line + "\x1b[K" + ("\n" if final else ""))
+        if final:
+            self._bar_start = None
+
+    def end_bar(self) -> None:
+        """Close an unfinished bar with a newline, before the result is printed."""
+        if self._bar_start is not None:
+            self._bar_start = None
+            self.err("\n")
+
+
+def progress_line(done, total, elapsed: float, width: int, message=None) -> str:
+    """One line of a progress bar: `[████░░░░] 60/120 50% ETA 5s 12/s message`, cut to
+    `width` columns (control characters in the message escaped). No rate or time left when
+    `elapsed` is 0: the first and the final line are the same bytes on every run."""
+    from workbench._text import escape_controls
+    rate = done / elapsed if elapsed > 0 else 0.0
+    parts = []
+    if total:
+        fraction = max(0.0, min(1.0, done / total))
+        parts.append(f"{_number(done)}/{_number(total)} {fraction:4.0%}")
+        if rate > 0 and done < total:
+            parts.append(f"ETA {_duration((total - done) / rate)}")
+    else:
+        parts.append(f"{_number(done)} done")
+    if rate > 0:
+        parts.append(f"{rate:.3g}/s")
+    text = " ".join(parts) + (f" {escape_controls(message)}" if message else "")
+    if total:
+        cells = max(10, min(40, width - len(text) - 4))
+        full = int(round(cells * fraction))
+        text = "[" + "\u2588" * full + "\u2591" * (cells - full) + "] " + text
+    return text[:max(1, width - 1)]
+
+
+def _number(value) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds + 0.5)
+    if seconds < 60:
+        return f"{seconds}s"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes}m{seconds:02d}s"
+    return f"{minutes // 60}h{minutes % 60:02d}m"
+
+
+MCP_PROGRESS_EVERY = 0.04
+"""Seconds between progress notifications to an MCP client: reports 50 ms apart all go out
+(the conformance suite's `tools-call-with-progress`), a tight loop is still thinned."""
+LINE_PROGRESS_EVERY = 2.0
+"""Seconds between progress lines on stderr, where a person or a log reads them."""
+BAR_EVERY = 0.1
+"""Seconds between redraws of a person's progress bar."""
 
 
 def _write(stream, text: str) -> None:
@@ -221,9 +300,14 @@ def execute(program, argv, world, *, serve=None):
     `serve(program, address, policy=)` runs `tool mcp` (handed in by the process entry
     point; `policy`: `workbench.runtime.serving.Policy`)."""
     from workbench.runtime.checks import ensure_checked
-    as_json, world.ndjson, debug, progress = _modes(argv)
+    as_json, world.ndjson, debug, progress, asked = _modes(argv)
     world.as_json = as_json
+    world.tsv = text_format(world, asked) == "tsv"
+    _colours(world, as_json)
     world.progress_lines = progress or (not as_json and world.stdout_tty)
+    world.progress_bar = world.progress_lines and not progress and not world.ndjson and \
+        _is_terminal(world.stderr) and world.environ.get("TERM") != "dumb" and \
+        _no_agent(world.environ)
     try:
         broken = derived(program).broken   # a lazy group failed its first check
         if broken is not None:
@@ -258,7 +342,7 @@ def execute(program, argv, world, *, serve=None):
             from workbench.surfaces import cards, help
             if as_json:
                 return _show(world, True, cards.card(command), None)
-            return _show(world, False, None, help.render_help(program, command))
+            return _help(world, help.render_help(program, command))
         if request.flags["schema"]:
             from workbench.surfaces.schema import input_schema
             return _show(world, True, input_schema(command), None)
@@ -278,6 +362,16 @@ def execute(program, argv, world, *, serve=None):
             return _deliver(program, world, doc, as_json)
         except PipeClosed:
             return code, None
+
+
+def _is_terminal(stream) -> bool:
+    fd = _fileno(stream)
+    return fd is not None and os.isatty(fd)
+
+
+def _no_agent(environ) -> bool:
+    from workbench.runtime.context import detect_agent
+    return detect_agent(environ) is None
 
 
 def _load_path(program, argv) -> None:
@@ -302,15 +396,45 @@ def _definition_failure(error) -> dict:
 
 
 def _modes(argv) -> tuple:
-    """(--json, --format ndjson, --debug, --progress), read as the parser reads global flags,
-    so that even a refusal is printed the way the caller asked."""
+    """(--json or --format json, --format ndjson, --debug, --progress, the --format asked),
+    read as the parser reads global flags, so that even a refusal is printed the way the
+    caller asked."""
     from workbench.runtime.parser import split_globals
     try:
         flags = split_globals(argv)[0]
     except Refusal:
         head = argv[:argv.index("--")] if "--" in argv else argv
-        return "--json" in head, False, "--debug" in head, "--progress" in head
-    return flags["json"], flags["format"] == "ndjson", flags["debug"], flags["progress"]
+        return "--json" in head, False, "--debug" in head, "--progress" in head, None
+    fmt = flags["format"]
+    return (flags["json"] or fmt == "json", fmt == "ndjson", flags["debug"], flags["progress"],
+            fmt)
+
+
+def _colours(world, as_json) -> None:
+    """Whether stdout and stderr get colour (`workbench.runtime.colour.enabled`); a pipe with
+    no FORCE_COLOR decides without importing anything."""
+    err_tty = _is_terminal(world.stderr)
+    if as_json or not (world.stdout_tty or err_tty or world.environ.get("FORCE_COLOR")):
+        return
+    from workbench.runtime import colour
+    from workbench.runtime.context import detect_agent
+    agent = detect_agent(world.environ)
+    world.colour_out = not world.ndjson and colour.enabled(world.environ, world.stdout_tty,
+                                                           agent)
+    world.colour_err = colour.enabled(world.environ, err_tty, agent)
+
+
+def text_format(world, asked) -> str:
+    """How data is printed as text: `table` (aligned, for a person) or `tsv` (tab-separated,
+    for a program). `--format` decides when given; else `tsv` when stdout is not a terminal
+    and no agent is detected (an agent keeps the table it always got; `FORCE_TTY=1` is a
+    terminal)."""
+    if asked in ("table", "tsv"):
+        return asked
+    if world.stdout_tty or world.environ.get("FORCE_TTY") == "1" or \
+            not _no_agent(world.environ):
+        return "table"
+    return "tsv"
 
 
 def _show(world, as_json, data, text):
@@ -333,7 +457,7 @@ def _describe_node(program, request, world):
             cards.group_document(program, node)
         return _show(world, True, doc, None)
     from workbench.surfaces import help
-    return _show(world, False, None, help.render_help(program, None if node is program else node))
+    return _help(world, help.render_help(program, None if node is program else node))
 
 
 def _builtin(program, request, world, serve):
@@ -372,13 +496,16 @@ def runnable(program, tokens, as_json, command=None) -> str:
     at = tokens.index("--") if "--" in tokens else len(tokens)
     head: list = []
     skip = False
-    streams = "--format" in mode
-    for token in tokens[:at]:       # the caller's own mode flags give way to `mode`
+    streams = "--format" in mode     # a stream replaces the caller's --format; --json
+    for i, token in enumerate(tokens[:at]):   # replaces --format json (the same mode)
         if skip:
             skip = False
-        elif token == "--format" and streams:
+        elif token == "--format" and (streams or (mode and tokens[i + 1:i + 2] == ["json"])):
             skip = True
-        elif token != "--json" and not (streams and token.startswith("--format=")):
+        elif token == "--json" or (token.startswith("--format=") and (
+                streams or (mode and token == "--format=json"))):
+            continue
+        else:
             head.append(token)
     tokens = head + list(tokens[at:])
     if tokens[:1] == [program.name]:
@@ -412,13 +539,33 @@ def _deliver(program, world, doc, as_json, text=None, sealed=False, command=None
         world.out(_envelope.encode(doc) + "\n", masked=True)   # sealed: masked by structure
         world.delivered = True
         return code, doc
-    out, err = _envelope.render(doc, text)
+    out, err = _envelope.render(doc, text, tsv=world.tsv)
+    if world.colour_out and out and text is None and not world.tsv and _is_table(doc):
+        from workbench.runtime import colour
+        out = colour.header(out)
+    if world.colour_err and err:
+        from workbench.runtime import colour
+        err = colour.problems(err)
+    world.end_bar()
     if out:
         world.out(out)
     if err:
         world.err(err)
     world.delivered = True
     return code, doc
+
+
+def _is_table(doc) -> bool:
+    data = doc.get("data")
+    return isinstance(data, list) and bool(data) and all(isinstance(i, dict) for i in data)
+
+
+def _help(world, text):
+    """Help for a person: section headings and flags coloured when colour is on."""
+    if world.colour_out:
+        from workbench.runtime import colour
+        text = colour.help_text(text)
+    return _show(world, False, None, text)
 
 
 def _deliver_stream(program, world, doc, command=None) -> int:
@@ -540,6 +687,7 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
                 doc = claim.replay
                 claim = None
                 return _deliver(program, world, doc, as_json, text=text)
+        jq = _jq_filter(request, ctx) if request.flags["jq"] else None
         if request.prompts:
             ctx._ask_prompts()
         _setup(program, command, ctx)
@@ -549,6 +697,9 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
             if dry_run:
                 meta["dry_run"] = True
                 data = {"plan": ctx.plan, "digest": digest}
+                ctx.next(_without_flag(_without_flag(ctx.invocation(), "--dry-run"),
+                                       "--expect-plan") + ["--expect-plan", digest],
+                         why="to apply this plan")
                 return _deliver(program, world, _success(command, ctx, data, meta), as_json,
                                 text=text)
             if digest != request.extras["expect_plan"]:
@@ -560,8 +711,12 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
             data = command.adapter.invoke(command, request, world)
         else:
             data = command.run(ctx)
+        if request.flags["fields"] and not command.paginated and not isinstance(data, Partial):
+            data = _selected(command, request, ctx, data)
+        if jq is not None and hasattr(data, "__next__"):
+            data = list(data)   # a filter reads the whole data: the stream is collected
         if hasattr(data, "__next__") or (ndjson and not command.paginated
-                                         and not isinstance(data, Partial)):
+                                         and not isinstance(data, Partial) and jq is None):
             if ndjson:
                 return _stream(program, command, request, world, ctx, data, debug,
                                captured=captured)
@@ -580,6 +735,11 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
                                page=page, captured=captured)
         else:
             doc = _success(command, ctx, data, meta)
+        if jq is not None and doc.get("ok") is True:
+            doc["data"] = jq(doc["data"])
+            if ndjson and not command.paginated:
+                return _stream(program, command, request, world, ctx, _items_of(doc["data"]),
+                               debug, captured=captured)
         doc = _checked_result(doc)
     except Fail as fail:
         world.exc_info = _exc_info()
@@ -620,6 +780,48 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
     if claim is not None:
         claim.finish(doc, _envelope.exit_code(doc))
     return _deliver(program, world, doc, as_json, text=text, sealed=True, command=command)
+
+
+def _selected(command, request, ctx, data):
+    """The handler's data with only the `--fields` asked (`workbench.runtime.fields`)."""
+    from workbench.runtime import fields
+    if hasattr(data, "__next__"):
+        return fields.select_stream(command, data, request.flags["fields"], ctx.invocation())
+    return fields.select(command, data, request.flags["fields"], ctx.invocation())
+
+
+def _jq_filter(request, ctx):
+    """`--jq EXPR` compiled before the handler runs (a missing extra or a bad expression
+    changes nothing): a function of the data, giving its one result or a list of several."""
+    from workbench.runtime.extras import require
+    require("jq", "--jq")
+    import jq
+    expression = request.flags["jq"]
+    try:
+        compiled = jq.compile(expression)
+    except ValueError as error:
+        raise Refusal("invalid_jq", f"--jq {expression!r} is not a jq expression: "
+                      f"{_first_line(error)}", hint="see https://jqlang.org/manual/",
+                      fix=ctx.invocation() + ["--jq", "."]) from None
+
+    def apply(data):
+        try:
+            results = compiled.input_value(data).all()
+        except ValueError as error:
+            raise Refusal("jq_failed", f"the command ran, and --jq {expression!r} failed on "
+                          f"its data: {_first_line(error)}",
+                          hint="try --jq . to see the data it reads",
+                          fix=ctx.invocation() + ["--jq", "."]) from None
+        return results[0] if len(results) == 1 else results
+    return apply
+
+
+def _first_line(error) -> str:
+    return str(error).strip().split("\n")[0]
+
+
+def _items_of(data) -> list:
+    return data if isinstance(data, list) else [data]
 
 
 def _exc_info() -> tuple:
@@ -724,11 +926,15 @@ def _page(program, command, request, ctx, data, meta):
     items, page, next_tokens, truncated = paginate(program, command, request, data,
                                                    ctx.agent, ctx.invocation())
     doc = _success(command, ctx, items, meta)
+    if ctx._total is not None:
+        page["total"] = ctx._total
     extra = {"page": page}
     if next_tokens:
         mode = output_mode(ctx._world, as_json)
         extra["next"] = [{"command": runnable(program, next_tokens, mode, command),
                           "when": "for the next page"}]
+    if doc.get("next"):
+        extra["next"] = extra.get("next", []) + doc["next"]
     if truncated:
         truncated["next"] = extra["next"][0]["command"]
         doc["meta"]["truncated"] = truncated
@@ -741,7 +947,15 @@ def _success(command, ctx, data, meta) -> dict:
         meta["changed"] = True if ctx._changed is None else ctx._changed
     if ctx._request.warnings:
         meta["warnings"] = list(ctx._request.warnings)
-    return _envelope.success(data, meta)
+    doc = _envelope.success(data, meta)
+    if ctx._next:
+        doc = {"ok": True, "data": data, "next": _suggested(command, ctx), "meta": meta}
+    return doc
+
+
+def _suggested(command, ctx) -> list:
+    """`ctx.next(...)` as runnable `next` entries (program name, the caller's mode)."""
+    return _steps(ctx.program, command, ctx._next, output_mode(ctx._world, ctx._request.json))
 
 
 def _steps(program, command, steps, as_json):
@@ -805,6 +1019,9 @@ def _stream(program, command, request, world, ctx, items, debug, page=None, capt
         doc = _envelope.action_required(action.reason, action.message,
                                         _steps(program, command, action.next,
                                                output_mode(world, True)))
+    except Refusal as refusal:
+        doc = _envelope.from_refusal(refusal, runnable(program, refusal.fix,
+                                                       output_mode(world, True)))
     except BaseException as error:   # as in _handle_held
         doc = _internal(error, debug, world)
     end = _envelope.stream_end(doc if doc else {"ok": True}, count)
@@ -815,6 +1032,8 @@ def _stream(program, command, request, world, ctx, items, debug, page=None, capt
         end["page"] = page["page"]
         if page.get("next"):
             end["next"] = page["next"]
+    elif ctx._next and end["ok"] is True:   # a page's `next` holds them already
+        end["next"] = _suggested(command, ctx)
     if request.warnings:
         end["warnings"] = list(request.warnings)
     world.out_json({"@end": end})
@@ -826,13 +1045,21 @@ def _print_stream(program, command, request, world, items):
     """A person reading a stream: each item as it arrives (control characters escaped)."""
     from workbench._text import escape_controls
     count = 0
+    tsv = world.tsv and command.text is None
     try:
         for item in items:
-            text = command.text(item) if command.text is not None else \
-                _envelope.one_line(item)
+            if tsv:   # a header row from the first object's field names, then its rows
+                text = _envelope.tsv_row(item)
+                if count == 0 and isinstance(item, dict):
+                    text = "\t".join(_envelope.tsv_cell(key) for key in item) + "\n" + text
+            else:
+                text = command.text(item) if command.text is not None else \
+                    _envelope.one_line(item)
             world.out(escape_controls(text) + "\n")
             count += 1
     except Fail as fail:
         world.err(f"stopped after {count} items\n")
         return _deliver(program, world, _from_fail(program, command, fail, []), False)
+    except Refusal as refusal:
+        return _refuse(program, refusal, False, world)
     return 0, None

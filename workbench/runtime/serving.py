@@ -23,7 +23,12 @@ DEFAULT_MAX_SESSIONS = 100
 DEFAULT_IDLE_TIMEOUT = 600.0
 """Seconds a session may go without a request in flight before it is closed."""
 DEFAULT_MAX_RESULT_BYTES = 4 * 1024 * 1024
-"""The largest tool result text (UTF-8 bytes) sent to a client, stdio and HTTP alike."""
+"""The largest tool result (UTF-8 bytes on the wire: its text, and its data again as
+`structuredContent` when sent) a stdio server sends."""
+HTTP_MAX_RESULT_BYTES = 1024 * 1024 - 16 * 1024
+"""The same for an HTTP server: the MCP SDK's clients (and FastMCP's, built on them) refuse a
+server-sent event over 1 MiB (`mcp.client.streamable_http.DEFAULT_MAX_SSE_EVENT_SIZE`) with a
+transport error; 16 KiB are left for the JSON-RPC frame around the result."""
 DEFAULT_CALL_TIMEOUT = 300.0
 """Seconds a tool call may run before it is killed (a `timeout` envelope, exit 7)."""
 DEFAULT_MAX_CALLS = 16
@@ -142,14 +147,17 @@ def _number(environ, name, value, default, kind, flag):
     return value
 
 
-def limits(environ=None, *, max_sessions=None, idle_timeout=None, max_result_bytes=None):
+def limits(environ=None, *, max_sessions=None, idle_timeout=None, max_result_bytes=None,
+           http: bool = False):
     """(max_sessions, idle_timeout, max_result_bytes): each flag, else its variable, else
-    its default. Raises PolicyError for a value that is not a positive number."""
+    its default (for the result over `http`, the smaller `HTTP_MAX_RESULT_BYTES`). Raises
+    PolicyError for a value that is not a positive number."""
     return (_number(environ, MAX_SESSIONS_ENV, max_sessions, DEFAULT_MAX_SESSIONS, int,
                     "--max-sessions"),
             _number(environ, IDLE_TIMEOUT_ENV, idle_timeout, DEFAULT_IDLE_TIMEOUT, float,
                     "--idle-timeout"),
-            _number(environ, MAX_RESULT_ENV, max_result_bytes, DEFAULT_MAX_RESULT_BYTES, int,
+            _number(environ, MAX_RESULT_ENV, max_result_bytes,
+                    HTTP_MAX_RESULT_BYTES if http else DEFAULT_MAX_RESULT_BYTES, int,
                     "--max-result-bytes"))
 
 
@@ -216,7 +224,8 @@ def http_policy(host: str, port: int, *, environ=None, token_file: str | None = 
             "127.0.0.1", ["--allow-remote"])
     sessions, idle, result = limits(environ, max_sessions=max_sessions,
                                     idle_timeout=idle_timeout,
-                                    max_result_bytes=max_result_bytes)
+                                    max_result_bytes=max_result_bytes,
+                                    http=True)
     token, source = None, None
     if not no_auth:
         if token_file:

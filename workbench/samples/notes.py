@@ -128,6 +128,7 @@ program = Program(
     name="notes", version="0.3.0", description="Keep short notes with tags",
     commands=[
         Command(name="add", description="Add a note", effects="non_idempotent",
+                destructive=False,   # adding twice makes two notes, and destroys nothing
                 arguments=[Argument("text", description="the note's text; - reads stdin", stdin=True)],
                 options={"tag": Option(type="list", description="a tag", short="t"),
                          "store": STORE},
@@ -155,7 +156,7 @@ program = Program(
                          "store": STORE},
                 errors=[NOT_FOUND], examples=["notes tag 1 --tag urgent"], run=tag),
         Command(name="remove", description="Remove a note (removing it twice changes nothing)",
-                effects="idempotent",
+                effects="idempotent", destructive=True,   # repeatable, yet the note is gone
                 arguments=[Argument("id", type="integer", description="the note's id")],
                 options={"store": STORE}, examples=["notes remove 1"], run=remove),
         Command(name="purge", description="Delete every note (command line only)", effects="withheld",
@@ -165,6 +166,7 @@ program = Program(
                 examples=["notes purge --yes"], run=purge),
         Group(name="sync", description="Sync notes with a remote", commands=[
             Command(name="push", description="Push notes to the remote", effects="non_idempotent",
+                    open_world=True, title="Push notes to the remote",
                     options={"token": Option(type="string", env="NOTES_TOKEN", sensitive=True,
                                              description="access token for the remote"),
                              "remote": REMOTE, "store": STORE},
@@ -172,7 +174,8 @@ program = Program(
                              "when": "no token: set NOTES_TOKEN or pass --token"}],
                     examples=["notes sync push"], run=push),
             Command(name="status", description="Compare local notes with the remote",
-                    effects="read_only", options={"remote": REMOTE, "store": STORE},
+                    effects="read_only", open_world=True,
+                    options={"remote": REMOTE, "store": STORE},
                     examples=["notes sync status"], run=sync_status),
         ]),
     ],

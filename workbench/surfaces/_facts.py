@@ -15,9 +15,18 @@ HINTS = {
 
 
 def hints(command) -> dict | None:
-    """The MCP annotation hints for a command, or None (withheld, undeclared)."""
+    """The MCP annotation hints for a command, or None (withheld, undeclared): those of its
+    effects, `destructiveHint` as `destructive=` says when given (a read-only command never
+    destroys), and `openWorldHint` when `open_world=` is given."""
     found = HINTS.get(command.effects)
-    return dict(found) if found is not None else None
+    if found is None:
+        return None
+    found = dict(found)
+    if command.destructive is not None and command.effects != "read_only":
+        found["destructiveHint"] = bool(command.destructive)
+    if command.open_world is not None:
+        found["openWorldHint"] = bool(command.open_world)
+    return found
 
 
 def visible(node) -> list:
