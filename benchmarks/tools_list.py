@@ -188,7 +188,15 @@ def render(found: dict, n: int, options) -> str:
     for name, (size, tokens, _tools) in found.items():
         lines.append(f"| {name} | {size:,} | {size / sdk_bytes:.2f}× | {tokens:,} | "
                      f"{tokens / sdk_tokens:.2f}× | {size / n:,.0f} |")
-    lines += ["", "The first tool as each lists it:", ""]
+    lines += ["", "What burgee's tools leave out of `tool CMD --schema` (docs/mcp.md): `$schema` "
+              "(MCP's default dialect is draft 2020-12), `title` (the command path: the "
+              "tool's name says it), `description` (the tool's own) and each property's "
+              "`flag` (always `--` and the key with `-` for `_`; an MCP caller passes keys). "
+              "Nothing an agent needs to call the tool goes: every type, enum, default, "
+              "`required`, dependency, conflict and `additionalProperties: false` stays. The "
+              "SDK's rows spend their bytes on a `title` per property (the key, capitalised), "
+              "`anyOf` with `null` for each optional input, and an outputSchema wrapping a "
+              "string result.", "", "The first tool as each lists it:", ""]
     for name, (_size, _tokens_, tools) in found.items():
         lines += [f"{name}:", "", "```json", json.dumps(tools[0], separators=(",", ":")),
                   "```", ""]
