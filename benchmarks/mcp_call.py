@@ -201,7 +201,7 @@ def _measure(options, folder: Path) -> int:
     base_name = "SDK `MCPServer`"
     lines = ["## MCP", "",
              "A trivial tool (`ping`, no arguments) served over stdio by burgee (`python app.py "
-             "mcp`, the low-level SDK server) and by the same tool on the SDK's high-level "
+             "mcp`, the low-level SDK server; each call in a call process of its own, issue 29) and by the same tool on the SDK's high-level "
              "`MCPServer`; both in one run, sessions interleaved. Ratio: × the SDK's "
              "`MCPServer` (lower is faster).", "",
              f"- Command: `.venv/bin/python benchmarks/mcp_call.py --calls {options.calls} "
