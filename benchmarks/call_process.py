@@ -225,38 +225,41 @@ def _measure(options, folder: Path) -> int:
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
                           capture_output=True, text=True).stdout.strip()
     app, sdk = str(folder / "app.py"), str(folder / "sdk.py")
-    now_name = before_name = f"burgee now ({head})"
+    now_name = f"burgee now ({head})"
+    base_name = "SDK `MCPServer`"   # the yardstick when there is no before
     stdio = {now_name: ([app, "mcp"], ROOT)}
     http = {now_name: ([app, "mcp", "--http", "127.0.0.1:PORT", "--no-auth"], ROOT)}
     if options.before:
         before = _unpack(options.before, folder)
         revision = subprocess.run(["git", "rev-parse", "--short", options.before], cwd=ROOT,
                                   capture_output=True, text=True).stdout.strip()
-        before_name = f"burgee before ({revision})"
-        stdio[before_name] = ([app, "mcp"], before)
-        http[before_name] = ([app, "mcp", "--http", "127.0.0.1:PORT", "--no-auth"], before)
+        base_name = f"burgee before ({revision})"
+        stdio[base_name] = ([app, "mcp"], before)
+        http[base_name] = ([app, "mcp", "--http", "127.0.0.1:PORT", "--no-auth"], before)
     stdio["SDK `MCPServer`"] = ([sdk], ROOT)
     http["SDK `MCPServer`"] = ([sdk, "PORT"], ROOT)
     load = os.getloadavg()[0]
+    against = ("burgee before (`--before`)" if options.before else "the SDK's own `MCPServer`")
     lines = [SECTION, "",
-             "Every tools/call of `tool mcp` and `asgi` now runs in a call process of a fork "
-             "server (docs/decisions.md). A trivial tool (`ping`) served by burgee now, by "
-             "burgee before the change and by the SDK's own `MCPServer`; sessions interleaved "
-             "in one run. Ratios: × the burgee before the change (lower is faster); the "
-             "`MCPServer` row is the yardstick of issue 37.", "",
-             f"- Command: `.venv/bin/python benchmarks/call_process.py --before {options.before}"
-             f" --calls {options.calls} --starts {options.starts}{' --write' if options.write else ''}`",
+             "Every tools/call of `tool mcp` and `asgi` runs in a call process of a fork "
+             "server (docs/decisions.md, issue 29). A trivial tool (`ping`) served by burgee "
+             + ("now, by burgee at another revision " if options.before else "")
+             + "and by the SDK's own `MCPServer`; sessions interleaved in one run. Ratios: × "
+             f"{against} (lower is faster).", "",
+             f"- Command: `.venv/bin/python benchmarks/call_process.py --before "
+             f"{options.before or chr(39) * 2} --calls {options.calls} --starts {options.starts}"
+             f"{' --write' if options.write else ''}`",
              f"- Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
              f"- Machine: {os.cpu_count()} CPUs, {platform.machine()}, Linux "
              f"{platform.release()}, CPython {platform.python_version()}; 1-minute load "
              f"{load:.1f} before the run (a shared machine: compare ratios)", ""]
-    lines += _table(round_trips(stdio, options.calls, "stdio", options.sessions), before_name,
+    lines += _table(round_trips(stdio, options.calls, "stdio", options.sessions), base_name,
                     f"tools/call round trip over stdio, SDK client (handshake era), "
                     f"{options.calls} calls each:")
-    lines += _table(round_trips(http, options.calls, "http", options.sessions), before_name,
+    lines += _table(round_trips(http, options.calls, "http", options.sessions), base_name,
                     f"tools/call round trip over streamable HTTP (no auth), SDK client, "
                     f"{options.calls} calls each:")
-    lines += _table(starts(stdio, options.starts, options.warmup), before_name,
+    lines += _table(starts(stdio, options.starts, options.warmup), base_name,
                     f"Process start to the first tools/call answer (raw JSON-RPC over stdio, "
                     f"{options.starts} starts each after {options.warmup} warm-up rounds):")
     lines += _table(breakdown(options.calls), "in-process `pipeline.call`",
