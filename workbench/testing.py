@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from workbench.declaration.model import Program
+    from workbench.runtime.capture import Capture
     from workbench.typed import App
 
 __all__ = ["Runner", "Result"]
@@ -109,7 +110,7 @@ class Runner:
     def __init__(self, program: Program | App, env: Mapping[str, str | None] | None = None,
                  catch_exceptions: bool = True):
         as_program = getattr(program, "as_program", None)   # a typed App (workbench.typed)
-        self.program = as_program() if as_program is not None else program
+        self.program: Program = as_program() if as_program is not None else program  # type: ignore[assignment]
         self.env = dict(env or {})
         self.catch_exceptions = catch_exceptions
 
@@ -252,9 +253,9 @@ class _Isolated:
     def __init__(self, environ: dict, stdin):
         self._environ = environ
         self._stdin = stdin
-        self._saved_environ = None
+        self._saved_environ: dict = {}
         self._saved_stdin = None
-        self._capture = None
+        self._capture: Capture | None = None
 
     def __enter__(self):
         from workbench.runtime.capture import Capture
@@ -277,4 +278,5 @@ class _Isolated:
             os.environ.clear()
             os.environ.update(self._saved_environ)
         finally:
-            self._capture.__exit__(*exc)
+            if self._capture is not None:
+                self._capture.__exit__(*exc)

@@ -197,7 +197,7 @@ class App:
                          "env_prefix": env_prefix}
         self._nodes: list = []   # ("command", function, options) or ("group", App)
         self._callback = None    # the function of @app.callback(), if any
-        self._program = None
+        self._program: Program | None = None
         self._mounted = False   # a group of another App (then never a program of its own)
         caller = sys._getframe(1)
         self._frame = caller if caller.f_code.co_name == "<module>" else None
@@ -276,7 +276,7 @@ class App:
     def program(self) -> Program:
         """The Program these declarations build (built and checked once, on first use)."""
         if self._program is None:
-            settings = self.settings
+            settings: dict = self.settings
             options, setup, summary = _callback(self._callback)
             program = Program(self.name, self.version, self.description or summary,
                               self._children(), settings["budgets"],
@@ -294,7 +294,7 @@ class App:
         return self.program
 
     def _children(self) -> list:
-        built = []
+        built: list = []
         for kind, item, options in self._nodes:
             if kind == "group":
                 shared, setup, summary = _callback(item._callback)
@@ -511,7 +511,7 @@ def _scalar(hint, where: str, name: str):
             return rich, None, None
         enum = sys.modules.get("enum")
         if enum is not None and issubclass(hint, enum.Enum):
-            return "enum", [member.value for member in hint], hint
+            return "enum", [member.value for member in hint], hint  # type: ignore[attr-defined]
     if special == "Union":
         raise DefinitionError(f"{where}: parameter {name!r} has the union {hint!r}; a command "
                               f"line value has one type: use one type, or Optional[T] "
@@ -526,12 +526,12 @@ def _shape(base, where: str, name: str):
     special = _special(base)
     if not (base is list or special in ("list", "tuple", "set")):
         return False, 1, base
-    args = getattr(base, "__args__", None) or (str,)
+    args: tuple = getattr(base, "__args__", None) or (str,)
     if special == "tuple" and not (len(args) == 2 and args[1] is Ellipsis):
         return False, _fixed(args, where, name), args[0]
     inner = _unwrap(args[0])[0]
     if _special(inner) == "tuple":
-        inner_args = getattr(inner, "__args__", None) or ()
+        inner_args: tuple = getattr(inner, "__args__", None) or ()
         if len(inner_args) == 2 and inner_args[1] is Ellipsis:
             raise DefinitionError(f"{where}: parameter {name!r}: a list of lists cannot be "
                                   f"given on a command line; use list[T] or "

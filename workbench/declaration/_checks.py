@@ -131,7 +131,7 @@ def _group_verdict_path(group, program_verdict: str) -> str | None:
     module = sys.modules.get(group.load.partition(":")[0])
     file = getattr(getattr(module, "__spec__", None), "origin", None)
     try:
-        with open(file, "rb") as handle:
+        with open(file, "rb") as handle:   # type: ignore[arg-type]  # None: TypeError
             data = handle.read()
     except (OSError, TypeError):
         return None

@@ -14,6 +14,7 @@ from workbench.declaration.params import TYPES, Argument, Option  # noqa: F401 (
 TYPE_CHECKING = False   # typing costs start-up time; only checkers and the reference read it
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+    from typing import Any
 
 EFFECTS = ("read_only", "idempotent", "non_idempotent", "withheld")
 """Declared effects a command may have; adapters also use "undeclared"."""
@@ -127,7 +128,7 @@ class Command:
                  examples: Sequence[str] = (), output: dict | None = None,
                  run: Callable[..., object] | None = None,
                  plan: Callable[..., object] | None = None,
-                 text: Callable[[object], str] | None = None, aliases: Sequence[str] = (),
+                 text: Callable[[Any], str] | None = None, aliases: Sequence[str] = (),
                  hidden: bool = False, *,
                  since: str | None = None, deprecated: str | bool | None = None,
                  replaced_by: str | None = None, paginated: bool | int = False,

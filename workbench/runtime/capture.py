@@ -17,6 +17,10 @@ import _thread   # the lock alone: `threading` costs ~5 ms of imports on every -
 import os
 import sys
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import threading
+
 KEEP = 64 * 1024
 """Characters of each stream kept in `meta.output` (the end of it, where errors are)."""
 
@@ -68,7 +72,7 @@ class Capture:
         self.real_stderr = None
         self._saved: list[int] = []
         self._files: list = []
-        self._streams = None
+        self._streams: tuple | None = None
         self._text: dict | None = None
         self._held = False
 
@@ -231,7 +235,7 @@ class Masked:
         self.redactor = redactor
         self.linger = linger   # the process ends with this call: keep masking what threads
         #                        the handler left write, until the interpreter exits
-        self._streams = None
+        self._streams: tuple | None = None
         self._restore: list[tuple[int, int]] = []
         self._threads: list[threading.Thread] = []
 
@@ -241,8 +245,8 @@ class Masked:
             _flush(sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__)
             for fd in (1, 2):
                 self._pipe(fd)
-            self._streams = (sys.stdout, sys.stderr)
-            sys.stdout, sys.stderr = (_MaskingStream(s, self.redactor) for s in self._streams)
+            self._streams = streams = (sys.stdout, sys.stderr)
+            sys.stdout, sys.stderr = (_MaskingStream(s, self.redactor) for s in streams)
         except BaseException:
             self.linger = False
             self._end()

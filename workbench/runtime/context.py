@@ -310,7 +310,7 @@ class Context:
             wait = 10.0
         import os
         import select
-        chunks = []
+        chunks: list = []
         while True:
             ready, _, _ = select.select([fd], [], [], wait)
             if not ready:

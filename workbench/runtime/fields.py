@@ -88,7 +88,7 @@ def pick(item, paths: list):
     out: dict = {}
     for path in paths:
         parts = path.split(".")
-        value = item
+        value: object = item
         for part in parts:
             value = value.get(part) if isinstance(value, dict) else None
         into = out

@@ -555,7 +555,7 @@ def _warm_up(program) -> None:
     program's runs."""
     from workbench.runtime.pipeline import call
     try:
-        call(_WARM_UP, ["noop", "--json"], environ={})
+        call(_WARM_UP, ["noop", "--json"], environ={})   # type: ignore[arg-type]  # set by _prepare
         call(program, ["--version", "--json"], environ={})
         json.loads(json.dumps({"outcome": [0, "", "", {"ok": True}]}))
     except Exception:  # noqa: BLE001 - a warm-up that fails only costs time

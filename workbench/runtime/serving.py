@@ -63,7 +63,7 @@ def _addresses(host: str) -> list:
         found = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
     except (OSError, UnicodeError):
         return []
-    return [ipaddress.ip_address(info[4][0].split("%", 1)[0]) for info in found]
+    return [ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]) for info in found]
 
 
 def handler_environ(environ) -> dict:

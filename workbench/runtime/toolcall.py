@@ -101,7 +101,9 @@ def outcome_result(command, outcome) -> dict:
         require("validate", f"checking the output schema of tool {command.tool_name!r}")
         problem = output_problem(command, doc.get("data"), projected_in(doc))
         if problem is not None:
-            meta = doc.get("meta") if isinstance(doc.get("meta"), dict) else {}
+            meta = doc.get("meta")
+            if not isinstance(meta, dict):
+                meta = {}
             return result(_envelope.stamp(_envelope.from_output_problem(problem),
                                           meta.get("schema_version", "1")), False)
     return result(doc or {}, ok, text=text, structured=structured_content(command, doc))
@@ -132,7 +134,9 @@ def _fix_as_arguments(command, doc) -> bool:
     type) names its fix as a command line; over MCP an argument refusal's fix is the
     arguments to send (compact JSON), so turn it into them. True when the fix was changed."""
     error = doc.get("error") if isinstance(doc, dict) else None
-    fix = error.get("fix") if isinstance(error, dict) else None
+    if not isinstance(error, dict):
+        return False
+    fix = error.get("fix")
     program = command.program
     if not isinstance(fix, str) or command.adapter is None or \
             error.get("exit") != _envelope.EXIT_USAGE or not fix.startswith(program.name + " "):

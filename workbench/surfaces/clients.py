@@ -55,7 +55,7 @@ def client_config(program, client: str, command=None) -> dict:
     """
     argv = server_command(program, command)
     name = program.name
-    stdio = {"command": argv[0], "args": argv[1:]}
+    stdio: dict = {"command": argv[0], "args": argv[1:]}
     if client == "claude-code":
         from workbench._text import join
         line = join(["claude", "mcp", "add", name, "--"] + argv)

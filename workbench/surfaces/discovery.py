@@ -66,7 +66,7 @@ def _own(program, name: str) -> bool:
 def discovery_tools(program) -> list[dict]:
     """The discovery tools a progressive program lists (those its own tools do not shadow)."""
     return [dict(tool) for tool in (_SEARCH_TOOL, _DESCRIBE_TOOL)
-            if not _own(program, tool["name"])]
+            if not _own(program, str(tool["name"]))]
 
 
 def entry_points(program) -> list:
@@ -87,7 +87,8 @@ def input_schema(program, name: str) -> dict | None:
     """The input schema of a discovery tool the program answers, else None."""
     if not progressive(program) or _own(program, name):
         return None
-    return {SEARCH: _SEARCH_TOOL, DESCRIBE: _DESCRIBE_TOOL}.get(name, {}).get("inputSchema")
+    tool: dict = {SEARCH: _SEARCH_TOOL, DESCRIBE: _DESCRIBE_TOOL}.get(name, {})
+    return tool.get("inputSchema")
 
 
 def answer(program, name, arguments) -> tuple | None:
@@ -125,7 +126,7 @@ def _found(program, query: str, limit: int) -> list[dict]:
     from workbench.surfaces.tools import callable_tool
     found = []
     for hit in search(program, query, limit=limit * 2):
-        if callable_tool(program, hit.get("tool")) is None:   # withheld: not an MCP tool
+        if callable_tool(program, str(hit.get("tool"))) is None:   # withheld: not an MCP tool
             continue
         found.append({"name": hit["tool"], "description": hit["description"],
                       "command": hit["command"]})

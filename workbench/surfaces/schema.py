@@ -250,7 +250,7 @@ def program_schema(program, budget: int | None = None, node=None) -> dict:
     if groups is not None:
         return groups
     names = [_command_entry(c, "names") for c in _facts.iter_listed(scope)]
-    sizes = [_string_size(name) for name in names]
+    sizes = [_string_size(str(name)) for name in names]
     total = sum(sizes)
     headers: dict = {}
     keep = len(names) - 1
@@ -277,7 +277,7 @@ def _entries_within(program, scope, detail: str, budget: int) -> list | None:
     entries: list = []
     for command in _facts.iter_listed(scope):
         entry = _command_entry(command, detail)
-        used += (_string_size(entry) if detail == "names" else _encoded_size(entry)) + \
+        used += (_string_size(str(entry)) if detail == "names" else _encoded_size(entry)) + \
             (1 if entries else 0)
         if used > budget:
             return None
@@ -288,7 +288,8 @@ def _entries_within(program, scope, detail: str, budget: int) -> list | None:
 def _groups_within(program, scope, budget: int) -> dict | None:
     """The groups document (the commands directly under `scope`, and its groups) if `scope`
     has a group and the document fits `budget`, else None."""
-    commands, groups = [], []
+    commands: list = []
+    groups: list = []
     for child in _facts.visible(scope):
         (groups if child.is_group else commands).append(" ".join(child.path))
     if not groups:
