@@ -137,7 +137,7 @@ class _Enum(ValueType):
     name = "enum"
 
     @property
-    def words(self) -> str:
+    def words(self) -> str:   # type: ignore[override]  # a class attribute in ValueType
         return "one of: " + ", ".join(map(str, self.choices or ()))
 
     def convert(self, raw):
@@ -228,8 +228,8 @@ class Param:
 
     min = max = None
     exists = readable = writable = False
-    kind = None
-    env = None
+    kind: str | None = None
+    env: str | None = None
     nargs = 1
     hidden = False
 
@@ -362,7 +362,7 @@ class Param:
 
     def path_words(self) -> str:
         """`the path of an existing file`, `a path (writable)`..., or '' when not a path."""
-        what = {"file": "file", "dir": "folder"}.get(self.kind, "file or folder")
+        what = {"file": "file", "dir": "folder"}.get(str(self.kind), "file or folder")
         if self.exists:
             words = f"the path of an existing {what}"
         elif self.kind:
@@ -375,7 +375,7 @@ class Param:
 
     def convert(self, raw: str):
         """One command-line string as this parameter's (item) type; ValueError if not."""
-        return self.value_type.convert(raw)
+        return self.value_type.convert(raw)   # type: ignore[union-attr]  # a checked type
 
     @property
     def checked(self) -> bool:
@@ -459,11 +459,11 @@ class Param:
             if not isinstance(value, (list, tuple)) or len(value) != self.nargs:
                 return f"is not {self.nargs} values; use a tuple of {self.nargs}"
             for element in value:
-                problem = self.value_type.default_problem(element)
+                problem = self.value_type.default_problem(element)  # type: ignore[union-attr]
                 if problem:
                     return problem
             return ""
-        return self.value_type.default_problem(value)
+        return self.value_type.default_problem(value)   # type: ignore[union-attr]
 
     def default_value(self):
         """The declared default as the handler gets it: a number as a float, a date or UUID
@@ -588,10 +588,11 @@ class Option(Param):
                  "flag", "short_flag", "negation", "alias_flags", "metavar", "spellings")
     variadic = False   # only an Argument can be; read without a miss (`Param.many`)
     count = False
-    off = None
-    prompt = None
+    off: str | bool | None = None
+    prompt: str | bool | None = None
     confirmation_prompt = hide_input = False
-    requires = conflicts = ()
+    requires: tuple[str, ...] = ()
+    conflicts: tuple[str, ...] = ()
 
     def __init__(self, type: str | object = "string", description: str = "",
                  required: bool = False, default: object = None,
@@ -716,12 +717,12 @@ class Option(Param):
         boolean = self.type == "boolean"
         off = self.off
         if boolean and isinstance(off, str) and _flag_word(off):
-            self.negation = "--" + _flag_word(off)
+            self.negation: str | None = "--" + str(_flag_word(off))
         else:
             self.negation = "--no-" + word if boolean and self.negatable else None
         self.alias_flags = tuple("--" + w for w in map(_flag_word, self.aliases) if w) \
             if self.aliases else ()
-        spellings = {self.flag: (False, None)}
+        spellings: dict[str, tuple[bool, str | None]] = {self.flag: (False, None)}
         if self.short_flag:
             spellings[self.short_flag] = (False, None)
         for alias in self.alias_flags:
@@ -792,7 +793,7 @@ class Argument(Param):
         self.sensitive = False
         self.since = since
         self.deprecated = deprecated
-        self.replaced_by = None
+        self.replaced_by: str | None = None
         if env is not None:
             self.env = env
         if min is not None or max is not None or exists or kind is not None or readable \
