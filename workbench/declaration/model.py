@@ -38,6 +38,9 @@ class DefinitionError(ValueError):
     """A declaration that cannot work, raised when the `Program` is constructed; the message
     names the exact fix (`command 'deploy': effects is required; use one of: ...`)."""
 
+    lazy = False
+    """Raised while importing a lazy group (a call reports it as an envelope)."""
+
 
 class Fail(Exception):
     """A domain failure a handler raises: `raise Fail("not_found", "no note 7", exit=3)`.
@@ -161,7 +164,7 @@ class Command:
         self.title = title
         self.path: tuple[str, ...] = (name,)
         self.program: Program | None = None
-        self.adapter = None  # set by workbench.adapt for undeclared programs
+        self.adapter: Any = None  # set by workbench.adapt for undeclared programs
         self.framework_keys: frozenset = NO_KEYS  # options the framework added (_extras)
         self.inherited: tuple = ()   # ((Program or Group, keys), ...) whose options it takes
         _key_options(self.options)
@@ -374,6 +377,8 @@ class Program:
     """
 
     is_group = True
+    adapter_problems: Sequence[tuple] = ()
+    """What adapting an undeclared program found: (severity, code, message, fix, where)."""
 
     def __init__(self, name: str, version: str = "0.0.0", description: str = "",
                  commands: Sequence[Command | Group] = (), budgets: dict | None = None, *, schema_version: str = "1",
@@ -444,12 +449,13 @@ class Program:
 
     def _load_all(self) -> None:
         """Import every lazy group (nested ones too); put `_index` back in declared order."""
-        pending = [node for node in self._index.values() if node.is_group and not node.loaded]
+        pending = [node for node in self._index.values()
+                   if isinstance(node, Group) and not node.loaded]
         while pending:
             for group in pending:
                 group.commands   # noqa: B018 (imports and binds it)
             pending = [node for node in self._index.values()
-                       if node.is_group and not node.loaded]
+                       if isinstance(node, Group) and not node.loaded]
         if not self._ordered:
             index: dict = {}
 
@@ -482,9 +488,10 @@ class Program:
         """How many commands are bound so far: grows when a lazy group loads (cache key)."""
         return len(self._index)
 
-    def find(self, path) -> Command | Group | None:
-        """The command or group at `path` (names or aliases), or None."""
-        node = self
+    def find(self, path) -> Program | Command | Group | None:
+        """The command or group at `path` (names or aliases; the program itself for an empty
+        path), or None."""
+        node: Program | Command | Group | None = self
         for part in path:
             node = child_named(node, part)
             if node is None:
