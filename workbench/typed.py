@@ -28,6 +28,13 @@ from workbench.declaration.model import (
     Argument, Command, DefinitionError, Group, Option, Program,
 )
 
+TYPE_CHECKING = False   # typing costs start-up time; only checkers read these
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeVar, overload
+
+    _F = TypeVar("_F", bound=Callable[..., Any])
+
 _SCALARS = {str: "string", int: "integer", float: "number", bool: "boolean"}
 _SUPPORTED = ("str, int, float, bool, Literal[...], an Enum, date, datetime, UUID, Path, "
               "list[T], tuple[T, T] (nargs), Optional[T] (or T | None), optionally inside "
@@ -196,14 +203,14 @@ class App:
                          "output_budget": output_budget, "single": single,
                          "env_prefix": env_prefix}
         self._nodes: list = []   # ("command", function, options) or ("group", App)
-        self._callback = None    # the function of @app.callback(), if any
+        self._callback: Callable[..., Any] | None = None   # of @app.callback(), if any
         self._program: Program | None = None
         self._mounted = False   # a group of another App (then never a program of its own)
         caller = sys._getframe(1)
         self._frame = caller if caller.f_code.co_name == "<module>" else None
 
     def command(self, name: str | None = None, *, effects: str | None = None, examples: tuple[str, ...] | list[str] = (),
-                **options: object):
+                **options: object) -> Callable[[_F], _F]:
         """Declare the decorated function as a command; its hints are its inputs.
 
         `name` defaults to the function's name with `_` as `-`; `description` to the
@@ -227,11 +234,17 @@ class App:
         options = {**dict.fromkeys(_PASSED), **options, "name": name, "effects": effects,
                    "examples": list(examples)}
 
-        def declare(function):
+        def declare(function: _F) -> _F:
             self._nodes.append(("command", function, options))
             self._program = None
             return function
         return declare
+
+    if TYPE_CHECKING:
+        @overload
+        def callback(self, function: _F) -> _F: ...
+        @overload
+        def callback(self, function: None = None) -> Callable[[_F], _F]: ...
 
     def callback(self, function=None):
         """Declare the options every command of this program (or group) takes, and what runs
@@ -244,7 +257,7 @@ class App:
             def main(ctx, verbose: bool = False):
                 ctx.obj = {"verbose": verbose}
         """
-        def declare(function):
+        def declare(function: _F) -> _F:
             self._callback = function
             self._program = None
             return function
