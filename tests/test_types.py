@@ -48,4 +48,4 @@ def test_a_users_program_passes_mypy_strict(tmp_path):
 def test_the_strict_program_runs():
     result = subprocess.run([sys.executable, str(STRICT_USER), "hello", "--name", "Ada",
                              "--json"], capture_output=True, text=True, timeout=60, cwd=ROOT)
-    assert result.returncode == 0 and '"hello Ada"' in result.stdout, result
+    assert result.returncode == 0 and '"hello Ada!"' in result.stdout, result

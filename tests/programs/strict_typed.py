@@ -3,7 +3,7 @@ decorators keep the functions' types, and the declared API's classes are annotat
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Protocol
 
 from workbench import Argument, Command, Context, Fail, Option, Program, run
 from workbench.testing import Runner
@@ -48,11 +48,23 @@ def check() -> list[str]:
 shown: dict[str, str] = status("prod")   # a decorated function keeps its own type
 
 
-def hello(ctx: Context) -> dict[str, object]:
-    return {"greeting": f"hello {ctx.options.name}", "loud": bool(ctx.options.loud)}
+class HelloOptions(Protocol):
+    """What `ctx.options` holds for `hello` (docs/reference.md, "Typed ctx.options")."""
+    name: str
+    loud: bool
 
 
-program = Program(name="hello", version="1.0.0", description="Say hello", commands=[
+def prepare(ctx: Context) -> None:
+    ctx.obj = {"punctuation": "!"}
+
+
+def hello(ctx: Context[HelloOptions]) -> dict[str, object]:
+    greeting: str = f"hello {ctx.options.name}{ctx.obj['punctuation']}"
+    return {"greeting": greeting.upper() if ctx.options.loud else greeting,
+            "agent": ctx.agent, "rest": ctx.args.extra}
+
+
+program = Program(name="hello", version="1.0.0", description="Say hello", setup=prepare, commands=[
     Command(name="hello", description="Say hello", effects="read_only",
             options={"name": Option(type="string", default="world", description="who"),
                      "loud": Option(type="boolean", description="shout")},
@@ -60,6 +72,8 @@ program = Program(name="hello", version="1.0.0", description="Say hello", comman
             examples=["hello hello --name Ada"], run=hello,
             text=lambda data: str(data["greeting"])),
 ])
+assert Runner(program).invoke(["hello", "--name", "Ada", "--json"]).json["data"]["greeting"] == \
+    "hello Ada!"
 
 result = Runner(app).call("status", {"target": "prod"})
 assert result.envelope is not None and result.exit == 0
