@@ -4,7 +4,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False   # typing costs start-up time; only checkers and the reference read it
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
     from typing import Any, Generic, NoReturn
 
     from typing_extensions import TypeVar
@@ -102,9 +102,9 @@ class Partial:
         failed: one dict per failed item, with `item`, `code`, `message` and `retryable`.
     """
 
-    def __init__(self, succeeded, failed):
-        self.succeeded = list(succeeded)
-        self.failed = [dict(item) for item in failed]
+    def __init__(self, succeeded: Iterable[Any], failed: Iterable[Mapping[str, Any]]):
+        self.succeeded: list[Any] = list(succeeded)
+        self.failed: list[dict[str, Any]] = [dict(item) for item in failed]
 
 
 class Context(Generic[OptionsT]):
@@ -161,7 +161,7 @@ class Context(Generic[OptionsT]):
         return (self.interactive and self._world.stdin_tty and self._world.stdin is not None
                 and not self.json and not _truthy(self.environ.get("CI")))
 
-    def action_required(self, reason: str, message: str, next: Sequence[dict] = ()) -> NoReturn:
+    def action_required(self, reason: str, message: str, next: Sequence[dict[str, Any]] = ()) -> NoReturn:
         """Stop with exit 4: `next` lists runnable commands, e.g. `[{"command": "deploy --yes", "when": "..."}]`.
 
         Args:
@@ -260,7 +260,7 @@ class Context(Generic[OptionsT]):
         """
         self._world.progress(self, done, total, message)
 
-    def partial(self, succeeded: Sequence[object], failed: Sequence[dict]) -> Partial:
+    def partial(self, succeeded: Sequence[object], failed: Sequence[dict[str, Any]]) -> Partial:
         """Return this from a batch handler: `failed` items are dicts with `item`, `code`,
         `message` and `retryable`. Some of each gives `"ok":"partial"` and exit 8.
 
@@ -351,6 +351,6 @@ class Context(Generic[OptionsT]):
         slot = stdin.metavar if stdin is not None else "<text>"
         return [slot if token == "-" else token for token in self.invocation()]
 
-    def invocation(self) -> list:
+    def invocation(self) -> list[str]:
         """This call's argv after the program name (sensitive values masked), for `next`/`fix`."""
         return list(self.command.words) + list(self._request.tokens)
