@@ -13,6 +13,7 @@ from __future__ import annotations
 TYPE_CHECKING = False   # typing costs start-up time; only checkers and the reference read it
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Any
 
 TRUE_WORDS = ("true", "1", "yes", "on")
 FALSE_WORDS = ("false", "0", "no", "off")
@@ -226,12 +227,26 @@ class Param:
     __slots__ = ("type", "description", "required", "default", "choices", "items",
                  "sensitive", "value_type", "since", "deprecated", "replaced_by", "__dict__")
 
-    min = max = None
-    exists = readable = writable = False
+    min: float | None = None
+    max: float | None = None
+    exists: bool = False
+    readable: bool = False
+    writable: bool = False
     kind: str | None = None
     env: str | None = None
     nargs = 1
     hidden = False
+    type: str | object   # the slots' types, for checkers
+    items: str | object
+    choices: list[Any] | None
+    value_type: ValueType | None
+    description: str
+    required: bool
+    default: Any
+    sensitive: bool
+    since: str | None
+    deprecated: str | bool | None
+    replaced_by: str | None
 
     def _init_value(self, type, items, choices) -> None:
         self.type = type
@@ -373,7 +388,7 @@ class Param:
                                         ("writable", self.writable)) if on]
         return words + (f" ({' and '.join(access)})" if access else "")
 
-    def convert(self, raw: str):
+    def convert(self, raw: str) -> Any:
         """One command-line string as this parameter's (item) type; ValueError if not."""
         return self.value_type.convert(raw)   # type: ignore[union-attr]  # a checked type
 
@@ -383,7 +398,7 @@ class Param:
         return self.min is not None or self.max is not None or bool(
             self.exists or self.kind or self.readable or self.writable)
 
-    def check(self, value) -> str:
+    def check(self, value: Any) -> str:
         """'' when a converted value keeps the declared limits, else what is wrong with it
         (`must be at least 1`, `does not exist`); every item of a list or tuple is checked."""
         if isinstance(value, (list, tuple)):
@@ -415,7 +430,7 @@ class Param:
             return "is not writable"
         return ""
 
-    def clamped(self, value):
+    def clamped(self, value: Any) -> Any:
         """`value` moved inside `min`..`max` (for a fix that runs)."""
         if self.min is not None and value < self.min:
             return self.min
@@ -423,7 +438,7 @@ class Param:
             return self.max
         return value
 
-    def value_schema(self) -> dict:
+    def value_schema(self) -> dict[str, Any]:
         """The JSON Schema of the value (arrays for lists, variadics and tuples)."""
         schema = self.value_type.json_schema() if self.value_type is not None else {}
         if self.min is not None:
@@ -465,7 +480,7 @@ class Param:
             return ""
         return self.value_type.default_problem(value)   # type: ignore[union-attr]
 
-    def default_value(self):
+    def default_value(self) -> Any:
         """The declared default as the handler gets it: a number as a float, a date or UUID
         (or a custom type's value) converted from its string, a tuple for `nargs`."""
         value = self.default
@@ -501,7 +516,7 @@ class Param:
         return str(default) if default is not None and default in choices else str(choices[0])
 
     @property
-    def enum_values(self) -> list | None:
+    def enum_values(self) -> list[Any] | None:
         """The allowed values of an enum input (or list of enums), else None."""
         return list(self.choices or ()) if isinstance(self.value_type, _Enum) else None
 
@@ -587,10 +602,21 @@ class Option(Param):
     __slots__ = ("_key", "_spelled", "env", "short", "placeholder", "aliases", "negatable",
                  "flag", "short_flag", "negation", "alias_flags", "metavar", "spellings")
     variadic = False   # only an Argument can be; read without a miss (`Param.many`)
-    count = False
+    count: bool = False
     off: str | bool | None = None
     prompt: str | bool | None = None
-    confirmation_prompt = hide_input = False
+    confirmation_prompt: bool = False
+    hide_input: bool = False
+    short: str | None   # the slots' types, for checkers
+    placeholder: str | None
+    aliases: tuple[str, ...]
+    negatable: bool
+    flag: str
+    short_flag: str | None
+    negation: str | None
+    alias_flags: tuple[str, ...]
+    metavar: str
+    spellings: dict[str, tuple[bool, str | None]]
     requires: tuple[str, ...] = ()
     conflicts: tuple[str, ...] = ()
 
@@ -687,7 +713,7 @@ class Option(Param):
         return self._key.replace("_", " ").capitalize()
 
     @property
-    def value_slots(self) -> list:
+    def value_slots(self) -> list[str]:
         """The tokens that stand for its value in a fix: `[<target>]`, one per value for
         `nargs`, none for a flag that takes no value."""
         if self.flag_only:
@@ -717,7 +743,7 @@ class Option(Param):
         boolean = self.type == "boolean"
         off = self.off
         if boolean and isinstance(off, str) and _flag_word(off):
-            self.negation: str | None = "--" + str(_flag_word(off))
+            self.negation = "--" + str(_flag_word(off))
         else:
             self.negation = "--no-" + word if boolean and self.negatable else None
         self.alias_flags = tuple("--" + w for w in map(_flag_word, self.aliases) if w) \
@@ -774,6 +800,9 @@ class Argument(Param):
     """
 
     __slots__ = ("name", "variadic", "stdin")
+    name: str   # the slots' types, for checkers
+    variadic: bool
+    stdin: bool
 
     def __init__(self, name: str, type: str | object = "string", description: str = "",
                  required: bool = True, variadic: bool = False, stdin: bool = False, *,
