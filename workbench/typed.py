@@ -91,6 +91,18 @@ class Opt:
 
     __slots__ = ("description", "short", "env", "sensitive", "aliases", "placeholder",
                  "since", "deprecated", "replaced_by", "negatable", "default", "settings")
+    description: str | None   # the slots' types, for checkers
+    short: str | None
+    env: str | None
+    sensitive: bool
+    aliases: tuple[str, ...] | list[str]
+    placeholder: str | None
+    since: str | None
+    deprecated: str | bool | None
+    replaced_by: str | None
+    negatable: bool
+    default: object
+    settings: dict[str, Any]
 
     def __init__(self, description: str | None = None, *, default: object = _NOTHING,
                  short: str | None = None,
@@ -122,7 +134,7 @@ class Opt:
             requires=tuple(requires), conflicts=tuple(conflicts), type=type)
 
 
-def _given_settings(**settings) -> dict:
+def _given_settings(**settings: object) -> dict[str, Any]:
     """The keyword arguments that were given (not their defaults), passed on as they are."""
     return {key: value for key, value in settings.items()
             if value is not None and value is not False and value != ()}
@@ -154,6 +166,12 @@ class Arg:
     """
 
     __slots__ = ("description", "stdin", "since", "deprecated", "default", "settings")
+    description: str | None   # the slots' types, for checkers
+    stdin: bool
+    since: str | None
+    deprecated: str | bool | None
+    default: object
+    settings: dict[str, Any]
 
     def __init__(self, description: str | None = None, *, default: object = _NOTHING,
                  stdin: bool = False, since: str | None = None,
@@ -191,15 +209,15 @@ class App:
     """
 
     def __init__(self, name: str, version: str = "0.0.0", description: str = "", *,
-                 aliases: tuple[str, ...] | list[str] = (), hidden: bool = False, budgets: dict | None = None,
+                 aliases: tuple[str, ...] | list[str] = (), hidden: bool = False, budgets: dict[str, int] | None = None,
                  schema_version: str = "1", output_budget: int | None = None,
                  single: bool = False, env_prefix: str | None = None):
         self.name = name
         self.version = version
         self.description = description
-        self.aliases = tuple(aliases)
+        self.aliases: tuple[str, ...] = tuple(aliases)
         self.hidden = hidden
-        self.settings = {"budgets": budgets, "schema_version": schema_version,
+        self.settings: dict[str, Any] = {"budgets": budgets, "schema_version": schema_version,
                          "output_budget": output_budget, "single": single,
                          "env_prefix": env_prefix}
         self._nodes: list = []   # ("command", function, options) or ("group", App)
@@ -322,7 +340,7 @@ class App:
         return f"App({self.name!r}, {len(self._nodes)} entries)"
 
 
-def programs_in(namespace: dict) -> list:
+def programs_in(namespace: dict[str, Any]) -> list[tuple[str, Program]]:
     """(variable name, Program) for each App at the top of a module namespace (groups
     mounted in another App are part of that one)."""
     return [(key, value.program) for key, value in list(namespace.items())

@@ -386,10 +386,13 @@ class Program:
 
     is_group = True
     adapter_problems: Sequence[tuple[Any, ...]] = ()
+    commands: list[Command | Group]   # the instance's attributes a checker cannot infer
+    budgets: dict[str, int]
+    options: dict[str, Option]
     """What adapting an undeclared program found: (severity, code, message, fix, where)."""
 
     def __init__(self, name: str, version: str = "0.0.0", description: str = "",
-                 commands: Sequence[Command | Group] = (), budgets: dict | None = None, *, schema_version: str = "1",
+                 commands: Sequence[Command | Group] = (), budgets: dict[str, int] | None = None, *, schema_version: str = "1",
                  output_budget: int | None = None, check: bool = True, single: bool = False,
                  options: dict[str, Option] | None = None,
                  setup: Callable[..., object] | None = None, env_prefix: str | None = None,

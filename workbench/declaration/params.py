@@ -37,18 +37,18 @@ class ValueType:
     explains = False
     """`convert`'s ValueError says why, in words worth showing (custom types)."""
 
-    def __init__(self, choices=None):
-        self.choices = list(choices) if choices is not None else None
+    def __init__(self, choices: Sequence[object] | None = None):
+        self.choices: list[Any] | None = list(choices) if choices is not None else None
 
-    def convert(self, raw: str):
+    def convert(self, raw: str) -> Any:
         """The typed value of a command-line string; ValueError when it is not one."""
         return raw
 
-    def fits(self, value) -> bool:
+    def fits(self, value: object) -> bool:
         """Whether a JSON value (an MCP argument) is already of this type."""
         return isinstance(value, str)
 
-    def coerce(self, value):
+    def coerce(self, value: object) -> Any:
         """The value a JSON caller most likely meant, in this type, or None."""
         if isinstance(value, str):
             try:
@@ -57,7 +57,7 @@ class ValueType:
                 return None
         return None
 
-    def json_schema(self) -> dict:
+    def json_schema(self) -> dict[str, Any]:
         return {"type": self.name}
 
     def describe(self) -> str:
@@ -67,7 +67,7 @@ class ValueType:
         """A value it accepts near the refused `raw`, as text, for a fix; None for none."""
         return None
 
-    def default_problem(self, value) -> str:
+    def default_problem(self, value: object) -> str:
         """'' when `value` is a valid default, else what is wrong and how to write it."""
         if not isinstance(value, str):
             return f"is not a string; use e.g. default='{value}'"
@@ -607,7 +607,8 @@ class Option(Param):
     prompt: str | bool | None = None
     confirmation_prompt: bool = False
     hide_input: bool = False
-    short: str | None   # the slots' types, for checkers
+    env: str | None   # the slots' types, for checkers
+    short: str | None
     placeholder: str | None
     aliases: tuple[str, ...]
     negatable: bool
@@ -803,6 +804,7 @@ class Argument(Param):
     name: str   # the slots' types, for checkers
     variadic: bool
     stdin: bool
+    env: str | None
 
     def __init__(self, name: str, type: str | object = "string", description: str = "",
                  required: bool = True, variadic: bool = False, stdin: bool = False, *,

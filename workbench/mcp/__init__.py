@@ -119,8 +119,8 @@ def listen(host: str, port: int):
     return sock
 
 
-def asgi(program: Program | str | os.PathLike, *, stateless: bool = True, path: str = "/mcp",
-         allowed_hosts: list[str] | None = None, environ: dict | None = None,
+def asgi(program: Program | str | os.PathLike[str], *, stateless: bool = True, path: str = "/mcp",
+         allowed_hosts: list[str] | None = None, environ: dict[str, str] | None = None,
          token: str | None = None, auth: bool = True) -> Starlette:
     """An ASGI app serving `program` (a Program, or a file burgee can load) over streamable
     HTTP at `path`, for any ASGI server:

@@ -250,6 +250,10 @@ class Outcome:
     """
 
     __slots__ = ("exit", "stdout", "stderr", "envelope")
+    exit: int   # the slots' types, for checkers
+    stdout: str
+    stderr: str
+    envelope: dict[str, Any] | None
 
     def __init__(self, exit: int, stdout: str, stderr: str, envelope: dict[str, Any] | None):
         self.exit = exit
