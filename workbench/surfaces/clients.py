@@ -16,10 +16,17 @@ from __future__ import annotations
 import json
 import sys
 
+TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from workbench.declaration.model import Program
+
 CLIENTS = ("claude-code", "claude-desktop", "cursor", "vscode", "codex", "gemini")
 
 
-def server_command(program, command=None) -> list[str]:
+def server_command(program: Program, command: Sequence[str] | None = None) -> list[str]:
     """The argv that starts this program's MCP server over stdio."""
     if command is not None:
         return list(command)
@@ -48,7 +55,8 @@ def _toml_key(name: str) -> str:
     return name if bare else _toml_string(name)
 
 
-def client_config(program, client: str, command=None) -> dict:
+def client_config(program: Program, client: str,
+                  command: Sequence[str] | None = None) -> dict[str, Any]:
     """`{"client", "name", "path", "format", "snippet", "data", "note"}` for one client.
 
     Raises ValueError for a client not in CLIENTS.
@@ -91,7 +99,7 @@ def client_config(program, client: str, command=None) -> dict:
     raise ValueError(f"unknown client {client!r}; one of: {', '.join(CLIENTS)}")
 
 
-def config_text(config: dict) -> str:
+def config_text(config: dict[str, Any]) -> str:
     """What `tool mcp config --client NAME` prints for a person."""
     lines = []
     if config["path"]:
@@ -107,7 +115,7 @@ CODEX_TOKEN_ENV = "BURGEE_MCP_TOKEN"
 """The variable a Codex config names (`bearer_token_env_var`): Codex takes no token inline."""
 
 
-def http_config(name: str, client: str, url: str, token: str | None) -> dict:
+def http_config(name: str, client: str, url: str, token: str | None) -> dict[str, Any]:
     """Like `client_config`, for the streamable-HTTP server at `url` that wants
     `Authorization: Bearer <token>` (no header when `token` is None: a --no-auth server).
 
