@@ -18,7 +18,7 @@ TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
 if TYPE_CHECKING:
     from typing import Any
 
-    from workbench.declaration.model import Command, Group, Program
+    from workbench.declaration.model import Command, Program
 
 SEARCH, DESCRIBE = "search_tools", "describe_tool"
 AUTO_FROM = 1000

@@ -13,9 +13,7 @@ from workbench.surfaces import _facts
 
 TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
 if TYPE_CHECKING:
-    from typing import Any
-
-    from workbench.declaration.model import Command, Group, Program
+    from workbench.declaration.model import Group, Program
 
 SPLIT_FROM = 40
 """Programs listing more commands than this get one skill per top-level group."""

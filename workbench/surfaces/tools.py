@@ -13,7 +13,7 @@ TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
 if TYPE_CHECKING:
     from typing import Any
 
-    from workbench.declaration.model import Command, Group, Program
+    from workbench.declaration.model import Command, Program
 
 
 def output_schema(command: Command) -> dict[str, Any] | None:
