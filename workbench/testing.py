@@ -116,7 +116,8 @@ class Runner:
     def __init__(self, program: Program | App, env: Mapping[str, str | None] | None = None,
                  catch_exceptions: bool = True):
         as_program = getattr(program, "as_program", None)   # a typed App (workbench.typed)
-        self.program: Program = as_program() if as_program is not None else program  # type: ignore[assignment]
+        self.program: Program = as_program() if as_program is not None \
+            else program   # type: ignore[assignment]  # an App's is its .program
         self.env: dict[str, str | None] = dict(env or {})
         self.catch_exceptions = catch_exceptions
 

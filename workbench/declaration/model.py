@@ -171,7 +171,8 @@ class Command:
         self.program: Program | None = None
         self.adapter: Any = None  # set by workbench.adapt for undeclared programs
         self.framework_keys: frozenset[str] = NO_KEYS  # options the framework added (_extras)
-        self.inherited: tuple[tuple[Any, tuple[str, ...]], ...] = ()   # ((Program or Group, keys), ...) whose options it takes
+        # ((Program or Group, keys), ...) whose options it takes
+        self.inherited: tuple[tuple[Any, tuple[str, ...]], ...] = ()
         _key_options(self.options)
 
     @property

@@ -161,7 +161,8 @@ class Context(Generic[OptionsT]):
         return (self.interactive and self._world.stdin_tty and self._world.stdin is not None
                 and not self.json and not _truthy(self.environ.get("CI")))
 
-    def action_required(self, reason: str, message: str, next: Sequence[dict[str, Any]] = ()) -> NoReturn:
+    def action_required(self, reason: str, message: str,
+                        next: Sequence[dict[str, Any]] = ()) -> NoReturn:
         """Stop with exit 4: `next` lists runnable commands, e.g. `[{"command": "deploy --yes", "when": "..."}]`.
 
         Args:
