@@ -272,8 +272,7 @@ def _mcp_install(program, request, world, serve):
     key, name, entry = clients.server_entry(config)
     fix = ["mcp", "install", "--client", client, "--scope", scope]
     try:
-        change = install.plan(path, "toml" if path.endswith(".toml") else "json", key, name,
-                              entry)
+        change = install.plan(path, key, name, entry)
     except install.InvalidConfig as error:
         return Envelope(_envelope.failure(
             "invalid_config", f"{error.path} is not a file burgee can merge into: "
@@ -344,6 +343,49 @@ def install_command(program, environ):
         if found:
             command = [os.path.abspath(found), "mcp"]
     return command
+
+
+def _doctor(program, request, world, serve):
+    from workbench.runtime import doctor
+    from workbench.runtime.pipeline import runnable
+    from workbench.surfaces import clients
+    environ = world.environ or {}
+    options = request.options
+    argv = clients.server_command(program, install_command(program, environ))
+    findings = [doctor.check_program(program), doctor.check_command(argv, environ),
+                doctor.check_extra()]
+    if all(item["status"] == "ok" for item in findings):
+        findings.append(doctor.check_server(argv, environ, options["timeout"]))
+    else:
+        findings.append(doctor.finding("mcp server", "absent", "not started: a check above "
+                                       "failed", "fix that first"))
+    import os
+    home, project = _home(environ), os.getcwd()
+    seen = set()
+    for client in [options["client"]] if options.get("client") else clients.CLIENTS:
+        config = clients.client_config(program, client, install_command(program, environ))
+        for scope in clients.SCOPES:
+            try:
+                path = clients.config_file(client, scope, home, project, environ)
+            except ValueError:   # no file of that scope (Claude Desktop's project)
+                continue
+            if path in seen:   # the project is the home folder: one file, checked once
+                continue
+            seen.add(path)
+            fix = runnable(program, ["mcp", "install", "--client", client]
+                           + (["--scope", scope] if scope != "user" else []), request.json)
+            findings.append(doctor.check_client(client, scope, path, config, fix, environ))
+    data = {"program": program.name, "command": argv, "findings": findings,
+            "summary": doctor.summary(findings)}
+    failed = [item for item in findings if item["status"] == "fail"]
+    if not failed:
+        return Envelope(_envelope.success(data), doctor.render)
+    first = failed[0]
+    doc = _envelope.failure("setup_problems", f"{len(failed)} problem(s); first, "
+                            f"{first['check']}: {first['message']}", exit=_envelope.EXIT_FAILURE,
+                            hint="each finding in data.findings names its fix")
+    doc["data"] = data
+    return Envelope(doc, doctor.render)
 
 
 def _script_command(program):
@@ -426,4 +468,4 @@ def parse_address(text: str):
 
 _HANDLERS = {("help",): _help, ("help", "search"): _search, ("completion",): _completion,
              ("mcp",): _mcp, ("mcp", "config"): _mcp_config, ("mcp", "install"): _mcp_install,
-             ("skills",): _skills}
+             ("doctor",): _doctor, ("skills",): _skills}

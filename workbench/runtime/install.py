@@ -25,25 +25,20 @@ class InvalidConfig(Exception):
         self.reason = reason
 
 
-def plan(path: str, fmt: str, key: str, name: str, entry: dict) -> dict:
+def plan(path: str, key: str, name: str, entry: dict) -> dict:
     """What installing `entry` as `key.name` into the file at `path` changes, written nowhere:
     `{"action": "added"|"replaced"|"unchanged", "entry", "previous", "before", "after",
     "existed"}` (`before`/`after`: the file's text; `entry` as written, the previous entry's
     own settings kept). Raises InvalidConfig, OSError."""
     existed = os.path.exists(path)
     before = _read(path) if existed else ""
-    parse = _json_loads if fmt == "json" else _toml_loads
-    current = parse(path, before)
-    servers = current.get(key, {})
-    if not isinstance(servers, dict):
-        raise InvalidConfig(path, f"{key!r} is a {type(servers).__name__}, not a table of "
-                                  "servers")
-    previous = servers.get(name)
+    current = _parse(path, before)
+    previous = _servers(path, current, key).get(name)
     entry = kept_settings(previous, entry)
     if previous == entry:
         return {"action": "unchanged", "entry": entry, "previous": previous,
                 "before": before, "after": before, "existed": existed}
-    if fmt == "json":
+    if not _is_toml(path):
         after = _json_merged(before, current, key, name, entry)
     else:
         after = _toml_merged(path, before, current, key, name, entry)
@@ -64,6 +59,28 @@ def kept_settings(previous, entry: dict) -> dict:
     kept = {key: value for key, value in previous.items()
             if key not in TRANSPORT_KEYS and key not in entry}
     return {**entry, **kept}
+
+
+def read_servers(path: str, key: str) -> dict:
+    """The servers table `key` of the client file at `path` ({} when it has none). Raises
+    InvalidConfig, OSError."""
+    return _servers(path, _parse(path, _read(path)), key)
+
+
+def _is_toml(path: str) -> bool:
+    return path.endswith(".toml")
+
+
+def _parse(path: str, text: str) -> dict:
+    return (_toml_loads if _is_toml(path) else _json_loads)(path, text)
+
+
+def _servers(path: str, current: dict, key: str) -> dict:
+    servers = current.get(key, {})
+    if not isinstance(servers, dict):
+        raise InvalidConfig(path, f"{key!r} is a {type(servers).__name__}, not a table of "
+                                  "servers")
+    return servers
 
 
 def diff(path: str, before: str, after: str, existed: bool) -> str:
@@ -139,7 +156,7 @@ def _json_loads(path: str, text: str) -> dict:
     except json.JSONDecodeError as error:
         raise InvalidConfig(path, f"not valid JSON at line {error.lineno}, column "
                                   f"{error.colno}: {error.msg} (comments and trailing commas "
-                                  "count: burgee would lose them)") from None
+                                  "are not JSON)") from None
     if not isinstance(data, dict):
         raise InvalidConfig(path, f"holds a JSON {type(data).__name__}, not an object")
     return data
