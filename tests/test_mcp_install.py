@@ -245,7 +245,10 @@ def test_doctor_on_a_working_setup(place):
     person = run(place, "doctor", "--client", "cursor")
     assert person.exit == 0 and person.stderr == ""
     assert person.stdout.splitlines()[-1] == "0 problem(s), 0 warning(s)"
-    assert "fix: notes mcp install --client cursor --scope project" in person.stdout
+    assert person.stdout.splitlines()[-3:] == [
+        "--    not set up: cursor (project)",
+        "      fix: notes mcp install --client <client> [--scope project]",
+        "0 problem(s), 0 warning(s)"]
 
 
 def test_doctor_names_each_broken_part_and_its_fix(place):
@@ -278,7 +281,8 @@ def test_doctor_names_each_broken_part_and_its_fix(place):
     assert vscode["fix"].startswith("fix or move that file")
     assert found["codex (user)"]["status"] == "warn"
     assert found["codex (user)"]["message"].endswith("starts another command: /bin/cat")
-    assert envelope["data"]["summary"] == {"ok": 3, "fail": 3, "warn": 1, "absent": 8}
+    assert envelope["data"]["summary"] == {"ok": 3, "fail": 3, "warn": 1, "absent": 8,
+                                           "skipped": 0}
     person = run(place, "doctor", program=noisy)
     assert person.exit == 1
     assert "FAIL  mcp server" in person.stdout and "fix: print nothing to stdout" in \
@@ -314,3 +318,15 @@ def test_doctor_on_a_file_that_does_not_load(place):
     working = burgee(place, "doctor", str(NOTES), "--client", "gemini", "--json")
     assert working.exit == 0, working
     assert _findings(working)["mcp server"]["status"] == "ok"
+
+
+def test_doctor_finds_a_server_command_a_client_cannot_start():
+    from workbench.runtime.doctor import check_command
+    missing = check_command(["no-such-tool-xyz", "mcp"], {"PATH": "/nonexistent"})
+    assert missing["status"] == "fail"
+    assert missing["message"] == ("'no-such-tool-xyz' is not on PATH, so a client cannot start "
+                                  "'no-such-tool-xyz mcp'")
+    assert "console script" in missing["fix"]
+    moved = check_command([sys.executable, "/nowhere/app.py", "mcp"], {})
+    assert (moved["status"], moved["message"]) == ("fail", "/nowhere/app.py does not exist")
+    assert check_command([sys.executable, str(NOTES), "mcp"], {})["status"] == "ok"

@@ -357,7 +357,7 @@ def _doctor(program, request, world, serve):
     if all(item["status"] == "ok" for item in findings):
         findings.append(doctor.check_server(argv, environ, options["timeout"]))
     else:
-        findings.append(doctor.finding("mcp server", "absent", "not started: a check above "
+        findings.append(doctor.finding("mcp server", "skipped", "not started: a check above "
                                        "failed", "fix that first"))
     import os
     home, project = _home(environ), os.getcwd()

@@ -8,8 +8,8 @@ and each client's configuration file (present, parsed, its entry for this progra
 a command that runs).
 
 A finding is `{"check", "status", "message", "fix"}`: status `ok`, `fail` (setup is broken),
-`warn` (works, but not as this program would register itself) or `absent` (nothing there:
-fine unless you use that client); `fix` is a command line to run where there is one, else what
+`warn` (works, but not as this program would register itself), `absent` (nothing there:
+fine unless you use that client) or `skipped` (not tried: a check it needs failed); `fix` is a command line to run where there is one, else what
 to do, else None.
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import os
 
-STATUSES = ("ok", "fail", "warn", "absent")
+STATUSES = ("ok", "fail", "warn", "absent", "skipped")
 
 
 def finding(check: str, status: str, message: str, fix=None) -> dict:
@@ -251,14 +251,22 @@ def summary(findings) -> dict:
 
 
 def render(data) -> str:
-    """The person's form: one line per finding, its fix under it when it is not ok."""
-    marks = {"ok": "ok", "fail": "FAIL", "warn": "warn", "absent": "--"}
-    width = max(len(f["check"]) for f in data["findings"])
+    """The person's form: one line per finding, its fix under it when it is not ok; the
+    clients with nothing registered on one line at the end."""
+    marks = {"ok": "ok", "fail": "FAIL", "warn": "warn", "skipped": "--"}
+    shown = [item for item in data["findings"] if item["status"] != "absent"]
+    absent = [item for item in data["findings"] if item["status"] == "absent"]
+    width = max((len(item["check"]) for item in shown), default=0)
     lines = []
-    for item in data["findings"]:
+    for item in shown:
         lines.append(f"{marks[item['status']]:<4}  {item['check']:<{width}}  {item['message']}")
         if item["status"] != "ok" and item["fix"]:
             lines.append(f"{'':<4}  {'':<{width}}  fix: {item['fix']}")
+    if absent:
+        names = ", ".join(item["check"] for item in absent)
+        lines.append(f"--    not set up: {names}")
+        command = absent[0]["fix"].split(" --client ")[0]
+        lines.append(f"      fix: {command} --client <client> [--scope project]")
     counts = data["summary"]
     lines.append(f"{counts['fail']} problem(s), {counts['warn']} warning(s)")
     return "\n".join(lines) + "\n"
