@@ -330,3 +330,22 @@ def test_doctor_finds_a_server_command_a_client_cannot_start():
     moved = check_command([sys.executable, "/nowhere/app.py", "mcp"], {})
     assert (moved["status"], moved["message"]) == ("fail", "/nowhere/app.py does not exist")
     assert check_command([sys.executable, str(NOTES), "mcp"], {})["status"] == "ok"
+
+
+def test_an_installed_console_script_is_written_as_its_absolute_path(place):
+    script = Path(sys.executable).parent / "burgee"
+    if not script.is_file():
+        pytest.skip("burgee's console script is not installed beside this Python")
+    env = _env(place, PATH="/usr/bin:/bin")   # a client's short PATH: no venv on it
+    done = Result(subprocess.run([str(script), "mcp", "install", "--client", "cursor", "--json"],
+                                 capture_output=True, text=True, env=env, cwd=place / "project",
+                                 timeout=60))
+    assert done.exit == 0, done
+    assert done.json["data"]["entry"] == {"command": str(script), "args": ["mcp"]}
+    checked = Result(subprocess.run([str(script), "doctor", "--client", "cursor", "--json"],
+                                    capture_output=True, text=True, env=env,
+                                    cwd=place / "project", timeout=60))
+    assert checked.exit == 0, checked
+    found = _findings(checked)
+    assert found["mcp server"]["message"].startswith("answered initialize as burgee")
+    assert found["cursor (user)"]["status"] == "ok"

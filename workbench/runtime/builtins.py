@@ -334,12 +334,18 @@ def _home(environ) -> str:
 
 def install_command(program, environ):
     """The server command a client's file gets: `mcp config`'s, with an installed console
-    script's absolute path (a client such as Claude Desktop starts it with a short PATH)."""
+    script's absolute path (a client such as Claude Desktop starts it with a short PATH): the
+    script running now, else the one on PATH."""
     command = _script_command(program)
     if command is None and not program.source:
         import os
         import shutil
-        found = shutil.which(program.name, path=environ.get("PATH"))
+        import sys
+        running = sys.argv[0] if sys.argv else ""
+        if os.path.basename(running) == program.name and os.path.isfile(running):
+            found = running
+        else:
+            found = shutil.which(program.name, path=environ.get("PATH"))
         if found:
             command = [os.path.abspath(found), "mcp"]
     return command
