@@ -95,6 +95,9 @@ NOT_JSON_RPC = "the server wrote something that is not JSON-RPC on stdout"
 STDOUT_FIX = ("print nothing to stdout outside a command (at import, say): use sys.stderr; an "
               "MCP server's stdout carries JSON-RPC only")
 
+MAX_LINE = 64 << 20
+"""Bytes of one stdout line doctor reads before giving up on the server."""
+
 PROTOCOL = "2025-06-18"
 """The protocol version doctor's initialize offers: one every server of the handshake era
 accepts (it answers with the version it speaks)."""
@@ -146,6 +149,10 @@ def _ask(argv, environ, timeout: float):
                     err = (err + chunk)[-4096:]
                 else:
                     buffered += chunk
+                    if len(buffered) > MAX_LINE:
+                        problem = f"the server wrote over {MAX_LINE >> 20} MiB on stdout " \
+                                  "without ending a line"
+                        break
                     problem = _read_lines(buffered, answers)
                     buffered = buffered[buffered.rfind(b"\n") + 1:]
                     if problem:
