@@ -112,7 +112,8 @@ def _builtins() -> dict:
                                     required=False, variadic=True)]),
         Builtin(("completion",), "a shell completion script",
                 arguments=[Argument("shell", "enum", "the shell", choices=SHELLS)]),
-        Builtin(("mcp",), "serve the program over MCP (stdio, or streamable HTTP)",
+        Builtin(("mcp",), "serve the program over MCP (stdio, or streamable HTTP); "
+                "'mcp config' and 'mcp install' register it with a client",
                 {"http": Option("string", "serve streamable HTTP at HOST:PORT (PORT 0 picks a "
                                 "free port)", placeholder="<host:port>"),
                  **http_options(),
@@ -153,7 +154,7 @@ def _builtins() -> dict:
                 {"client": Option("enum", "check only this client's files",
                                   choices=MCP_CLIENTS),
                  "timeout": Option("number", "seconds the MCP server has to answer "
-                                   "initialize (default 10)", default=10.0, min=0.1,
+                                   "initialize", default=10.0, min=0.1,
                                    placeholder="<seconds>")},
                 errors=[{"code": "setup_problems", "exit": 1,
                          "when": "a check failed; each finding names its fix"}]),
