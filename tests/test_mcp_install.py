@@ -349,3 +349,23 @@ def test_an_installed_console_script_is_written_as_its_absolute_path(place):
     found = _findings(checked)
     assert found["mcp server"]["message"].startswith("answered initialize as burgee")
     assert found["cursor (user)"]["status"] == "ok"
+
+
+def test_each_clients_user_file_on_macos_and_windows():
+    from workbench.surfaces.clients import config_file
+    mac = {client: config_file(client, "user", "/Users/me", "/p", {}, "darwin")
+           for client in ("claude-desktop", "vscode", "codex")}
+    assert mac == {
+        "claude-desktop": "/Users/me/Library/Application Support/Claude/claude_desktop_config.json",
+        "vscode": "/Users/me/Library/Application Support/Code/User/mcp.json",
+        "codex": "/Users/me/.codex/config.toml"}
+    windows = config_file("claude-desktop", "user", "C:/Users/me", "/p",
+                          {"APPDATA": "C:/Users/me/AppData/Roaming"}, "win32")
+    assert windows.replace("\\", "/") == \
+        "C:/Users/me/AppData/Roaming/Claude/claude_desktop_config.json"
+    assert config_file("codex", "user", "/h", "/p", {"CODEX_HOME": "/c"}, "linux") == \
+        "/c/config.toml"
+    assert config_file("vscode", "user", "/h", "/p", {"XDG_CONFIG_HOME": "/x"}, "linux") == \
+        "/x/Code/User/mcp.json"
+    with pytest.raises(ValueError, match="claude-desktop has no project file"):
+        config_file("claude-desktop", "project", "/h", "/p")

@@ -33,11 +33,9 @@ def server_command(program, command=None) -> list[str]:
 
 
 def _desktop_path(platform: str) -> str:
-    if platform == "darwin":
-        return "~/Library/Application Support/Claude/claude_desktop_config.json"
-    if platform.startswith("win"):
-        return "%APPDATA%\\Claude\\claude_desktop_config.json"
-    return "~/.config/Claude/claude_desktop_config.json"
+    """Claude Desktop's file as a person reads it (`~`, `%APPDATA%`), for `mcp config`."""
+    folder = _app_data(platform, "~", {"APPDATA": "%APPDATA%"})
+    return ("\\" if platform.startswith("win") else "/").join((folder, *_DESKTOP_FILE))
 
 
 def _toml_string(text: str) -> str:
@@ -161,6 +159,10 @@ def http_config(name: str, client: str, url: str, token: str | None) -> dict:
                 "data": {"mcp_servers": {name: entry}}, "note": note}
     raise ValueError(f"unknown client {client!r}; one of: {', '.join(CLIENTS)}")
 
+
+_DESKTOP_FILE = ("Claude", "claude_desktop_config.json")
+"""Claude Desktop's file, under the folder where desktop applications keep settings."""
+
 _PROJECT_FILES = {"claude-code": ".mcp.json", "cursor": ".cursor/mcp.json",
                   "vscode": ".vscode/mcp.json", "codex": ".codex/config.toml",
                   "gemini": ".gemini/settings.json"}
@@ -200,8 +202,7 @@ def config_file(client: str, scope: str, home: str, project: str, environ=None,
     if client == "claude-code":
         return os.path.join(home, ".claude.json")
     if client == "claude-desktop":
-        return os.path.join(_app_data(platform, home, environ), "Claude",
-                            "claude_desktop_config.json")
+        return os.path.join(_app_data(platform, home, environ), *_DESKTOP_FILE)
     if client == "vscode":
         return os.path.join(_app_data(platform, home, environ), "Code", "User", "mcp.json")
     if client == "codex":
