@@ -369,3 +369,19 @@ def test_each_clients_user_file_on_macos_and_windows():
         "/x/Code/User/mcp.json"
     with pytest.raises(ValueError, match="claude-desktop has no project file"):
         config_file("claude-desktop", "project", "/h", "/p")
+
+
+def test_doctor_sees_a_claude_code_local_entry_that_wins(place):
+    claude = place / FILES["claude-code", "user"]
+    claude.write_text(json.dumps({"projects": {str(place / "project"): {"mcpServers": {
+        "notes": {"type": "stdio", "command": sys.executable,
+                  "args": [str(place / "old" / "notes.py"), "mcp"]}}}}}))
+    assert run(place, "mcp", "install", "--client", "claude-code").exit == 0
+    done = run(place, "doctor", "--client", "claude-code", "--json")
+    assert done.exit == 1, done
+    found = _findings(done)
+    assert found["claude-code (user)"]["status"] == "ok"
+    local = found["claude-code (local)"]
+    assert local["status"] == "fail" and "old/notes.py does not exist" in local["message"]
+    assert local["fix"].startswith("claude mcp remove notes -s local")
+    assert json.loads(claude.read_text())["projects"]     # install kept the local entry

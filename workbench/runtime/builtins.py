@@ -381,6 +381,9 @@ def _doctor(program, request, world, serve):
             fix = runnable(program, ["mcp", "install", "--client", client]
                            + (["--scope", scope] if scope != "user" else []), request.json)
             findings.append(doctor.check_client(client, scope, path, config, fix, environ))
+            if (client, scope) == ("claude-code", "user"):
+                local = doctor.check_claude_local(path, project, config, environ)
+                findings += [local] if local is not None else []
     data = {"program": program.name, "command": argv, "findings": findings,
             "summary": doctor.summary(findings)}
     failed = [item for item in findings if item["status"] == "fail"]

@@ -233,6 +233,34 @@ def check_client(client: str, scope: str, path: str, wanted: dict, fix, environ)
     found = servers.get(name)
     if found is None:
         return finding(check, "absent", f"{path} has no server named {name!r}", fix)
+    return _judge(check, path, key, name, found, entry, fix, environ)
+
+
+def check_claude_local(path: str, project: str, wanted: dict, environ) -> dict | None:
+    """Claude Code's `local` scope: an entry for this program under the project's path in
+    `~/.claude.json`, which wins over the user's and the project's; None when there is none
+    (or the file does not parse: `check_client` said so)."""
+    from workbench.runtime import install
+    from workbench.surfaces.clients import server_entry
+    key, name, entry = server_entry(wanted)
+    try:
+        projects = install.read_servers(path, "projects")
+    except (install.InvalidConfig, OSError):
+        return None
+    here = projects.get(project)
+    found = here.get(key, {}).get(name) if isinstance(here, dict) and isinstance(
+        here.get(key), dict) else None
+    if found is None:
+        return None
+    fix = f"claude mcp remove {name} -s local (it wins over the user's and the project's)"
+    return _judge("claude-code (local)", f"{path} (projects[{project!r}])", key, name, found,
+                  entry, fix, environ)
+
+
+def _judge(check, path, key, name, found, entry, fix, environ) -> dict:
+    """An entry for this program: this program's command, an HTTP server, another command that
+    runs, or one that cannot start."""
+    from workbench.runtime import install
     if not isinstance(found, dict):
         return finding(check, "fail", f"{path}: {key}.{name} is not a table", fix)
     if install.kept_settings(found, entry) == found:
