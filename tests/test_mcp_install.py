@@ -385,3 +385,16 @@ def test_doctor_sees_a_claude_code_local_entry_that_wins(place):
     assert local["status"] == "fail" and "old/notes.py does not exist" in local["message"]
     assert local["fix"].startswith("claude mcp remove notes -s local")
     assert json.loads(claude.read_text())["projects"]     # install kept the local entry
+
+
+@pytest.mark.parametrize("client", ["codex", "cursor"])
+def test_a_file_with_windows_line_endings_keeps_them(place, client):
+    path = place / FILES[client, "user"]
+    path.parent.mkdir(parents=True)
+    text = EXISTING_TOML if client == "codex" else '{\n  "mcpServers": {}\n}\n'
+    path.write_bytes(text.replace("\n", "\r\n").encode())
+    assert run(place, "mcp", "install", "--client", client).exit == 0
+    written = path.read_bytes()
+    assert b"\r\n" in written and b"\n" not in written.replace(b"\r\n", b"")
+    assert "notes" in _load(path)[KEY.get(client, "mcpServers")]
+    assert run(place, "mcp", "install", "--client", client).stdout.endswith("unchanged\n")

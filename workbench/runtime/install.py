@@ -42,6 +42,8 @@ def plan(path: str, key: str, name: str, entry: dict) -> dict:
         after = _json_merged(before, current, key, name, entry)
     else:
         after = _toml_merged(path, before, current, key, name, entry)
+    if "\r\n" in before:   # a file edited on Windows keeps its line endings
+        after = after.replace("\r\n", "\n").replace("\n", "\r\n")
     return {"action": "added" if previous is None else "replaced", "entry": entry,
             "previous": previous, "before": before, "after": after, "existed": existed}
 
