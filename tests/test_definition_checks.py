@@ -69,7 +69,7 @@ def test_same_name_in_different_groups_is_fine():
     program(Group(name="a", commands=[cmd("list")]), Group(name="b", commands=[cmd("list")]))
 
 
-@pytest.mark.parametrize("name", ["help", "completion", "mcp", "doctor"])
+@pytest.mark.parametrize("name", ["help", "completion", "mcp"])
 def test_builtin_command_names_are_reserved_at_top_level(name):
     message = refused(cmd(name))
     assert "built-in command" in message and "rename it" in message

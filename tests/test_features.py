@@ -474,7 +474,7 @@ def test_bash_completes_past_a_shared_option_s_value(kit, tmp_path):
         return sorted(done.stdout.split())
 
     assert complete("kit --store jobs ") == ["jobs"] or complete("kit --store x ") == \
-        sorted(["completion", "doctor", "help", "jobs", "mcp", "skills"])
+        sorted(["completion", "help", "jobs", "mcp", "skills"])
     assert complete("kit --store jobs jobs ") == ["add", "show"]
     assert "--relaxed" in complete("kit jobs add --")
     assert "--trace-level" not in complete("kit jobs add --")

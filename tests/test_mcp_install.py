@@ -1,4 +1,4 @@
-"""`tool mcp install` and `tool doctor` through the real CLI, in a temporary HOME and project
+"""`tool mcp install` and `tool mcp doctor` through the real CLI, in a temporary HOME and project
 folder (never the real ones): every client's file merged (other keys and servers kept, a
 timestamped backup), a file that does not parse refused and left as it was, --dry-run, a second
 run unchanged; doctor on a healthy setup and on broken ones, each finding naming its fix."""
@@ -228,7 +228,7 @@ def _findings(result) -> dict:
 
 def test_doctor_on_a_working_setup(place):
     assert run(place, "mcp", "install", "--client", "cursor").exit == 0
-    done = run(place, "doctor", "--json")
+    done = run(place, "mcp", "doctor", "--json")
     assert done.exit == 0, done
     found = _findings(done)
     assert [found[k]["status"] for k in ("program", "server command", "mcp extra", "mcp server",
@@ -242,7 +242,7 @@ def test_doctor_on_a_working_setup(place):
     assert found["claude-code (project)"]["fix"] == \
         "notes mcp install --client claude-code --scope project --json"
     assert "claude-desktop (project)" not in found
-    person = run(place, "doctor", "--client", "cursor")
+    person = run(place, "mcp", "doctor", "--client", "cursor")
     assert person.exit == 0 and person.stderr == ""
     assert person.stdout.splitlines()[-1] == "0 problem(s), 0 warning(s)"
     assert person.stdout.splitlines()[-3:] == [
@@ -263,7 +263,7 @@ def test_doctor_names_each_broken_part_and_its_fix(place):
         '[mcp_servers.notes]\ncommand = "/bin/cat"\nargs = []\n')
     noisy = place / "noisy.py"
     noisy.write_text('print("loading notes...")\n' + NOTES.read_text())
-    done = run(place, "doctor", "--json", program=noisy)
+    done = run(place, "mcp", "doctor", "--json", program=noisy)
     assert done.exit == 1, done
     noise, line = done.stdout.splitlines()   # the program's own print, then the envelope
     assert noise == "loading notes..."
@@ -283,7 +283,7 @@ def test_doctor_names_each_broken_part_and_its_fix(place):
     assert found["codex (user)"]["message"].endswith("starts another command: /bin/cat")
     assert envelope["data"]["summary"] == {"ok": 3, "fail": 3, "warn": 1, "absent": 8,
                                            "skipped": 0}
-    person = run(place, "doctor", program=noisy)
+    person = run(place, "mcp", "doctor", program=noisy)
     assert person.exit == 1
     assert "FAIL  mcp server" in person.stdout and "fix: print nothing to stdout" in \
         person.stdout
@@ -294,7 +294,7 @@ def test_doctor_gives_a_silent_server_its_timeout(place):
     slow = place / "slow.py"
     slow.write_text('import sys, time\nif sys.argv[1:] == ["mcp"]:\n    time.sleep(60)\n'
                     + NOTES.read_text())
-    done = run(place, "doctor", "--client", "cursor", "--timeout", "0.5", "--json", program=slow)
+    done = run(place, "mcp", "doctor", "--client", "cursor", "--timeout", "0.5", "--json", program=slow)
     assert done.exit == 1, done
     server = _findings(done)["mcp server"]
     assert server["message"] == "no answer to initialize within 0.5 s"
@@ -342,7 +342,7 @@ def test_an_installed_console_script_is_written_as_its_absolute_path(place):
                                  timeout=60))
     assert done.exit == 0, done
     assert done.json["data"]["entry"] == {"command": str(script), "args": ["mcp"]}
-    checked = Result(subprocess.run([str(script), "doctor", "--client", "cursor", "--json"],
+    checked = Result(subprocess.run([str(script), "mcp", "doctor", "--client", "cursor", "--json"],
                                     capture_output=True, text=True, env=env,
                                     cwd=place / "project", timeout=60))
     assert checked.exit == 0, checked
@@ -377,7 +377,7 @@ def test_doctor_sees_a_claude_code_local_entry_that_wins(place):
         "notes": {"type": "stdio", "command": sys.executable,
                   "args": [str(place / "old" / "notes.py"), "mcp"]}}}}}))
     assert run(place, "mcp", "install", "--client", "claude-code").exit == 0
-    done = run(place, "doctor", "--client", "claude-code", "--json")
+    done = run(place, "mcp", "doctor", "--client", "claude-code", "--json")
     assert done.exit == 1, done
     found = _findings(done)
     assert found["claude-code (user)"]["status"] == "ok"

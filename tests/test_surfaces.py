@@ -402,7 +402,7 @@ def bash_complete(script: str, *words: str) -> list[str]:
 def test_bash_completion_in_a_real_bash(program):
     script = completion_script(program, "bash")
     assert bash_complete(script, "tool", "") == ["deploy", "status", "st", "notes", "help",
-                                                 "completion", "mcp", "doctor", "skills"]
+                                                 "completion", "mcp", "skills"]
     assert bash_complete(script, "tool", "no") == ["notes"]
     assert bash_complete(script, "tool", "notes", "") == ["add", "a", "tag", "purge"]
     assert bash_complete(script, "tool", "notes", "a", "--") == [
@@ -476,7 +476,7 @@ def zsh_complete(tmp_path, script: str, *words: str) -> list[str]:
 def test_zsh_completion_offers_the_model(program, tmp_path):
     script = completion_script(program, "zsh")
     assert zsh_complete(tmp_path, script, "tool", "") == [
-        "deploy", "status", "st", "notes", "help", "completion", "mcp", "doctor", "skills"]
+        "deploy", "status", "st", "notes", "help", "completion", "mcp", "skills"]
     assert zsh_complete(tmp_path, script, "tool", "notes", "") == ["add", "a", "tag", "purge"]
     assert zsh_complete(tmp_path, script, "tool", "st", "--") == [
         "--json", "--help", "-h", "--schema", "--debug", "--format", "--progress", "--fields",
@@ -499,7 +499,7 @@ def test_fish_completion_offers_the_model(program, tmp_path):
         return sorted(row.split("\t")[0] for row in done.stdout.splitlines())
 
     assert complete("tool ") == sorted(["deploy", "status", "st", "notes", "help", "completion",
-                                        "mcp", "doctor", "skills"])
+                                        "mcp", "skills"])
     assert complete("tool notes ") == ["a", "add", "purge", "tag"]
     assert complete("tool deploy --level ") == ["high", "low"]
     assert complete("tool deploy -t x --no") == ["--no-old", "--no-yes"]

@@ -150,7 +150,7 @@ def serve_file(path: str, argv) -> int:
 
 
 def doctor_file(path: str, argv) -> int:
-    """`burgee doctor FILE [options]`: the program's own `doctor`, or, when FILE does not load,
+    """`burgee doctor FILE [options]`: the program's own `mcp doctor`, or, when FILE does not load,
     that finding (the error, its last traceback line, the fix) as doctor's envelope."""
     from workbench.loader import LoadError, load_program
     try:
@@ -179,7 +179,7 @@ def doctor_file(path: str, argv) -> int:
         return code
     from workbench.runtime.pipeline import World, execute
     world = World(os.environ, sys.stdin, sys.stdout, sys.stderr)
-    return execute(target, ["doctor", *argv], world)[0]
+    return execute(target, ["mcp", "doctor", *argv], world)[0]
 
 
 def _load_failed(error, argv) -> int:

@@ -113,7 +113,8 @@ def _builtins() -> dict:
         Builtin(("completion",), "a shell completion script",
                 arguments=[Argument("shell", "enum", "the shell", choices=SHELLS)]),
         Builtin(("mcp",), "serve the program over MCP (stdio, or streamable HTTP); "
-                "'mcp config' and 'mcp install' register it with a client",
+                "'mcp config' and 'mcp install' register it with a client, 'mcp doctor' says why "
+                "a client cannot reach it",
                 {"http": Option("string", "serve streamable HTTP at HOST:PORT (PORT 0 picks a "
                                 "free port)", placeholder="<host:port>"),
                  **http_options(),
@@ -149,7 +150,7 @@ def _builtins() -> dict:
                 errors=[{"code": "invalid_config", "exit": 5,
                          "when": "the client's file does not parse (or holds the server in a "
                                  "form burgee cannot replace): it is left as it was"}]),
-        Builtin(("doctor",), "why this program's setup fails: the program, its server "
+        Builtin(("mcp", "doctor"), "why this program's setup fails: the program, its server "
                 "command, the MCP server's answer, each client's configuration",
                 {"client": Option("enum", "check only this client's files",
                                   choices=MCP_CLIENTS),

@@ -477,4 +477,4 @@ def parse_address(text: str):
 
 _HANDLERS = {("help",): _help, ("help", "search"): _search, ("completion",): _completion,
              ("mcp",): _mcp, ("mcp", "config"): _mcp_config, ("mcp", "install"): _mcp_install,
-             ("doctor",): _doctor, ("skills",): _skills}
+             ("mcp", "doctor"): _doctor, ("skills",): _skills}

@@ -1,4 +1,4 @@
-"""`tool doctor`: why this program's setup fails, each finding with its fix.
+"""`tool mcp doctor`: why this program's setup fails, each finding with its fix.
 
 It checks, in order: the program (it loaded: a file that does not load is `burgee doctor
 FILE`'s finding), the command a client starts (`surfaces.clients.server_command`, as `mcp
@@ -57,7 +57,7 @@ def check_command(argv, environ) -> dict:
     for word in argv[1:]:
         if word.endswith(".py") and not os.path.isfile(word):
             return finding("server command", "fail", f"{word} does not exist",
-                           "run doctor from the program's file, where it is now")
+                           "run mcp doctor from the program's file, where it is now")
     return finding("server command", "ok", shown)
 
 

@@ -111,8 +111,8 @@ def _program_help(program) -> list[str]:
         ("--version", "print the version"),
         ("-h, --help", "this help"),
     ])
-    lines += [""] + _wrap(f"Built in: {name} help, {name} completion bash|zsh|fish, "
-                          f"{name} mcp, {name} skills, {name} doctor", WIDTH)
+    lines += ["", f"Built in: {name} help, {name} completion bash|zsh|fish, {name} mcp, "
+              f"{name} skills"]
     lines += [""]
     lines += _wrap(f"Run '{name} <command> --help' for one command. As data: "
                    f"'{name} help --json' (--level names|summary|card), "
