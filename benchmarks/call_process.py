@@ -42,7 +42,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import mcp_call  # noqa: E402 - a sibling benchmark
-from _bench import add_smoke, parse, replace_section  # noqa: E402
+from _bench import add_smoke, parse, replace_section, unpack  # noqa: E402
 
 SECTION = "## One process per server call"
 
@@ -190,15 +190,6 @@ def _table(found, base_name, title) -> list:
     return lines + [""]
 
 
-def _unpack(rev: str, folder: Path) -> Path:
-    tree = folder / "before"
-    tree.mkdir()
-    archive = subprocess.run(["git", "archive", rev, "workbench"], cwd=ROOT, check=True,
-                             capture_output=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
-    return tree
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", default="main",
@@ -230,7 +221,7 @@ def _measure(options, folder: Path) -> int:
     stdio = {now_name: ([app, "mcp"], ROOT)}
     http = {now_name: ([app, "mcp", "--http", "127.0.0.1:PORT", "--no-auth"], ROOT)}
     if options.before:
-        before = _unpack(options.before, folder)
+        before = unpack(options.before, folder)
         revision = subprocess.run(["git", "rev-parse", "--short", options.before], cwd=ROOT,
                                   capture_output=True, text=True).stdout.strip()
         base_name = f"burgee before ({revision})"

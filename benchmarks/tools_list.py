@@ -31,7 +31,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _bench import add_smoke, parse, replace_section  # noqa: E402
+from _bench import add_smoke, parse, replace_section, unpack  # noqa: E402
 from mcp_call import INIT  # noqa: E402
 from scale import _shape, burgee_source  # noqa: E402
 
@@ -132,15 +132,6 @@ def _env(tree: Path, folder: Path) -> dict:
     return env
 
 
-def _unpack(rev: str, folder: Path) -> Path:
-    tree = folder / "before"
-    tree.mkdir()
-    archive = subprocess.run(["git", "archive", rev, "workbench"], cwd=ROOT, check=True,
-                             capture_output=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
-    return tree
-
-
 def _git(*args: str) -> str:
     return subprocess.run(["git", *args], cwd=ROOT, capture_output=True,
                           text=True).stdout.strip()
@@ -155,7 +146,7 @@ def measure(n: int, before: str | None, folder: Path) -> dict:
     cases = {f"burgee now ({_git('rev-parse', '--short', 'HEAD')})": (burgee, ROOT)}
     if before:
         cases[f"burgee before ({_git('rev-parse', '--short', before)})"] = (
-            burgee, _unpack(before, folder))
+            burgee, unpack(before, folder))
     for index, variant in enumerate(SDK_VARIANTS):
         sdk = folder / f"sdk_tools_{index}.py"
         sdk.write_text(sdk_source(n, variant), encoding="utf-8")
