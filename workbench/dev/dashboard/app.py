@@ -30,6 +30,10 @@ from workbench.dev.dashboard.tree import CommandTree
 from workbench.dev.inputs import SAFE_EFFECTS
 from workbench.dev.replay import Recorder
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
+
 
 class EngineEvent(Message):
     """One engine Event (state, run, diffs, traffic, serving), delivered on the app's loop."""
@@ -103,7 +107,7 @@ class DashboardApp(App):
 
     # --- layout ---------------------------------------------------------------------------
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield HeaderBar(id="header")
         yield ErrorPanel(id="error-panel")
         with Horizontal(id="body"):

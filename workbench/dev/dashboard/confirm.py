@@ -15,6 +15,10 @@ from textual.widgets import Button, Static
 
 from workbench.dev.inputs import effect_note
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
+
 
 def message(command, described: str, count: int) -> Text:
     """The confirmation's text for running `described` (the input) of `command`."""
@@ -48,7 +52,7 @@ class ConfirmWrites(ModalScreen):
         self.command = command
         self.text = message(command, described, count)
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         planned = self.command.plan is not None
         with Vertical():
             yield Static(self.text, id="confirm-text")
@@ -93,7 +97,7 @@ class ConfirmDiffWrites(ModalScreen):
                          "each in its own throwaway sandbox (HOME, XDG folders, TMPDIR, state "
                          "dir); a path the program hard-codes is real.")
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(self.text, id="confirm-text")
             with Horizontal():

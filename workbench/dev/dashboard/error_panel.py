@@ -8,6 +8,11 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
+    from typing import Any
+
 
 class ErrorPanel(VerticalScroll):
     DEFAULT_CSS = """
@@ -16,11 +21,11 @@ class ErrorPanel(VerticalScroll):
     ErrorPanel.visible { display: block; }
     """
 
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.text = ""
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield Static(id="error-text")
 
     def draw(self, state, stable: bool = False) -> None:

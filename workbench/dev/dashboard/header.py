@@ -10,6 +10,10 @@ from textual.widgets import Static
 from workbench._text import plural
 from workbench.dev.cost import cheapest_path
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 MASKED_URL = "http://127.0.0.1:<port>/mcp"
 
 
@@ -36,7 +40,7 @@ class HeaderBar(Static):
                 text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.text = ""
 

@@ -8,6 +8,10 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
+
 KEYS = (
     ("/", "filter the command tree (enter or esc goes back to the tree)"),
     ("up / down, enter", "move in the tree; the panes follow the selection"),
@@ -40,7 +44,7 @@ class KeysScreen(ModalScreen):
                                   border: thick $primary; padding: 1 2; background: $surface; }
     """
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         table = Table(box=None, show_header=False, pad_edge=False)
         table.add_column(style="bold cyan", no_wrap=True)
         table.add_column()

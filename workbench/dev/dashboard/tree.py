@@ -6,6 +6,11 @@ from rich.text import Text
 from textual.containers import Vertical
 from textual.widgets import Input, Tree
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
+    from typing import Any
+
 PROGRAM = ()
 """The data of the root node: the program itself (an empty path)."""
 
@@ -53,13 +58,13 @@ class CommandTree(Vertical):
     CommandTree Tree { height: 1fr; }
     """
 
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.filter_text = ""
         self.shown: list = []      # paths shown after the filter, in order
         self.pending: tuple | None = None
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield Input(placeholder="/ filter commands", id="filter")
         tree = Tree("program", data=PROGRAM, id="tree")
         tree.show_root = True

@@ -7,6 +7,12 @@ from textual.widgets import Static
 
 from workbench.dev.dashboard._view import group_note, heading, json_view, plain, slug, token_note
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
+    from typing import Any
+    from workbench.dev.dashboard._view import View
+
 
 class Pane(VerticalScroll):
     """A scrolling pane made of one or more Statics; subclasses implement `render_view`."""
@@ -16,12 +22,12 @@ class Pane(VerticalScroll):
     Pane > .pane-title { margin-bottom: 1; }
     """
 
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.stale = True
         self.text = ""
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield Static(classes="pane-title")
         yield Static(classes="pane-body")
 

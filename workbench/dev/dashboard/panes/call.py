@@ -31,6 +31,10 @@ from workbench.dev.inputs import SAFE_EFFECTS
 from workbench.dev.replay import Recorder, traffic_folder
 from workbench.runtime.arguments import to_argv
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
+
 
 CALL_PANE_CLIENT = "burgee dev (Call pane)"
 """The client Traffic names for a Run MCP from the Call pane."""
@@ -66,7 +70,7 @@ class CallPane(Pane):
         self.output_text = ""          # `output` as plain text (what `text` shows)
         self._title = ""
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield Static(classes="pane-title")
         yield Vertical(id="call-form")
         with Vertical(id="call-buttons"):   # two rows: every button on screen at 80 columns

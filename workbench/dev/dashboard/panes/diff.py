@@ -12,6 +12,10 @@ from workbench._text import plural
 from workbench.dev.dashboard._view import heading
 from workbench.dev.dashboard.panes._base import Pane
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
+
 
 def status_of(diff) -> tuple:
     """(mark, word, style) for one Diff."""
@@ -32,7 +36,7 @@ class DiffPane(Pane):
     DiffPane #diff-progress.running { display: block; }
     """
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield Static(classes="pane-title")
         yield ProgressBar(id="diff-progress", total=None, show_eta=False,
                           show_percentage=False)

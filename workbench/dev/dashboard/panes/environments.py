@@ -24,6 +24,10 @@ from workbench.dev.dashboard.panes._base import Pane
 from workbench.dev.environments import DEFAULT_TIMEOUT, ENVIRONMENTS
 from workbench.dev.inputs import dry_run_input, example_argv, target_command, writes
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
+
 HINT = ("enter (or e) runs it in every environment: argv after the program name, or JSON "
         "arguments {...} for the selected command; x cancels")
 
@@ -138,7 +142,7 @@ class EnvironmentsPane(Pane):
         self._view = None
         self.worker = None          # the last run's worker (None while a confirm is open)
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield Static(classes="pane-title")
         yield Input(id="env-input", placeholder="a command line after the program name")
         yield Static(HINT, classes="hint")

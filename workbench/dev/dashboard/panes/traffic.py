@@ -17,6 +17,11 @@ from workbench.dev.dashboard._view import dashboard, heading, plain
 from workbench.dev.dashboard.header import MASKED_URL
 from workbench.dev.dashboard.panes._base import Pane
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
+    from typing import Any
+
 SHOWN = 200
 COLUMNS = ("time", "client", "method", "tool", "arguments", "result", "ms")
 
@@ -72,7 +77,7 @@ class TrafficDetail(ModalScreen):
         self.entry = entry
         self.text = detail(entry, stable)
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         with VerticalScroll():
             yield Static(heading("request and response", "escape closes"))
             yield Static(Text(self.text), id="traffic-detail")
@@ -81,7 +86,7 @@ class TrafficDetail(ModalScreen):
 class TrafficPane(Pane):
     BINDINGS = [Binding("enter", "open", "Whole request", show=False)]
 
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.entries: list = []
 
