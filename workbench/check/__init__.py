@@ -28,6 +28,7 @@ from workbench.check.runner import DEFAULT_TIMEOUT
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
     from workbench.declaration.model import Program
 
 __all__ = ["check", "Report", "Violation", "Rule", "RULES", "CheckError", "DEFAULT_BUDGET",
@@ -109,7 +110,7 @@ def _check_loaded(program, calls, seed, budget, timeout, run_writes) -> Report:
 
 
 def run_share(program, box, part: int, parts: int, calls: int, seed: int, timeout: float,
-              run_writes: bool = False, exit_hooks: bool = True) -> dict:
+              run_writes: bool = False, exit_hooks: bool = True) -> dict[str, Any]:
     """What one checker finds for its share of the commands (every `parts`-th, from
     `part`), as JSON data; the first share also lints the program itself."""
     from workbench.check.engine import check_commands, lint_finding
@@ -146,7 +147,7 @@ def run_share(program, box, part: int, parts: int, calls: int, seed: int, timeou
     return _share(program, commands, found)
 
 
-def _share(program, commands, found: dict) -> dict:
+def _share(program, commands, found: dict[str, Any]) -> dict[str, Any]:
     recovery = (program.budgets or {}).get("recovery")
     return {"program": program.name, "version": program.version,
             "budget": recovery if isinstance(recovery, (int, float)) else None,
@@ -170,7 +171,7 @@ def merge(name, version, file, seed, calls, parts, budget, order) -> Report:
                   recovery=summarise(records, budget))
 
 
-def _spawn(path, count, calls, seed, timeout, program, run_writes) -> list:
+def _spawn(path, count, calls, seed, timeout, program, run_writes) -> list[Any]:
     """Run `count` worker processes, each loading the file in its own sandbox and checking
     its share; their answers in order. CheckError when the file does not load."""
     import json

@@ -22,6 +22,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 CANARY = "S3cr3t-burgee-7f3a9c1e"
 """The sensitive value the checker plants; any 8-character piece of it in an output is a leak."""
 
@@ -92,15 +96,15 @@ class Call:
     """
 
     index: int
-    command: tuple
-    argv: tuple
+    command: tuple[str, ...]
+    argv: tuple[str, ...]
     kind: str
     note: str
     source: int | None = None
-    env: tuple = ()
+    env: tuple[tuple[str, str], ...] = ()
     stdin: str | None = None
     streams: bool = False
-    values: tuple = field(default=(), compare=False)
+    values: tuple[tuple[str, tuple[str, ...]], ...] = field(default=(), compare=False)
     spoiled: str | None = None
 
     @property
@@ -154,7 +158,7 @@ def _refuses(param, word: str) -> bool:
     return bool(param.checked and param.check(value))
 
 
-def _split(program, line: str) -> tuple:
+def _split(program, line: str) -> tuple[Any, ...]:
     """(an example's argv after the program name without output flags, whether it asked for
     `--format ndjson`)."""
     from workbench._text import split
@@ -180,7 +184,7 @@ def _split(program, line: str) -> tuple:
     return kept, "ndjson" in mode
 
 
-def _items(command, tokens) -> list:
+def _items(command, tokens) -> list[Any]:
     """The parameters the command's own tokens give, in order (flags, then positionals)."""
     from workbench.runtime.parser import flag_table
     table = flag_table(command)
@@ -212,7 +216,7 @@ def _items(command, tokens) -> list:
     return items
 
 
-def _fill_slots(tokens, command, env: dict) -> list:
+def _fill_slots(tokens, command, env: dict[str, Any]) -> list[Any]:
     """An example's `<slot>` and `$VAR` values replaced by values of their type (a `$VAR` of
     an option that reads that variable sets the variable instead of a flag value)."""
     from workbench._text import placeholder
@@ -240,7 +244,7 @@ OPTIONAL_IN_DECLARED = 6
 ones); every option with a rule of its own to break (`_declares_less`) is given too."""
 
 
-def _declared_call(command, optional: bool = False) -> list:
+def _declared_call(command, optional: bool = False) -> list[Any]:
     """A call built from the declaration: every required input with a value of its type
     (with `optional`, also the first few optional options that take a value)."""
     tokens: list = []
@@ -286,13 +290,13 @@ def _clash(one, other) -> bool:
     return other.key in one.conflicts or one.key in other.conflicts
 
 
-def _given(option) -> list:
+def _given(option) -> list[Any]:
     """An option as a call gives it: the flag, and a value for each of its `nargs`."""
     return [option.flag] if option.flag_only else [option.flag] + [sample_value(option)] * \
         option.nargs
 
 
-def input_values(command, tokens) -> tuple:
+def input_values(command, tokens) -> tuple[Any, ...]:
     """(key, texts) for every input the tokens give (several for a list or a variadic
     argument): what fills a fix's slots for that input."""
     found: dict = {}
@@ -315,7 +319,7 @@ def _misspell(flag: str) -> str:
     return "--" + body[:-2] + body[-1]
 
 
-def _sensitive_options(command) -> list:
+def _sensitive_options(command) -> list[Any]:
     return [option for option in command.options.values()
             if option.sensitive and option.type != "boolean"]
 
@@ -588,7 +592,7 @@ def _takes_rest(command) -> bool:
     return bool(command.arguments) and command.arguments[-1].variadic
 
 
-def _placeholder_forms(param) -> list:
+def _placeholder_forms(param) -> list[Any]:
     """The template forms a caller copies by mistake, for this parameter."""
     from workbench._text import placeholder
     key = param.key.upper()
@@ -600,7 +604,7 @@ def _placeholder_forms(param) -> list:
     return forms
 
 
-def generate(program, commands, budget: int = DEFAULT_BUDGET, seed: int = 0) -> list:
+def generate(program, commands, budget: int = DEFAULT_BUDGET, seed: int = 0) -> list[Any]:
     """The calls for `commands` (of `program`), each command's numbered from 0: every source,
     then up to `budget` in all with mutations sampled across kinds (see the module). A
     command's calls depend on nothing but the command, the budget and the seed."""
@@ -627,7 +631,7 @@ def generate(program, commands, budget: int = DEFAULT_BUDGET, seed: int = 0) -> 
     return calls
 
 
-def _sample(mutations: dict, budget: int, seed: int, name: str) -> list:
+def _sample(mutations: dict[str, Any], budget: int, seed: int, name: str) -> list[Any]:
     """Up to `budget` (kind, mutation) pairs: round-robin over the kinds (in `MUTATIONS`
     order), each kind's own list shuffled by a generator seeded with `seed` and the command."""
     rng = random.Random(f"{seed}:{name}")

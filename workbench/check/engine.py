@@ -14,6 +14,10 @@ from workbench.check.recovery import recover
 from workbench.check.rules import Finding
 from workbench.declaration.exits import REFUSALS
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 ALWAYS = (("agent", "json"), ("piped", "json"), ("terminal", "text"))
 """Every call runs in these (environment, output mode) pairs, and over MCP where it can."""
 
@@ -25,7 +29,7 @@ REPEAT_EVERY = 4
 """Every source, and every fourth mutation, is run a second time (the same bytes twice)."""
 
 
-def plan(call) -> list:
+def plan(call) -> list[Any]:
     """The (environment, mode) pairs a call runs in."""
     pairs = list(ALWAYS)
     if call.is_source:
@@ -61,7 +65,7 @@ class Context:
 
 
 def check_commands(program, commands, runner, budget: int, seed: int,
-                   run_writes: bool = False) -> dict:
+                   run_writes: bool = False) -> dict[str, Any]:
     """Everything one checker finds for `commands`: calls, runs, findings, recovery records
     and release-lint problems, as JSON data. Without `run_writes`, a call that would reach
     the handler of a command that is not `read_only` is not run (one the parser refuses
@@ -93,14 +97,14 @@ def check_commands(program, commands, runner, budget: int, seed: int,
             "findings": findings, "recovery": records}
 
 
-def lint_finding(finding, command: str) -> dict:
+def lint_finding(finding, command: str) -> dict[str, Any]:
     """A release-lint finding as report data (no call: it is the declaration's)."""
     return {"rule": finding.rule, "command": command, "detail": finding.detail,
             "evidence": _rules.shown(finding.evidence), "fix": finding.fix, "call": None,
             "environment": None, "mode": None}
 
 
-def _finding(context, finding, call, run) -> dict:
+def _finding(context, finding, call, run) -> dict[str, Any]:
     from workbench._text import join
     line = join([context.program.name, *run.argv]) if run.environment != "mcp" else \
         f"tools/call {run.argv[0]} {run.argv[1]}"
@@ -283,7 +287,7 @@ def _twice(context, call, first, second) -> None:
 
 # -- fix and next, followed as printed ---------------------------------------------------
 
-def printed_lines(run) -> list:
+def printed_lines(run) -> list[Any]:
     """(kind, line) for every fix and next a run printed: `fix`, `next` (after success or
     a refusal), `action` (a next after action_required)."""
     found: list = []
@@ -378,7 +382,7 @@ def _as_source(context, runner, call, environment, exit, code) -> bool:
     return first.exit == exit and _why(runner, first, first.argv, source)[0] == code
 
 
-def _why(runner, run, argv, call) -> tuple:
+def _why(runner, run, argv, call) -> tuple[Any, ...]:
     """(error code, action reason) a run ended with: read from its envelope, or, for a
     person's run, from the same line run once more with --json."""
     if run.exit in (0, None):

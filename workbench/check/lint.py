@@ -9,8 +9,12 @@ from __future__ import annotations
 
 from workbench.check.rules import MAX_DESCRIPTION, Finding
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-def program_lint(program) -> list:
+
+def program_lint(program) -> list[Any]:
     """R6 for the program's and its groups' descriptions."""
     found = []
     if len(program.description or "") > MAX_DESCRIPTION:
@@ -27,7 +31,7 @@ def _long(what: str, text: str) -> Finding:
                    text[:80], fix=f"cut it to one line within {MAX_DESCRIPTION} characters")
 
 
-def lint_command(program, command) -> list:
+def lint_command(program, command) -> list[Any]:
     """R1, R3 (a declared array), R4, R6, R7 for one command."""
     if command.effects == "undeclared":
         return []
@@ -53,7 +57,7 @@ def lint_command(program, command) -> list:
     return found
 
 
-def _example_secrets(program, command) -> list:
+def _example_secrets(program, command) -> list[Any]:
     """R7: an example that gives a sensitive option a literal value (burgee refuses it when
     the program first runs; the lint names it without running anything)."""
     from workbench._text import placeholder, split
@@ -79,7 +83,7 @@ def _example_secrets(program, command) -> list:
     return found
 
 
-def observed_problems(context) -> list:
+def observed_problems(context) -> list[Any]:
     """R2, R3 and R5 from what the runs saw: an error code nobody declared, a list that is
     not paged, a confirmation with no flag to give it."""
     from workbench.declaration.exits import (FRAMEWORK_ERRORS, REFUSALS, RUNTIME_ERRORS,

@@ -15,8 +15,12 @@ run to decide it, so a write is measured without running it.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-def recover(context, runner, call, source, run) -> dict | None:
+
+def recover(context, runner, call, source, run) -> dict[str, Any] | None:
     """The recovery record of mutation `call` of `source`, from `run` (its agent `--json`
     run), or None when that run was not refused (exit 2) nor stopped for an action (4), or
     the mutation is a value to run rather than a mistake (`calls.RUN_ONLY`)."""
@@ -75,7 +79,7 @@ def _as_its_source(context, runner, call, source, reason) -> bool:
         and doc["error"].get("code") == reason
 
 
-def same_call(program, argv, environ) -> tuple:
+def same_call(program, argv, environ) -> tuple[Any, ...]:
     """What the parser reads argv as, for comparing calls: ("call", path, inputs, flags
     but the output mode), or ("refused", code)."""
     from workbench.runtime.parser import Refusal, parse
@@ -91,7 +95,7 @@ def same_call(program, argv, environ) -> tuple:
             flags)
 
 
-def _without(read: tuple, key: str) -> tuple:
+def _without(read: tuple[Any, ...], key: str) -> tuple[Any, ...]:
     """A call as `same_call` reads it, but for input `key` (a value the mutation spoiled: the
     line only has to give it a value it takes, which parsing it already proved)."""
     return read[:2] + tuple({k: v for k, v in part.items() if k != key} for part in read[2:5]) \
@@ -125,7 +129,7 @@ def declared_slots(command) -> set:
     return set(_slots(command))
 
 
-def _slots(command) -> dict:
+def _slots(command) -> dict[str, Any]:
     """Slot text -> input key: each input's metavar, and `$VAR` for an option's variable."""
     slots: dict = {}
     for option in command.options.values():
@@ -140,7 +144,7 @@ def _slots(command) -> dict:
     return slots
 
 
-def _filled(command, tokens, values) -> tuple:
+def _filled(command, tokens, values) -> tuple[Any, ...]:
     """(tokens with every slot filled from the original call's values, the first slot that
     could not be filled or None). An input given several values (a list, a variadic
     argument) fills its slots with those the line does not already hold, in order."""
@@ -180,10 +184,10 @@ def _variables_for_left_out(command, tokens, values, env) -> None:
             env[option.env] = ",".join(texts)
 
 
-def summarise(records: list, budget: float) -> dict:
+def summarise(records: list[Any], budget: float) -> dict[str, Any]:
     """The recovery table: overall, per reason and per command (each sorted by name), and
     the records that did not recover (first 50)."""
-    def table(key) -> list:
+    def table(key) -> list[Any]:
         groups: dict = {}
         for record in records:
             entry = groups.setdefault(record[key], [0, 0])

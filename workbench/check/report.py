@@ -7,6 +7,10 @@ from dataclasses import dataclass, field
 
 from workbench.check.rules import RULES
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 DEFAULT_RECOVERY = 0.95
 """The recovery budget unless `Program(budgets={"recovery": ...})` or pyproject.toml says."""
 
@@ -41,7 +45,7 @@ class Violation:
     evidence: str
     fix: str
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"rule": self.rule, "name": self.name, "command": self.command,
                 "message": self.message, "count": self.count, "call": self.call,
                 "environment": self.environment, "mode": self.mode,
@@ -64,11 +68,11 @@ class Report:
     calls: int = 0
     runs: int = 0
     skipped: int = 0
-    violations: list = field(default_factory=list)
-    recovery: dict = field(default_factory=dict)
+    violations: list[Violation] = field(default_factory=list)
+    recovery: dict[str, Any] = field(default_factory=dict)
 
     @property
-    def failures(self) -> list:
+    def failures(self) -> list[Any]:
         found = []
         if self.violations:
             found.append("check_failed")
@@ -80,14 +84,14 @@ class Report:
     def ok(self) -> bool:
         return not self.failures
 
-    def counts(self) -> dict:
+    def counts(self) -> dict[str, Any]:
         """Violations (runs counted) per rule code, in rule order."""
         out: dict = {}
         for violation in self.violations:
             out[violation.rule] = out.get(violation.rule, 0) + violation.count
         return {code: out[code] for code in RULES if code in out}
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"program": self.program, "version": self.version, "file": self.file,
                 "seed": self.seed, "calls_per_command": self.calls_per_command,
                 "commands": self.commands, "calls": self.calls, "runs": self.runs,
@@ -96,7 +100,7 @@ class Report:
                 "violations": [violation.to_dict() for violation in self.violations],
                 "recovery": self.recovery, "mcp": MCP_PATH}
 
-    def problems(self) -> list:
+    def problems(self) -> list[Any]:
         """Each violation, and a recovery rate below budget, as the workbench's problems
         (`severity`, `code`, `message`, `fix`, `command`, `surface`): what the dashboard's
         Problems pane lists and `--headless` fails on."""
@@ -152,7 +156,7 @@ class Report:
         return escape_controls("\n".join(lines)) + "\n"
 
 
-def summary_line(report: dict) -> str:
+def summary_line(report: dict[str, Any]) -> str:
     """A report (`Report.to_dict()`) in one line: calls, violations, recovery against its
     budget (the headless text report and the dashboard's Problems print it)."""
     from workbench._text import plural
@@ -165,7 +169,7 @@ def summary_line(report: dict) -> str:
     return line
 
 
-def recovery_line(recovery: dict) -> str:
+def recovery_line(recovery: dict[str, Any]) -> str:
     rate = recovery.get("rate")
     budget = recovery.get("budget", DEFAULT_RECOVERY)
     if rate is None:
@@ -175,7 +179,7 @@ def recovery_line(recovery: dict) -> str:
             f"({verdict} the budget of {budget:.0%})")
 
 
-def violations_from(findings: list, order: dict) -> list:
+def violations_from(findings: list[Any], order: dict[str, Any]) -> list[Any]:
     """Findings counted into violations: one per (rule, command, message), its first call
     as the example; ordered by command (declaration order), then rule."""
     grouped: dict = {}

@@ -25,6 +25,10 @@ import sys
 import time
 from dataclasses import dataclass
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 ENVIRONMENTS = {
     "terminal": {"TERM": "xterm-256color"},
     "piped": {},
@@ -60,14 +64,14 @@ class Run:
         env: the variables the call added.
     """
 
-    argv: tuple
+    argv: tuple[str, ...]
     environment: str
     mode: str
     exit: int | None
     stdout: str
     stderr: str
-    result: dict | None = None
-    env: tuple = ()
+    result: dict[str, Any] | None = None
+    env: tuple[tuple[str, str], ...] = ()
 
     @property
     def timed_out(self) -> bool:
@@ -111,7 +115,7 @@ class Runner:
         """Drop the runs kept so far (each command's calls start afresh)."""
         self._cache.clear()
 
-    def environ(self, environment: str, env=()) -> dict:
+    def environ(self, environment: str, env=()) -> dict[str, Any]:
         base = dict(self._base)
         base.update(self.sandbox.environ())
         base.update(ENVIRONMENTS.get(environment, {}))
@@ -141,7 +145,7 @@ class Runner:
         self._cache[key] = found
         return found
 
-    def mcp(self, tool: str, arguments: dict, env=(), again: bool = False) -> Run:
+    def mcp(self, tool: str, arguments: dict[str, Any], env=(), again: bool = False) -> Run:
         """The tools/call an MCP client would send, answered by the server's own core, in the
         `piped` environment (what `tool mcp` is started with)."""
         key = ("mcp", tool, json.dumps(arguments, sort_keys=True), tuple(env))
@@ -184,7 +188,7 @@ class Runner:
 
     # -- the fork ---------------------------------------------------------------------
 
-    def _fork(self, body, environ: dict, terminal: bool, stdin: str | None,
+    def _fork(self, body, environ: dict[str, Any], terminal: bool, stdin: str | None,
               result_pipe: bool = False, hooks: bool = True):
         """(exit or None, stdout, stderr, result-pipe bytes) of `body` run in a fork; `hooks`:
         end it as an interpreter ends (threads, atexit), as a CLI process does (not an MCP
@@ -371,7 +375,7 @@ def _text(data: bytes) -> str:
     return data.decode("utf-8", "surrogateescape")
 
 
-def _collect(pid: int, readers: dict, timeout: float, terminal: int | None = None):
+def _collect(pid: int, readers: dict[int, str], timeout: float, terminal: int | None = None):
     """Read every stream of the run until it ends (its own end, then what is left to read),
     or kill its process group past `timeout`; (buffers by name, exit or None). The run's end
     is watched through a pidfd, so nothing sleeps. `terminal`: the run's terminal, answered

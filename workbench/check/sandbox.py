@@ -16,6 +16,10 @@ import tempfile
 from workbench._sandbox import LAYOUT
 from workbench._sandbox import fingerprint as _fingerprint
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 WORK = "work"
 """The folder every run starts in (its current directory)."""
 
@@ -40,7 +44,7 @@ class Sandbox:
         self._pristine: str | None = None
         self._clean: list | None = None
 
-    def environ(self) -> dict:
+    def environ(self) -> dict[str, Any]:
         """The sandbox's variables."""
         return dict(self.paths)
 

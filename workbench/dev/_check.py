@@ -162,7 +162,7 @@ class _CompileAhead:
         return compiled[1]
 
 
-def _inotify_names(events: bytes) -> list:
+def _inotify_names(events: bytes) -> list[Any]:
     """The file names in a read of inotify events (`struct inotify_event`)."""
     names, at = [], 0
     while at + 16 <= len(events):

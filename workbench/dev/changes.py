@@ -22,6 +22,10 @@ from dataclasses import dataclass, field
 
 from workbench._text import nearest
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 ADDITIVE, BREAKING, COSMETIC = "additive", "breaking", "cosmetic"
 KINDS = (BREAKING, ADDITIVE, COSMETIC)
 """The classes, in report order: breaking changes first."""
@@ -46,7 +50,7 @@ class Change:
     before: object = None
     after: object = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "rule": self.rule, "command": self.command,
                 "surface": self.surface, "reason": self.reason, "before": self.before,
                 "after": self.after}
@@ -56,25 +60,25 @@ class Change:
 class Review:
     """All changes between two versions, breaking first, and the semver verdict."""
 
-    changes: tuple = ()
+    changes: tuple[Change, ...] = ()
     old_version: str | None = None
     new_version: str | None = None
     major_bump: bool = False
-    unexplained: tuple = field(default=())   # files that differ with no classified change
+    unexplained: tuple[str, ...] = field(default=())   # files that differ with no classified change
 
-    def of(self, kind: str) -> tuple:
+    def of(self, kind: str) -> tuple[Change, ...]:
         return tuple(change for change in self.changes if change.kind == kind)
 
     @property
-    def breaking(self) -> tuple:
+    def breaking(self) -> tuple[Change, ...]:
         return self.of(BREAKING)
 
     @property
-    def additive(self) -> tuple:
+    def additive(self) -> tuple[Change, ...]:
         return self.of(ADDITIVE)
 
     @property
-    def cosmetic(self) -> tuple:
+    def cosmetic(self) -> tuple[Change, ...]:
         return self.of(COSMETIC)
 
     @property
@@ -88,7 +92,7 @@ class Review:
         bump = "major bump" if self.major_bump else "no major bump"
         return f"{counts} ({self.old_version} \u2192 {self.new_version}: {bump})"
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"old_version": self.old_version, "new_version": self.new_version,
                 "major_bump": self.major_bump, "blocked": self.blocked,
                 "counts": {kind: len(self.of(kind)) for kind in KINDS},
@@ -112,7 +116,7 @@ def major_bump(old: str | None, new: str | None) -> bool:
 
 # --- reading the contract out of the snapshot files -------------------------------------------
 
-def _json(files: dict, path: str):
+def _json(files: dict[str, Any], path: str):
     text = files.get(path)
     if not isinstance(text, str):
         return text        # already data (a live surface's), or missing
@@ -124,7 +128,7 @@ def _json(files: dict, path: str):
         return None
 
 
-def contract(files: dict) -> dict:
+def contract(files: dict[str, Any]) -> dict[str, Any]:
     """The contract facts the rules compare, read from snapshot files:
     `{version, description, order, commands: {path: {card, input, tool, card_file, ...}}}`."""
     schema = _json(files, "schema.json") or {}
@@ -151,7 +155,7 @@ def contract(files: dict) -> dict:
             "order": [name for name in order if name in commands], "commands": commands}
 
 
-def review_files(old_files: dict, new_files: dict) -> Review:
+def review_files(old_files: dict[str, Any], new_files: dict[str, Any]) -> Review:
     """Every change from `old_files` to `new_files` (snapshot folder contents), classified;
     with no change found, `unexplained` names the files that differ anyway."""
     review = review_contracts(contract(old_files), contract(new_files))
@@ -162,7 +166,7 @@ def review_files(old_files: dict, new_files: dict) -> Review:
         if old_files.get(path) != new_files.get(path))))
 
 
-def review_contracts(old: dict, new: dict) -> Review:
+def review_contracts(old: dict[str, Any], new: dict[str, Any]) -> Review:
     """Every change between two `contract()`s, classified, breaking first."""
     found: list = []
     _program(old, new, found)
@@ -172,7 +176,7 @@ def review_contracts(old: dict, new: dict) -> Review:
                   major_bump(old["version"], new["version"]))
 
 
-def live_files(surfaces: dict) -> dict:
+def live_files(surfaces: dict[str, Any]) -> dict[str, Any]:
     """Rendered surfaces (`snapshot.render`) as `contract()` input, without a JSON round trip:
     the data of JSON surfaces, the text of the others."""
     return {sid: surface.data if surface.is_json and surface.error is None else surface.text
@@ -193,7 +197,7 @@ def _program(old, new, found) -> None:
                             "by name", kept, [n for n in new["order"] if n in old["commands"]]))
 
 
-def _renames(removed, added, same) -> dict:
+def _renames(removed, added, same) -> dict[str, Any]:
     """removed name -> the added name it most likely became (nearest spelling, else the only
     pair left whose `same(old, new)` holds)."""
     pairs: dict = {}
@@ -321,7 +325,7 @@ def _annotations(name, old_tool, new_tool, surface, found) -> None:
                             f"no more care than before", a, b))
 
 
-def _type_words(prop: dict) -> str:
+def _type_words(prop: dict[str, Any]) -> str:
     if "enum" in prop:
         return "one of " + ", ".join(map(str, prop["enum"]))
     kind = prop.get("type", "any")
@@ -330,7 +334,7 @@ def _type_words(prop: dict) -> str:
     return str(kind)
 
 
-def _retyped(name, flag, a: dict, b: dict, surface, found) -> None:
+def _retyped(name, flag, a: dict[str, Any], b: dict[str, Any], surface, found) -> None:
     """Type, enum and item-type rules for one input (`flag`) whose schema went from a to b."""
     ta, tb = a.get("type"), b.get("type")
     if ta != tb:
@@ -373,7 +377,7 @@ def _retyped(name, flag, a: dict, b: dict, surface, found) -> None:
                  surface, found)
 
 
-def _limits(name, flag, a: dict, b: dict, surface, found) -> None:
+def _limits(name, flag, a: dict[str, Any], b: dict[str, Any], surface, found) -> None:
     """`minimum`/`maximum` raised or lowered, a `format` added, the number of values of a
     tuple (`minItems`/`maxItems`) changed: narrowing breaks callers, widening does not."""
     for key, narrower in (("minimum", lambda old, new: new > old),
@@ -408,7 +412,7 @@ def _limits(name, flag, a: dict, b: dict, surface, found) -> None:
                             f"are refused; bump the major version", counts[0], counts[1]))
 
 
-def _old_names(options) -> dict:
+def _old_names(options) -> dict[str, Any]:
     """Alias flag -> the key of the option that keeps it (a card's `aliases`)."""
     return {alias: option.get("key") for option in options for alias in
             option.get("aliases") or ()}
@@ -495,7 +499,7 @@ def _inputs(name, old, new, surface, found, kept=None) -> None:
                             f"them", kept_a, kept_b))
 
 
-def _conflicts(schema: dict) -> set:
+def _conflicts(schema: dict[str, Any]) -> set:
     """The pairs of inputs an input schema says cannot be given together (`not`, `allOf`)."""
     parts = [schema.get("not")] + [part.get("not") for part in schema.get("allOf") or ()
                                    if isinstance(part, dict)]
@@ -647,7 +651,7 @@ def _kind_of(value) -> str:
 
 
 def review_result(call: str, command: str | None, old: str | None, new: str | None,
-                  limit: int = 10) -> list:
+                  limit: int = 10) -> list[Any]:
     """Changes between a recorded result text (an envelope) and today's, for `call` (how the
     report names it, e.g. `status {"target": "db"}`). Breaking: the call fails now, its error
     code or exit changed, a data field went away or changed type or value. Additive: a new

@@ -90,7 +90,7 @@ with `nextCursor`: the MCP SDK's Python client refuses a server-sent event over 
 5,000 commands list 3.6 MB. Shorter lists are one page, as before."""
 
 
-def _pages(wire: dict, serial: int, sizes: list | None = None) -> list:
+def _pages(wire: dict[str, Any], serial: int, sizes: list[Any] | None = None) -> list[Any]:
     """`wire` (a ListToolsResult in wire form) as pages of at most `LIST_PAGE_BYTES` encoded
     (a tool bigger than that is a page alone); cursors `tools-SERIAL-PAGE`. `sizes`, when
     given, are the tools' encoded lengths."""
@@ -139,7 +139,7 @@ class _Listing:
         self._pages: dict = {}     # version -> pages in wire form
         self._sieved: dict = {}    # version -> {encoded tool: (wire tool, encoded size)}
 
-    def pages(self, version: str) -> list:
+    def pages(self, version: str) -> list[Any]:
         """The pages in wire form for `version`, computed on first use (any thread)."""
         pages = self._pages.get(version)
         if pages is None:
@@ -150,7 +150,7 @@ class _Listing:
         """Whether `pages(version)` holds the tools in the sieve's wire form already."""
         return version not in MODERN_PROTOCOL_VERSIONS
 
-    def _compute(self, version: str) -> list:
+    def _compute(self, version: str) -> list[Any]:
         import pydantic_core
         from mcp_types import methods
         if not self.sieved(version):   # the model's own defaults fill the envelope
@@ -341,7 +341,7 @@ class ProgramServer:
         raise MCPError(code=-32602, message=f"unknown cursor {cursor!r}: the tool list changed "
                        f"since it was given (list_changed was sent); list again without a cursor")
 
-    async def _call(self, ctx, params) -> dict:
+    async def _call(self, ctx, params) -> dict[str, Any]:
         """The tools/call core (`workbench.runtime.toolcall.call_tool`, as `workbench.testing`
         runs it) in a worker thread: the run blocks on a call process (or runs in-process)."""
         program = self.program
@@ -356,7 +356,7 @@ class ProgramServer:
             self._threads = anyio.CapacityLimiter(
                 WORKER_THREADS if self.forks is not None else IN_PROCESS_THREADS)
 
-        def answer() -> dict:
+        def answer() -> dict[str, Any]:
             return _toolcall.call_tool(
                 program, name, arguments,
                 lambda command, argv: self._run(ctx, program, command, argv),
@@ -369,7 +369,7 @@ class ProgramServer:
         finally:
             self._calls -= 1
 
-    async def _cancellable(self, answer) -> dict:
+    async def _cancellable(self, answer) -> dict[str, Any]:
         """`answer()` in a worker thread, its call process ended (`ForkServer.cancel`) when
         this request is cancelled: the client sent notifications/cancelled, gave up or went
         away. Its answer is then dropped, as the SDK drops any cancelled request's."""
@@ -485,7 +485,7 @@ class ProgramServer:
         self._observe(record)
         return result
 
-    def _observe(self, record: dict) -> None:
+    def _observe(self, record: dict[str, Any]) -> None:
         try:
             self.observer(record)
         except Exception:  # noqa: BLE001 - an observer must never break a request

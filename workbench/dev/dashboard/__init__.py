@@ -15,6 +15,10 @@ from __future__ import annotations
 import asyncio
 import os
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 __all__ = ["run_dashboard", "write_svg", "render_svg", "svg_path_for_snapshots"]
 
 
@@ -35,7 +39,7 @@ def run_dashboard(file: str, *, port: int | None = None, program_name: str | Non
 
 
 async def render_svg(file: str, *, program_name: str | None = None, tab: str = "help",
-                     command: str | None = None, size: tuple = (120, 36),
+                     command: str | None = None, size: tuple[Any, ...] = (120, 36),
                      title: str | None = None, bench=None) -> str:
     """The dashboard for FILE as SVG text, in the stable form (masked URL, no timings).
     `bench`: a Workbench that already loaded FILE (drawn without loading it again)."""
@@ -45,7 +49,7 @@ async def render_svg(file: str, *, program_name: str | None = None, tab: str = "
 
 
 def write_svg(file: str, path: str, *, program_name: str | None = None, tab: str = "help",
-              command: str | None = None, size: tuple = (120, 36), bench=None) -> str:
+              command: str | None = None, size: tuple[Any, ...] = (120, 36), bench=None) -> str:
     """Write `render_svg(...)` to `path` (folders made as needed); returns the path."""
     svg = asyncio.run(render_svg(file, program_name=program_name, tab=tab, command=command,
                                  size=size, bench=bench))

@@ -32,6 +32,7 @@ from workbench.dev.replay import Recorder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
     from textual.app import ComposeResult
 
 
@@ -304,7 +305,7 @@ class DashboardApp(App):
             return          # a rebuild in progress: the selection stays as it is
         self._select(tuple(event.node.data))
 
-    def _select(self, path: tuple) -> None:
+    def _select(self, path: tuple[Any, ...]) -> None:
         if path != self.selected:
             self.selected = path
             self.refresh_panes()

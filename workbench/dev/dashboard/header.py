@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 MASKED_URL = "http://127.0.0.1:<port>/mcp"
 
 
-def session_cost(state) -> dict | None:
+def session_cost(state) -> dict[str, Any] | None:
     """The cheapest complete path of a typical session (dev/cost.py), None when unmeasured."""
     if getattr(state, "cost", None) is None:
         return None

@@ -21,6 +21,10 @@ from workbench.dev.dashboard.app import DashboardApp
 from workbench.dev.engine import Workbench
 from workbench.dev.records import TrafficEntry
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 SIZE = (120, 36)
 
 
@@ -114,7 +118,7 @@ def _lock(path: str):
     return handle
 
 
-async def _capture(file: str, shot: Shot, program_name: str | None, size: tuple,
+async def _capture(file: str, shot: Shot, program_name: str | None, size: tuple[Any, ...],
                    title: str | None, *, shared: bool, bench=None) -> str:
     folder = None
     copy = os.path.abspath(file)
@@ -217,7 +221,7 @@ async def _setup(app, pilot, shot: Shot, copy: str) -> None:
     await pilot.pause()
 
 
-def write_views(file: str, folder: str, *, names=None, png: bool = True) -> list:
+def write_views(file: str, folder: str, *, names=None, png: bool = True) -> list[Any]:
     """Write `<folder>/<view>.svg` (and `.png` when a converter is there); returns paths."""
     os.makedirs(folder, exist_ok=True)
     written = []

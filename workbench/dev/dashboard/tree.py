@@ -15,7 +15,7 @@ PROGRAM = ()
 """The data of the root node: the program itself (an empty path)."""
 
 
-def problem_counts(problems) -> dict:
+def problem_counts(problems) -> dict[str, Any]:
     """path string ("" for the program) -> (errors, warnings), counted up the tree too."""
     table: dict = {}
     for problem in problems:
@@ -75,7 +75,7 @@ class CommandTree(Vertical):
     def tree_widget(self) -> Tree:
         return self.query_one("#tree", Tree)
 
-    def rebuild(self, state, selected: tuple | None) -> None:
+    def rebuild(self, state, selected: tuple[Any, ...] | None) -> None:
         """Redraw from `state`'s program, keeping `selected` (a path; () for the program)."""
         tree = self.tree_widget
         program = state.program
@@ -119,13 +119,13 @@ class CommandTree(Vertical):
                                 words)
         self.move_to(target or PROGRAM)
 
-    def move_to(self, path: tuple) -> None:
+    def move_to(self, path: tuple[Any, ...]) -> None:
         """Put the cursor on `path` once the rebuilt tree has its lines; until then the
         highlight messages of the rebuild are ignored (`pending`), so the selection holds."""
         self.pending = tuple(path)
         self.call_after_refresh(self._move, tuple(path))
 
-    def _move(self, path: tuple) -> None:
+    def _move(self, path: tuple[Any, ...]) -> None:
         node = find_node(self.tree_widget.root, path)
         self.pending = None
         if node is not None:
@@ -136,7 +136,7 @@ class CommandTree(Vertical):
         self.rebuild(state, selected)
 
 
-def best_match(shown: list, nodes: dict, words: str) -> tuple:
+def best_match(shown: list[Any], nodes: dict[str, Any], words: str) -> tuple[Any, ...]:
     """The path to select for a filter: a command whose name starts with the first word,
     then a group whose name does, then any command, then the first shown (tree order
     breaks ties), so `sta` selects the command `status`, not the group `sync`."""
@@ -160,7 +160,7 @@ def _walk(nodes):
             yield from _walk(node.commands)
 
 
-def find_node(node, path: tuple):
+def find_node(node, path: tuple[Any, ...]):
     """The tree node whose data is `path`, or None."""
     if tuple(node.data or ()) == tuple(path):
         return node

@@ -151,7 +151,7 @@ class CallPane(Pane):
         widget: Any = self.query_one("#" + field_id(key))
         widget.value = value
 
-    def arguments(self) -> dict | None:
+    def arguments(self) -> dict[str, Any] | None:
         try:
             return arguments_from(self.fields, self.values())
         except ValueError as exc:

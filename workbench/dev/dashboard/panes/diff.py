@@ -14,10 +14,11 @@ from workbench.dev.dashboard.panes._base import Pane
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
     from textual.app import ComposeResult
 
 
-def status_of(diff) -> tuple:
+def status_of(diff) -> tuple[Any, ...]:
     """(mark, word, style) for one Diff."""
     if diff.skipped:
         return "\u2013", "skipped", "dim"

@@ -26,6 +26,7 @@ from workbench.dev.inputs import dry_run_input, example_argv, target_command, wr
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
     from textual.app import ComposeResult
 
 HINT = ("enter (or e) runs it in every environment: argv after the program name, or JSON "
@@ -74,7 +75,7 @@ def placeholder(view) -> str:
     return "a command line after the program name"
 
 
-def parse_input(view, text: str) -> dict:
+def parse_input(view, text: str) -> dict[str, Any]:
     """kwargs for `Workbench.run_environments` from the input line; raises ValueError."""
     text = text.strip()
     if not text:
@@ -226,7 +227,7 @@ class EnvironmentsPane(Pane):
             worker.cancel()
         return bool(running)
 
-    async def _run(self, bench, request, one_by_one: bool = False) -> list:
+    async def _run(self, bench, request, one_by_one: bool = False) -> list[Any]:
         stable = bool(getattr(self.app, "stable", False))
         progress = self.query_one("#env-progress", ProgressBar)
         progress.update(total=len(ENVIRONMENTS), progress=0)

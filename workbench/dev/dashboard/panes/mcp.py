@@ -9,6 +9,10 @@ from rich.text import Text
 from workbench.dev.dashboard._view import group_note, heading, json_view, token_note
 from workbench.dev.dashboard.panes._base import Pane
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 BADGES = (
     ("readOnlyHint", "read-only", "black on green"),
     ("idempotentHint", "idempotent", "black on cyan"),
@@ -17,7 +21,7 @@ BADGES = (
 )
 
 
-def badges(tool: dict) -> Text:
+def badges(tool: dict[str, Any]) -> Text:
     """One badge per true hint (a false destructiveHint reads as 'safe')."""
     annotations = tool.get("annotations") or {}
     text = Text()

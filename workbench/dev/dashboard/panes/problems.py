@@ -10,11 +10,15 @@ from workbench._text import plural
 from workbench.dev.dashboard._view import heading
 from workbench.dev.dashboard.panes._base import Pane
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 SEVERITY_MARK = {"error": "\u2717", "warning": "\u26a0", "info": "i"}
 
 
-def counts(problems) -> dict:
+def counts(problems) -> dict[str, Any]:
     found = {"error": 0, "warning": 0, "info": 0}
     for problem in problems:
         found[problem.severity] = found.get(problem.severity, 0) + 1
@@ -25,7 +29,7 @@ CHANGE_STYLE = {"breaking": "bold red", "additive": "green", "cosmetic": "dim"}
 CHANGE_MARK = {"breaking": "\u2717", "additive": "+", "cosmetic": "~"}
 
 
-def change_lines(review, since: str, command: str | None) -> tuple:
+def change_lines(review, since: str, command: str | None) -> tuple[Any, ...]:
     """(Rich Text, plain text) of one change review, breaking first, for a command's changes
     (and its subcommands') or all of them."""
     if review is None:
