@@ -29,6 +29,7 @@ from workbench.check.runner import DEFAULT_TIMEOUT
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+    from workbench.check.sandbox import Sandbox
     from workbench.declaration.model import Program
 
 __all__ = ["check", "Report", "Violation", "Rule", "RULES", "CheckError", "DEFAULT_BUDGET",
@@ -109,7 +110,7 @@ def _check_loaded(program, calls, seed, budget, timeout, run_writes) -> Report:
                  DEFAULT_RECOVERY if budget is None else budget, part["order"])
 
 
-def run_share(program, box, part: int, parts: int, calls: int, seed: int, timeout: float,
+def run_share(program: Program, box: Sandbox, part: int, parts: int, calls: int, seed: int, timeout: float,
               run_writes: bool = False, exit_hooks: bool = True) -> dict[str, Any]:
     """What one checker finds for its share of the commands (every `parts`-th, from
     `part`), as JSON data; the first share also lints the program itself."""
@@ -155,7 +156,8 @@ def _share(program, commands, found: dict[str, Any]) -> dict[str, Any]:
             **found}
 
 
-def merge(name, version, file, seed, calls, parts, budget, order) -> Report:
+def merge(name: str, version: str, file: str | None, seed: int, calls: int,
+          parts: list[dict[str, Any]], budget: float, order: list[str]) -> Report:
     """One Report from the shares of every worker."""
     from workbench.check.recovery import summarise
     from workbench.check.report import violations_from

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+    from collections.abc import Sequence
+    from workbench.declaration.model import Command, Program
 
 CANARY = "S3cr3t-burgee-7f3a9c1e"
 """The sensitive value the checker plants; any 8-character piece of it in an output is a leak."""
@@ -296,7 +298,7 @@ def _given(option) -> list[Any]:
         option.nargs
 
 
-def input_values(command, tokens) -> tuple[Any, ...]:
+def input_values(command: Command, tokens: list[str]) -> tuple[Any, ...]:
     """(key, texts) for every input the tokens give (several for a list or a variadic
     argument): what fills a fix's slots for that input."""
     found: dict = {}
@@ -604,7 +606,7 @@ def _placeholder_forms(param) -> list[Any]:
     return forms
 
 
-def generate(program, commands, budget: int = DEFAULT_BUDGET, seed: int = 0) -> list[Any]:
+def generate(program: Program, commands: Sequence[Command], budget: int = DEFAULT_BUDGET, seed: int = 0) -> list[Any]:
     """The calls for `commands` (of `program`), each command's numbered from 0: every source,
     then up to `budget` in all with mutations sampled across kinds (see the module). A
     command's calls depend on nothing but the command, the budget and the seed."""

@@ -17,6 +17,10 @@ from workbench.declaration.exits import REFUSALS
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+    from collections.abc import Sequence
+    from workbench.check.calls import Call
+    from workbench.check.runner import Run, Runner
+    from workbench.declaration.model import Command, Program
 
 ALWAYS = (("agent", "json"), ("piped", "json"), ("terminal", "text"))
 """Every call runs in these (environment, output mode) pairs, and over MCP where it can."""
@@ -29,7 +33,7 @@ REPEAT_EVERY = 4
 """Every source, and every fourth mutation, is run a second time (the same bytes twice)."""
 
 
-def plan(call) -> list[Any]:
+def plan(call: Call) -> list[Any]:
     """The (environment, mode) pairs a call runs in."""
     pairs = list(ALWAYS)
     if call.is_source:
@@ -45,7 +49,7 @@ class Context:
     """What the rules read about one command: its card's exit codes and errors, and whether
     a call may reach a handler that writes."""
 
-    def __init__(self, program, command, run_writes: bool = False):
+    def __init__(self, program: Program, command: Command, run_writes: bool = False) -> None:
         from workbench.surfaces import _facts
         self.program = program
         self.command = command
@@ -64,7 +68,7 @@ class Context:
         and C9 hold only declared commands."""
 
 
-def check_commands(program, commands, runner, budget: int, seed: int,
+def check_commands(program: Program, commands: Sequence[Command], runner: Runner, budget: int, seed: int,
                    run_writes: bool = False) -> dict[str, Any]:
     """Everything one checker finds for `commands`: calls, runs, findings, recovery records
     and release-lint problems, as JSON data. Without `run_writes`, a call that would reach
@@ -97,7 +101,7 @@ def check_commands(program, commands, runner, budget: int, seed: int,
             "findings": findings, "recovery": records}
 
 
-def lint_finding(finding, command: str) -> dict[str, Any]:
+def lint_finding(finding: Finding, command: str) -> dict[str, Any]:
     """A release-lint finding as report data (no call: it is the declaration's)."""
     return {"rule": finding.rule, "command": command, "detail": finding.detail,
             "evidence": _rules.shown(finding.evidence), "fix": finding.fix, "call": None,
@@ -113,7 +117,8 @@ def _finding(context, finding, call, run) -> dict[str, Any]:
             "call": _rules.shown(line, 240), "environment": run.environment, "mode": run.mode}
 
 
-def may_run(context, runner, argv, env) -> bool:
+def may_run(context: Context, runner: Runner, argv: Sequence[str],
+            env: Sequence[tuple[str, str]]) -> bool:
     """Whether a call may run: it reaches no handler (refused, help), or that handler's
     command is `read_only`, or writes are to run (`--run-writes`)."""
     if context.run_writes:
@@ -151,7 +156,7 @@ def _add(context, call, run, rule, detail, evidence="") -> None:
     context.findings.append((Finding(rule, detail, evidence), call, run))
 
 
-def inspect(context, call, run, own: bool = True) -> None:
+def inspect(context: Context, call: Call, run: Run, own: bool = True) -> None:
     """Hold one run to the call rules (C1-C4, C8, C9, C12-C15); `own`: a run of the call
     itself, not of a line it printed (which C12 does not concern)."""
     add = lambda rule, detail, evidence="": _add(context, call, run, rule, detail, evidence)  # noqa: E731
@@ -287,7 +292,7 @@ def _twice(context, call, first, second) -> None:
 
 # -- fix and next, followed as printed ---------------------------------------------------
 
-def printed_lines(run) -> list[Any]:
+def printed_lines(run: Run) -> list[Any]:
     """(kind, line) for every fix and next a run printed: `fix`, `next` (after success or
     a refusal), `action` (a next after action_required)."""
     found: list = []
@@ -324,7 +329,7 @@ def printed_lines(run) -> list[Any]:
     return found
 
 
-def follow(context, runner, call, run) -> None:
+def follow(context: Context, runner: Runner, call: Call, run: Run) -> None:
     """Run every fix and next the run printed exactly as printed (unless it holds a slot for
     the caller to fill), and hold it to C5-C7 and to the call rules. A line is refused again
     when it ends in exit 2 with a refusal of the parser or runtime (it does not parse as a

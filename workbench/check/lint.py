@@ -12,9 +12,11 @@ from workbench.check.rules import MAX_DESCRIPTION, Finding
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+    from workbench.check.engine import Context
+    from workbench.declaration.model import Command, Program
 
 
-def program_lint(program) -> list[Any]:
+def program_lint(program: Program) -> list[Any]:
     """R6 for the program's and its groups' descriptions."""
     found = []
     if len(program.description or "") > MAX_DESCRIPTION:
@@ -31,7 +33,7 @@ def _long(what: str, text: str) -> Finding:
                    text[:80], fix=f"cut it to one line within {MAX_DESCRIPTION} characters")
 
 
-def lint_command(program, command) -> list[Any]:
+def lint_command(program: Program, command: Command) -> list[Any]:
     """R1, R3 (a declared array), R4, R6, R7 for one command."""
     if command.effects == "undeclared":
         return []
@@ -83,7 +85,7 @@ def _example_secrets(program, command) -> list[Any]:
     return found
 
 
-def observed_problems(context) -> list[Any]:
+def observed_problems(context: Context) -> list[Any]:
     """R2, R3 and R5 from what the runs saw: an error code nobody declared, a list that is
     not paged, a confirmation with no flag to give it."""
     from workbench.declaration.exits import (FRAMEWORK_ERRORS, REFUSALS, RUNTIME_ERRORS,

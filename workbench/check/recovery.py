@@ -18,9 +18,14 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+    from collections.abc import Mapping, Sequence
+    from workbench.check.calls import Call
+    from workbench.check.engine import Context
+    from workbench.check.runner import Run, Runner
+    from workbench.declaration.model import Command, Program
 
 
-def recover(context, runner, call, source, run) -> dict[str, Any] | None:
+def recover(context: Context, runner: Runner, call: Call, source: Call, run: Run) -> dict[str, Any] | None:
     """The recovery record of mutation `call` of `source`, from `run` (its agent `--json`
     run), or None when that run was not refused (exit 2) nor stopped for an action (4), or
     the mutation is a value to run rather than a mistake (`calls.RUN_ONLY`)."""
@@ -79,7 +84,8 @@ def _as_its_source(context, runner, call, source, reason) -> bool:
         and doc["error"].get("code") == reason
 
 
-def same_call(program, argv, environ) -> tuple[Any, ...]:
+def same_call(program: Program, argv: Sequence[str],
+              environ: Mapping[str, str]) -> tuple[Any, ...]:
     """What the parser reads argv as, for comparing calls: ("call", path, inputs, flags
     but the output mode), or ("refused", code)."""
     from workbench.runtime.parser import Refusal, parse
@@ -123,7 +129,7 @@ def _line(context, argv) -> str:
     return shown(join([context.program.name, *argv]), 240)
 
 
-def declared_slots(command) -> set:
+def declared_slots(command: Command) -> set[str]:
     """The slot texts of a command's inputs (`<target>`, `$NOTES_TOKEN`, a declared metavar
     such as Click's `KN`): a line holding one is for the caller to fill."""
     return set(_slots(command))

@@ -28,6 +28,9 @@ from dataclasses import dataclass
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+    from collections.abc import Iterable, Mapping, Sequence
+    from workbench.check.sandbox import Sandbox
+    from workbench.declaration.model import Program
 
 ENVIRONMENTS = {
     "terminal": {"TERM": "xterm-256color"},
@@ -92,8 +95,8 @@ class Runner:
     each run, as an interpreter does (only where this process is a checker of its own, not a
     test process whose hooks are not the program's)."""
 
-    def __init__(self, program, sandbox, timeout: float = DEFAULT_TIMEOUT,
-                 exit_hooks: bool = True):
+    def __init__(self, program: Program, sandbox: Sandbox, timeout: float = DEFAULT_TIMEOUT,
+                 exit_hooks: bool = True) -> None:
         self.program = program
         self.sandbox = sandbox
         self.timeout = timeout
@@ -115,14 +118,16 @@ class Runner:
         """Drop the runs kept so far (each command's calls start afresh)."""
         self._cache.clear()
 
-    def environ(self, environment: str, env=()) -> dict[str, Any]:
+    def environ(self, environment: str,
+                env: Mapping[str, str] | Iterable[tuple[str, str]] = ()) -> dict[str, Any]:
         base = dict(self._base)
         base.update(self.sandbox.environ())
         base.update(ENVIRONMENTS.get(environment, {}))
         base.update(dict(env))
         return base
 
-    def cli(self, argv, environment: str, mode: str | None, env=(), stdin: str | None = None,
+    def cli(self, argv: Sequence[str], environment: str, mode: str | None,
+            env: Iterable[tuple[str, str]] = (), stdin: str | None = None,
             again: bool = False) -> Run:
         """The call as a process would run it; `mode` None: argv already carries its flags.
         Cached by everything that decides the outcome unless `again` (a second run)."""
@@ -145,7 +150,7 @@ class Runner:
         self._cache[key] = found
         return found
 
-    def mcp(self, tool: str, arguments: dict[str, Any], env=(), again: bool = False) -> Run:
+    def mcp(self, tool: str, arguments: dict[str, Any], env: Iterable[tuple[str, str]] = (), again: bool = False) -> Run:
         """The tools/call an MCP client would send, answered by the server's own core, in the
         `piped` environment (what `tool mcp` is started with)."""
         key = ("mcp", tool, json.dumps(arguments, sort_keys=True), tuple(env))
