@@ -23,7 +23,7 @@ import threading
 import time
 from contextvars import ContextVar
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.from_thread
@@ -41,6 +41,13 @@ from workbench.runtime import toolcall as _toolcall
 from workbench.surfaces import tools as _tools
 
 from workbench.runtime.serving import LOOPBACK, SHUTDOWN_GRACE
+
+if TYPE_CHECKING:
+    import socket
+    from collections.abc import Callable, Iterable
+
+    from workbench.declaration.model import Program
+    from workbench.runtime.serving import Policy
 
 logger = logging.getLogger("workbench.mcp")
 _NOT_AN_OBJECT: ContextVar = ContextVar("burgee_arguments_not_an_object", default=None)
@@ -230,15 +237,15 @@ class ProgramServer:
 
     # --- the program -------------------------------------------------------------------
 
-    def set_program(self, program) -> None:
+    def set_program(self, program: Program) -> None:
         """Serve `program` from the next request on; call `notify_tools_changed` to tell clients."""
         self.program = program
 
-    def tools(self) -> list[dict]:
+    def tools(self) -> list[dict[str, Any]]:
         """The current tools/list, computed once per program (a reload is a new program)."""
         return self._listing_of(self.program).tools
 
-    def prepare(self, program) -> None:
+    def prepare(self, program: Program) -> None:
         """Compute `program`'s tools/list now (any thread) in the wire form of every protocol
         version that listed before, so that once it is served the first request after
         `list_changed` only encodes it."""
@@ -567,8 +574,8 @@ class ProgramServer:
                 await anyio.sleep(0.005)
         self._unanswered.clear()
 
-    def http_app(self, host: str = "127.0.0.1", path: str = "/mcp", *, policy=None,
-                 stateless: bool = False, allowed_hosts=()):
+    def http_app(self, host: str = "127.0.0.1", path: str = "/mcp", *, policy: Policy | None = None,
+                 stateless: bool = False, allowed_hosts: Iterable[str] = ()) -> Any:
         """The ASGI app for streamable HTTP at `path`: DNS-rebinding protection on, behind the
         bearer-token check, sessions bounded (`policy`, a `workbench.runtime.serving.Policy`;
         None: a random token the caller cannot know, so pass one).
@@ -636,8 +643,9 @@ class ProgramServer:
                         self._listings_written.set()
         return counted
 
-    async def serve_http(self, host: str = "127.0.0.1", port: int = 0, *, announce=None,
-                         policy=None, sock=None) -> None:
+    async def serve_http(self, host: str = "127.0.0.1", port: int = 0, *,
+                         announce: Callable[[str], object] | None = None,
+                         policy: Policy | None = None, sock: socket.socket | None = None) -> None:
         """Serve streamable HTTP at http://host:port/mcp until cancelled or shut down.
 
         `announce(url)` is called once the socket listens (port 0 picks a free port); `sock`:
@@ -854,7 +862,7 @@ def _session_id(ctx):
     return getattr(connection, "session_id", None) or ("stdio" if request is None else None)
 
 
-def build(program, **kwargs) -> ProgramServer:
+def build(program: Program, **kwargs: Any) -> ProgramServer:
     """A ProgramServer for `program` (see the class)."""
     return ProgramServer(program, **kwargs)
 
