@@ -9,10 +9,6 @@ import json
 import os
 import sys
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
 
 def main(argv) -> None:
     path, rest = argv[0], argv[1:]
@@ -33,7 +29,7 @@ def main(argv) -> None:
         json.dump(share, handle, ensure_ascii=False)
 
 
-def _share(path, opts) -> dict[str, Any]:
+def _share(path, opts) -> dict:
     from workbench.check import CheckError, run_share
     from workbench.check.sandbox import Sandbox
     from workbench.loader import LoadError, exec_file, find_program
