@@ -30,6 +30,12 @@ SAMPLE_FILE = "sample.txt"
 class Sandbox:
     """A throwaway tree standing in for the user's home; `restore()` undoes what a run did."""
 
+    owned: bool
+    root: str
+    live: str
+    paths: dict[str, str]
+    work: str
+
     def __init__(self, root: str | None = None):
         self.owned = root is None
         self.root = root or tempfile.mkdtemp(prefix="burgee-check-")

@@ -135,6 +135,14 @@ class _Worker:
 class Pool:
     """Up to `size` long-lived workers running the served program; see the module."""
 
+    file: str
+    source: str | None
+    name: str | None
+    cwd: str
+    size: int
+    batch: str
+    cancelled: bool
+
     def __init__(self, served: Served, size: int = 4) -> None:
         self.file, self.source, self.name = served.file, served.source_file, served.program_name
         self.cwd = os.path.dirname(served.file)

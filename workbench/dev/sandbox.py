@@ -40,6 +40,10 @@ _CURRENT: contextvars.ContextVar[Sandbox | None] = contextvars.ContextVar("burge
 class Sandbox:
     """A temporary folder tree standing in for the user's home; see the module docstring."""
 
+    root: str
+    paths: dict[str, str]
+    closed: bool
+
     def __init__(self, prefix: str = "burgee-run-") -> None:
         self.root = tempfile.mkdtemp(prefix=prefix)
         self.paths = {name: os.path.join(self.root, *relative.split("/"))

@@ -54,6 +54,11 @@ KNOWN_SESSIONS = 1000
 class Outcome:
     """What a subprocess call produced (the same shape as `workbench.runtime.Outcome`)."""
 
+    exit: int
+    stdout: str
+    stderr: str
+    envelope: dict[str, Any] | None
+
     __slots__ = ("exit", "stdout", "stderr", "envelope")
 
     def __init__(self, exit: int, stdout: str, stderr: str,
