@@ -47,7 +47,7 @@ class CheckError(Exception):
         self.details = details
 
 
-def check(target: str | os.PathLike | Program, *, calls: int = DEFAULT_BUDGET, seed: int = 0, budget: float | None = None,
+def check(target: str | os.PathLike[str] | Program, *, calls: int = DEFAULT_BUDGET, seed: int = 0, budget: float | None = None,
           run_writes: bool = False, workers: int | None = None,
           timeout: float = DEFAULT_TIMEOUT, program: str | None = None) -> Report:
     """Check a program: generate its calls, run them, hold them to every rule.

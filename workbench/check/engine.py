@@ -49,6 +49,16 @@ class Context:
     """What the rules read about one command: its card's exit codes and errors, and whether
     a call may reach a handler that writes."""
 
+    program: Program
+    command: Command
+    name: str
+    errors: dict[str, int]
+    exits: set[int]
+    sources: dict[int, Any]
+    findings: list[Any]
+    observed: dict[tuple[str, int], Any]
+    adapted: bool
+
     def __init__(self, program: Program, command: Command, run_writes: bool = False) -> None:
         from workbench.surfaces import _facts
         self.program = program

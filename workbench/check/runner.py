@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from workbench.check.sandbox import Sandbox
     from workbench.declaration.model import Program
 
-ENVIRONMENTS = {
+ENVIRONMENTS: dict[str, dict[str, str]] = {
     "terminal": {"TERM": "xterm-256color"},
     "piped": {},
     "agent": {"CLAUDECODE": "1"},
@@ -40,7 +40,7 @@ ENVIRONMENTS = {
 }
 """Environment name -> the variables it adds (`terminal` also gets terminals for its streams)."""
 
-MODES = {"json": ("--json",), "text": (), "ndjson": ("--format", "ndjson")}
+MODES: dict[str, tuple[str, ...]] = {"json": ("--json",), "text": (), "ndjson": ("--format", "ndjson")}
 """Output mode -> the flags that ask for it."""
 
 BASE = {"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "COLUMNS": "100", "LINES": "40",
@@ -80,7 +80,7 @@ class Run:
     def timed_out(self) -> bool:
         return self.exit is None
 
-    def document(self):
+    def document(self) -> Any:
         """stdout parsed as one JSON document (`--json`, MCP), or None."""
         try:
             return json.loads(self.stdout)
@@ -94,6 +94,10 @@ class Runner:
     `exit_hooks`: run the program's `atexit` functions and wait for its threads at the end of
     each run, as an interpreter does (only where this process is a checker of its own, not a
     test process whose hooks are not the program's)."""
+
+    program: Program
+    sandbox: Sandbox
+    count: int
 
     def __init__(self, program: Program, sandbox: Sandbox, timeout: float = DEFAULT_TIMEOUT,
                  exit_hooks: bool = True) -> None:
