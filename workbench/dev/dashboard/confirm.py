@@ -67,7 +67,7 @@ class ConfirmWrites(ModalScreen):
         default = "#confirm-dry-run" if self.command.plan is not None else "#confirm-cancel"
         self.query_one(default, Button).focus()
 
-    def action_choose(self, choice) -> None:
+    def action_choose(self, choice: str) -> None:
         if choice == "dry-run" and self.command.plan is None:
             return
         self.dismiss(choice)

@@ -12,12 +12,13 @@ from workbench.dev.cost import cheapest_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from workbench.dev.state import State
     from typing import Any
 
 MASKED_URL = "http://127.0.0.1:<port>/mcp"
 
 
-def session_cost(state) -> dict[str, Any] | None:
+def session_cost(state: State) -> dict[str, Any] | None:
     """The cheapest complete path of a typical session (dev/cost.py), None when unmeasured."""
     if getattr(state, "cost", None) is None:
         return None
@@ -44,7 +45,7 @@ class HeaderBar(Static):
         super().__init__(**kwargs)
         self.text = ""
 
-    def draw(self, state, *, url: str | None, mcp_error: str | None, status: str,
+    def draw(self, state: State, *, url: str | None, mcp_error: str | None, status: str,
              status_style: str, stable: bool, watching: bool = False,
              token: str | None = "") -> None:
         """Line 1: the program and its counts; line 2: the MCP URL first (it must stay on

@@ -8,6 +8,8 @@ from textual.widgets import Input, Tree
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from workbench.declaration.model import Command, Group
+    from workbench.dev.state import State
     from textual.app import ComposeResult
     from typing import Any
 
@@ -32,7 +34,7 @@ def problem_counts(problems) -> dict[str, Any]:
     return table
 
 
-def label(name: str, counts, hidden: bool = False) -> Text:
+def label(name: str, counts: dict[str, Any] | None, hidden: bool = False) -> Text:
     text = Text(name, style="dim" if hidden else "")
     errors, warnings = counts or (0, 0)
     if errors:
@@ -42,7 +44,7 @@ def label(name: str, counts, hidden: bool = False) -> Text:
     return text
 
 
-def matches(node, words: str) -> bool:
+def matches(node: Command | Group, words: str) -> bool:
     if not words:
         return True
     haystack = (" ".join(node.path) + " " + (node.description or "")).lower()
@@ -75,7 +77,7 @@ class CommandTree(Vertical):
     def tree_widget(self) -> Tree:
         return self.query_one("#tree", Tree)
 
-    def rebuild(self, state, selected: tuple[Any, ...] | None) -> None:
+    def rebuild(self, state: State, selected: tuple[Any, ...] | None) -> None:
         """Redraw from `state`'s program, keeping `selected` (a path; () for the program)."""
         tree = self.tree_widget
         program = state.program
@@ -131,7 +133,7 @@ class CommandTree(Vertical):
         if node is not None:
             self.tree_widget.move_cursor(node)
 
-    def set_filter(self, text: str, state, selected) -> None:
+    def set_filter(self, text: str, state: State, selected: tuple[Any, ...] | None) -> None:
         self.filter_text = text
         self.rebuild(state, selected)
 

@@ -45,15 +45,15 @@ class Pane(VerticalScroll):
 class SurfacePane(Pane):
     """A pane showing one JSON surface: the program's at the root, a command's below it."""
 
-    program_surface = ""
+    program_surface: str = ""
     """Surface id at the root, e.g. `schema.json`."""
-    program_title = ""
+    program_title: str = ""
     """Title at the root, after the program's name."""
-    command_folder = ""
+    command_folder: str = ""
     """Folder of per-command surfaces, e.g. `schemas`."""
-    command_title = ""
+    command_title: str = ""
     """Title for a command or group, after its name."""
-    command_note = ""
+    command_note: str = ""
     """Said after the title for a command (not for a group)."""
 
     def render_view(self, view):

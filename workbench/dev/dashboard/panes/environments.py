@@ -26,6 +26,7 @@ from workbench.dev.inputs import dry_run_input, example_argv, target_command, wr
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from workbench.dev.dashboard._view import View
     from typing import Any
     from textual.app import ComposeResult
 
@@ -37,7 +38,7 @@ def cell_id(environment: str) -> str:
     return "env-" + environment.replace(":", "-")
 
 
-def exit_style(code) -> str:
+def exit_style(code: int | None) -> str:
     if code == 0:
         return "green"
     if code == 4:
@@ -75,7 +76,7 @@ def placeholder(view) -> str:
     return "a command line after the program name"
 
 
-def parse_input(view, text: str) -> dict[str, Any]:
+def parse_input(view: View, text: str) -> dict[str, Any]:
     """kwargs for `Workbench.run_environments` from the input line; raises ValueError."""
     text = text.strip()
     if not text:

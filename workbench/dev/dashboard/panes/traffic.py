@@ -19,6 +19,7 @@ from workbench.dev.dashboard.panes._base import Pane
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from workbench.dev.records import TrafficEntry
     from textual.app import ComposeResult
     from typing import Any
 
@@ -34,7 +35,7 @@ def _short(value, width: int = 60) -> str:
     return text if len(text) <= width else text[:width - 1] + "\u2026"
 
 
-def outcome(entry) -> str:
+def outcome(entry: TrafficEntry) -> str:
     """What a row says in its result column: housekeeping that ended is not an error."""
     if entry.housekeeping and entry.error:
         return "ended"
