@@ -84,6 +84,9 @@ Subscriber = Callable[[Event], object]
 class Workbench:
     """The live engine over one program file. See the module docstring."""
 
+    target: Target
+    state: State
+
     def __init__(self, file: str, *, program_name: str | None = None, run_writes: bool = False,
                  load_timeout: float | None = DEFAULT_LOAD_TIMEOUT,
                  call_timeout: float = DEFAULT_CALL_TIMEOUT,

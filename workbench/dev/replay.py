@@ -56,6 +56,8 @@ class Recorder:
     """Appends recorded calls to one JSONL file; safe from any thread. A workbench records
     while one is its `recorder` (`workbench.dev.records.TrafficRecorder`)."""
 
+    count: int
+
     def __init__(self, path: str) -> None:
         self.path = path
         self.count = 0

@@ -143,6 +143,8 @@ class DevServer:
     """MCP over streamable HTTP (and stdio) for the program of one `Target`; see the module
     docstring. `on_traffic(entry)` hears every answered request of a connected client."""
 
+    call_timeout: float
+
     def __init__(self, target: Target, *,
                  on_traffic: Callable[[TrafficEntry], None] | None = None,
                  call_timeout: float | None = None) -> None:

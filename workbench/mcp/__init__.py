@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
     from workbench.declaration.model import Program
+    from workbench.runtime.serving import Policy
 
 
 def _write(stream, text: str) -> None:
@@ -31,7 +32,8 @@ def _write(stream, text: str) -> None:
         pass
 
 
-def serve(program, address=None, *, policy=None) -> int:
+def serve(program: Program, address: tuple[str, int] | None = None, *,
+          policy: Policy | None = None) -> int:
     """Serve `program` over stdio (address None) or streamable HTTP at (host, port); the exit
     code. `tool mcp` (parsed by the one parser, `workbench.runtime.builtins`) lands here.
     `policy` (`workbench.runtime.serving.Policy`): the token, bounds, result limit and call
@@ -190,7 +192,7 @@ def asgi(program: Program | str | os.PathLike[str], *, stateless: bool = True, p
                            policy=policy)
 
 
-def announcement(name: str, url: str, policy) -> str:
+def announcement(name: str, url: str, policy: Policy) -> str:
     """What a person sees on stderr once an HTTP server listens: its address first (one line,
     `NAME: serving MCP at URL`), then how to authenticate and who can reach it."""
     from workbench.runtime.serving import exposure
