@@ -29,6 +29,7 @@ from workbench.check.runner import DEFAULT_TIMEOUT
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
     from workbench.check.sandbox import Sandbox
     from workbench.declaration.model import Program
 

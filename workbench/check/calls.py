@@ -24,8 +24,9 @@ from dataclasses import dataclass, field
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
     from collections.abc import Sequence
+    from typing import Any
+
     from workbench.declaration.model import Command, Program
 
 CANARY = "S3cr3t-burgee-7f3a9c1e"

@@ -16,8 +16,9 @@ from workbench.declaration.exits import REFUSALS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
     from collections.abc import Sequence
+    from typing import Any
+
     from workbench.check.calls import Call
     from workbench.check.runner import Run, Runner
     from workbench.declaration.model import Command, Program

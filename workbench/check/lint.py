@@ -12,6 +12,7 @@ from workbench.check.rules import MAX_DESCRIPTION, Finding
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
     from workbench.check.engine import Context
     from workbench.declaration.model import Command, Program
 

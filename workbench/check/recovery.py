@@ -17,8 +17,9 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
     from collections.abc import Mapping, Sequence
+    from typing import Any
+
     from workbench.check.calls import Call
     from workbench.check.engine import Context
     from workbench.check.runner import Run, Runner

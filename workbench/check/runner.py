@@ -27,8 +27,9 @@ from dataclasses import dataclass
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
     from collections.abc import Iterable, Mapping, Sequence
+    from typing import Any
+
     from workbench.check.sandbox import Sandbox
     from workbench.declaration.model import Program
 

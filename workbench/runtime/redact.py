@@ -21,6 +21,7 @@ from workbench.declaration._derived import derived
 TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
+    from typing import Any
 
     from workbench.declaration.model import Command, Option, Program
 
@@ -76,7 +77,7 @@ class Redactor:
                 at = text.find(secret[0], at + 1)
         return longest
 
-    def value(self, value):
+    def value(self, value: Any) -> Any:
         """A copy of a JSON-like value with every secret masked in its strings, before it is
         encoded, so the encoding stays valid JSON of the same shape: numbers are never
         masked, and a key is masked only when it is a secret whole (`quantity` keeps its

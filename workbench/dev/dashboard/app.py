@@ -33,6 +33,7 @@ from workbench.dev.replay import Recorder
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
     from textual.app import ComposeResult
 
 

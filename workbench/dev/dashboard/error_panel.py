@@ -10,8 +10,9 @@ from textual.widgets import Static
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from textual.app import ComposeResult
     from typing import Any
+
+    from textual.app import ComposeResult
 
 
 class ErrorPanel(VerticalScroll):

@@ -12,8 +12,9 @@ from workbench.dev.cost import cheapest_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from workbench.dev.state import State
     from typing import Any
+
+    from workbench.dev.state import State
 
 MASKED_URL = "http://127.0.0.1:<port>/mcp"
 

@@ -8,10 +8,12 @@ from textual.widgets import Input, Tree
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
+    from textual.app import ComposeResult
+
     from workbench.declaration.model import Command, Group
     from workbench.dev.state import State
-    from textual.app import ComposeResult
-    from typing import Any
 
 PROGRAM = ()
 """The data of the root node: the program itself (an empty path)."""

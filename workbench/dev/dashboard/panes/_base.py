@@ -9,8 +9,10 @@ from workbench.dev.dashboard._view import group_note, heading, json_view, plain,
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from textual.app import ComposeResult
     from typing import Any
+
+    from textual.app import ComposeResult
+
     from workbench.dev.dashboard._view import View
 
 

@@ -15,6 +15,7 @@ from workbench.dev.dashboard.panes._base import Pane
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
     from textual.app import ComposeResult
 
 

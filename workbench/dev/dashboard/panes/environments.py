@@ -26,9 +26,11 @@ from workbench.dev.inputs import dry_run_input, example_argv, target_command, wr
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from workbench.dev.dashboard._view import View
     from typing import Any
+
     from textual.app import ComposeResult
+
+    from workbench.dev.dashboard._view import View
 
 HINT = ("enter (or e) runs it in every environment: argv after the program name, or JSON "
         "arguments {...} for the selected command; x cancels")

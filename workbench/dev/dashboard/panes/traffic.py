@@ -19,9 +19,11 @@ from workbench.dev.dashboard.panes._base import Pane
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from workbench.dev.records import TrafficEntry
-    from textual.app import ComposeResult
     from typing import Any
+
+    from textual.app import ComposeResult
+
+    from workbench.dev.records import TrafficEntry
 
 SHOWN = 200
 COLUMNS = ("time", "client", "method", "tool", "arguments", "result", "ms")
