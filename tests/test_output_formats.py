@@ -27,6 +27,12 @@ def _unescape(cell):
     return "".join(out)
 
 
+def _plain(screen):
+    """A screen without its colour codes (SGR sequences) and erase-to-end codes."""
+    import re
+    return re.sub(r"\x1b\[[0-9;]*[mK]", "", screen)
+
+
 def test_a_piped_list_is_tsv_with_a_header_of_json_field_names():
     done = shelf("books")
     assert done.returncode == 0 and done.stderr == ""
@@ -206,9 +212,14 @@ def test_a_dry_run_answers_with_the_apply_line(tmp_path):
 # -- a progress bar for a person (item 3) --------------------------------------------------
 
 def test_a_person_at_a_terminal_sees_a_progress_bar_not_json():
-    code, screen = run_in_pty([SHELF, "slow", "--steps", "30"], clean_env())
+    code, coloured = run_in_pty([SHELF, "slow", "--steps", "30"], clean_env())
     assert code == 0
-    assert '{"progress"' not in screen
+    assert '{"progress"' not in coloured
+    assert "[\x1b[32m\u2588" in coloured and "\x1b[2m\u2591" in coloured   # done green, rest dim
+    plain = run_in_pty([SHELF, "slow", "--steps", "30", "--no-color"], clean_env())[1]
+    assert "\x1b[K" in plain and "\x1b[3" not in plain and "\x1b[2m" not in plain
+    assert plain.startswith("\r[\u2588")
+    screen = _plain(coloured)
     frames = screen.split("\r\n")[0].split("\r")
     assert frames[1].startswith("[\u2588") and "1/30" in frames[1] and "copying" in frames[1]
     assert any("ETA" in frame and "/s" in frame for frame in frames[2:-1])   # rate, time left
@@ -249,8 +260,9 @@ def test_help_headings_are_bold_at_a_terminal():
     assert BOLD + "Usage:" + RESET in screen and BOLD + "Commands:" + RESET in screen
 
 
-def test_no_color_and_an_agent_and_a_dumb_terminal_turn_it_off():
-    for argv, env in (([], {"NO_COLOR": "1"}), ([], {"AI_AGENT": "x"}),
+def test_no_color_and_the_no_color_flag_and_an_agent_and_a_dumb_terminal_turn_it_off():
+    for argv, env in (([], {"NO_COLOR": "1"}), (["--no-color"], {}), ([], {"AI_AGENT": "x"}),
+                      (["--no-color"], {"FORCE_COLOR": "1"}),
                       ([], {"NO_COLOR": "1", "FORCE_COLOR": "1"}), ([], {"TERM": "dumb"})):
         code, screen = run_in_pty([SHELF, "book", "--fields", "titel", *argv], clean_env(**env))
         assert code == 2 and "\x1b" not in screen, (argv, env)
@@ -262,6 +274,13 @@ def test_force_color_colours_a_pipe_and_nothing_else_does():
     forced = shelf("book", "--fields", "titel", FORCE_COLOR="1")
     assert forced.stderr.startswith(BOLD_RED + "error:" + RESET)
     assert "\x1b" not in shelf("book", "--fields", "titel", "--json", FORCE_COLOR="1").stdout
+    assert "\x1b" not in shelf("book", "--fields", "titel", "--no-color", FORCE_COLOR="1").stderr
+
+
+def test_no_color_turns_off_help_and_tables_too():
+    for argv in (["--help", "--no-color"], ["books", "--no-color"], ["--no-color", "books"]):
+        code, screen = run_in_pty([SHELF, *argv], clean_env())
+        assert code == 0 and "\x1b" not in screen, argv
 
 
 # -- --jq (item 5) -------------------------------------------------------------------------

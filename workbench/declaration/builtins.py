@@ -67,6 +67,8 @@ def _global_options() -> dict:
         "fields": fields_option(),
         "jq": Option("string", "filter the data through this jq expression (the jq extra); "
                      "one result is the data, several a list", placeholder="<expr>"),
+        "no_color": Option("boolean", "no colour, even at a terminal (as NO_COLOR=1)",
+                           negatable=False),
     }
     for key, option in options.items():
         option.key = key
@@ -80,7 +82,13 @@ GLOBAL_SPELLINGS = {spelling: option for option in GLOBAL_OPTIONS.values()
                     for spelling in option.spellings}
 """`--json`, `-h`, `--format`, ... -> the global Option."""
 
-RESERVED_OPTIONS = tuple(GLOBAL_OPTIONS)
+SHARED_SPELLINGS = frozenset(("--no-color",))
+"""Global spellings a command may also declare (a Click `--color/--no-color`, a typed
+`color: bool`): given to such a command, the token is the global flag *and* the command's own
+(`workbench.runtime.parser.parse`), so adapting such a program never fails on it."""
+
+RESERVED_OPTIONS = tuple(key for key, option in GLOBAL_OPTIONS.items()
+                         if not set(option.spellings) <= SHARED_SPELLINGS)
 RESERVED_SHORTS = tuple(o.short for o in GLOBAL_OPTIONS.values() if o.short)
 
 

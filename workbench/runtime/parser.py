@@ -7,7 +7,8 @@ definition checks parse (`placeholders=True` lets `<slot>` and `$ENV` stand for 
 
 from __future__ import annotations
 
-from workbench.declaration.builtins import GLOBAL_OPTIONS, GLOBAL_SPELLINGS, find_builtin
+from workbench.declaration.builtins import (GLOBAL_OPTIONS, GLOBAL_SPELLINGS, SHARED_SPELLINGS,
+                                            find_builtin)
 from workbench.declaration.model import child_named
 from workbench.declaration.params import FALSE_WORDS, TRUE_WORDS, number_token
 
@@ -179,12 +180,23 @@ def parse(program, argv, environ, *, placeholders: bool = False) -> Request:
     if flags["help"] or flags["schema"] or node.run is None and node.adapter is None:
         return request
     try:
-        _parse_command(request, node, leading + argv[i:], environ, placeholders)
+        _parse_command(request, node, _shared_back(flags, node, leading + argv[i:]), environ,
+                       placeholders)
     except Refusal as refusal:
         if refusal.fix is not None:
             refusal.fix = words + list(refusal.fix)
         raise
     return request
+
+
+def _shared_back(flags, command, tokens) -> list:
+    """A shared global spelling (`--no-color`) the command declares too goes back to its own
+    tokens (before any `--`): the command reads it as well as the global flag."""
+    for spelling in SHARED_SPELLINGS:
+        if flags[GLOBAL_SPELLINGS[spelling].key] and spelling in flag_table(command):
+            at = tokens.index("--") if "--" in tokens else len(tokens)
+            tokens = tokens[:at] + [spelling] + tokens[at:]
+    return tokens
 
 
 def _parse_builtin(request, builtin, argv, used, environ):

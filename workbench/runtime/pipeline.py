@@ -163,6 +163,9 @@ class World:
         width = shutil.get_terminal_size((80, 24)).columns
         line = progress_line(done, total, 0.0 if final else now - self._bar_start, width,
                              self.redact(str(message)) if message is not None else None)
+        if self.colour_err:
+            from workbench.runtime import colour
+            line = colour.bar(line)
         self.err("\r" + line + "\x1b[K" + ("\n" if final else ""))
         if final:
             self._bar_start = None
@@ -300,10 +303,10 @@ def execute(program, argv, world, *, serve=None):
     `serve(program, address, policy=)` runs `tool mcp` (handed in by the process entry
     point; `policy`: `workbench.runtime.serving.Policy`)."""
     from workbench.runtime.checks import ensure_checked
-    as_json, world.ndjson, debug, progress, asked = _modes(argv)
+    as_json, world.ndjson, debug, progress, asked, no_color = _modes(argv)
     world.as_json = as_json
     world.tsv = text_format(world, asked) == "tsv"
-    _colours(world, as_json)
+    _colours(world, as_json, no_color)
     world.progress_lines = progress or (not as_json and world.stdout_tty)
     world.progress_bar = world.progress_lines and not progress and not world.ndjson and \
         _is_terminal(world.stderr) and world.environ.get("TERM") != "dumb" and \
@@ -396,21 +399,22 @@ def _definition_failure(error) -> dict:
 
 
 def _modes(argv) -> tuple:
-    """(--json or --format json, --format ndjson, --debug, --progress, the --format asked),
-    read as the parser reads global flags, so that even a refusal is printed the way the
+    """(--json or --format json, --format ndjson, --debug, --progress, the --format asked,
+    --no-color), read as the parser reads global flags, so that even a refusal is printed the way the
     caller asked."""
     from workbench.runtime.parser import split_globals
     try:
         flags = split_globals(argv)[0]
     except Refusal:
         head = argv[:argv.index("--")] if "--" in argv else argv
-        return "--json" in head, False, "--debug" in head, "--progress" in head, None
+        return ("--json" in head, False, "--debug" in head, "--progress" in head, None,
+                "--no-color" in head)
     fmt = flags["format"]
     return (flags["json"] or fmt == "json", fmt == "ndjson", flags["debug"], flags["progress"],
-            fmt)
+            fmt, flags["no_color"])
 
 
-def _colours(world, as_json) -> None:
+def _colours(world, as_json, no_color) -> None:
     """Whether stdout and stderr get colour (`workbench.runtime.colour.enabled`); a pipe with
     no FORCE_COLOR decides without importing anything."""
     err_tty = _is_terminal(world.stderr)
@@ -420,8 +424,8 @@ def _colours(world, as_json) -> None:
     from workbench.runtime.context import detect_agent
     agent = detect_agent(world.environ)
     world.colour_out = not world.ndjson and colour.enabled(world.environ, world.stdout_tty,
-                                                           agent)
-    world.colour_err = colour.enabled(world.environ, err_tty, agent)
+                                                           no_color, agent)
+    world.colour_err = colour.enabled(world.environ, err_tty, no_color, agent)
 
 
 def text_format(world, asked) -> str:
@@ -474,6 +478,8 @@ def _builtin(program, request, world, serve):
         return result.exit, None
     if isinstance(result, builtins.Envelope):
         return _deliver(program, world, result.doc, as_json, text=result.text)
+    if result.data is None and (request.flags["help"] or request.builtin.path == ("help",)):
+        return _help(world, result.text)   # `tool help`, `tool mcp --help`: help, as --help
     return _show(world, as_json and result.data is not None, result.data, result.text)
 
 
