@@ -319,3 +319,16 @@ def test_a_next_page_keeps_fields_and_jq():
     assert doc["data"] == 3
     assert doc["next"][0]["command"] == \
         "shelf page --limit 3 --cursor 3 --fields n --jq length --json"
+
+
+def test_a_command_that_declares_no_color_itself_reads_it_as_the_global_flag_does():
+    from workbench import Command, Option, Program
+    from workbench.runtime.parser import parse
+    program = Program(name="t", version="1", description="d", commands=[
+        Command(name="show", description="Show", effects="read_only",
+                options={"color": Option("boolean", "colour the diff")},
+                examples=["t show --no-color"], run=lambda ctx: ctx.options.color)])
+    request = parse(program, ["show", "--no-color"], {})
+    assert request.flags["no_color"] is True and request.options["color"] is False
+    assert parse(program, ["--no-color", "show"], {}).options["color"] is False
+    assert parse(program, ["show", "--color"], {}).flags["no_color"] is False
