@@ -332,3 +332,47 @@ def test_a_command_that_declares_no_color_itself_reads_it_as_the_global_flag_doe
     assert request.flags["no_color"] is True and request.options["color"] is False
     assert parse(program, ["--no-color", "show"], {}).options["color"] is False
     assert parse(program, ["show", "--color"], {}).flags["no_color"] is False
+
+
+# -- help that fits the terminal (item 1) ---------------------------------------------------
+
+NOTES = PROGRAMS.parent.parent / "sample_programs" / "notes.py"
+
+
+def _help_at(columns, *argv, **env):
+    environ = clean_env(**env)
+    environ.pop("COLUMNS", None)
+    environ.pop("LINES", None)
+    code, screen = run_in_pty([NOTES, *argv], environ, columns=columns)
+    assert code == 0, screen
+    return _plain(screen).replace("\r\n", "\n")
+
+
+def _widest(text):
+    """The longest line's length, a line of one word (a long path: it cannot wrap) aside."""
+    return max(len(line) for line in text.splitlines() if len(line.split()) != 1)
+
+
+def test_help_wraps_to_the_terminal_width_for_a_person():
+    piped = subprocess.run([sys.executable, str(NOTES), "add", "--help"], env=clean_env(),
+                           capture_output=True, text=True, timeout=60).stdout
+    assert max(map(len, piped.splitlines())) == 80     # agents and pipes: the stable 80
+    narrow = _help_at(60, "add", "--help")
+    wide = _help_at(120, "add", "--help")
+    assert _widest(narrow) <= 60 < _widest(piped)
+    assert 80 < _widest(wide) <= 120
+    assert len(narrow.splitlines()) > len(piped.splitlines()) > len(wide.splitlines())
+    assert narrow.split() == piped.split() == wide.split()   # the same words, wrapped anew
+    assert _help_at(120, "add", "--help", NO_COLOR="1").split() == piped.split()
+
+
+def test_an_agent_at_a_terminal_keeps_the_80_column_help():
+    assert _help_at(120, "add", "--help", AI_AGENT="x") == subprocess.run(
+        [sys.executable, str(NOTES), "add", "--help"], env=clean_env(), capture_output=True,
+        text=True, timeout=60).stdout
+
+
+def test_the_help_builtin_wraps_and_is_coloured_like_help():
+    code, screen = run_in_pty([NOTES, "help", "add"], clean_env(), columns=60)
+    assert BOLD + "Usage:" + RESET in screen
+    assert _widest(_plain(screen).replace("\r\n", "\n")) <= 60

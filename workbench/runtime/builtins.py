@@ -47,26 +47,30 @@ def run_builtin(program, request, world, serve=None):
     process entry point hands it in; in-process callers have none)."""
     builtin = request.builtin
     if request.flags["help"]:
-        return _about(program, builtin, request.json)
+        return _about(program, builtin, request.json, world)
     return _HANDLERS[builtin.path](program, request, world, serve)
 
 
-def _about(program, node, as_json):
+def _about(program, node, as_json, world):
+    from workbench.runtime.pipeline import help_width
     from workbench.surfaces import cards, help
     if as_json:
         return Document(cards.card(node), None)
-    return Document(None, help.render_help(program, node))
+    return Document(None, help.render_help(program, node, help_width(world)))
+
 
 
 def _help(program, request, world, serve):
     path = list(request.args.get("path") or [])
     node = _help_target(program, path)
     as_json = request.json
+    from workbench.runtime.pipeline import help_width
     from workbench.surfaces import cards, help
     if node in BUILTINS.values():
-        return _about(program, node, as_json)
+        return _about(program, node, as_json, world)
     if not as_json:
-        return Document(None, help.render_help(program, None if node is program else node))
+        return Document(None, help.render_help(program, None if node is program else node,
+                                               help_width(world)))
     level = request.options["level"]
     if node is program:
         return Document(cards.help_document(program, level), None)

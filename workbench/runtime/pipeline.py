@@ -345,7 +345,7 @@ def execute(program, argv, world, *, serve=None):
             from workbench.surfaces import cards, help
             if as_json:
                 return _show(world, True, cards.card(command), None)
-            return _help(world, help.render_help(program, command))
+            return _help(world, help.render_help(program, command, help_width(world)))
         if request.flags["schema"]:
             from workbench.surfaces.schema import input_schema
             return _show(world, True, input_schema(command), None)
@@ -461,7 +461,8 @@ def _describe_node(program, request, world):
             cards.group_document(program, node)
         return _show(world, True, doc, None)
     from workbench.surfaces import help
-    return _help(world, help.render_help(program, None if node is program else node))
+    return _help(world, help.render_help(program, None if node is program else node,
+                                         help_width(world)))
 
 
 def _builtin(program, request, world, serve):
@@ -564,6 +565,17 @@ def _deliver(program, world, doc, as_json, text=None, sealed=False, command=None
 def _is_table(doc) -> bool:
     data = doc.get("data")
     return isinstance(data, list) and bool(data) and all(isinstance(i, dict) for i in data)
+
+
+def help_width(world) -> int:
+    """The columns help wraps to: a person's terminal width (kept between 40 and 120) at a
+    terminal with no agent; else the stable `surfaces.help.WIDTH` (80), so what agents, pipes
+    and snapshots read never changes with a window."""
+    from workbench.surfaces.help import WIDTH
+    if not world.stdout_tty or not _no_agent(world.environ):
+        return WIDTH
+    import shutil
+    return max(40, min(120, shutil.get_terminal_size((WIDTH, 24)).columns))
 
 
 def _help(world, text):

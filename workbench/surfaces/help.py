@@ -10,17 +10,19 @@ from workbench.declaration.builtins import BUILTINS
 from workbench.surfaces import _facts
 
 WIDTH = 80
+"""The width help wraps to unless told another: what agents, pipes and snapshots read."""
 _LABEL_MAX = 26
 
 
-def render_help(program, node=None) -> str:
-    """Help text for the program (node None), a Group or a Command; ends with one newline."""
+def render_help(program, node=None, width: int = WIDTH) -> str:
+    """Help text for the program (node None), a Group or a Command, wrapped to `width`
+    columns; ends with one newline."""
     if node is None or node is program:
-        lines = _program_help(program)
+        lines = _program_help(program, width)
     elif node.is_group:
-        lines = _group_help(program, node)
+        lines = _group_help(program, node, width)
     else:
-        lines = _command_help(program, node)
+        lines = _command_help(program, node, width)
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -56,29 +58,29 @@ def _units(text: str) -> list[str]:
     return units
 
 
-def _rows(rows: list[tuple[str, str]]) -> list[str]:
+def _rows(rows: list[tuple[str, str]], width: int) -> list[str]:
     """Two columns: labels padded to a shared width, details wrapped under themselves."""
     if not rows:
         return []
-    width = min(max(len(label) for label, _ in rows), _LABEL_MAX)
-    pad = " " * (2 + width + 2)
+    column = min(max(len(label) for label, _ in rows), _LABEL_MAX, width // 3)
+    pad = " " * (2 + column + 2)
     out: list[str] = []
     for label, detail in rows:
-        if len(label) > width:
+        if len(label) > column:
             out.append("  " + label)
             if detail:
-                out.extend(_wrap(detail, WIDTH, pad, pad))
+                out.extend(_wrap(detail, width, pad, pad))
             continue
-        head = "  " + label.ljust(width) + "  "
-        out.extend(_wrap(detail, WIDTH, pad, head) if detail else [head.rstrip()])
+        head = "  " + label.ljust(column) + "  "
+        out.extend(_wrap(detail, width, pad, head) if detail else [head.rstrip()])
     return out
 
 
-def _title(program) -> list[str]:
+def _title(program, width: int) -> list[str]:
     head = f"{program.name} {program.version}"
     if program.description:
         head += " - " + program.description
-    return _wrap(head, WIDTH)
+    return _wrap(head, width)
 
 
 def _child_row(child) -> tuple[str, str]:
@@ -99,45 +101,45 @@ def _child_row(child) -> tuple[str, str]:
 
 # -- program and groups --------------------------------------------------------------------
 
-def _program_help(program) -> list[str]:
+def _program_help(program, width: int) -> list[str]:
     name = program.name
-    lines = _title(program)
+    lines = _title(program, width)
     lines += ["", f"Usage: {_facts.usage(program, program)}", "", "Commands:"]
-    lines += _rows([_child_row(child) for child in _facts.visible(program)])
+    lines += _rows([_child_row(child) for child in _facts.visible(program)], width)
     lines += ["", "Options:"]
     lines += _rows([_option_row(option) for option in _shown(program.options)] + [
         ("--json", "one JSON document on stdout (the envelope)"),
         ("--schema", "the whole program as data (JSON Schema)"),
         ("--version", "print the version"),
         ("-h, --help", "this help"),
-    ])
+    ], width)
     lines += ["", f"Built in: {name} help, {name} completion bash|zsh|fish, {name} mcp, "
               f"{name} skills"]
     lines += [""]
     lines += _wrap(f"Run '{name} <command> --help' for one command. As data: "
                    f"'{name} help --json' (--level names|summary|card), "
-                   f"'{name} <command> --help --json'.", WIDTH)
+                   f"'{name} <command> --help --json'.", width)
     return lines
 
 
-def _group_help(program, group) -> list[str]:
+def _group_help(program, group, width: int) -> list[str]:
     name = program.name
     path = " ".join(group.path)
     lines = [f"Usage: {_facts.usage(program, group)}"]
     if group.description:
-        lines += [""] + _wrap(group.description, WIDTH)
+        lines += [""] + _wrap(group.description, width)
     if group.aliases:
         lines += ["", "Aliases: " + ", ".join(group.aliases)]
     lines += ["", "Commands:"]
-    lines += _rows([_child_row(child) for child in _facts.visible(group)])
+    lines += _rows([_child_row(child) for child in _facts.visible(group)], width)
     options = _shown(group.options)
     if options:
         lines += ["", "Options (before or after the command's name):"]
-        lines += _rows([_option_row(option) for option in options])
+        lines += _rows([_option_row(option) for option in options], width)
     lines += [""]
     lines += _wrap(f"Run '{name} {path} <command> --help' for one command. As data: "
                    f"'{name} {path} --schema' (its commands), '{name} {path} <command> --help "
-                   f"--json', '{name} help --json'.", WIDTH)
+                   f"--json', '{name} help --json'.", width)
     return lines
 
 
@@ -227,7 +229,7 @@ def _argument_row(argument) -> tuple[str, str]:
     return argument.metavar, (detail + " " if detail else "") + "(" + "; ".join(facts) + ")"
 
 
-def _paragraphs(text) -> list[str]:
+def _paragraphs(text, width: int) -> list[str]:
     """Long help or an epilog: each paragraph (blank-line separated) wrapped, a blank line
     before each; a paragraph whose lines are indented keeps its lines as written."""
     if not text:
@@ -241,7 +243,7 @@ def _paragraphs(text) -> list[str]:
         if all(row.startswith(" ") for row in rows):
             lines += rows
         else:
-            lines += _wrap(" ".join(row.strip() for row in rows), WIDTH)
+            lines += _wrap(" ".join(row.strip() for row in rows), width)
     return lines
 
 
@@ -253,50 +255,50 @@ def _show(value) -> str:
     return str(value)
 
 
-def _command_help(program, command) -> list[str]:
+def _command_help(program, command, width: int) -> list[str]:
     from workbench.declaration.model import EFFECT_MEANINGS
     name = program.name
     path = " ".join((name, *command.words))
-    lines = _wrap(_facts.usage(program, command), WIDTH, "         ", "Usage: ")
+    lines = _wrap(_facts.usage(program, command), width, "         ", "Usage: ")
     if command.description:
-        lines += [""] + _wrap(command.description, WIDTH)
-    lines += _paragraphs(command.help)
+        lines += [""] + _wrap(command.description, width)
+    lines += _paragraphs(command.help, width)
     note = _facts.deprecation(command)
     if note or command.since:
         marks = [m for m in (note[:1].upper() + note[1:],
                              f"Since {command.since}." if command.since else "") if m]
-        lines += [""] + _wrap(" ".join(m if m.endswith(".") else m + "." for m in marks), WIDTH)
+        lines += [""] + _wrap(" ".join(m if m.endswith(".") else m + "." for m in marks), width)
     if command.aliases:
         lines += ["", "Aliases: " + ", ".join(command.aliases)]
     if not _builtin(command):   # a built-in's effects are the same everywhere: no line
         lines += [""] + _wrap(EFFECT_MEANINGS.get(command.effects, command.effects or "")
-                              + ".", WIDTH, "  ", f"Effects: {command.effects} - ")
+                              + ".", width, "  ", f"Effects: {command.effects} - ")
     options = _shown(command.listed_options)
     if options:
         lines += ["", "Options:"]
-        lines += _rows([_option_row(option) for option in options])
+        lines += _rows([_option_row(option) for option in options], width)
     for node, keys in command.inherited:
         flags = [command.options[key].flag for key in keys if not command.options[key].hidden]
         if flags:
             owner = " ".join((name, *node.path))
             lines += [""] + _wrap(f"Also {', '.join(flags)}, before or after the command's "
-                                  f"name: see '{owner} --help'.", WIDTH)
+                                  f"name: see '{owner} --help'.", width)
     if command.arguments:
         lines += ["", "Arguments:"]
-        lines += _rows([_argument_row(argument) for argument in command.arguments])
+        lines += _rows([_argument_row(argument) for argument in command.arguments], width)
     if command.examples:
         lines += ["", "Examples:"]
         lines += ["  " + example for example in command.examples]
-    lines += _paragraphs(command.epilog)
+    lines += _paragraphs(command.epilog, width)
     from workbench.declaration.exits import EXIT_CODES
     lines += [""]
     lines += _wrap(", ".join(f"{code} {EXIT_CODES[code][0]}" if code in EXIT_CODES else str(code)
                              for code in _facts.exit_codes(command)),
-                   WIDTH, "  ", "Exit codes: ")
+                   width, "  ", "Exit codes: ")
     lines += [""]
     lines += _wrap("Also: --json (one JSON envelope on stdout). As data: "
                    f"'{path} --help --json', input schema: '{path} --schema'.",
-                   WIDTH)
+                   width)
     return lines
 
 
