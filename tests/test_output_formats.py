@@ -357,22 +357,54 @@ def test_help_wraps_to_the_terminal_width_for_a_person():
     piped = subprocess.run([sys.executable, str(NOTES), "add", "--help"], env=clean_env(),
                            capture_output=True, text=True, timeout=60).stdout
     assert max(map(len, piped.splitlines())) == 80     # agents and pipes: the stable 80
-    narrow = _help_at(60, "add", "--help")
-    wide = _help_at(120, "add", "--help")
-    assert _widest(narrow) <= 60 < _widest(piped)
-    assert 80 < _widest(wide) <= 120
-    assert len(narrow.splitlines()) > len(piped.splitlines()) > len(wide.splitlines())
-    assert narrow.split() == piped.split() == wide.split()   # the same words, wrapped anew
-    assert _help_at(120, "add", "--help", NO_COLOR="1").split() == piped.split()
-
-
-def test_an_agent_at_a_terminal_keeps_the_80_column_help():
-    assert _help_at(120, "add", "--help", AI_AGENT="x") == subprocess.run(
-        [sys.executable, str(NOTES), "add", "--help"], env=clean_env(), capture_output=True,
-        text=True, timeout=60).stdout
+    narrow, usual, wide = (_help_at(columns, "add", "--help") for columns in (60, 80, 120))
+    assert _widest(narrow) <= 60 < _widest(usual) <= 80 < _widest(wide) <= 120
+    assert len(narrow.splitlines()) > len(usual.splitlines()) > len(wide.splitlines())
+    assert narrow.split() == usual.split() == wide.split()   # the same words, wrapped anew
+    assert _help_at(120, "add", "--help", NO_COLOR="1").split() == usual.split()
+    environ = clean_env(COLUMNS="100")   # $COLUMNS wins, as in Python's own shutil
+    assert 80 < _widest(_plain(run_in_pty([NOTES, "add", "--help"], environ,
+                                          columns=60)[1])) <= 100
 
 
 def test_the_help_builtin_wraps_and_is_coloured_like_help():
     code, screen = run_in_pty([NOTES, "help", "add"], clean_env(), columns=60)
     assert BOLD + "Usage:" + RESET in screen
     assert _widest(_plain(screen).replace("\r\n", "\n")) <= 60
+
+
+# -- a person's help (item 2) ---------------------------------------------------------------
+
+def test_a_persons_help_keeps_agent_lines_to_one_closing_line():
+    top = _help_at(80, "--help")
+    assert "Built-in commands:\n  help [<path>...]" in top and "completion <shell>" in top
+    assert "Built in:" not in top and "As data" not in top and "--schema  " not in top
+    assert top.rstrip().endswith("For agents: 'notes help --json', 'notes --schema', 'notes "
+                                 "mcp' (an MCP server),\n'notes skills'.")
+    add = _help_at(80, "add", "--help")
+    assert "Writes: each run changes data again." in add
+    assert "Effects:" not in add and "non_idempotent" not in add
+    assert "--idempotency-key" not in add and "As data" not in add
+    assert add.rstrip().endswith("For agents: --json, 'notes add --help --json', "
+                                 "'notes add --schema'.")
+    assert "Read-only: changes nothing." in _help_at(80, "list", "--help")
+    assert "Destructive: deletes or overwrites data; running it again changes nothing more." \
+        in _help_at(80, "remove", "--help")
+    group = _help_at(80, "sync", "--help")
+    assert group.rstrip().endswith("For agents: 'notes help sync --json', 'notes sync --schema'.")
+
+
+def test_an_agent_and_a_pipe_keep_the_full_help():
+    for argv, env in ((["add", "--help"], {}), (["--help"], {})):
+        piped = subprocess.run([sys.executable, str(NOTES), *argv], env=clean_env(),
+                               capture_output=True, text=True, timeout=60).stdout
+        assert "As data" in piped and ("Effects: non_idempotent" in piped or "Built in:" in piped)
+        assert _help_at(80, *argv, AI_AGENT="x") == piped
+    assert "--idempotency-key <key>" in _help_at(80, "add", "--help", AI_AGENT="x")
+
+
+def test_the_effects_marker_is_coloured_for_a_person():
+    code, screen = run_in_pty([NOTES, "remove", "--help"], clean_env())
+    assert BOLD_RED + "Destructive:" + RESET in screen
+    code, screen = run_in_pty([NOTES, "list", "--help"], clean_env())
+    assert "\x1b[32mRead-only:" + RESET in screen and BOLD + "Options:" + RESET in screen

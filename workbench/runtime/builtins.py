@@ -52,11 +52,11 @@ def run_builtin(program, request, world, serve=None):
 
 
 def _about(program, node, as_json, world):
-    from workbench.runtime.pipeline import help_width
+    from workbench.runtime.pipeline import help_layout
     from workbench.surfaces import cards, help
     if as_json:
         return Document(cards.card(node), None)
-    return Document(None, help.render_help(program, node, help_width(world)))
+    return Document(None, help.render_help(program, node, **help_layout(world)))
 
 
 
@@ -64,13 +64,13 @@ def _help(program, request, world, serve):
     path = list(request.args.get("path") or [])
     node = _help_target(program, path)
     as_json = request.json
-    from workbench.runtime.pipeline import help_width
+    from workbench.runtime.pipeline import help_layout
     from workbench.surfaces import cards, help
     if node in BUILTINS.values():
         return _about(program, node, as_json, world)
     if not as_json:
         return Document(None, help.render_help(program, None if node is program else node,
-                                               help_width(world)))
+                                               **help_layout(world)))
     level = request.options["level"]
     if node is program:
         return Document(cards.help_document(program, level), None)

@@ -58,9 +58,14 @@ def header(text: str) -> str:
     return paint(first, "bold") + newline + rest
 
 
+_MARKERS = {"Read-only": "green", "Writes": "yellow", "Destructive": "bold red"}
+"""A person's help names a command's effects with these (`surfaces.help.effect_marker`)."""
+
+
 def help_text(text: str) -> str:
-    """Help with its section headings (`Usage:`, `Options:`, ... at the margin) in bold and
-    the flags of its option rows in cyan."""
+    """Help with its section headings (`Usage:`, `Options:`, ... at the margin) in bold, its
+    effects marker (read-only, writes, destructive) in its colour and the flags of its option
+    rows in cyan."""
     paint = _styles()
     if paint is None:
         return text
@@ -68,7 +73,9 @@ def help_text(text: str) -> str:
     for line in text.split("\n"):
         if line[:1].isalpha() and ":" in line:
             head, colon, rest = line.partition(":")
-            if " " not in head.strip() or head in ("Exit codes",):
+            if head in _MARKERS:
+                line = paint(head + colon, _MARKERS[head]) + rest
+            elif " " not in head.strip() or head in ("Exit codes", "Built-in commands"):
                 line = paint(head + colon, "bold") + rest
         elif line.startswith("  -"):
             label, gap, rest = line[2:].partition("  ")

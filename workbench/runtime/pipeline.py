@@ -345,7 +345,7 @@ def execute(program, argv, world, *, serve=None):
             from workbench.surfaces import cards, help
             if as_json:
                 return _show(world, True, cards.card(command), None)
-            return _help(world, help.render_help(program, command, help_width(world)))
+            return _help(world, help.render_help(program, command, **help_layout(world)))
         if request.flags["schema"]:
             from workbench.surfaces.schema import input_schema
             return _show(world, True, input_schema(command), None)
@@ -462,7 +462,7 @@ def _describe_node(program, request, world):
         return _show(world, True, doc, None)
     from workbench.surfaces import help
     return _help(world, help.render_help(program, None if node is program else node,
-                                         help_width(world)))
+                                         **help_layout(world)))
 
 
 def _builtin(program, request, world, serve):
@@ -567,15 +567,23 @@ def _is_table(doc) -> bool:
     return isinstance(data, list) and bool(data) and all(isinstance(i, dict) for i in data)
 
 
-def help_width(world) -> int:
-    """The columns help wraps to: a person's terminal width (kept between 40 and 120) at a
-    terminal with no agent; else the stable `surfaces.help.WIDTH` (80), so what agents, pipes
-    and snapshots read never changes with a window."""
+def help_layout(world) -> dict:
+    """How help is laid out (`render_help`'s `width` and `person`): for a person at a
+    terminal with no agent, the person's help at the terminal's width ($COLUMNS, else the
+    terminal's own; kept between 40 and 120); else the full text at the stable
+    `surfaces.help.WIDTH` (80), so what agents, pipes and snapshots read never changes with
+    a window."""
     from workbench.surfaces.help import WIDTH
     if not world.stdout_tty or not _no_agent(world.environ):
-        return WIDTH
-    import shutil
-    return max(40, min(120, shutil.get_terminal_size((WIDTH, 24)).columns))
+        return {"width": WIDTH, "person": False}
+    columns = world.environ.get("COLUMNS", "")
+    if not columns.isdigit():
+        fd = _fileno(world.stdout)
+        try:
+            columns = os.get_terminal_size(fd).columns if fd is not None else WIDTH
+        except OSError:
+            columns = WIDTH
+    return {"width": max(40, min(120, int(columns) or WIDTH)), "person": True}
 
 
 def _help(world, text):

@@ -14,15 +14,24 @@ WIDTH = 80
 _LABEL_MAX = 26
 
 
-def render_help(program, node=None, width: int = WIDTH) -> str:
+PERSON_BUILTINS = (("help",), ("help", "search"), ("completion",))
+"""The built-ins a person's help lists under their own heading; the rest (mcp, skills) are
+for agents, named in its closing line."""
+_AGENT_KEYS = frozenset(("idempotency_key",))
+"""Options a person's help leaves out: the framework's, for agents that retry."""
+
+
+def render_help(program, node=None, width: int = WIDTH, person: bool = False) -> str:
     """Help text for the program (node None), a Group or a Command, wrapped to `width`
-    columns; ends with one newline."""
+    columns; ends with one newline. `person`: the help a person at a terminal reads (effects
+    as read-only / writes / destructive, built-ins under their own heading, the agent-facing
+    lines as one closing line); else the full text agents and pipes read."""
     if node is None or node is program:
-        lines = _program_help(program, width)
+        lines = _program_help(program, width, person)
     elif node.is_group:
-        lines = _group_help(program, node, width)
+        lines = _group_help(program, node, width, person)
     else:
-        lines = _command_help(program, node, width)
+        lines = _command_help(program, node, width, person)
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -101,11 +110,13 @@ def _child_row(child) -> tuple[str, str]:
 
 # -- program and groups --------------------------------------------------------------------
 
-def _program_help(program, width: int) -> list[str]:
+def _program_help(program, width: int, person: bool) -> list[str]:
     name = program.name
     lines = _title(program, width)
     lines += ["", f"Usage: {_facts.usage(program, program)}", "", "Commands:"]
     lines += _rows([_child_row(child) for child in _facts.visible(program)], width)
+    if person:
+        return lines + _person_program_tail(program, width)
     lines += ["", "Options:"]
     lines += _rows([_option_row(option) for option in _shown(program.options)] + [
         ("--json", "one JSON document on stdout (the envelope)"),
@@ -122,7 +133,28 @@ def _program_help(program, width: int) -> list[str]:
     return lines
 
 
-def _group_help(program, group, width: int) -> list[str]:
+def _person_program_tail(program, width: int) -> list[str]:
+    """A person's program help after its commands: the built-ins a person uses, the options,
+    and one closing line for agents."""
+    name = program.name
+    lines = ["", "Built-in commands:"]
+    lines += _rows([(_facts.usage(program, BUILTINS[path])[len(name) + 1:]
+                     .replace(" [options]", ""), BUILTINS[path].description)
+                    for path in PERSON_BUILTINS], width)
+    lines += ["", "Options:"]
+    lines += _rows([_option_row(option) for option in _shown(program.options)] + [
+        ("--json", "one JSON document on stdout (the envelope)"),
+        ("--no-color", "no colour (also NO_COLOR=1)"),
+        ("--version", "print the version"),
+        ("-h, --help", "this help"),
+    ], width)
+    lines += [""] + _wrap(f"Run '{name} <command> --help' for one command.", width)
+    lines += _wrap(f"For agents: '{name} help --json', '{name} --schema', '{name} mcp' (an MCP "
+                   f"server), '{name} skills'.", width)
+    return lines
+
+
+def _group_help(program, group, width: int, person: bool) -> list[str]:
     name = program.name
     path = " ".join(group.path)
     lines = [f"Usage: {_facts.usage(program, group)}"]
@@ -137,6 +169,9 @@ def _group_help(program, group, width: int) -> list[str]:
         lines += ["", "Options (before or after the command's name):"]
         lines += _rows([_option_row(option) for option in options], width)
     lines += [""]
+    if person:
+        return lines + _wrap(f"Run '{name} {path} <command> --help' for one command.", width) \
+            + _wrap(f"For agents: '{name} help {path} --json', '{name} {path} --schema'.", width)
     lines += _wrap(f"Run '{name} {path} <command> --help' for one command. As data: "
                    f"'{name} {path} --schema' (its commands), '{name} {path} <command> --help "
                    f"--json', '{name} help --json'.", width)
@@ -255,7 +290,25 @@ def _show(value) -> str:
     return str(value)
 
 
-def _command_help(program, command, width: int) -> list[str]:
+def effect_marker(command) -> str:
+    """What running a command does, in a person's words: `read-only`, `writes` or
+    `destructive`, with what that means for running it again."""
+    hints = _facts.hints(command)
+    if command.effects == "undeclared":
+        return "Effects not declared: treat it as unsafe."
+    if hints is None:   # withheld: no MCP hints; destructive= still says
+        return "Destructive: may delete or overwrite data." if command.destructive else \
+            "Writes: may change data."
+    if hints["readOnlyHint"]:
+        return "Read-only: changes nothing."
+    again = "running it again changes nothing more" if hints["idempotentHint"] else \
+        "each run changes data again"
+    if hints["destructiveHint"]:
+        return f"Destructive: deletes or overwrites data; {again}."
+    return f"Writes: {again}."
+
+
+def _command_help(program, command, width: int, person: bool) -> list[str]:
     from workbench.declaration.model import EFFECT_MEANINGS
     name = program.name
     path = " ".join((name, *command.words))
@@ -270,10 +323,16 @@ def _command_help(program, command, width: int) -> list[str]:
         lines += [""] + _wrap(" ".join(m if m.endswith(".") else m + "." for m in marks), width)
     if command.aliases:
         lines += ["", "Aliases: " + ", ".join(command.aliases)]
-    if not _builtin(command):   # a built-in's effects are the same everywhere: no line
+    if _builtin(command):   # a built-in's effects are the same everywhere: no line
+        pass
+    elif person:
+        lines += [""] + _wrap(effect_marker(command), width, "  ")
+    else:
         lines += [""] + _wrap(EFFECT_MEANINGS.get(command.effects, command.effects or "")
                               + ".", width, "  ", f"Effects: {command.effects} - ")
     options = _shown(command.listed_options)
+    if person:
+        options = [option for option in options if option.key not in _AGENT_KEYS]
     if options:
         lines += ["", "Options:"]
         lines += _rows([_option_row(option) for option in options], width)
@@ -296,6 +355,9 @@ def _command_help(program, command, width: int) -> list[str]:
                              for code in _facts.exit_codes(command)),
                    width, "  ", "Exit codes: ")
     lines += [""]
+    if person:
+        return lines + _wrap(f"For agents: --json, '{path} --help --json', '{path} --schema'.",
+                             width)
     lines += _wrap("Also: --json (one JSON envelope on stdout). As data: "
                    f"'{path} --help --json', input schema: '{path} --schema'.",
                    width)
