@@ -241,6 +241,32 @@ def test_piped_a_progress_report_stays_off_unless_asked():
     assert json.loads(asked[-1])["progress"]["done"] == 3
 
 
+def test_progress_in_an_ndjson_stream_is_progress_lines_in_the_stream():
+    done = shelf("slow", "--steps", "60", "--format", "ndjson", "--progress")
+    assert done.returncode == 0 and done.stderr == ""   # in the stream, not on stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert list(lines[0]) == ["@meta"] and lines[-1] == {"@end": {"ok": True, "count": 1,
+                                                                  "exit": 0}}
+    reports = [line["@progress"] for line in lines if "@progress" in line]
+    assert reports[0] == {"done": 1, "of": 60, "elapsed_ms": 0, "eta_ms": None,
+                          "message": "copying"}
+    assert reports[-1]["done"] == 60 and reports[-1]["eta_ms"] == 0
+    assert reports[-1]["elapsed_ms"] >= 60 * 20 * 0.9 and 2 <= len(reports) < 60   # throttled
+    for report in reports[1:-1]:
+        assert report["eta_ms"] >= 0 and 0 < report["done"] < 60
+    assert lines[-2] == {"copied": 60}
+    quiet = shelf("slow", "--steps", "3", "--format", "ndjson")   # piped, not asked: none
+    assert "@progress" not in quiet.stdout and quiet.stderr == ""
+
+
+def test_a_stream_that_reported_progress_then_failed_has_one_meta_line():
+    done = shelf("slow", "--steps", "5", "--fail-at", "2", "--format", "ndjson", "--progress")
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert done.returncode == 7 and [list(line)[0] for line in lines] == [
+        "@meta", "@progress", "@end"]   # opened by the first report, closed by the failure
+    assert lines[-1]["@end"]["error"]["code"] == "disk_full"
+
+
 # -- colour for a person, never for an agent or a pipe (item 1) ---------------------------
 
 BOLD_RED, CYAN, BOLD, RESET = "\x1b[1;31m", "\x1b[36m", "\x1b[1m", "\x1b[0m"

@@ -85,9 +85,11 @@ class World:
         self.colour_out = False   # colour on stdout, on stderr (`_colours`)
         self.colour_err = False
         self.delivered = False    # the call's envelope (or stream end) went out
+        self.stream_open = False  # an ndjson stream's @meta line went out (`open_stream`)
         self.progress_lines = False
         self.progress_bar = False   # a person at a terminal: `ctx.progress` draws a bar
         self._bar_start = None      # when the bar's first report came; None: no bar drawn
+        self._stream_start = None   # when a stream's first @progress line went out
         self.on_progress = None   # the MCP server forwards progress as notifications
         self._last_progress = None
         self.exc_info = None      # what the handler raised, for `workbench.testing.Result`
@@ -133,7 +135,8 @@ class World:
         final = total is not None and done >= total
         if self.progress_bar and self.on_progress is None:
             return self._draw_bar(now, done, total, message, final)
-        interval = MCP_PROGRESS_EVERY if self.on_progress is not None else LINE_PROGRESS_EVERY
+        interval = MCP_PROGRESS_EVERY if self.on_progress is not None else \
+            STREAM_PROGRESS_EVERY if self.ndjson else LINE_PROGRESS_EVERY
         if self._last_progress is not None and now - self._last_progress < interval and not final:
             return
         self._last_progress = now
@@ -142,6 +145,8 @@ class World:
         if self.on_progress is not None:
             self.on_progress(done, total, message)
             return
+        if self.ndjson:
+            return self._stream_progress(ctx, now, done, total, message)
         record = {"progress": {"command": " ".join(ctx.command.path), "done": done}}
         if total is not None:
             record["progress"]["total"] = total
@@ -149,6 +154,22 @@ class World:
             record["progress"]["message"] = message
         self.err(_envelope.encode(record) + "\n", masked=True)   # the message is masked
 
+
+    def _stream_progress(self, ctx, now, done, total, message) -> None:
+        """An `@progress` line in an ndjson stream (opened first when the handler reports
+        before its first item): done, of, elapsed_ms and eta_ms (null until a rate is
+        known)."""
+        if self._stream_start is None:
+            self._stream_start = now
+        elapsed = now - self._stream_start
+        eta = None
+        if total is not None and done and elapsed > 0:
+            eta = max(0, round((total - done) * elapsed / done * 1000))
+        record = {"done": done, "of": total, "elapsed_ms": round(elapsed * 1000), "eta_ms": eta}
+        if message:
+            record["message"] = message
+        open_stream(ctx.program, self, ctx.command)
+        self.out(_envelope.encode({"@progress": record}) + "\n", masked=True)   # masked
 
     def _draw_bar(self, now, done, total, message, final) -> None:
         """A person's progress bar on stderr, redrawn in place at most ten times a second:
@@ -220,6 +241,8 @@ MCP_PROGRESS_EVERY = 0.04
 (the conformance suite's `tools-call-with-progress`), a tight loop is still thinned."""
 LINE_PROGRESS_EVERY = 2.0
 """Seconds between progress lines on stderr, where a person or a log reads them."""
+STREAM_PROGRESS_EVERY = 1.0
+"""Seconds between `@progress` lines in an ndjson stream."""
 BAR_EVERY = 0.1
 """Seconds between redraws of a person's progress bar."""
 
@@ -596,7 +619,7 @@ def _help(world, text):
 
 def _deliver_stream(program, world, doc, command=None) -> int:
     """An envelope under `--format ndjson`: the @meta line, its data as items, the @end line."""
-    world.out_json({"@meta": _stream_head(program, command)})
+    open_stream(program, world, command)
     count = 0
     if doc.get("ok") is True or doc.get("ok") == "partial":   # `doc` is sealed: masked
         data = doc.get("data")
@@ -609,6 +632,14 @@ def _deliver_stream(program, world, doc, command=None) -> int:
     world.out(_envelope.encode({"@end": end}) + "\n", masked=True)
     world.delivered = True
     return end["exit"]
+
+
+def open_stream(program, world, command) -> None:
+    """The @meta line that opens an ndjson stream, once (an `@progress` line may open it
+    before the first item)."""
+    if not world.stream_open:
+        world.stream_open = True
+        world.out_json({"@meta": _stream_head(program, command)})
 
 
 def _stream_head(program, command) -> dict:
@@ -1015,7 +1046,7 @@ def _without_flag(tokens, flag):
 def _stream(program, command, request, world, ctx, items, debug, page=None, captured=None):
     """`--format ndjson`: an @meta line, one line per item, an @end line (count, exit, next)."""
     encode = _envelope.encode
-    world.out_json({"@meta": _stream_head(program, command)})
+    open_stream(program, world, command)
     count = 0
     doc = None
     if not hasattr(items, "__next__") and not isinstance(items, list):
