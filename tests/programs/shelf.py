@@ -60,7 +60,7 @@ def count(ctx):
 
 
 program = Program(
-    name="shelf", version="1.0", description="Books on shelves",
+    name="shelf", version="1.0", description="Books on shelves", mcp_filters=True,
     commands=[
         Command(name="books", description="All books", effects="read_only", run=books,
                 output={"type": "array", "items": BOOK}),

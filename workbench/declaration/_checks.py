@@ -13,7 +13,7 @@ from workbench.declaration._derived import derived
 from workbench.declaration.builtins import (GLOBAL_SPELLINGS, RESERVED_COMMANDS, RESERVED_SHORTS,
                                            SHARED_SPELLINGS)
 
-FRAMEWORK_GLOBALS = frozenset(("fields",))
+FRAMEWORK_GLOBALS = frozenset(("fields", "jq"))
 """Global flags the framework also attaches to a command (as its MCP argument)."""
 from workbench.declaration.exits import exit_problem
 from workbench.declaration.model import (
@@ -195,6 +195,9 @@ def check_program(program) -> None:
     if program.discovery not in ("auto", "full", "progressive"):
         raise DefinitionError(f"program {program.name!r}: discovery={program.discovery!r} is "
                               f"not one of 'auto', 'full', 'progressive'")
+    if not isinstance(program.mcp_filters, bool):
+        raise DefinitionError(f"program {program.name!r}: mcp_filters={program.mcp_filters!r} "
+                              f"must be True or False")
     name = program.name
     if not isinstance(name, str) or not name or any(c.isspace() for c in name) \
             or name.startswith("-"):

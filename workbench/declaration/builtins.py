@@ -46,10 +46,18 @@ FORMATS = ("json", "ndjson", "table", "tsv")
 
 
 def fields_option() -> Option:
-    """`--fields a,b.c`: a global flag; also each paginated command's `fields` MCP argument
-    (`workbench.declaration._extras`), so one description serves both."""
+    """`--fields a,b.c`: a global flag; also each paginated command's `fields` MCP argument,
+    and every command's where the program opts in (`workbench.declaration._extras`), so one
+    description serves both."""
     return Option("string", "keep only these fields of the data, comma-separated (a.b: a "
                   "nested one; null when unset)", placeholder="<a,b.c>")
+
+
+def jq_option() -> Option:
+    """`--jq EXPR`: a global flag; also an MCP argument where the program opts in
+    (`Program(mcp_filters=True)`), so one description serves both."""
+    return Option("string", "filter the data through this jq expression (the jq extra); one "
+                  "result is the data, several a list", placeholder="<expr>")
 
 
 def _global_options() -> dict:
@@ -65,8 +73,7 @@ def _global_options() -> dict:
                          "the default when piped)", choices=FORMATS),
         "progress": Option("boolean", "report progress on stderr", negatable=False),
         "fields": fields_option(),
-        "jq": Option("string", "filter the data through this jq expression (the jq extra); "
-                     "one result is the data, several a list", placeholder="<expr>"),
+        "jq": jq_option(),
         "no_color": Option("boolean", "no colour, even at a terminal (as NO_COLOR=1)",
                            negatable=False),
     }
