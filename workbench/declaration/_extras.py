@@ -62,8 +62,10 @@ def attach(command) -> None:
 
 def _why(key: str) -> str:
     """What in the declaration makes the framework add the option `key`."""
-    if key in ("fields", "jq"):
-        return "the global --fields and --jq, as MCP arguments"
+    if key == "fields":
+        return "paginated=True or Program(mcp_filters=True)"
+    if key == "jq":
+        return "Program(mcp_filters=True)"
     if key in ("limit", "cursor", "all"):
         return "paginated=True"
     return "plan=" if key in ("dry_run", "expect_plan") else "effects=non_idempotent"

@@ -59,7 +59,6 @@ def _about(program, node, as_json, world):
     return Document(None, help.render_help(program, node, **help_layout(world)))
 
 
-
 def _help(program, request, world, serve):
     path = list(request.args.get("path") or [])
     node = _help_target(program, path)

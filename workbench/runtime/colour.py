@@ -1,9 +1,8 @@
 """Colour for a person at a terminal, never for an agent or a pipe.
 
-`enabled` is the one rule (`--no-color`, `NO_COLOR`, `FORCE_COLOR`, `TERM=dumb`, a terminal, an
-agent);
-the painters add ANSI styles through Rich's `Style` (the `people` extra), imported only once
-colour is on. Without Rich installed, text stays plain: colour is never worth a failure.
+`enabled` is the one rule (`--no-color`, `NO_COLOR`, `FORCE_COLOR`, `TERM=dumb`, a terminal,
+an agent); the painters add ANSI styles through Rich's `Style` (the `people` extra), imported
+only once colour is on. Without Rich installed, text stays plain: colour is never worth a failure.
 """
 
 from __future__ import annotations
@@ -59,7 +58,7 @@ def header(text: str) -> str:
 
 
 _MARKERS = {"Read-only": "green", "Writes": "yellow", "Destructive": "bold red"}
-"""A person's help names a command's effects with these (`surfaces.help.effect_marker`)."""
+"""A person's help names a command's effects with these (`surfaces.help._effect_marker`)."""
 
 
 def help_text(text: str) -> str:

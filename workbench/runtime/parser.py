@@ -401,7 +401,7 @@ def _parse_command(request, command, tokens, environ, placeholders=False, trial=
         request.provenance["fields"] = {"source": "flag", "location": "--fields"}
         if "fields" in extra_keys:   # a paginated command's MCP argument is the global flag
             request.extras["fields"] = request.flags["fields"]
-    if request.flags["jq"] is not None:   # a filter (`surfaces.output.projected_in`)
+    if request.flags["jq"] is not None:   # a filter (`surfaces.output.filtered_in`)
         request.provenance["jq"] = {"source": "flag", "location": "--jq"}
     if command.deprecated or command.replaced_by:
         request.warnings.append(

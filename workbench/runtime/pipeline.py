@@ -423,8 +423,8 @@ def _definition_failure(error) -> dict:
 
 def _modes(argv) -> tuple:
     """(--json or --format json, --format ndjson, --debug, --progress, the --format asked,
-    --no-color), read as the parser reads global flags, so that even a refusal is printed the way the
-    caller asked."""
+    --no-color), read as the parser reads global flags, so that even a refusal is printed the
+    way the caller asked."""
     from workbench.runtime.parser import split_globals
     try:
         flags = split_globals(argv)[0]

@@ -290,7 +290,7 @@ def _show(value) -> str:
     return str(value)
 
 
-def effect_marker(command) -> str:
+def _effect_marker(command) -> str:
     """What running a command does, in a person's words: `read-only`, `writes` or
     `destructive`, with what that means for running it again."""
     hints = _facts.hints(command)
@@ -326,7 +326,7 @@ def _command_help(program, command, width: int, person: bool) -> list[str]:
     if _builtin(command):   # a built-in's effects are the same everywhere: no line
         pass
     elif person:
-        lines += [""] + _wrap(effect_marker(command), width, "  ")
+        lines += [""] + _wrap(_effect_marker(command), width, "  ")
     else:
         lines += [""] + _wrap(EFFECT_MEANINGS.get(command.effects, command.effects or "")
                               + ".", width, "  ", f"Effects: {command.effects} - ")
