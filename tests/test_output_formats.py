@@ -434,3 +434,22 @@ def test_the_effects_marker_is_coloured_for_a_person():
     assert BOLD_RED + "Destructive:" + RESET in screen
     code, screen = run_in_pty([NOTES, "list", "--help"], clean_env())
     assert "\x1b[32mRead-only:" + RESET in screen and BOLD + "Options:" + RESET in screen
+
+
+def test_progress_without_a_total_in_a_stream_says_of_and_eta_null_and_masks_the_message():
+    from workbench import Command, Option, Program
+    from workbench.testing import Runner
+
+    def sync(ctx):
+        ctx.progress(2, message=f"token {ctx.options.token}")
+        yield {"synced": 2}
+    program = Program(name="t", version="1", description="d", commands=[
+        Command(name="sync", description="Sync", effects="read_only", run=sync,
+                options={"token": Option("string", "secret", sensitive=True)},
+                examples=["t sync"])])
+    result = Runner(program).invoke(["sync", "--token", "s3cret-value", "--format", "ndjson",
+                                     "--progress"])
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert lines[1] == {"@progress": {"done": 2, "of": None, "elapsed_ms": 0, "eta_ms": None,
+                                      "message": "token ***"}}, lines
+    assert "s3cret" not in result.stdout and lines[2] == {"synced": 2}
