@@ -117,13 +117,7 @@ def _program_help(program, width: int, person: bool) -> list[str]:
     lines += _rows([_child_row(child) for child in _facts.visible(program)], width)
     if person:
         return lines + _person_program_tail(program, width)
-    lines += ["", "Options:"]
-    lines += _rows([_option_row(option) for option in _shown(program.options)] + [
-        ("--json", "one JSON document on stdout (the envelope)"),
-        ("--schema", "the whole program as data (JSON Schema)"),
-        ("--version", "print the version"),
-        ("-h, --help", "this help"),
-    ], width)
+    lines += ["", "Options:"] + _program_options(program, width, False)
     lines += ["", f"Built in: {name} help, {name} completion bash|zsh|fish, {name} mcp, "
               f"{name} skills"]
     lines += [""]
@@ -131,6 +125,18 @@ def _program_help(program, width: int, person: bool) -> list[str]:
                    f"'{name} help --json' (--level names|summary|card), "
                    f"'{name} <command> --help --json'.", width)
     return lines
+
+
+def _program_options(program, width: int, person: bool) -> list[str]:
+    """The program's options and the global flags its help names: `--schema` for agents,
+    `--no-color` for a person."""
+    return _rows([_option_row(option) for option in _shown(program.options)] + [
+        ("--json", "one JSON document on stdout (the envelope)"),
+        ("--no-color", "no colour (also NO_COLOR=1)") if person else
+        ("--schema", "the whole program as data (JSON Schema)"),
+        ("--version", "print the version"),
+        ("-h, --help", "this help"),
+    ], width)
 
 
 def _person_program_tail(program, width: int) -> list[str]:
@@ -141,13 +147,7 @@ def _person_program_tail(program, width: int) -> list[str]:
     lines += _rows([(_facts.usage(program, BUILTINS[path])[len(name) + 1:]
                      .replace(" [options]", ""), BUILTINS[path].description)
                     for path in PERSON_BUILTINS], width)
-    lines += ["", "Options:"]
-    lines += _rows([_option_row(option) for option in _shown(program.options)] + [
-        ("--json", "one JSON document on stdout (the envelope)"),
-        ("--no-color", "no colour (also NO_COLOR=1)"),
-        ("--version", "print the version"),
-        ("-h, --help", "this help"),
-    ], width)
+    lines += ["", "Options:"] + _program_options(program, width, True)
     lines += [""] + _wrap(f"Run '{name} <command> --help' for one command.", width)
     lines += _wrap(f"For agents: '{name} help --json', '{name} --schema', '{name} mcp' (an MCP "
                    f"server), '{name} skills'.", width)
