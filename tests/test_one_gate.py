@@ -232,7 +232,7 @@ def test_every_builtin_and_global_flag_is_declared_once():
     assert set(BUILTINS) == {("help",), ("help", "search"), ("completion",), ("mcp",),
                              ("mcp", "config"), ("skills",)}
     assert list(GLOBAL_OPTIONS) == ["json", "help", "schema", "version", "debug", "format",
-                                    "progress", "fields", "jq"]
+                                    "progress", "fields", "jq", "no_color"]
     assert GLOBAL_OPTIONS["help"].short_flag == "-h"
 
 
