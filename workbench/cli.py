@@ -249,6 +249,8 @@ program = Program(
                                           "new snapshots"),
                          "snapshots": Option(type="string", default=".burgee/snapshots",
                                              description="snapshot folder for --headless"),
+                         "picture": Option(type="boolean", description="with --headless: also "
+                                           "draw the dashboard as SVG beside the snapshot folder"),
                          "port": Option(type="integer", description="MCP port on 127.0.0.1 "
                                         "(default: a free one)"),
                          "run_writes": Option(type="boolean", description="also run examples of "
