@@ -161,6 +161,28 @@ def test_fields_without_a_value_is_refused():
     assert done.returncode == 2 and error["code"] == "missing_value"
 
 
+def test_json_equals_fields_is_fields_and_json_in_one_flag():
+    done = shelf("books", "--json=id,loc.shelf")
+    assert done.returncode == 0
+    assert json.loads(done.stdout)["data"] == [
+        {"id": 1, "loc": {"shelf": "A"}}, {"id": 2, "loc": {"shelf": "B"}},
+        {"id": 3, "loc": {"shelf": None}}]
+    assert shelf("books", "--json=id", "--fields", "id").returncode == 0   # the same fields
+
+
+def test_json_equals_fields_beside_other_fields_is_refused_keeping_the_rest():
+    done = shelf("books", "--json=id", "--fields", "title", "--debug")
+    error = json.loads(done.stdout)["error"]   # refused in the mode --json=... asked for
+    assert done.returncode == 2 and error["code"] == "conflicting_options"
+    assert error["fix"] == "shelf books --json=id --debug"
+    assert shelf(*error["fix"].split()[1:]).returncode == 0
+
+
+def test_json_with_a_space_never_takes_fields():
+    done = shelf("books", "--json", "id")   # a positional argument, not a field list
+    assert json.loads(done.stdout)["error"]["code"] == "unexpected_argument"
+
+
 # -- counts and next steps (item 6) --------------------------------------------------------
 
 def test_ctx_next_is_a_runnable_next_in_the_callers_mode():

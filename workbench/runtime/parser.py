@@ -79,6 +79,7 @@ def split_globals(argv) -> tuple:
     Refuses a global flag's bad value (`--format bogus`) as any option's would be refused."""
     flags = _default_flags()
     rest: list[str] = []
+    json_fields = None
     i = 0
     while i < len(argv):
         token = argv[i]
@@ -92,8 +93,11 @@ def split_globals(argv) -> tuple:
             i += 1
             continue
         if option.type == "boolean":
-            if eq:
-                rest.append(token)   # `--json=x`: not a global spelling; the command refuses it
+            if eq and option.key == "json" and inline:
+                flags["json"] = True   # `--json=a,b`: the envelope with these fields only
+                json_fields = inline
+            elif eq:
+                rest.append(token)   # `--flag=x`: not a global spelling; the command refuses it
             else:
                 flags[option.key] = True
             i += 1
@@ -119,7 +123,27 @@ def split_globals(argv) -> tuple:
                           hint=f"did you mean {fixed}?" if close else None,
                           fix=rest + [option.flag, fixed] + argv[i + width:]) from None
         i += width
+    if json_fields is not None:
+        flags["fields"] = _json_fields(json_fields, flags["fields"], argv)
     return flags, rest
+
+
+def _json_fields(inline: str, given, argv: list) -> str:
+    """The field list of `--json=a,b` (Frazer's spelling of `--fields a,b --json`). Only the
+    `=` form takes fields: `--json a,b` would make a positional argument ambiguous. Refused
+    beside a different `--fields`, the fix keeping `--json=a,b` and dropping `--fields`."""
+    if given is None or given == inline:
+        return inline
+    fix, skip = [], False
+    for token in argv:
+        if skip:
+            skip = False
+        elif token == "--fields":
+            skip = True
+        elif not token.startswith("--fields="):
+            fix.append(token)
+    raise Refusal("conflicting_options", f"--json={_clip(inline)} and --fields {_clip(given)} "
+                  "name different fields", hint="give the fields once", fix=fix)
 
 
 def _clip(text: str) -> str:

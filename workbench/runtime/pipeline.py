@@ -435,7 +435,8 @@ def _modes(argv) -> tuple:
         flags = split_globals(argv)[0]
     except Refusal:
         head = argv[:argv.index("--")] if "--" in argv else argv
-        return ("--json" in head, False, "--debug" in head, "--progress" in head, None,
+        as_json = "--json" in head or any(t.startswith("--json=") for t in head)
+        return (as_json, False, "--debug" in head, "--progress" in head, None,
                 "--no-color" in head)
     fmt = flags["format"]
     return (flags["json"] or fmt == "json", fmt == "ndjson", flags["debug"], flags["progress"],
@@ -542,6 +543,8 @@ def runnable(program, tokens, as_json, command=None) -> str:
             continue
         else:
             head.append(token)
+    if "--json" in mode and any(t.startswith("--json=") for t in head):
+        mode = [m for m in mode if m != "--json"]   # `--json=a,b` already says it
     tokens = head + list(tokens[at:])
     if tokens[:1] == [program.name]:
         tokens = tokens[1:]
