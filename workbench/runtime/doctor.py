@@ -95,9 +95,8 @@ def start_contract(path: str, environ):
     runs as a subprocess: the runtime does not import it."""
     import subprocess
     import sys
-    import workbench
     env = dict(environ)
-    root = os.path.dirname(os.path.dirname(os.path.abspath(workbench.__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env["PYTHONPATH"] = os.pathsep.join(filter(None, (root, env.get("PYTHONPATH"))))
     argv = [sys.executable, "-m", "workbench.cli", "check", path, "--calls", str(CHECK_CALLS),
             "--seed", "0", "--json"]
