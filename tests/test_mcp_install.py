@@ -460,3 +460,61 @@ def test_a_file_with_windows_line_endings_keeps_them(place, client):
     assert b"\r\n" in written and b"\n" not in written.replace(b"\r\n", b"")
     assert "notes" in _load(path)[KEY.get(client, "mcpServers")]
     assert run(place, "mcp", "install", "--client", client).stdout.endswith("unchanged\n")
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (Linux /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def _gone(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM"])
+def test_doctor_stopped_takes_its_contract_check_with_it(place, signal_name):
+    import signal
+    import time
+    slow = place / "project" / "slow.py"   # its server never answers: doctor waits on it
+    slow.write_text('import sys, time\nif sys.argv[1:] == ["mcp"]:\n    time.sleep(60)\n'
+                    + NOTES.read_text())
+    doctor = subprocess.Popen([sys.executable, str(slow), "mcp", "doctor", "--client", "cursor",
+                               "--timeout", "60", "--json"], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, env=_env(place), cwd=place / "project")
+    try:
+        deadline = time.monotonic() + 60
+        checker = None
+        while checker is None and time.monotonic() < deadline:
+            for child in _children(doctor.pid):
+                try:
+                    if b"\0check\0" in Path(f"/proc/{child}/cmdline").read_bytes():
+                        checker = child
+                except OSError:   # it ended meanwhile
+                    continue
+            time.sleep(0.05)
+        assert checker is not None, "the contract check never started"
+        doctor.send_signal(getattr(signal, signal_name))
+        doctor.communicate(timeout=60)
+        assert doctor.returncode in (130, 143), doctor.returncode
+        assert not Path(f"/proc/{checker}").exists(), "the contract check outlived doctor"
+        while not _gone(checker) and time.monotonic() < deadline:   # its workers: killed
+            time.sleep(0.05)
+        assert _gone(checker), "a worker of the contract check outlived doctor"
+    finally:
+        if doctor.poll() is None:
+            doctor.kill()
+            doctor.communicate()

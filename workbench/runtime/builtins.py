@@ -368,19 +368,24 @@ def _doctor(program, request, world, serve):
         commands.add(check_fix)
         if options["check"]:   # runs while the server is checked
             checking = doctor.start_contract(path, environ)
-    if all(item["status"] == "ok" for item in findings):
-        findings.append(doctor.check_server(argv, environ, options["timeout"]))
-    else:
-        findings.append(doctor.finding("mcp server", "skipped", "not started: a check above "
-                                       "failed", "fix that first"))
-    if checking is not None:
-        findings.append(doctor.finish_contract(checking, check_fix))
-    elif path:
-        findings.append(doctor.finding("contract", "skipped", "not run (--no-check)", check_fix))
-    else:
-        findings.append(doctor.finding("contract", "skipped", "not run: the program's file is "
-                                       "not known (an installed console script)",
-                                       "run 'burgee check FILE' on the file that declares it"))
+    try:
+        if all(item["status"] == "ok" for item in findings):
+            findings.append(doctor.check_server(argv, environ, options["timeout"]))
+        else:
+            findings.append(doctor.finding("mcp server", "skipped", "not started: a check "
+                                           "above failed", "fix that first"))
+        if checking is not None:
+            findings.append(doctor.finish_contract(checking, check_fix))
+        elif path:
+            findings.append(doctor.finding("contract", "skipped", "not run (--no-check)",
+                                           check_fix))
+        else:
+            findings.append(doctor.finding("contract", "skipped", "not run: the program's file "
+                                           "is not known (an installed console script)",
+                                           "run 'burgee check FILE' on the file that declares "
+                                           "it"))
+    finally:   # interrupted or terminated: the checker's processes end with doctor
+        doctor.stop_contract(checking)
     import os
     home, project = _home(environ), os.getcwd()
     seen = set()

@@ -149,6 +149,12 @@ def finish_contract(process, fix: str, limit: float = CHECK_LIMIT) -> dict:
     return finding("contract", "ok", f"{head}{report['calls']} call(s), 0 violations, {rate}")
 
 
+def stop_contract(process) -> None:
+    """End a started check that is still running, with its processes (None: none started)."""
+    if process is not None and not isinstance(process, OSError) and process.poll() is None:
+        _kill(process)
+
+
 def check_server(argv, environ, timeout: float) -> dict:
     """Start the server as a client would and ask for `initialize`, then `tools/list`."""
     from workbench._text import join
