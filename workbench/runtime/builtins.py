@@ -361,13 +361,13 @@ def _doctor(program, request, world, serve):
     findings = [doctor.check_program(program), doctor.check_command(argv, environ),
                 doctor.check_extra()]
     commands = set()   # the fixes that are command lines: the envelope's `next` on a failure
-    path = program.source or (_script_command(program) or [None, None])[1]
+    source = program.source or (_script_command(program) or [None, None])[1]
     checking = None
-    if path:
-        check_fix = doctor.check_command_line(path, environ, output_mode(world, request.json))
+    if source:
+        check_fix = doctor.check_command_line(source, environ, output_mode(world, request.json))
         commands.add(check_fix)
         if options["check"]:   # runs while the server is checked
-            checking = doctor.start_contract(path, environ)
+            checking = doctor.start_contract(source, environ)
     try:
         if all(item["status"] == "ok" for item in findings):
             findings.append(doctor.check_server(argv, environ, options["timeout"]))
@@ -376,7 +376,7 @@ def _doctor(program, request, world, serve):
                                            "above failed", "fix that first"))
         if checking is not None:
             findings.append(doctor.finish_contract(checking, check_fix))
-        elif path:
+        elif source:
             findings.append(doctor.finding("contract", "skipped", "not run (--no-check)",
                                            check_fix))
         else:
