@@ -198,7 +198,7 @@ def _load_failed(error, argv) -> int:
     return code
 
 
-def _print_failure(code: str, message: str, exit: int, hint: str, argv) -> int:
+def _print_failure(code: str, message: str, exit: int, hint: str | None, argv) -> int:
     """A failure before any program runs: an envelope under the caller's --json (before any
     `--`), else the error and hint on stderr. Returns `exit`."""
     from workbench.runtime import envelope
@@ -251,6 +251,8 @@ program = Program(
                                           "new snapshots"),
                          "snapshots": Option(type="string", default=".burgee/snapshots",
                                              description="snapshot folder for --headless"),
+                         "picture": Option(type="boolean", description="with --headless: also "
+                                           "draw the dashboard as SVG beside the snapshot folder"),
                          "port": Option(type="integer", description="MCP port on 127.0.0.1 "
                                         "(default: a free one)"),
                          "run_writes": Option(type="boolean", description="also run examples of "
