@@ -23,10 +23,8 @@ def output_schema(command: Command) -> dict[str, Any] | None:
     output schema and a JSON object as structuredContent, so other shapes are left out rather
     than offered to some clients and refused by others. The data still arrives in the text.
     """
-    output = command.output
-    if isinstance(output, dict) and output.get("type") == "object":
-        return output
-    return None
+    from workbench.declaration.model import object_output
+    return object_output(command)
 
 
 _SAID_BY_THE_TOOL = ("$schema", "title", "description")
