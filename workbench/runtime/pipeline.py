@@ -333,7 +333,7 @@ def execute(program, argv, world, *, serve=None):
         if request.builtin is not None:
             return _builtin(program, request, world, serve)
         if request.flags["version"] and request.command is None:
-            return _show(world, as_json, {"name": program.name, "version": program.version},
+            return _show(world, as_json, _version_document(program),
                          f"{program.name} {program.version}")
         if request.command is None:
             return _describe_node(program, request, world)
@@ -362,6 +362,13 @@ def execute(program, argv, world, *, serve=None):
             return _deliver(program, world, doc, as_json)
         except PipeClosed:
             return code, None
+
+
+def _version_document(program) -> dict:
+    """`--version --json`: name, version and the capabilities an agent detects features by."""
+    from workbench.declaration.capabilities import capabilities
+    return {"name": program.name, "version": program.version,
+            "capabilities": capabilities(program)}
 
 
 def _is_terminal(stream) -> bool:
@@ -586,9 +593,11 @@ def _deliver_stream(program, world, doc, command=None) -> int:
 
 
 def _stream_head(program, command) -> dict:
+    from workbench.declaration.capabilities import capabilities
     return {"command": " ".join(command.path) if command is not None else None,
             "schema_version": program.schema_version,
-            "format": "ndjson", "items": "one JSON value per line until the @end line"}
+            "format": "ndjson", "items": "one JSON value per line until the @end line",
+            "capabilities": capabilities(program)}
 
 
 def reads_live(world, request) -> bool:

@@ -29,6 +29,8 @@ def help_document(program, level: str = "summary", *, card_of=None, summary_of=N
         "level": level,
         "usage": f"{name} <command> [options]",
     }
+    from workbench.declaration.capabilities import capabilities
+    doc["capabilities"] = capabilities(program)
     if program.options:
         doc["options"] = [_option(option) for option in program.options.values()]
     commands = _facts.listed_commands(program)
