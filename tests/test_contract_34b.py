@@ -55,3 +55,58 @@ async def test_capabilities_over_mcp(tmp_path):
                                        + ", ".join(CAPABILITIES))
         experimental = client.server_capabilities.experimental
         assert experimental["burgee"]["capabilities"] == list(CAPABILITIES)
+
+
+# --- 2. self-scoped commands ------------------------------------------------------------
+
+
+def _tasks_env(tmp_path):
+    return caller_env(tmp_path / "state") | {"TASKS_FILE": str(tmp_path / "tasks.json")}
+
+
+def test_a_self_scoped_command_refuses_another_agents_item_on_the_cli(tmp_path):
+    extra = _tasks_env(tmp_path)
+    claude, codex = {"CLAUDECODE": "1"}, {"CODEX_THREAD_ID": "th-7"}
+    assert _cli(AGENTIC, ["claim", "fix the build"], extra, tmp_path, env=claude).returncode == 0
+    refused = _cli(AGENTIC, ["done", "1", "--json"], extra, tmp_path, env=codex)
+    assert refused.returncode == 2 and refused.stderr == ""
+    error = json.loads(refused.stdout)["error"]
+    assert error["code"] == "not_yours"
+    assert "'claude-code'" in error["message"] and "'codex'" in error["message"]
+    assert error["fix"] == "tasks mine --agent codex --json"   # the caller's own command
+    # refused before the plan too, and nothing changed
+    planned = _cli(AGENTIC, ["done", "1", "--dry-run", "--json"], extra, tmp_path, env=codex)
+    assert json.loads(planned.stdout)["error"]["code"] == "not_yours"
+    assert json.loads((tmp_path / "tasks.json").read_text())["tasks"][0]["done"] is False
+    # no `instead`: the person is asked (said to a person on stderr, exit 2)
+    dropped = _cli(AGENTIC, ["drop", "1"], extra, tmp_path, env=codex)
+    assert dropped.returncode == 2 and "ask the person" in dropped.stderr
+    assert "belongs to 'claude-code'" in dropped.stderr and dropped.stdout == ""
+    # the owner, by detection or by --agent, and a person, act on it
+    assert _cli(AGENTIC, ["done", "1", "--agent", "claude-code"], extra, tmp_path,
+                env=codex).returncode == 0
+    assert _cli(AGENTIC, ["done", "1"], extra, tmp_path, env=claude).returncode == 0
+    assert _cli(AGENTIC, ["drop", "1"], extra, tmp_path).returncode == 0
+    card = json.loads(_cli(AGENTIC, ["done", "--help", "--json"], extra, tmp_path).stdout)
+    assert card["scope"] == "self" and card["instead"] == "mine --agent {agent}"
+    assert {"code": "not_yours", "exit": 2} .items() <= next(
+        e for e in card["errors"] if e["code"] == "not_yours").items()
+    assert "--agent" in [o["flag"] for o in card["options"]]
+
+
+@pytest.mark.asyncio
+async def test_a_self_scoped_command_refuses_another_agents_item_over_mcp(tmp_path):
+    from mcp import Client
+    extra = _tasks_env(tmp_path)
+    assert _cli(AGENTIC, ["claim", "fix the build"], extra, tmp_path,
+                env={"CLAUDECODE": "1"}).returncode == 0
+    async with Client(stdio_params(AGENTIC, extra | {"CODEX_THREAD_ID": "th-7"}, tmp_path),
+                      mode="legacy", cache=None) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        assert "agent" in tools["done"].input_schema["properties"]
+        refused = await client.call_tool("done", {"id": 1})
+        assert refused.is_error
+        error = json.loads(text_of(refused))["error"]
+        assert error["code"] == "not_yours" and error["fix"] == "tasks mine --agent codex --json"
+        done = await client.call_tool("done", {"id": 1, "agent": "claude-code"})
+        assert not done.is_error and json.loads(text_of(done))["data"]["done"] is True

@@ -330,6 +330,8 @@ def _check_command(program, command) -> None:
             raise DefinitionError(f"{where}: {attr}= must be a function, got "
                                   f"{type(value).__name__}")
     _check_meta(where, command)
+    from workbench.declaration._agentic import check_command
+    check_command(where, command)
     for attr in ("help", "epilog"):
         value = getattr(command, attr, None)
         if value is not None and not isinstance(value, str):

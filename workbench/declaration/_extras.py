@@ -32,7 +32,30 @@ def options_for(command) -> dict:
         extras["idempotency_key"] = Option(type="string", description="make retries safe: a repeat "
                                            "with this key returns the first result",
                                            placeholder="<key>")
+    extras.update(_agentic_options(command))
     return extras
+
+
+def _agentic_options(command) -> dict:
+    """`--agent` for a self-scoped command, `--input` for one that takes its request as
+    JSON (issue 34)."""
+    extras = {}
+    if command.self_scope is not None:
+        extras["agent"] = Option(type="string", description="who is acting: only items this "
+                                 "agent owns are touched (default: the detected agent)",
+                                 placeholder="<agent>")
+    if command.input_json:
+        extras["input"] = Option(type="string", description="the whole request as one JSON "
+                                 "object, from FILE or - (stdin); flags override its fields",
+                                 placeholder="<file>")
+        extras["input"].cli_only = True   # over MCP the arguments are the request already
+    return extras
+
+
+_ADDED_BY = {"limit": "paginated=True", "cursor": "paginated=True", "all": "paginated=True",
+             "fields": "paginated=True", "dry_run": "plan=", "expect_plan": "plan=",
+             "idempotency_key": "effects=non_idempotent", "agent": "self_scope=",
+             "input": "input_json=True"}
 
 
 def attach(command) -> None:
@@ -46,7 +69,7 @@ def attach(command) -> None:
             from workbench.declaration.model import DefinitionError
             raise DefinitionError(
                 f"command '{' '.join(command.path)}' declares option {key!r}, which the framework "
-                f"adds itself ({'paginated=True' if key in ('limit', 'cursor', 'all', 'fields') else 'plan=' if key in ('dry_run', 'expect_plan') else 'effects=non_idempotent'}); "
+                f"adds itself ({_ADDED_BY[key]}); "
                 f"rename yours")
     command.framework_keys = frozenset(extras) if extras else NO_KEYS
     for key in extras:          # declared order: a frozenset's moves with PYTHONHASHSEED

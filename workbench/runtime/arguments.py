@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 def _inputs(command) -> dict:
     """Property name -> Option or Argument, options first, in declaration order."""
-    found = {option.key: option for option in command.options.values()}
+    found = {option.key: option for option in command.options.values() if not option.cli_only}
     for argument in command.arguments:
         found[argument.key] = argument
     return found

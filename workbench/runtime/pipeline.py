@@ -700,6 +700,9 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
         if request.prompts:
             ctx._ask_prompts()
         _setup(program, command, ctx)
+        if command.self_scope is not None:   # before plan or run (issue 34)
+            from workbench.runtime._agentic import check_scope
+            check_scope(command, ctx)
         dry_run = bool(request.extras.get("dry_run"))
         if command.plan is not None and (dry_run or request.extras.get("expect_plan")):
             ctx.plan, digest = _plan(command, ctx)

@@ -105,6 +105,8 @@ def framework_errors(command) -> list[dict]:
         codes.append("plan_changed")
     if command.effects == "non_idempotent":
         codes += ["idempotency_conflict", "in_progress", "idempotency_store_unavailable"]
+    if command.self_scope is not None:
+        codes.append("not_yours")
     return [{"code": code, "exit": FRAMEWORK_ERRORS[code][0], "when": FRAMEWORK_ERRORS[code][1]}
             for code in codes]
 

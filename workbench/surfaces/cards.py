@@ -133,6 +133,7 @@ def card(command) -> dict:
         out["paginated"] = True
     if command.batch:
         out["batch"] = True
+    _agentic(out, command)
     out["options"] = [_option(option) for option in command.listed_options.values()]
     if command.inherited:
         out["shared_options"] = [
@@ -147,6 +148,14 @@ def card(command) -> dict:
     out["errors"] = _facts.errors(command)
     out["exit_codes"] = _facts.exit_codes(command)
     return out
+
+
+def _agentic(out: dict, command) -> None:
+    """Issue 34's marks on a card: `scope: "self"` (and what to run `instead`)."""
+    if command.self_scope is not None:
+        out["scope"] = "self"
+        if command.instead:
+            out["instead"] = command.instead
 
 
 def _option(option) -> dict:

@@ -43,6 +43,8 @@ def input_schema(command) -> dict:
     properties: dict = {}
     required: list = []
     for option in command.options.values():
+        if option.cli_only:
+            continue
         properties[option.key] = _property(option, option.flag)
         if option.needed:
             required.append(option.key)
