@@ -110,3 +110,63 @@ async def test_a_self_scoped_command_refuses_another_agents_item_over_mcp(tmp_pa
         assert error["code"] == "not_yours" and error["fix"] == "tasks mine --agent codex --json"
         done = await client.call_tool("done", {"id": 1, "agent": "claude-code"})
         assert not done.is_error and json.loads(text_of(done))["data"]["done"] is True
+
+
+# --- 3. ambiguous words -----------------------------------------------------------------
+
+
+def test_an_ambiguous_word_is_refused_with_each_meaning_filled_in_on_the_cli(tmp_path):
+    extra = _tasks_env(tmp_path)
+    refused = _cli(AGENTIC, ["close", "3", "--note", "all good", "--json"], extra, tmp_path)
+    assert refused.returncode == 2 and refused.stderr == ""
+    error = json.loads(refused.stdout)["error"]
+    assert error["code"] == "ambiguous"
+    assert error["meanings"] == [
+        {"means": "mark a task done", "command": "tasks done 3 --note 'all good' --json"},
+        {"means": "drop a task", "command": "tasks drop 3 --json"}]   # drop takes no --note
+    # a sensitive value stands as its slot, never as itself, in any mode
+    secret = "s3cret-" + "x" * 12
+    for argv in (["take", "fix it", "--token", secret, "--json"],
+                 ["take", "fix it", f"--token={secret}"]):
+        done = _cli(AGENTIC, argv, extra, tmp_path)
+        assert done.returncode == 2 and secret not in done.stdout + done.stderr
+    error = json.loads(_cli(AGENTIC, ["take", "fix it", "--token", secret, "--priority", "1",
+                                      "--json"], extra, tmp_path).stdout)["error"]
+    assert error["meanings"][0]["command"] == \
+        "tasks claim 'fix it' --token $TASKS_TOKEN --priority 1 --json"
+    assert error["meanings"][1]["command"] == "tasks mine --json"
+    person = _cli(AGENTIC, ["close", "3"], extra, tmp_path)
+    assert person.stdout == "" and "tasks done 3   # mark a task done" in person.stderr
+    helped = json.loads(_cli(AGENTIC, ["help", "--json"], extra, tmp_path).stdout)
+    assert [m["use"] for m in helped["ambiguous"]["close"]] == ["done {args} {flags}",
+                                                                "drop {args} {flags}"]
+
+
+@pytest.mark.asyncio
+async def test_an_ambiguous_word_over_mcp_names_each_tool_with_the_arguments(tmp_path):
+    from mcp import Client
+    async with Client(stdio_params(AGENTIC, _tasks_env(tmp_path), tmp_path), mode="legacy",
+                      cache=None) as client:
+        result = await client.call_tool("take", {"title": "fix it", "token": "s3cret-value",
+                                                 "priority": 1})
+        assert result.is_error and "s3cret-value" not in text_of(result)
+        error = json.loads(text_of(result))["error"]
+        assert error["code"] == "ambiguous" and error["exit"] == 2
+        assert error["meanings"] == [
+            {"means": "claim a new task", "tool": {"name": "claim", "arguments": {
+                "title": "fix it", "token": "$TASKS_TOKEN", "priority": 1}}},
+            {"means": "list your tasks", "tool": {"name": "mine", "arguments": {}}}]
+
+
+def test_ambiguous_words_are_checked_at_definition():
+    from workbench import Command, DefinitionError, Program
+    run = Command("run", "x", effects="read_only", run=lambda ctx: 1)
+    for words, says in [({"run": [{"means": "a", "use": "run"}, {"means": "b", "use": "run"}]},
+                         "already a command"),
+                        ({"go": [{"means": "a", "use": "run"}]}, "two or more"),
+                        ({"go": [{"means": "a", "use": "nope {args}"},
+                                 {"means": "b", "use": "run"}]}, "must start with a command")]:
+        with pytest.raises(DefinitionError, match=says):
+            Program("p", commands=[Command("run", "x", effects="read_only",
+                                           run=lambda ctx: 1)], ambiguous=words)
+    assert run.name == "run"

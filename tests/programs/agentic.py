@@ -90,7 +90,9 @@ TASK = Argument("id", type="integer", description="the task's id")
 program = Program(
     name="tasks", version="2.1.0", description="Tasks that agents claim",
     ambiguous={"close": [{"means": "mark a task done", "use": "done {args} {flags}"},
-                         {"means": "drop a task", "use": "drop {args} {flags}"}]},
+                         {"means": "drop a task", "use": "drop {args} {flags}"}],
+               "take": [{"means": "claim a new task", "use": "claim {args} {flags}"},
+                        {"means": "list your tasks", "use": "mine {flags}"}]},
     commands=[
         Command(name="claim", description="Claim a new task", effects="non_idempotent",
                 destructive=False, input_json=True,

@@ -48,3 +48,42 @@ def _check_removed_in(where: str, item) -> None:
     if not item.deprecated and not item.replaced_by:
         raise DefinitionError(f"{where}: removed_in={removed!r} says when a deprecated thing "
                               f"goes; add deprecated='why' (or replaced_by=...) too")
+
+
+def check_program(program) -> None:
+    """Refuse `ambiguous=` words that cannot be said: each a free top-level word with two or
+    more meanings, each meaning `{"means": text, "use": "command {args} {flags}"}` naming a
+    command of the program."""
+    from workbench.declaration.builtins import RESERVED_COMMANDS
+    from workbench.declaration.model import child_named
+    if not isinstance(program.ambiguous, dict):
+        raise DefinitionError(f"program {program.name!r}: ambiguous= maps a word to its "
+                              f"meanings, e.g. {{'close': [{{'means': 'mark done', 'use': "
+                              f"'done {{args}} {{flags}}'}}, ...]}}")
+    for word, meanings in program.ambiguous.items():
+        where = f"program {program.name!r}: ambiguous word {word!r}"
+        if not isinstance(word, str) or not word or word.startswith("-") or \
+                any(c.isspace() for c in word):
+            raise DefinitionError(f"{where} is not one word; use a word people type")
+        if child_named(program, word) is not None or word in RESERVED_COMMANDS:
+            raise DefinitionError(f"{where} is already a command; an ambiguous word is one "
+                                  f"that names none (drop it from ambiguous= or rename)")
+        if not isinstance(meanings, (list, tuple)) or len(meanings) < 2:
+            raise DefinitionError(f"{where}: give two or more meanings, each "
+                                  f"{{'means': ..., 'use': 'command {{args}} {{flags}}'}}")
+        for meaning in meanings:
+            if not isinstance(meaning, dict) or set(meaning) != {"means", "use"} or \
+                    not all(isinstance(meaning[k], str) and meaning[k].strip()
+                            for k in ("means", "use")):
+                raise DefinitionError(f"{where}: each meaning is {{'means': text, 'use': "
+                                      f"'command {{args}} {{flags}}'}}, got {meaning!r}")
+            node = program
+            for part in meaning["use"].split():
+                if part.startswith(("{", "-")) or not node.is_group:
+                    break
+                node = child_named(node, part)
+                if node is None:
+                    break
+            if node is None or node is program or node.is_group:
+                raise DefinitionError(f"{where}: use={meaning['use']!r} must start with a "
+                                      f"command of the program, e.g. 'done {{args}} {{flags}}'")

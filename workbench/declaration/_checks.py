@@ -207,6 +207,9 @@ def check_program(program) -> None:
         from workbench.declaration._param_checks import check_program_settings
         check_program_settings(program)
     _check_children(program, program, top=True)
+    if program.ambiguous:
+        from workbench.declaration._agentic import check_program as check_words
+        check_words(program)
     tools: dict[str, object] = {}
     for command in program.walk():
         _check_command(program, command)

@@ -232,6 +232,9 @@ class Param:
     env = None
     nargs = 1
     hidden = False
+    untrusted = False   # its value is text a third party wrote (issue 34)
+    cli_only = False    # a command-line flag only, never an MCP property (`--input`)
+    removed_in = None   # with deprecated: the version that removes it
 
     def _init_value(self, type, items, choices) -> None:
         self.type = type
@@ -595,9 +598,6 @@ class Option(Param):
     prompt = None
     confirmation_prompt = hide_input = False
     requires = conflicts = ()
-    untrusted = False   # its value is text a third party wrote (issue 34)
-    cli_only = False    # a command-line flag only, never an MCP property (`--input`)
-    removed_in = None   # with deprecated: the version that removes it
 
     def __init__(self, type: str | object = "string", description: str = "",
                  required: bool = False, default: object = None,

@@ -161,6 +161,9 @@ def parse(program, argv, environ, *, placeholders: bool = False) -> Request:
                 builtin, used = find_builtin(argv)
                 if builtin is not None:
                     return _parse_builtin(request, builtin, argv, used, environ)
+                if name in getattr(program, "ambiguous", ()):   # issue 34: say which
+                    from workbench.runtime._agentic import refuse_ambiguous
+                    refuse_ambiguous(program, name, leading + argv[i + 1:])
             _refuse_unknown_command(program, node, name, argv, i)
         node = child
         request.path.append(child.name)

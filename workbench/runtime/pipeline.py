@@ -526,7 +526,13 @@ def runnable(program, tokens, as_json, command=None) -> str:
 def _refuse(program, refusal, as_json, world):
     fix = runnable(program, refusal.fix, output_mode(world, as_json)) \
         if refusal.fix is not None else None
-    return _deliver(program, world, _envelope.from_refusal(refusal, fix), as_json)
+    doc = _envelope.from_refusal(refusal, fix)
+    if getattr(refusal, "meanings", None):   # an ambiguous word (issue 34)
+        from workbench.runtime._agentic import meanings_of
+        doc["error"]["meanings"] = meanings_of(program, refusal, output_mode(world, as_json))
+        doc["error"]["hint"] = "; ".join(f"{m['command']}   # {m['means']}"
+                                         for m in doc["error"]["meanings"])
+    return _deliver(program, world, doc, as_json)
 
 
 def _seal(program, world, doc) -> dict:

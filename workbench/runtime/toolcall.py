@@ -21,6 +21,9 @@ def plan(program, name, arguments):
     """(command, argv) to run for a call of tool `name`, or the refusing result (a dict)."""
     command = _tools.callable_tool(program, name)
     if command is None:
+        if isinstance(name, str) and name in getattr(program, "ambiguous", ()):
+            from workbench.runtime._agentic import ambiguous_tool   # issue 34
+            return result(ambiguous_tool(program, name, arguments), False)
         return result(unknown_tool(program, name), False)
     refusal = check_arguments(command, arguments)
     if refusal is not None:

@@ -45,6 +45,9 @@ def help_document(program, level: str = "summary", *, card_of=None, summary_of=N
             doc["commands"] = [(summary_of or summary)(command) for command in commands]
         else:
             doc["commands"] = [(card_of or card)(command) for command in commands]
+    if program.ambiguous:   # words with several meanings: learnt before calling one
+        doc["ambiguous"] = {word: [dict(meaning) for meaning in meanings]
+                            for word, meanings in program.ambiguous.items()}
     doc["exit_codes"] = _facts.exit_table()
     doc["more"] = {
         "card": f"{name} <command> --help --json",
