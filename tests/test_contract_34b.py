@@ -170,3 +170,71 @@ def test_ambiguous_words_are_checked_at_definition():
             Program("p", commands=[Command("run", "x", effects="read_only",
                                            run=lambda ctx: 1)], ambiguous=words)
     assert run.name == "run"
+
+
+# --- 5. --input FILE|- ------------------------------------------------------------------
+
+
+def test_input_gives_the_whole_request_as_json_and_flags_override_it(tmp_path):
+    extra = _tasks_env(tmp_path)
+    secret = "tok-" + "s" * 20
+    request = tmp_path / "request.json"
+    request.write_text(json.dumps({"title": "from json", "priority": 4, "token": secret}))
+    done = _cli(AGENTIC, ["claim", "--input", str(request), "--json"], extra, tmp_path)
+    doc = json.loads(done.stdout)
+    assert done.returncode == 0 and doc["data"]["title"] == "from json"
+    assert doc["data"]["priority"] == 4 and secret not in done.stdout
+    assert doc["meta"]["provenance"]["priority"] == {"source": "input", "location": "--input"}
+    # flags and arguments on the command line override its fields; `-` reads stdin
+    done = _cli(AGENTIC, ["claim", "flag title", "--input", "-", "--priority=1", "--json"],
+                extra, tmp_path, stdin=request.read_text())
+    doc = json.loads(done.stdout)
+    assert (doc["data"]["title"], doc["data"]["priority"]) == ("flag title", 1)
+    assert doc["meta"]["provenance"]["priority"]["source"] == "flag"
+    # a value that starts with '-' still lands as the argument it is
+    done = _cli(AGENTIC, ["claim", "--input=-", "--json"], extra, tmp_path,
+                stdin='{"title": "-x"}')
+    assert json.loads(done.stdout)["data"]["title"] == "-x"
+
+
+@pytest.mark.parametrize("stdin, code, says", [
+    ('{"title": 3, "prio": 2}', "invalid_value", "has no property 'prio'"),
+    ('{"title": "x"', "invalid_input", "is not JSON"),
+    ("[1, 2]", "invalid_input", "must hold a JSON object"),
+    ('{"input": "/etc/passwd", "title": "x"}', "unknown_option", "no property 'input'"),
+    (" " * ((1 << 20) + 10), "input_too_large", "1,048,576 bytes"),
+    ("\udcff", "invalid_input", "is not JSON"),
+])
+def test_input_is_checked_like_mcp_arguments_and_size_limited(tmp_path, stdin, code, says):
+    done = subprocess.run([sys.executable, str(AGENTIC), "claim", "--input", "-", "--json"],
+                          env=full_env(_tasks_env(tmp_path)), capture_output=True, timeout=60,
+                          input=stdin.encode("utf-8", "surrogateescape"), cwd=str(tmp_path))
+    error = json.loads(done.stdout)["error"]
+    assert done.returncode == 2 and done.stderr == b""
+    assert error["code"] == code and says in error["message"], error
+    assert not (tmp_path / "tasks.json").exists()   # nothing ran
+
+
+def test_input_is_only_on_commands_that_opt_in_and_a_missing_file_is_named(tmp_path):
+    extra = _tasks_env(tmp_path)
+    mine = json.loads(_cli(AGENTIC, ["mine", "--input", "x.json", "--json"], extra,
+                           tmp_path).stdout)["error"]
+    assert mine["code"] == "unknown_option"
+    missing = json.loads(_cli(AGENTIC, ["claim", "--input", "nope.json", "--json"], extra,
+                              tmp_path).stdout)["error"]
+    assert missing["code"] == "input_not_found" and missing["fix"] == \
+        "tasks claim --input <file> --json"
+
+
+@pytest.mark.asyncio
+async def test_input_is_no_mcp_property(tmp_path):
+    from mcp import Client
+    async with Client(stdio_params(AGENTIC, _tasks_env(tmp_path), tmp_path), mode="legacy",
+                      cache=None) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        assert "input" not in tools["claim"].input_schema["properties"]
+        refused = await client.call_tool("claim", {"title": "x", "input": "/etc/passwd"})
+        assert refused.is_error
+        assert json.loads(text_of(refused))["error"]["code"] == "unknown_option"
+        claimed = await client.call_tool("claim", {"title": "x", "priority": 3})
+        assert json.loads(text_of(claimed))["data"]["priority"] == 3

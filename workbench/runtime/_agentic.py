@@ -137,3 +137,155 @@ def meanings_of(program, refusal, mode) -> list:
     from workbench.runtime.pipeline import runnable
     return [{"means": means, "command": runnable(program, line, mode)}
             for means, line in refusal.meanings]
+
+
+# --- --input FILE|- -------------------------------------------------------------------
+
+INPUT_MAX_BYTES = 1 << 20
+"""The most `--input` reads (1 MiB); a larger request is refused, naming the limit."""
+
+
+def merged_input(program, argv, world):
+    """argv with `--input FILE|-` replaced by the request it holds: the JSON object's
+    properties as flags and arguments, except those argv gives itself (flags override it).
+    Returns (the new argv, the keys the object gave), or the refusing envelope (a dict)
+    when its properties are refused as MCP arguments would be; raises Refusal for input
+    that cannot be read. argv for a command without `input_json` comes back as it is (the
+    parser refuses `--input`)."""
+    from workbench.runtime.parser import split_globals
+    rest = split_globals(list(argv))[1]
+    command, at = _command_of(program, rest)
+    if command is None or not command.input_json:
+        return argv, ()
+    where = next((i for i, token in enumerate(argv) if token == "--input"
+                  or token.startswith("--input=")), None)
+    token = argv[where]
+    if token == "--input":
+        if where + 1 >= len(argv):
+            return argv, ()   # the parser refuses the missing value, naming <file>
+        source, width = argv[where + 1], 2
+    else:
+        source, width = token.partition("=")[2], 1
+    without = argv[:where] + argv[where + width:]
+    request = _read_request(command, source, world, without)
+    given = _given_keys(command, split_globals(without)[1][at:])
+    rest_of = {key: value for key, value in request.items() if key not in given}
+    from workbench.runtime.arguments import check_arguments, to_argv
+    refused = check_arguments(command, rest_of, partial=True)
+    if refused is not None:
+        return refused
+    names = {argument.key for argument in command.arguments}
+    flags = to_argv(command, {k: v for k, v in rest_of.items() if k not in names})
+    positionals = to_argv(command, {k: v for k, v in rest_of.items() if k in names})
+    flags, positionals = flags[len(command.words):], positionals[len(command.words):]
+    merged = without[:where] + flags + without[where:]
+    if positionals[:1] == ["--"] and "--" in merged:
+        positionals = positionals[1:]
+    return merged + positionals, tuple(rest_of)
+
+
+def _command_of(program, tokens) -> tuple:
+    """(the command the words of `tokens` select, how many tokens its words took), or
+    (None, 0)."""
+    from workbench.declaration.model import child_named
+    if getattr(program, "single", False):
+        return program.commands[0], 0
+    node = program
+    for at, token in enumerate(tokens):
+        if not node.is_group:
+            return node, at
+        if token.startswith("-"):
+            return None, 0
+        node = child_named(node, token)
+        if node is None:
+            return None, 0
+    return (node, len(tokens)) if not node.is_group else (None, 0)
+
+
+def _given_keys(command, tokens) -> set:
+    """The keys argv's own tokens give: its flags, and the arguments its positionals fill."""
+    from workbench.runtime.parser import flag_table
+    table = flag_table(command)
+    keys = set()
+    count = 0
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token == "--":
+            count += len(tokens) - i - 1
+            break
+        entry = table.get(token.partition("=")[0]) if token.startswith("-") and token != "-" \
+            else None
+        if entry is not None:
+            keys.add(entry[0].key)
+            if not entry[0].flag_only and "=" not in token:
+                i += entry[0].nargs
+        elif not token.startswith("-") or token == "-":
+            count += 1
+        i += 1
+    for argument in command.arguments[:count]:
+        keys.add(argument.key)
+    if count and command.arguments and command.arguments[-1].variadic:
+        keys.add(command.arguments[-1].key)
+    return keys
+
+
+def _read_request(command, source: str, world, argv) -> dict:
+    """The JSON object `--input` names (a file, or `-`: standard input), or a Refusal."""
+    limit = INPUT_MAX_BYTES
+    fix = _with_input(argv, "<file>")
+    if source == "-":
+        if world.stdin is None or world.stdin_tty:
+            raise Refusal("stdin_required", "--input - reads the request from standard input, "
+                          "and nothing was piped in", hint="pipe one JSON object in, or name "
+                          "a file: --input <file>", fix=fix)
+        from workbench.runtime.context import detect_agent, read_stream, stdin_wait
+        text = read_stream(world.stdin, stdin_wait(world.environ, detect_agent(world.environ)),
+                           limit + 1)
+        if text is None:
+            raise Refusal("stdin_timeout", "--input -: nothing more arrived on standard input, "
+                          "and it was not closed", hint="pipe the JSON object and close "
+                          "standard input, or name a file", fix=fix)
+        size = len(text.encode("utf-8", "surrogateescape"))
+    else:
+        try:
+            with open(source, "rb") as handle:
+                raw = handle.read(limit + 1)
+        except OSError as error:
+            raise Refusal("input_not_found" if isinstance(error, FileNotFoundError)
+                          else "invalid_input", f"--input {source!r} cannot be read: "
+                          f"{error.strerror or error}", hint="name a JSON file that exists, or "
+                          "pass - and pipe the object in", fix=fix) from None
+        size = len(raw)
+        text = raw.decode("utf-8", "surrogateescape")
+    if size > limit:
+        raise Refusal("input_too_large", f"--input holds more than {limit:,} bytes; a request "
+                      f"is at most {limit:,} bytes", hint="send a smaller request: large "
+                      "values belong in files the command reads", fix=None)
+    import json
+    try:
+        request = json.loads(text)
+    except ValueError as error:
+        raise Refusal("invalid_input", f"--input is not JSON: {error}",
+                      hint="give one JSON object of the command's properties, e.g. "
+                           + _example(command), fix=fix) from None
+    if not isinstance(request, dict):
+        raise Refusal("invalid_input", f"--input must hold a JSON object, got "
+                      f"{type(request).__name__}", hint="give one JSON object of the "
+                      "command's properties, e.g. " + _example(command), fix=fix)
+    return request
+
+
+def _with_input(argv, value) -> list:
+    """argv (no global flags) with `--input VALUE` after the command's words."""
+    from workbench.runtime.parser import split_globals
+    rest = split_globals(list(argv))[1]
+    at = rest.index("--") if "--" in rest else len(rest)
+    return rest[:at] + ["--input", value] + rest[at:]
+
+
+def _example(command) -> str:
+    """A JSON object of the command's required properties, each as its slot."""
+    import json
+    return json.dumps({item.key: item.slot for item in command.inputs
+                       if item.required and not item.cli_only})

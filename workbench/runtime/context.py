@@ -38,6 +38,43 @@ def detect_agent(environ) -> str | None:
     return None
 
 
+def stdin_wait(environ, agent) -> float | None:
+    """Seconds to wait for more standard input before giving up: BURGEE_STDIN_TIMEOUT
+    (default 10) under an agent or CI; None (wait for the end) for a person."""
+    if agent is None and not _truthy(environ.get("CI")):
+        return None
+    try:
+        return float(environ.get("BURGEE_STDIN_TIMEOUT", "10"))
+    except ValueError:
+        return 10.0
+
+
+def read_stream(stream, wait: float | None, limit: int | None = None) -> str | None:
+    """All of `stream` as text (at most `limit` characters when given); None when nothing
+    more arrived for `wait` seconds and it was not closed (`wait` None: no time limit)."""
+    try:
+        fd = stream.fileno() if wait is not None else None
+    except (AttributeError, OSError, ValueError):
+        fd = None     # an in-memory stream: it cannot block
+    if fd is None:
+        return stream.read() if limit is None else stream.read(limit)
+    import os
+    import select
+    chunks = []
+    size = 0
+    while limit is None or size < limit:
+        ready, _, _ = select.select([fd], [], [], wait)
+        if not ready:
+            return None
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    return b"".join(chunks).decode(encoding, "surrogateescape")
+
+
 def _truthy(value) -> bool:
     return bool(value) and value.lower() not in ("0", "false", "no", "off")
 
@@ -298,35 +335,17 @@ class Context:
         """All of stdin; under an agent or CI, give up (exit 2, with a fix) when nothing more
         arrives for BURGEE_STDIN_TIMEOUT seconds (default 10): an open, silent pipe must not
         hang a caller that is not there."""
-        if self.agent is None and not _truthy(self.environ.get("CI")):
-            return stream.read()
-        try:
-            fd = stream.fileno()
-        except (AttributeError, OSError, ValueError):
-            return stream.read()     # an in-memory stream: it cannot block
-        try:
-            wait = float(self.environ.get("BURGEE_STDIN_TIMEOUT", "10"))
-        except ValueError:
-            wait = 10.0
-        import os
-        import select
-        chunks = []
-        while True:
-            ready, _, _ = select.select([fd], [], [], wait)
-            if not ready:
-                from workbench.runtime.parser import Refusal
-                raise Refusal("stdin_timeout", f"nothing {'more ' if chunks else ''}arrived on "
-                              f"standard input for {wait:g} s, and it was not closed",
-                              hint="pipe the input and close it (printf '...' | "
-                                   f"{self.program.name} {' '.join(self.invocation())}), or "
-                                   "pass it as an argument instead of '-'",
-                              fix=self._dash_as_slot())
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        encoding = getattr(stream, "encoding", None) or "utf-8"
-        return b"".join(chunks).decode(encoding, "surrogateescape")
+        wait = stdin_wait(self.environ, self.agent)
+        text = read_stream(stream, wait)
+        if text is None:
+            from workbench.runtime.parser import Refusal
+            raise Refusal("stdin_timeout", f"nothing arrived on standard input for {wait:g} s, "
+                          "and it was not closed",
+                          hint="pipe the input and close it (printf '...' | "
+                               f"{self.program.name} {' '.join(self.invocation())}), or "
+                               "pass it as an argument instead of '-'",
+                          fix=self._dash_as_slot())
+        return text
 
     def _dash_as_slot(self) -> list:
         """This call with its `-` (read stdin) replaced by the slot of the input it gives."""

@@ -321,7 +321,17 @@ def execute(program, argv, world, *, serve=None):
     world.redactor.add(secrets_in_argv(program, argv, world.environ))
     try:
         try:
+            from_input = ()
+            if _asks_input(argv):   # `--input FILE|-`: the request as JSON (issue 34)
+                from workbench.runtime._agentic import merged_input
+                merged = merged_input(program, argv, world)
+                if isinstance(merged, dict):
+                    return _deliver(program, world, merged, as_json)
+                argv, from_input = merged
+                world.redactor.add(secrets_in_argv(program, argv, world.environ))
             request = parse(program, argv, world.environ)
+            for key in from_input:
+                request.provenance[key] = {"source": "input", "location": "--input"}
             if derived(program).lazy_pending:
                 ensure_checked(program)   # the examples of a lazy group checked as it loaded
         except Refusal as refusal:
@@ -362,6 +372,16 @@ def execute(program, argv, world, *, serve=None):
             return _deliver(program, world, doc, as_json)
         except PipeClosed:
             return code, None
+
+
+def _asks_input(argv) -> bool:
+    """Whether argv gives `--input` before any `--` (`_agentic.merged_input` reads it)."""
+    for token in argv:
+        if token == "--":
+            return False
+        if token == "--input" or token.startswith("--input="):
+            return True
+    return False
 
 
 def _version_document(program) -> dict:
