@@ -238,3 +238,89 @@ async def test_input_is_no_mcp_property(tmp_path):
         assert json.loads(text_of(refused))["error"]["code"] == "unknown_option"
         claimed = await client.call_tool("claim", {"title": "x", "priority": 3})
         assert json.loads(text_of(claimed))["data"]["priority"] == 3
+
+
+# --- 6. removed_in, <tool>_plan, ctx.session ---------------------------------------------
+
+
+def test_removed_in_shows_wherever_the_deprecation_does_on_the_cli(tmp_path):
+    extra = _tasks_env(tmp_path)
+    _cli(AGENTIC, ["claim", "x"], extra, tmp_path)
+    done = json.loads(_cli(AGENTIC, ["finish", "1", "--quiet", "--json"], extra,
+                           tmp_path).stdout)
+    assert done["meta"]["warnings"] == [
+        "--quiet is deprecated (does nothing); removed in 3.0",
+        "'finish' is deprecated; use 'done' (renamed); removed in 3.0"]
+    helped = _cli(AGENTIC, ["finish", "--help"], extra, tmp_path).stdout
+    assert "Deprecated: renamed; use done instead; removed in 3.0." in helped
+    assert "deprecated: does nothing; removed in" in helped
+    card = json.loads(_cli(AGENTIC, ["finish", "--help", "--json"], extra, tmp_path).stdout)
+    assert (card["deprecated"], card["removed_in"]) == ("renamed", "3.0")
+    assert card["options"][0]["removed_in"] == "3.0"
+    schema = json.loads(_cli(AGENTIC, ["finish", "--schema"], extra, tmp_path).stdout)
+    assert schema["properties"]["quiet"]["x-burgee-removed-in"] == "3.0"
+    program = json.loads(_cli(AGENTIC, ["--schema"], extra, tmp_path).stdout)
+    assert next(c for c in program["commands"] if c["command"] == "finish")["removed_in"] == "3.0"
+    person = _cli(AGENTIC, ["finish", "1"], extra, tmp_path)
+    assert "warning: 'finish' is deprecated; use 'done' (renamed); removed in 3.0" in person.stderr
+
+
+def test_removed_in_needs_a_deprecation():
+    from workbench import Command, DefinitionError, Option, Program
+    with pytest.raises(DefinitionError, match="add deprecated="):
+        Program("p", commands=[Command("a", "x", effects="read_only", run=lambda ctx: 1,
+                                       removed_in="3.0")])
+    with pytest.raises(DefinitionError, match="option 'b'.*removed_in"):
+        Program("p", commands=[Command("a", "x", effects="read_only", run=lambda ctx: 1,
+                                       options={"b": Option(removed_in=3)})])
+    with pytest.raises(DefinitionError, match="has no plan="):
+        Program("p", commands=[Command("a", "x", effects="idempotent", run=lambda ctx: 1,
+                                       plan_tool=True)])
+    with pytest.raises(DefinitionError, match="already command 'a-plan'"):
+        Program("p", commands=[
+            Command("a", "x", effects="idempotent", run=len, plan=len, plan_tool=True),
+            Command("a-plan", "y", effects="read_only", run=len)])
+
+
+def test_the_plan_twin_and_session_on_the_cli(tmp_path):
+    extra = _tasks_env(tmp_path)
+    card = json.loads(_cli(AGENTIC, ["done", "--help", "--json"], extra, tmp_path).stdout)
+    assert card["plan_tool"] == "done_plan"
+    who = json.loads(_cli(AGENTIC, ["whoami", "--json"], extra, tmp_path, env={
+        "CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "s-1",
+        "TRACEPARENT": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}).stdout)
+    assert who["data"] == {"agent": "claude-code", "session": {
+        "CLAUDE_CODE_SESSION_ID": "s-1",
+        "TRACEPARENT": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}}
+    bare = json.loads(_cli(AGENTIC, ["whoami", "--json"], extra, tmp_path).stdout)
+    assert bare["data"] == {"agent": None, "session": {}}
+
+
+@pytest.mark.asyncio
+async def test_the_plan_twin_removed_in_and_session_over_mcp(tmp_path):
+    from mcp import Client
+    extra = _tasks_env(tmp_path)
+    _cli(AGENTIC, ["claim", "fix it"], extra, tmp_path)
+    env = extra | {"CODEX_THREAD_ID": "th-9"}
+    async with Client(stdio_params(AGENTIC, env, tmp_path), mode="legacy",
+                      cache=None) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        twin = tools["done_plan"]
+        assert twin.annotations.read_only_hint is True
+        assert twin.annotations.destructive_hint is False
+        assert not {"dry_run", "expect_plan"} & set(twin.input_schema["properties"])
+        assert "removed in 3.0" in tools["finish"].description
+        assert tools["finish"].input_schema["properties"]["quiet"]["x-burgee-removed-in"] == "3.0"
+        planned = await client.call_tool("done_plan", {"id": 1, "agent": "person"})
+        assert not planned.is_error
+        assert planned.structured_content["plan"] == {"close": 1, "was_done": False}
+        assert json.loads((tmp_path / "tasks.json").read_text())["tasks"][0]["done"] is False
+        refused = await client.call_tool("done_plan", {"id": 1, "expect_plan": "x"})
+        assert json.loads(text_of(refused))["error"]["code"] == "unknown_option"
+        scoped = await client.call_tool("done_plan", {"id": 1})   # codex is not the owner
+        assert json.loads(text_of(scoped))["error"]["code"] == "not_yours"
+        warned = json.loads(text_of(await client.call_tool("finish", {"id": 1})))
+        assert warned["meta"]["warnings"] == [
+            "'finish' is deprecated; use 'done' (renamed); removed in 3.0"]
+        who = json.loads(text_of(await client.call_tool("whoami", {})))
+        assert who["data"] == {"agent": "codex", "session": {"CODEX_THREAD_ID": "th-9"}}

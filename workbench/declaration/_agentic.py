@@ -50,7 +50,29 @@ def _check_removed_in(where: str, item) -> None:
                               f"goes; add deprecated='why' (or replaced_by=...) too")
 
 
-def check_program(program) -> None:
+def check_program(program, tools: dict) -> None:
+    """Refuse a `<tool>_plan` twin whose name is taken or too long (`tools`: tool name ->
+    command), and ambiguous words that cannot be said (`_check_words`)."""
+    from workbench.declaration.model import MAX_TOOL_NAME
+    for name, command in tools.items():
+        if not command.plan_tool:
+            continue
+        twin = name + "_plan"
+        if twin in tools:
+            raise DefinitionError(f"command '{' '.join(command.path)}': plan_tool=True offers "
+                                  f"the MCP tool '{twin}', which is already command "
+                                  f"'{' '.join(tools[twin].path)}'; rename one, or drop "
+                                  f"plan_tool")
+        if len(twin) > MAX_TOOL_NAME:
+            raise DefinitionError(f"command '{' '.join(command.path)}': plan_tool=True offers "
+                                  f"'{twin}', {len(twin)} characters, over the limit of "
+                                  f"{MAX_TOOL_NAME}; shorten the command's name or drop "
+                                  f"plan_tool")
+    if program.ambiguous:
+        _check_words(program)
+
+
+def _check_words(program) -> None:
     """Refuse `ambiguous=` words that cannot be said: each a free top-level word with two or
     more meanings, each meaning `{"means": text, "use": "command {args} {flags}"}` naming a
     command of the program."""

@@ -207,9 +207,6 @@ def check_program(program) -> None:
         from workbench.declaration._param_checks import check_program_settings
         check_program_settings(program)
     _check_children(program, program, top=True)
-    if program.ambiguous:
-        from workbench.declaration._agentic import check_program as check_words
-        check_words(program)
     tools: dict[str, object] = {}
     for command in program.walk():
         _check_command(program, command)
@@ -227,6 +224,8 @@ def check_program(program) -> None:
                 f"{_where(command)} and {_where(tools[tool])} both map to the MCP tool name "
                 f"'{tool}' (path joined with '_', '-' as '_'); rename one of them")
         tools[tool] = command
+    from workbench.declaration._agentic import check_program as check_agentic
+    check_agentic(program, tools)
 
 
 def _where(node) -> str:

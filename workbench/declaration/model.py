@@ -418,7 +418,7 @@ class Program:
         self.setup = setup
         self.env_prefix = env_prefix
         self.discovery = discovery
-        self.ambiguous = dict(ambiguous or {})   # word -> [{"means", "use"}] (issue 34)
+        self.ambiguous = ambiguous if ambiguous is not None else {}   # word -> meanings
         self.source: str | None = None  # file it was loaded from, set by loaders
         self._index: dict[tuple[str, ...], Command | Group] = {}
         if single and (len(self.commands) != 1 or self.commands[0].is_group):

@@ -289,3 +289,32 @@ def _example(command) -> str:
     import json
     return json.dumps({item.key: item.slot for item in command.inputs
                        if item.required and not item.cli_only})
+
+
+# --- <tool>_plan ----------------------------------------------------------------------
+
+
+def plan_call(twin, arguments):
+    """(command, argv) for a call of a plan twin: the command with `--dry-run`; or the
+    refusing result when the arguments are refused (as the command's would be, and what
+    only applying takes: `expect_plan`, `dry_run`, `idempotency_key`)."""
+    from workbench.runtime import envelope as _envelope
+    from workbench.runtime.arguments import check_arguments, to_argv, with_json
+    from workbench.runtime.toolcall import result
+    from workbench.surfaces.tools import PLAN_ONLY_DROPS
+    command = twin.command
+    given = arguments if isinstance(arguments, dict) else arguments
+    if isinstance(given, dict):
+        extra = [key for key in given if key in PLAN_ONLY_DROPS]
+        if extra:
+            doc = _envelope.failure(
+                "unknown_option", f"'{twin.tool_name}' has no property {extra[0]!r}: it "
+                f"only plans", exit=_envelope.EXIT_USAGE,
+                hint=f"call {command.tool_name!r} to apply a plan (expect_plan: its digest)",
+                fix=_envelope.encode({k: v for k, v in given.items()
+                                      if k not in PLAN_ONLY_DROPS}))
+            return result(_envelope.stamp(doc, command.program.schema_version), False)
+    refusal = check_arguments(command, given)
+    if refusal is not None:
+        return result(refusal, False)
+    return command, with_json(to_argv(command, {**(given or {}), "dry_run": True}))

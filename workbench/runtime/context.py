@@ -19,6 +19,15 @@ names the agent, as `AI_AGENT` does."""
 AGENT_MARKERS = (AGENT_OVERRIDE,) + tuple(variable for variable, _ in AGENT_VARIABLES)
 """Every variable that decides `ctx.agent` (what a simulated environment clears)."""
 
+SESSION_VARIABLES = ("CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID", "TRACEPARENT")
+"""Variables a harness sets to name the session (or trace) a call belongs to: `ctx.session`
+holds the ones set, by name."""
+
+
+def session_of(environ) -> dict:
+    """`ctx.session`: each of `SESSION_VARIABLES` that is set, name -> value."""
+    return {name: environ[name] for name in SESSION_VARIABLES if environ.get(name)}
+
 
 def detect_agent(environ) -> str | None:
     """Who is calling: `BURGEE_AGENT` when it says (`off`: nobody; `on`: the detected agent,
@@ -151,6 +160,9 @@ class Context:
             agent). When False, nobody can answer a question: use `action_required`.
         environ: the environment of this call (the process's, or the simulated one).
         plan: the checked plan, for a command declared with `plan=`; else None.
+        session: the harness's session ids that are set, by variable name
+            (`{"CLAUDE_CODE_SESSION_ID": "...", "TRACEPARENT": "00-..."}`; `{}` when none):
+            to tie what a call does to the agent session that asked.
         obj: anything the program's or a group's `setup(ctx)` put there for the handler
             (Click's `ctx.obj`); None until one does.
     """
@@ -172,6 +184,11 @@ class Context:
         self._stdin_text = None
         self.plan = None   # the plan this call was checked against (commands with `plan=`)
         self.obj = None    # what a `setup(ctx)` left for the handler
+
+    @property
+    def session(self) -> dict:
+        """The harness session ids set for this call (`SESSION_VARIABLES`), by name."""
+        return session_of(self.environ)
 
     @property
     def can_prompt(self) -> bool:

@@ -329,7 +329,7 @@ def _parse_command(request, command, tokens, environ, placeholders=False, trial=
                 f"{flag} is deprecated; use {option.flag}" +
                 (f" ({option.deprecated})" if isinstance(option.deprecated, str) else ""))
         elif option.deprecated or option.replaced_by:
-            request.warnings.append(_deprecated_option(option))
+            request.warnings.append(_deprecated_option(option) + _removal(option))
         if option.count:
             from workbench.runtime._rules import count
             count(option, values, where, flag, eq, inline, tokens, i)
@@ -396,7 +396,8 @@ def _parse_command(request, command, tokens, environ, placeholders=False, trial=
         request.warnings.append(
             f"'{' '.join(command.path)}' is deprecated" +
             (f"; use '{command.replaced_by}'" if command.replaced_by else "") +
-            (f" ({command.deprecated})" if isinstance(command.deprecated, str) else ""))
+            (f" ({command.deprecated})" if isinstance(command.deprecated, str) else "") +
+            _removal(command))
 
 
 def _cluster(table, token):
@@ -427,6 +428,14 @@ def _refuse_missing_value(table, option, flag, tokens, i):
     raise Refusal("missing_value", f"{flag} needs a value ({_describe(option)})",
                   hint=f"write {option.flag} {option.metavar}",
                   fix=_replace(tokens, i, [flag, option.metavar]))
+
+
+def _removal(item) -> str:
+    """'; removed in 3.0' when the deprecated item says (`surfaces._facts.removal`)."""
+    if not item.removed_in:
+        return ""
+    from workbench.surfaces._facts import removal
+    return removal(item)
 
 
 def _deprecated_option(option) -> str:

@@ -735,7 +735,8 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
             if dry_run:
                 meta["dry_run"] = True
                 data = {"plan": ctx.plan, "digest": digest}
-                ctx.next(_without_flag(_without_flag(ctx.invocation(), "--dry-run"),
+                ctx.next(_without_flag(_without_flag(ctx.invocation(), "--dry-run",
+                                                     valued=False),
                                        "--expect-plan") + ["--expect-plan", digest],
                          why="to apply this plan")
                 return _deliver(program, world, _success(command, ctx, data, meta), as_json,
@@ -1012,13 +1013,14 @@ def _plan(command, ctx):
     return plan, digest
 
 
-def _without_flag(tokens, flag):
+def _without_flag(tokens, flag, valued=True):
+    """`tokens` without `flag` (and the value after it, when `valued`) in any spelling."""
     out, skip = [], False
     for token in tokens:
         if skip:
             skip = False
         elif token == flag:
-            skip = True
+            skip = valued
         elif not token.startswith(flag + "="):
             out.append(token)
     return out

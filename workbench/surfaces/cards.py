@@ -159,6 +159,8 @@ def _agentic(out: dict, command) -> None:
         out["scope"] = "self"
         if command.instead:
             out["instead"] = command.instead
+    if command.plan_tool and command.effects != "withheld":
+        out["plan_tool"] = command.tool_name + "_plan"
 
 
 def _option(option) -> dict:
@@ -253,3 +255,5 @@ def _mark_deprecated(out: dict, item) -> None:
         out["deprecated"] = item.deprecated if isinstance(item.deprecated, str) else True
     if item.replaced_by:
         out["replaced_by"] = item.replaced_by
+    if getattr(item, "removed_in", None):
+        out["removed_in"] = item.removed_in

@@ -33,6 +33,8 @@ def _property(item, flag: str) -> dict:
             prop["default"] = list(default) if isinstance(default, tuple) else default
     if getattr(item, "deprecated", None) or getattr(item, "replaced_by", None):
         prop["deprecated"] = True
+        if item.removed_in:
+            prop["x-burgee-removed-in"] = item.removed_in
     return prop
 
 
@@ -136,6 +138,8 @@ def _command_entry(command, detail: str) -> dict | str:
         entry["deprecated"] = command.deprecated if isinstance(command.deprecated, str) else True
         if command.replaced_by:
             entry["replaced_by"] = command.replaced_by
+        if command.removed_in:
+            entry["removed_in"] = command.removed_in
     if detail == "property_names":
         schema = _own_input(command)
         entry["inputs"] = list(schema["properties"])
