@@ -23,6 +23,13 @@ CAPABILITIES = (
     "warnings",          # meta.warnings (deprecations)
     "mcp",               # tool mcp: every command a tool
     "capabilities",      # this list
+    "self_scope",        # self_scope=: --agent, not_yours (exit 2)
+    "ambiguous",         # ambiguous words refused with each meaning's command
+    "untrusted",         # meta.untrusted, x-burgee-untrusted; never in next
+    "input_json",        # --input FILE|-: the request as one JSON object
+    "removed_in",        # deprecations say the version that removes them
+    "plan_tools",        # <tool>_plan read-only MCP twins
+    "session",           # ctx.session: the harness's session ids
 )
 """Every feature name, in a fixed order (the bytes of `--version --json` never move)."""
 

@@ -318,3 +318,140 @@ def plan_call(twin, arguments):
     if refusal is not None:
         return result(refusal, False)
     return command, with_json(to_argv(command, {**(given or {}), "dry_run": True}))
+
+
+# --- untrusted text -------------------------------------------------------------------
+
+UNTRUSTED = "x-burgee-untrusted"
+"""The output-schema keyword that marks a field as text a third party wrote."""
+
+
+def has_untrusted(command) -> bool:
+    """Whether `command` takes or returns untrusted text (an `Option(untrusted=True)`, or
+    `x-burgee-untrusted` in its output schema); computed once per command."""
+    known = command.__dict__.get("_untrusted")
+    if known is None:
+        known = command._untrusted = bool(
+            any(option.untrusted for option in command.options.values())
+            or untrusted_paths(command.output))
+    return known
+
+
+def untrusted_paths(schema, at: str = "") -> list:
+    """JSON pointers (`*` for any array item) of the fields `schema` marks untrusted."""
+    if not isinstance(schema, dict):
+        return []
+    found = [at or "/"] if schema.get(UNTRUSTED) is True else []
+    for key, sub in (schema.get("properties") or {}).items():
+        found += untrusted_paths(sub, f"{at}/{key}")
+    items = schema.get("items")
+    if isinstance(items, dict):
+        found += untrusted_paths(items, f"{at}/*")
+    for keyword in ("anyOf", "oneOf", "allOf"):
+        for sub in schema.get(keyword) or ():
+            found += [path for path in untrusted_paths(sub, at) if path not in found]
+    return found
+
+
+def _at(data, parts):
+    """Every value at the path `parts` (`*`: each item of a list)."""
+    if not parts:
+        yield data
+        return
+    head, rest = parts[0], parts[1:]
+    if head == "*" and isinstance(data, list):
+        for item in data:
+            yield from _at(item, rest)
+    elif isinstance(data, dict) and head in data:
+        yield from _at(data[head], rest)
+
+
+def _paths(command) -> list:
+    return untrusted_paths(command.output)
+
+
+def mark_untrusted(command, ctx, data, meta) -> None:
+    """`meta.untrusted` (the data paths and the inputs given that hold untrusted text), and
+    the untrusted values `clean_steps` keeps out of this call's `next`."""
+    inputs = [key for key, option in command.options.items() if option.untrusted
+              and ctx._request.options.get(key) not in (None, "", [])]
+    paths = [path for path in _paths(command)
+             if any(True for _ in _at(data, [p for p in path.split("/") if p]))]
+    if inputs or paths:
+        meta["untrusted"] = {key: value for key, value in (("data", paths), ("inputs", inputs))
+                             if value}
+    ctx._untrusted_data = {value for path in paths
+                           for value in _at(data, [p for p in path.split("/") if p])
+                           if isinstance(value, str) and value}
+
+
+def clean_steps(command, ctx, steps) -> list:
+    """`steps` (ctx.next) with every untrusted value replaced by a slot: an untrusted
+    option's value by its own (`<body>`), a value from untrusted data by `<untrusted>`."""
+    from workbench._text import split
+    slots = {}
+    for key, option in command.options.items():
+        value = ctx._request.options.get(key) if option.untrusted else None
+        for one in value if isinstance(value, list) else [value]:
+            if isinstance(one, str) and one:
+                slots[one] = option.slot
+    for value in getattr(ctx, "_untrusted_data", ()):
+        slots.setdefault(value, "<untrusted>")
+    if not slots:
+        return steps
+    cleaned = []
+    for step in steps:
+        tokens = split(step["command"]) if isinstance(step["command"], str) \
+            else list(step["command"])
+        out = []
+        for token in tokens:
+            flag, eq, value = token.partition("=")
+            if token in slots:
+                out.append(slots[token])
+            elif eq and token.startswith("-") and value in slots:
+                out.append(f"{flag}={slots[value]}")
+            elif any(secret in token for secret in slots):
+                out.append("<untrusted>")
+            else:
+                out.append(token)
+        cleaned.append({**step, "command": out})
+    return cleaned
+
+
+def _neutral(text: str) -> str:
+    """Untrusted text for a terminal: every control (newline and tab too) and every
+    invisible format character (bidi overrides, zero-width) written as a visible escape."""
+    if text.isprintable():
+        return text
+    out = []
+    for char in text:
+        if char.isprintable():
+            out.append(char)
+        else:
+            code = ord(char)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if
+                       code < 0x10000 else f"\\U{code:08x}")
+    return "".join(out)
+
+
+def neutralised(command, doc) -> dict:
+    """A copy of `doc` whose untrusted data fields are `_neutral` (for a person's terminal;
+    the JSON envelope keeps them exact)."""
+    import copy
+    paths = _paths(command)
+    if not paths or doc.get("data") is None:
+        return doc
+    doc = {**doc, "data": copy.deepcopy(doc["data"])}
+    for path in paths:
+        parts = [p for p in path.split("/") if p]
+        if not parts:
+            if isinstance(doc["data"], str):
+                doc["data"] = _neutral(doc["data"])
+            continue
+        for parent in _at(doc["data"], parts[:-1]):
+            last = parts[-1]
+            if last == "*" and isinstance(parent, list):
+                parent[:] = [_neutral(v) if isinstance(v, str) else v for v in parent]
+            elif isinstance(parent, dict) and isinstance(parent.get(last), str):
+                parent[last] = _neutral(parent[last])
+    return doc

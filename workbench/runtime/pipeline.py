@@ -572,7 +572,11 @@ def _deliver(program, world, doc, as_json, text=None, sealed=False, command=None
         world.out(_envelope.encode(doc) + "\n", masked=True)   # sealed: masked by structure
         world.delivered = True
         return code, doc
-    out, err = _envelope.render(doc, text, tsv=world.tsv)
+    shown = doc
+    if command is not None and _untrusted(command):   # a terminal never obeys it
+        from workbench.runtime._agentic import neutralised
+        shown = neutralised(command, doc)
+    out, err = _envelope.render(shown, text, tsv=world.tsv)
     if world.colour_out and out and text is None and not world.tsv and _is_table(doc):
         from workbench.runtime import colour
         out = colour.header(out)
@@ -986,6 +990,9 @@ def _success(command, ctx, data, meta) -> dict:
         meta["changed"] = True if ctx._changed is None else ctx._changed
     if ctx._request.warnings:
         meta["warnings"] = list(ctx._request.warnings)
+    if _untrusted(command):   # meta.untrusted; `next` never carries it (issue 34)
+        from workbench.runtime._agentic import mark_untrusted
+        mark_untrusted(command, ctx, data, meta)
     doc = _envelope.success(data, meta)
     if ctx._next:
         doc = {"ok": True, "data": data, "next": _suggested(command, ctx), "meta": meta}
@@ -993,8 +1000,23 @@ def _success(command, ctx, data, meta) -> dict:
 
 
 def _suggested(command, ctx) -> list:
-    """`ctx.next(...)` as runnable `next` entries (program name, the caller's mode)."""
-    return _steps(ctx.program, command, ctx._next, output_mode(ctx._world, ctx._request.json))
+    """`ctx.next(...)` as runnable `next` entries (program name, the caller's mode); an
+    untrusted value never in them (`_agentic.clean_steps`)."""
+    steps = ctx._next
+    if _untrusted(command):
+        from workbench.runtime._agentic import clean_steps
+        steps = clean_steps(command, ctx, steps)
+    return _steps(ctx.program, command, steps, output_mode(ctx._world, ctx._request.json))
+
+
+def _untrusted(command) -> bool:
+    """Whether `command` takes or returns untrusted text (`_agentic.has_untrusted`), without
+    an import for the commands that do not."""
+    known = command.__dict__.get("_untrusted")
+    if known is None:
+        from workbench.runtime._agentic import has_untrusted
+        known = has_untrusted(command)
+    return known
 
 
 def _steps(program, command, steps, as_json):

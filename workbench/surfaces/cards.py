@@ -185,6 +185,8 @@ def _option(option) -> dict:
         out["choices"] = values
     if option.required:
         out["required"] = True
+    if option.untrusted:
+        out["untrusted"] = True
     if option.sensitive:
         out["sensitive"] = True
     elif option.default is not None:

@@ -22,6 +22,8 @@ def _property(item, flag: str) -> dict:
     prop = item.value_schema()
     prop["description"] = item.description or ""
     prop["flag"] = flag
+    if item.untrusted:   # text a third party wrote (issue 34)
+        prop["x-burgee-untrusted"] = True
     sensitive = getattr(item, "sensitive", False)
     if sensitive:
         prop["writeOnly"] = True
