@@ -370,3 +370,23 @@ async def test_untrusted_text_over_mcp(tmp_path):
         assert result.structured_content["body"] == HOSTILE
         assert doc["meta"]["untrusted"] == {"data": ["/body"], "inputs": ["body"]}
         assert doc["next"][0]["command"] == "tasks report --body <body> --json"
+
+
+# --- 7. the samples ---------------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_notes_delete_is_an_ambiguous_word_on_both_transports(tmp_path):
+    from mcp import Client
+    extra = caller_env(tmp_path)
+    done = _cli(NOTES, ["delete", "3", "--json"], extra, tmp_path)
+    assert done.returncode == 2
+    assert json.loads(done.stdout)["error"]["meanings"] == [
+        {"means": "remove one note", "command": "notes remove 3 --json"},
+        {"means": "delete every note", "command": "notes purge --json"}]
+    async with Client(stdio_params(NOTES, extra, tmp_path), mode="legacy",
+                      cache=None) as client:
+        result = await client.call_tool("delete", {"id": 3})
+        assert result.is_error
+        assert json.loads(text_of(result))["error"]["meanings"] == [   # purge is no tool
+            {"means": "remove one note", "tool": {"name": "remove", "arguments": {"id": 3}}}]

@@ -118,7 +118,7 @@ def ambiguous_tool(program, name: str, arguments) -> dict:
     meanings = []
     for meaning in program.ambiguous[name]:
         command, _ = _target(program, meaning["use"])
-        if command is None:
+        if command is None or command.effects == "withheld":   # no tool to call
             continue
         inputs = {item.key: item for item in command.inputs if not item.cli_only}
         passed = {key: (inputs[key].slot if getattr(inputs[key], "sensitive", False)
