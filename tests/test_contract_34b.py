@@ -390,3 +390,83 @@ async def test_notes_delete_is_an_ambiguous_word_on_both_transports(tmp_path):
         assert result.is_error
         assert json.loads(text_of(result))["error"]["meanings"] == [   # purge is no tool
             {"means": "remove one note", "tool": {"name": "remove", "arguments": {"id": 3}}}]
+
+
+# --- 7. the change review and the contract checker know each addition ---------------------
+
+
+def _tasks(**changes):
+    """A small program; `changes` alter its `done` command, option and words."""
+    from workbench import Command, Option, Program
+    done = {"name": "done", "description": "Mark a task done", "effects": "idempotent",
+            "run": lambda ctx: {}, "plan": lambda ctx: {},
+            "options": {"note": Option(description="a note", **changes.pop("note", {}))},
+            "examples": ["tasks done"], **changes.pop("done", {})}
+    drop = Command("drop", "Drop a task", effects="idempotent", run=lambda ctx: {},
+                   examples=["tasks drop"])
+    return Program("tasks", "1.0.0", "Tasks", commands=[Command(**done), drop],
+                   **changes)
+
+
+def _review(old, new):
+    from workbench.dev.changes import review_files
+    from workbench.dev.review import files_of_program
+    review = review_files(files_of_program(old), files_of_program(new))
+    return {(change.kind, change.rule) for change in review.changes}
+
+
+@pytest.mark.parametrize("before, after, expected", [
+    ({}, {"done": {"self_scope": lambda ctx: "x"}}, ("breaking", "self_scoped")),
+    ({"done": {"self_scope": len}}, {}, ("additive", "self_scope_lifted")),
+    ({}, {"done": {"plan_tool": True}}, ("additive", "plan_tool_added")),
+    ({"done": {"plan_tool": True}}, {}, ("breaking", "plan_tool_removed")),
+    ({}, {"done": {"input_json": True}}, ("additive", "input_json_added")),
+    ({"done": {"input_json": True}}, {}, ("breaking", "input_json_removed")),
+    ({"done": {"deprecated": "old"}}, {"done": {"deprecated": "old", "removed_in": "3.0"}},
+     ("cosmetic", "removal_announced")),
+    ({"note": {"deprecated": "x"}}, {"note": {"deprecated": "x", "removed_in": "3.0"}},
+     ("cosmetic", "removal_announced")),
+    ({}, {"note": {"untrusted": True}}, ("cosmetic", "untrusted_input")),
+    ({}, {"ambiguous": {"close": [{"means": "a", "use": "done"}, {"means": "b", "use": "drop"}]}},
+     ("additive", "ambiguous_word_added")),
+])
+def test_the_change_review_classifies_each_addition(before, after, expected):
+    assert expected in _review(_tasks(**before), _tasks(**after))
+
+
+def test_the_change_review_reads_capabilities(monkeypatch):
+    from workbench.declaration import capabilities
+    old = _tasks()
+    from workbench.dev.review import files_of_program
+    files = files_of_program(old)
+    monkeypatch.setattr(capabilities, "CAPABILITIES", capabilities.CAPABILITIES[:-1])
+    from workbench.dev.changes import review_files
+    rules = {(c.kind, c.rule) for c in review_files(files, files_of_program(_tasks())).changes}
+    assert ("breaking", "capability_removed") in rules
+
+
+LEAKY = '''
+from workbench import Command, Fail, Option, Program
+
+def relay(ctx):
+    raise Fail("try_again", "relay failed", fix=f"relay --body {ctx.options.body} --retry")
+
+program = Program(name="r", version="1", description="d", commands=[
+    Command(name="relay", description="Relay a message", effects="read_only",
+            options={"body": Option(type="string", required=True, untrusted=True,
+                                    description="what someone wrote"),
+                     "retry": Option(type="boolean", description="again")},
+            errors=[{"code": "try_again", "exit": 1, "when": "it failed"}],
+            examples=["r relay --body hello-there"], run=relay)])
+'''
+
+
+def test_the_checker_finds_an_untrusted_value_in_a_fix(tmp_path):
+    from workbench.check import RULES, check
+    assert RULES["C16"].name == "untrusted_in_next"
+    (tmp_path / "r.py").write_text(LEAKY)
+    report = check(str(tmp_path / "r.py")).to_dict()
+    assert "C16" in {violation["rule"] for violation in report["violations"]}
+    # the task sample builds its next with ctx.next, which keeps the value out
+    clean = check(str(AGENTIC)).to_dict()
+    assert clean["violations"] == []

@@ -15,14 +15,14 @@ from workbench import Argument, Command, Fail, Option, Program, run
 
 def _load():
     try:
-        with open(os.environ["TASKS_FILE"], encoding="utf-8") as handle:
+        with open(os.environ.get("TASKS_FILE", "tasks.json"), encoding="utf-8") as handle:
             return json.load(handle)
     except FileNotFoundError:
         return {"next_id": 1, "tasks": []}
 
 
 def _save(store):
-    with open(os.environ["TASKS_FILE"], "w", encoding="utf-8") as handle:
+    with open(os.environ.get("TASKS_FILE", "tasks.json"), "w", encoding="utf-8") as handle:
         json.dump(store, handle)
 
 

@@ -329,9 +329,9 @@ UNTRUSTED = "x-burgee-untrusted"
 def has_untrusted(command) -> bool:
     """Whether `command` takes or returns untrusted text (an `Option(untrusted=True)`, or
     `x-burgee-untrusted` in its output schema); computed once per command."""
-    known = command.__dict__.get("_untrusted")
+    known = command.__dict__.get("_marks_untrusted")
     if known is None:
-        known = command._untrusted = bool(
+        known = command._marks_untrusted = bool(
             any(option.untrusted for option in command.options.values())
             or untrusted_paths(command.output))
     return known

@@ -1012,7 +1012,7 @@ def _suggested(command, ctx) -> list:
 def _untrusted(command) -> bool:
     """Whether `command` takes or returns untrusted text (`_agentic.has_untrusted`), without
     an import for the commands that do not."""
-    known = command.__dict__.get("_untrusted")
+    known = command.__dict__.get("_marks_untrusted")
     if known is None:
         from workbench.runtime._agentic import has_untrusted
         known = has_untrusted(command)

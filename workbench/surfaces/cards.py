@@ -161,6 +161,8 @@ def _agentic(out: dict, command) -> None:
             out["instead"] = command.instead
     if command.plan_tool and command.effects != "withheld":
         out["plan_tool"] = command.tool_name + "_plan"
+    if command.input_json:
+        out["input_json"] = True   # `--input FILE|-`: the whole request as JSON
 
 
 def _option(option) -> dict:
