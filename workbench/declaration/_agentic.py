@@ -109,3 +109,23 @@ def _check_words(program) -> None:
             if node is None or node is program or node.is_group:
                 raise DefinitionError(f"{where}: use={meaning['use']!r} must start with a "
                                       f"command of the program, e.g. 'done {{args}} {{flags}}'")
+
+
+UNTRUSTED = "x-burgee-untrusted"
+"""The output-schema keyword that marks a field as text a third party wrote."""
+
+
+def untrusted_paths(schema, at: str = "") -> list:
+    """JSON pointers (`*` for any array item) of the fields `schema` marks untrusted."""
+    if not isinstance(schema, dict):
+        return []
+    found = [at or "/"] if schema.get(UNTRUSTED) is True else []
+    for key, sub in (schema.get("properties") or {}).items():
+        found += untrusted_paths(sub, f"{at}/{key}")
+    items = schema.get("items")
+    if isinstance(items, dict):
+        found += untrusted_paths(items, f"{at}/*")
+    for keyword in ("anyOf", "oneOf", "allOf"):
+        for sub in schema.get(keyword) or ():
+            found += [path for path in untrusted_paths(sub, at) if path not in found]
+    return found

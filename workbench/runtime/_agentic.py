@@ -6,6 +6,7 @@ Imported only when a command declares one of them (or argv names an ambiguous wo
 
 from __future__ import annotations
 
+from workbench.declaration._agentic import untrusted_paths
 from workbench.runtime.parser import Refusal
 
 
@@ -321,37 +322,6 @@ def plan_call(twin, arguments):
 
 
 # --- untrusted text -------------------------------------------------------------------
-
-UNTRUSTED = "x-burgee-untrusted"
-"""The output-schema keyword that marks a field as text a third party wrote."""
-
-
-def has_untrusted(command) -> bool:
-    """Whether `command` takes or returns untrusted text (an `Option(untrusted=True)`, or
-    `x-burgee-untrusted` in its output schema); computed once per command."""
-    known = command.__dict__.get("_marks_untrusted")
-    if known is None:
-        known = command._marks_untrusted = bool(
-            any(option.untrusted for option in command.options.values())
-            or untrusted_paths(command.output))
-    return known
-
-
-def untrusted_paths(schema, at: str = "") -> list:
-    """JSON pointers (`*` for any array item) of the fields `schema` marks untrusted."""
-    if not isinstance(schema, dict):
-        return []
-    found = [at or "/"] if schema.get(UNTRUSTED) is True else []
-    for key, sub in (schema.get("properties") or {}).items():
-        found += untrusted_paths(sub, f"{at}/{key}")
-    items = schema.get("items")
-    if isinstance(items, dict):
-        found += untrusted_paths(items, f"{at}/*")
-    for keyword in ("anyOf", "oneOf", "allOf"):
-        for sub in schema.get(keyword) or ():
-            found += [path for path in untrusted_paths(sub, at) if path not in found]
-    return found
-
 
 def _at(data, parts):
     """Every value at the path `parts` (`*`: each item of a list)."""

@@ -1010,12 +1010,15 @@ def _suggested(command, ctx) -> list:
 
 
 def _untrusted(command) -> bool:
-    """Whether `command` takes or returns untrusted text (`_agentic.has_untrusted`), without
-    an import for the commands that do not."""
+    """Whether `command` takes or returns untrusted text (an `Option(untrusted=True)`, or
+    `x-burgee-untrusted` in its output schema); computed once per command."""
     known = command.__dict__.get("_marks_untrusted")
     if known is None:
-        from workbench.runtime._agentic import has_untrusted
-        known = has_untrusted(command)
+        known = any(option.untrusted for option in command.options.values())
+        if not known and command.output is not None:
+            from workbench.declaration._agentic import untrusted_paths
+            known = bool(untrusted_paths(command.output))
+        command._marks_untrusted = known
     return known
 
 
