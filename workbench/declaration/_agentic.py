@@ -99,16 +99,22 @@ def _check_words(program) -> None:
                             for k in ("means", "use")):
                 raise DefinitionError(f"{where}: each meaning is {{'means': text, 'use': "
                                       f"'command {{args}} {{flags}}'}}, got {meaning!r}")
-            node = program
-            for part in meaning["use"].split():
-                if part.startswith(("{", "-")) or not node.is_group:
-                    break
-                node = child_named(node, part)
-                if node is None:
-                    break
-            if node is None or node is program or node.is_group:
+            if target_of(program, meaning["use"]) is None:
                 raise DefinitionError(f"{where}: use={meaning['use']!r} must start with a "
                                       f"command of the program, e.g. 'done {{args}} {{flags}}'")
+
+
+def target_of(program, use: str):
+    """The command an ambiguous word's `use` template starts with, or None."""
+    from workbench.declaration.model import child_named
+    node = program
+    for part in use.split():
+        if part.startswith(("{", "-")) or not node.is_group:
+            break
+        node = child_named(node, part)
+        if node is None:
+            return None
+    return None if node is program or node.is_group else node
 
 
 UNTRUSTED = "x-burgee-untrusted"

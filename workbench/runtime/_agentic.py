@@ -6,7 +6,7 @@ Imported only when a command declares one of them (or argv names an ambiguous wo
 
 from __future__ import annotations
 
-from workbench.declaration._agentic import untrusted_paths
+from workbench.declaration._agentic import target_of, untrusted_paths
 from workbench.runtime.parser import Refusal
 
 
@@ -47,22 +47,6 @@ class Ambiguous(Refusal):
         self.meanings = meanings
 
 
-def _target(program, use: str):
-    """(the command `use` names, the words naming it), or (None, words) for a template that
-    names no command (the definition checks refuse that)."""
-    words = []
-    node = program
-    from workbench.declaration.model import child_named
-    for token in use.split():
-        if token.startswith("{") or token.startswith("-") or not node.is_group:
-            break
-        node = child_named(node, token)
-        if node is None:
-            return None, words
-        words.append(token)
-    return (node if node is not program and not node.is_group else None), words
-
-
 def _split(program, tables, tokens) -> tuple:
     """The caller's tokens as (positionals, [(flag, [its tokens])]): a flag takes a value
     when a meaning's command says so (`tables`: their flag tables), or when it is a
@@ -97,7 +81,7 @@ def refuse_ambiguous(program, word: str, tokens) -> None:
     every runnable line is)."""
     from workbench.runtime.parser import flag_table, split_globals
     tokens = split_globals(list(tokens))[1]
-    targets = [_target(program, meaning["use"])[0] for meaning in program.ambiguous[word]]
+    targets = [target_of(program, meaning["use"]) for meaning in program.ambiguous[word]]
     tables = [flag_table(command) for command in targets if command is not None]
     args, flags = _split(program, tables, tokens)
     meanings = []
@@ -118,7 +102,7 @@ def ambiguous_tool(program, name: str, arguments) -> dict:
     given = arguments if isinstance(arguments, dict) else {}
     meanings = []
     for meaning in program.ambiguous[name]:
-        command, _ = _target(program, meaning["use"])
+        command = target_of(program, meaning["use"])
         if command is None or command.effects == "withheld":   # no tool to call
             continue
         inputs = {item.key: item for item in command.inputs if not item.cli_only}
@@ -304,7 +288,7 @@ def plan_call(twin, arguments):
     from workbench.runtime.toolcall import result
     from workbench.surfaces.tools import PLAN_ONLY_DROPS
     command = twin.command
-    given = arguments if isinstance(arguments, dict) else arguments
+    given = arguments
     if isinstance(given, dict):
         extra = [key for key in given if key in PLAN_ONLY_DROPS]
         if extra:
