@@ -224,6 +224,11 @@ def test_input_is_only_on_commands_that_opt_in_and_a_missing_file_is_named(tmp_p
                               tmp_path).stdout)["error"]
     assert missing["code"] == "input_not_found" and missing["fix"] == \
         "tasks claim --input <file> --json"
+    request = tmp_path / "a.json"
+    request.write_text('{"title": "a"}')
+    twice = json.loads(_cli(AGENTIC, ["claim", "--input", str(request), f"--input={request}",
+                                      "--json"], extra, tmp_path).stdout)["error"]
+    assert twice["code"] == "duplicate_option"
 
 
 @pytest.mark.asyncio

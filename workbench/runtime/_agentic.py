@@ -152,6 +152,10 @@ def merged_input(program, argv, world):
     else:
         source, width = token.partition("=")[2], 1
     without = argv[:where] + argv[where + width:]
+    if any(token == "--input" or token.startswith("--input=") for token in
+           without[:without.index("--") if "--" in without else len(without)]):
+        raise Refusal("duplicate_option", "--input was given more than once; it takes one "
+                      "request", hint="keep the one you mean", fix=split_globals(without)[1])
     request = _read_request(command, source, world, without)
     given = _given_keys(command, split_globals(without)[1][at:])
     rest_of = {key: value for key, value in request.items() if key not in given}
