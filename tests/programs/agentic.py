@@ -75,10 +75,19 @@ def drop(ctx):
 
 
 def report(ctx):
+    if ctx.options.body.startswith("confirm:") and not ctx.options.follow:
+        ctx.action_required("confirm", "a report that asks for confirmation", next=[
+            {"command": ["report", "--body", ctx.options.body, "--follow"],
+             "when": "to file it"}])
     if ctx.options.follow:
         ctx.next(["report", "--body", ctx.options.body], why="to report it again")
         ctx.next(["mine"], why="to see your tasks")
     return {"body": ctx.options.body, "summary": f"{len(ctx.options.body)} characters"}
+
+
+def feed(ctx):
+    yield {"from": "a web page", "text": ctx.options.text}
+    yield {"from": "us", "text": "fine"}
 
 
 def whoami(ctx):
@@ -129,6 +138,13 @@ program = Program(
                                        "summary": {"type": "string"}},
                         "required": ["body", "summary"]},
                 examples=["tasks report --body 'it broke'"], run=report),
+        Command(name="feed", description="Stream what others wrote", effects="read_only",
+                options={"text": Option(type="string", default="hi", untrusted=True,
+                                        description="text someone wrote")},
+                output={"type": "array", "items": {"type": "object", "properties": {
+                    "from": {"type": "string"},
+                    "text": {"type": "string", "x-burgee-untrusted": True}}}},
+                examples=["tasks feed"], run=feed),
         Command(name="whoami", description="Who is calling, and from which session",
                 effects="read_only", examples=["tasks whoami"], run=whoami),
     ],

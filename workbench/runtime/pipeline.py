@@ -790,8 +790,12 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
         if request.warnings:
             doc["meta"] = {"warnings": list(request.warnings)}
     except ActionRequired as action:
+        steps = action.next
+        if _untrusted(command):   # as a success's next: never an untrusted value
+            from workbench.runtime._agentic import clean_steps
+            steps = clean_steps(command, ctx, steps)
         doc = _envelope.action_required(action.reason, action.message,
-                                        _steps(program, command, action.next,
+                                        _steps(program, command, steps,
                                                output_mode(world, as_json)))
     except Refusal as refusal:
         return _refuse(program, refusal, as_json, world)
@@ -1111,8 +1115,14 @@ def _print_stream(program, command, request, world, items):
     from workbench._text import escape_controls
     count = 0
     tsv = world.tsv and command.text is None
+    neutral = None
+    if _untrusted(command):   # untrusted fields of each item, as in a whole envelope
+        from workbench.runtime._agentic import neutralised
+        neutral = lambda item: neutralised(command, {"data": [item]})["data"][0]  # noqa: E731
     try:
         for item in items:
+            if neutral is not None:
+                item = neutral(item)
             if tsv:   # a header row from the first object's field names, then its rows
                 text = _envelope.tsv_row(item)
                 if count == 0 and isinstance(item, dict):
