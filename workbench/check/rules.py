@@ -64,7 +64,7 @@ RULES = {rule.code: rule for rule in (
     Rule("C16", "untrusted_in_next", "a value given to an untrusted input "
          "(Option(untrusted=True)) never appears in a next step or a handler's fix",
          "build next and fix= from your own values, never from text a third party wrote "
-         "(ctx.next does this for you; Fail(fix=...) and action_required's next are yours)"),
+         "(ctx.next and action_required's next do this for you; Fail(fix=...) is yours)"),
     Rule("R1", "examples_missing", "every command has an example",
          "add examples=['tool command ...']: agents copy them"),
     Rule("R2", "undeclared_error", "every code a handler raises is declared in errors= with "
