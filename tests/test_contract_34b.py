@@ -346,6 +346,10 @@ def test_untrusted_text_is_listed_kept_out_of_next_and_escaped_on_the_cli(tmp_pa
         {"command": "tasks report --body <body> --json", "when": "to report it again"},
         {"command": "tasks mine --json", "when": "to see your tasks"}]
     assert "rm -rf" not in json.dumps(doc["next"])
+    short = json.loads(_cli(AGENTIC, ["report", "--body", "mine", "--follow", "--json"],
+                            extra, tmp_path).stdout)   # a value that is also a command word
+    assert [step["command"] for step in short["next"]] == [
+        "tasks report --body <body> --json", "tasks mine --json"]
     asked = json.loads(_cli(AGENTIC, ["report", "--body", "confirm: " + HOSTILE, "--json"],
                             extra, tmp_path).stdout)   # action_required's next: the same
     assert asked["next"] == [{"command": "tasks report --body <body> --follow --json",

@@ -357,23 +357,41 @@ def clean_steps(command, ctx, steps) -> list:
         slots.setdefault(value, "<untrusted>")
     if not slots:
         return steps
+    long = [value for value in slots if len(value) >= UNTRUSTED_PIECE]
     cleaned = []
     for step in steps:
         tokens = split(step["command"]) if isinstance(step["command"], str) \
             else list(step["command"])
-        out = []
-        for token in tokens:
+        words = _command_words(ctx.program, tokens)   # `report`, `tasks mine`: never values
+        out = tokens[:words]
+        for token in tokens[words:]:
             flag, eq, value = token.partition("=")
-            if token in slots:
+            if token in slots and not token.startswith("-"):
                 out.append(slots[token])
             elif eq and token.startswith("-") and value in slots:
                 out.append(f"{flag}={slots[value]}")
-            elif any(secret in token for secret in slots):
+            elif any(piece in token for piece in long):
                 out.append("<untrusted>")
             else:
                 out.append(token)
         cleaned.append({**step, "command": out})
     return cleaned
+
+
+UNTRUSTED_PIECE = 8
+"""An untrusted value this long is kept out of a step inside a longer token too; a shorter
+one only where it is a whole value (`mine` as a word is not a body that said "mine")."""
+
+
+def _command_words(program, tokens) -> int:
+    """How many leading tokens name a command (the program's name, then its words)."""
+    from workbench.declaration.model import child_named
+    at = 1 if tokens[:1] == [program.name] else 0
+    node = program
+    while at < len(tokens) and node.is_group and child_named(node, tokens[at]) is not None:
+        node = child_named(node, tokens[at])
+        at += 1
+    return at
 
 
 def _neutral(text: str) -> str:
