@@ -486,3 +486,14 @@ def test_the_checker_finds_an_untrusted_value_in_a_fix(tmp_path):
     # the task sample builds its next with ctx.next, which keeps the value out
     clean = check(str(AGENTIC)).to_dict()
     assert clean["violations"] == []
+
+
+def test_skills_say_which_commands_are_self_scoped_and_which_words_are_ambiguous():
+    from workbench.loader import load_program
+    from workbench.surfaces.skills import skill_md
+    tasks = skill_md(load_program(str(AGENTIC)))
+    assert "`tasks done`: Mark one of your tasks done (idempotent, acts only on your own " \
+        "items)" in tasks
+    notes = skill_md(load_program(str(NOTES)))
+    assert "- `notes delete` is refused; say which: `notes remove` to remove one note; " \
+        "`notes purge` to delete every note" in notes
