@@ -34,6 +34,6 @@ CAPABILITIES = (
 """Every feature name, in a fixed order (the bytes of `--version --json` never move)."""
 
 
-def capabilities(program=None) -> list:
+def capabilities(program: object = None) -> list[str]:
     """The capabilities of `program` (today every program speaks the whole list)."""
     return list(CAPABILITIES)

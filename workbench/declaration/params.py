@@ -236,9 +236,9 @@ class Param:
     env: str | None = None
     nargs = 1
     hidden = False
-    untrusted = False   # its value is text a third party wrote (issue 34)
-    cli_only = False    # a command-line flag only, never an MCP property (`--input`)
-    removed_in = None   # with deprecated: the version that removes it
+    untrusted: bool = False   # its value is text a third party wrote (issue 34)
+    cli_only: bool = False    # a command-line flag only, never an MCP property (`--input`)
+    removed_in: str | None = None   # with deprecated: the version that removes it
     type: str | object   # the slots' types, for checkers
     items: str | object
     choices: list[Any] | None

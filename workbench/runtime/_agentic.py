@@ -88,7 +88,7 @@ def refuse_ambiguous(program, word: str, tokens) -> None:
     for meaning, command in zip(program.ambiguous[word], targets):
         table = flag_table(command) if command is not None else {}
         taken = [part for flag, given in flags if flag in table for part in given]
-        line = []
+        line: list[str] = []
         for part in meaning["use"].split():
             line += args if part == "{args}" else taken if part == "{flags}" else [part]
         meanings.append((meaning["means"], line))

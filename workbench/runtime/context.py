@@ -41,7 +41,7 @@ SESSION_VARIABLES = ("CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID", "TRACEPARENT")
 holds the ones set, by name."""
 
 
-def session_of(environ) -> dict:
+def session_of(environ: Mapping[str, str]) -> dict[str, str]:
     """`ctx.session`: each of `SESSION_VARIABLES` that is set, name -> value."""
     return {name: environ[name] for name in SESSION_VARIABLES if environ.get(name)}
 
@@ -64,7 +64,7 @@ def detect_agent(environ) -> str | None:
     return None
 
 
-def stdin_wait(environ, agent) -> float | None:
+def stdin_wait(environ: Mapping[str, str], agent: str | None) -> float | None:
     """Seconds to wait for more standard input before giving up: BURGEE_STDIN_TIMEOUT
     (default 10) under an agent or CI; None (wait for the end) for a person."""
     if agent is None and not _truthy(environ.get("CI")):
@@ -75,7 +75,7 @@ def stdin_wait(environ, agent) -> float | None:
         return 10.0
 
 
-def read_stream(stream, wait: float | None, limit: int | None = None) -> str | None:
+def read_stream(stream: Any, wait: float | None, limit: int | None = None) -> str | None:
     """All of `stream` as text (at most `limit` characters when given); None when nothing
     more arrived for `wait` seconds and it was not closed (`wait` None: no time limit)."""
     try:
@@ -86,7 +86,7 @@ def read_stream(stream, wait: float | None, limit: int | None = None) -> str | N
         return stream.read() if limit is None else stream.read(limit)
     import os
     import select
-    chunks = []
+    chunks: list[bytes] = []
     size = 0
     while limit is None or size < limit:
         ready, _, _ = select.select([fd], [], [], wait)
@@ -203,7 +203,7 @@ class Context(Generic[OptionsT]):
         self.obj: Any = None    # what a `setup(ctx)` left for the handler
 
     @property
-    def session(self) -> dict:
+    def session(self) -> dict[str, str]:
         """The harness session ids set for this call (`SESSION_VARIABLES`), by name."""
         return session_of(self.environ)
 
