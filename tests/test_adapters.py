@@ -694,8 +694,9 @@ def test_version_of_a_single_command_program_prints_its_version_and_runs_nothing
 
     done = call(adapt(tool, name="tool"), ["--version"])   # black --version ran black
     assert (done.exit, done.stdout) == (0, "tool 2.5.1\n")
+    from workbench.declaration.capabilities import capabilities
     assert json.loads(call(adapt(tool, name="tool"), ["--version", "--json"]).stdout) == {
-        "name": "tool", "version": "2.5.1"}
+        "name": "tool", "version": "2.5.1", "capabilities": capabilities()}
     parser = argparse.ArgumentParser(prog="pretty")
     parser.add_argument("--version", action="version", version="%(prog)s 3.1")
     parser.add_argument("infile", nargs="?")

@@ -42,7 +42,8 @@ def broken():
 CAUGHT = [("C1", "c1-stdout"), ("C2", "c2-stderr"), ("C3", "c3-exit"), ("C4", "c4-undeclared"),
           ("C5", "c5-fix"), ("C6", "c6-next"), ("C8", "c8-leak"), ("C9", "c9-print"),
           ("C10", "c10-transport"), ("C11", "c11-random"), ("C13", "c13-traceback"),
-          ("C14", "c14-hang"), ("C15", "c15-exit"), ("R1", "r1-no-example"),
+          ("C14", "c14-hang"), ("C15", "c15-exit"), ("C16", "c16-untrusted"),
+          ("R1", "r1-no-example"),
           ("R2", "c4-undeclared"), ("R3", "r3-list"), ("R4", "r4-no-key"),
           ("R5", "r5-confirm"), ("R6", "r6-long")]
 

@@ -38,11 +38,13 @@ def _lines(result):
 # --- streams --------------------------------------------------------------------------------
 
 def test_ndjson_stream_has_a_meta_head_and_an_end_tail(warehouse):
+    from workbench.declaration.capabilities import capabilities
     result = warehouse("export", "--format", "ndjson")
     lines = _lines(result)
     assert result.exit == 0 and result.stderr == ""
     assert lines[0] == {"@meta": {"command": "export", "schema_version": "2", "format": "ndjson",
-                                  "items": "one JSON value per line until the @end line"}}
+                                  "items": "one JSON value per line until the @end line",
+                                  "capabilities": capabilities()}}
     assert lines[-1] == {"@end": {"ok": True, "count": 120, "exit": 0}}
     assert len(lines) == 122 and lines[1]["sku"] == "SKU-0001"
 

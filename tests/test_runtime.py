@@ -189,7 +189,9 @@ def test_a_broken_pipe_on_write_is_exit_141_without_noise():
 
 def test_version(deploy):
     assert deploy.invoke(["--version"]).stdout == "tool 1.0.0\n"
-    assert deploy.invoke(["--version", "--json"]).json == {"name": "tool", "version": "1.0.0"}
+    from workbench.declaration.capabilities import capabilities
+    assert deploy.invoke(["--version", "--json"]).json == {"name": "tool", "version": "1.0.0",
+                                                           "capabilities": capabilities()}
 
 
 # --- agents and terminals -------------------------------------------------------------------

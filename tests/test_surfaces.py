@@ -150,6 +150,7 @@ def test_sample_help_renders():
 def test_help_document_levels(program):
     names = help_document(program, "names")
     assert list(names) == ["name", "version", "description", "schema_version", "level", "usage",
+                           "capabilities",
                            "commands", "exit_codes", "more"]
     assert names["commands"] == ["deploy", "status", "notes add", "notes tag", "notes purge"]
     summary = help_document(program)

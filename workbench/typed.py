@@ -42,7 +42,8 @@ _SUPPORTED = ("str, int, float, bool, Literal[...], an Enum, date, datetime, UUI
               "Opt(type=a value type)")
 _PASSED = ("name", "aliases", "hidden", "output", "text", "plan", "since", "deprecated",
            "replaced_by", "paginated", "batch", "errors", "description", "help", "epilog",
-           "destructive", "open_world", "title")
+           "destructive", "open_world", "title",
+           "self_scope", "instead", "input_json", "plan_tool", "removed_in")   # issue 34
 _RICH = {("datetime", "datetime"): "datetime", ("datetime", "date"): "date",
          ("uuid", "UUID"): "uuid"}
 """Classes read as command-line types, by (module, name): no import needed to recognise one."""
@@ -206,12 +207,14 @@ class App:
         single: the program is its one command, typed without its name.
         env_prefix: every option without its own `env` reads `PREFIX` + its command's path +
             its name, upper case (Click's `auto_envvar_prefix`), as `Program(env_prefix=)`.
+        ambiguous: words with several meanings, as `Program(ambiguous=)`.
     """
 
     def __init__(self, name: str, version: str = "0.0.0", description: str = "", *,
                  aliases: tuple[str, ...] | list[str] = (), hidden: bool = False, budgets: dict[str, int] | None = None,
                  schema_version: str = "1", output_budget: int | None = None,
-                 single: bool = False, env_prefix: str | None = None):
+                 single: bool = False, env_prefix: str | None = None,
+                 ambiguous: dict | None = None):
         self.name = name
         self.version = version
         self.description = description
@@ -219,7 +222,7 @@ class App:
         self.hidden = hidden
         self.settings: dict[str, Any] = {"budgets": budgets, "schema_version": schema_version,
                          "output_budget": output_budget, "single": single,
-                         "env_prefix": env_prefix}
+                         "env_prefix": env_prefix, "ambiguous": ambiguous}
         self._nodes: list = []   # ("command", function, options) or ("group", App)
         self._callback: Callable[..., Any] | None = None   # of @app.callback(), if any
         self._program: Program | None = None
@@ -234,7 +237,8 @@ class App:
         `name` defaults to the function's name with `_` as `-`; `description` to the
         docstring's first paragraph. Other keywords are `Command`'s (output, text, plan,
         aliases, hidden, since, deprecated, replaced_by, paginated, batch, errors,
-        destructive, open_world, title).
+        destructive, open_world, title, self_scope, instead, input_json, plan_tool,
+        removed_in).
 
         Args:
             name: the command's name (default: the function's, `_` as `-`).
@@ -314,7 +318,8 @@ class App:
                               schema_version=settings["schema_version"],
                               output_budget=settings["output_budget"], check=False,
                               single=settings["single"], options=options, setup=setup,
-                              env_prefix=settings["env_prefix"])
+                              env_prefix=settings["env_prefix"],
+                              ambiguous=settings["ambiguous"])
             from workbench.declaration._checks import check_once
             check_once(program, self._frame or sys._getframe(0))
             self._program = program
@@ -432,7 +437,10 @@ def _command(function, options: dict) -> Command:
                    batch=options["batch"] or False, errors=options["errors"] or (),
                    help=options["help"] if options["help"] is not None else body,
                    epilog=options["epilog"], destructive=options["destructive"],
-                   open_world=options["open_world"], title=options["title"])
+                   open_world=options["open_world"], title=options["title"],
+                   self_scope=options["self_scope"], instead=options["instead"],
+                   input_json=options["input_json"] or False,
+                   plan_tool=options["plan_tool"] or False, removed_in=options["removed_in"])
 
 
 def _defaults(function, code, names) -> dict:

@@ -34,7 +34,9 @@ class NoteList(TypedDict):
 
 NOT_FOUND = {"code": "not_found", "exit": 3, "when": "no note has that id"}
 
-app = App("notes", version="0.3.0", description="Keep short notes with tags")
+app = App("notes", version="0.3.0", description="Keep short notes with tags",
+          ambiguous={"delete": [{"means": "remove one note", "use": "remove {args} {flags}"},
+                                {"means": "delete every note", "use": "purge {flags}"}]})
 
 
 @app.command(effects="non_idempotent", destructive=False,

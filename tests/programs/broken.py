@@ -84,6 +84,10 @@ def confirms(ctx):
 
 ERRORS = [{"code": "bad_input", "exit": 2, "when": "never right"}]
 
+
+def relay(ctx):
+    raise Fail("relay_failed", "relaying failed", fix=f"c16-untrusted --body {ctx.options.body}")
+
 program = Program(name="broken", version="1.0.0", description="Breaks every rule", commands=[
     Command(name="fine", description="Keeps every promise", effects="read_only",
             examples=["broken fine"], run=fine),
@@ -116,6 +120,11 @@ program = Program(name="broken", version="1.0.0", description="Breaks every rule
             examples=["broken c14-hang"], run=hangs_in_ci),
     Command(name="c15-exit", description="Exits 5 after its envelope", effects="read_only",
             examples=["broken c15-exit"], run=exit_after),
+    Command(name="c16-untrusted", description="Puts text a third party wrote in its fix",
+            effects="read_only", options={"body": Option(type="string", untrusted=True,
+                                                         required=True, description="a body")},
+            errors=[{"code": "relay_failed", "exit": 1, "when": "always"}],
+            examples=["broken c16-untrusted --body written-by-someone"], run=relay),
     Command(name="r1-no-example", description="Has no example", effects="read_only", run=fine),
     Command(name="r3-list", description="Returns a list, unpaged", effects="read_only",
             examples=["broken r3-list"], run=lambda ctx: [1, 2, 3]),

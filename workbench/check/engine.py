@@ -259,6 +259,30 @@ def _envelope_exit(context, call, run, doc) -> None:
                  f"card says {declared}", run.stdout[:200])
     if doc.get("ok") is True and isinstance(doc.get("data"), list):
         context.lists = True
+    _untrusted_steps(context, call, run, doc)
+
+
+def _untrusted_steps(context, call, run, doc) -> None:
+    """C16: no value the call gave an untrusted input is in the envelope's next or a
+    handler's fix (a usage refusal's fix is the caller's own line corrected: each value
+    stays in its place, quoted)."""
+    untrusted = {option.flag for option in context.command.options.values()
+                 if option.untrusted}
+    if not untrusted:
+        return
+    values = [call.argv[at + 1] for at, token in enumerate(call.argv[:-1])
+              if token in untrusted] + [token.partition("=")[2] for token in call.argv
+                                        if token.partition("=")[0] in untrusted]
+    values = [value for value in values if len(value) >= 4 and not value.startswith("<")]
+    error = doc.get("error") if isinstance(doc.get("error"), dict) else {}
+    if error.get("exit") == 2:
+        error = {}
+    steps = [step.get("command", "") for step in doc.get("next") or () if isinstance(step, dict)]
+    for line in steps + [error.get("fix") or ""]:
+        if isinstance(line, str) and any(value in line for value in values):
+            _add(context, call, run, "C16", "an untrusted input's value is in a next step or "
+                 "fix", line[:200])
+            return
 
 
 def _one_stream(context, call, run) -> None:

@@ -61,6 +61,10 @@ RULES = {rule.code: rule for rule in (
          "not there", "never wait on input without ctx.prompt/ctx.confirm; bound every wait"),
     Rule("C15", "exit_mismatch", "the exit code is the envelope's (error.exit, @end.exit; "
          "isError over MCP)", "end with the envelope burgee builds: no sys.exit of your own"),
+    Rule("C16", "untrusted_in_next", "a value given to an untrusted input "
+         "(Option(untrusted=True)) never appears in a next step or a handler's fix",
+         "build next and fix= from your own values, never from text a third party wrote "
+         "(ctx.next and action_required's next do this for you; Fail(fix=...) is yours)"),
     Rule("R1", "examples_missing", "every command has an example",
          "add examples=['tool command ...']: agents copy them"),
     Rule("R2", "undeclared_error", "every code a handler raises is declared in errors= with "

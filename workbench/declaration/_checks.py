@@ -228,6 +228,8 @@ def check_program(program) -> None:
                 f"{_where(command)} and {_where(tools[tool])} both map to the MCP tool name "
                 f"'{tool}' (path joined with '_', '-' as '_'); rename one of them")
         tools[tool] = command
+    from workbench.declaration._agentic import check_program as check_agentic
+    check_agentic(program, tools)
 
 
 def _where(node) -> str:
@@ -334,6 +336,8 @@ def _check_command(program, command) -> None:
             raise DefinitionError(f"{where}: {attr}= must be a function, got "
                                   f"{type(value).__name__}")
     _check_meta(where, command)
+    from workbench.declaration._agentic import check_command
+    check_command(where, command)
     for attr in ("help", "epilog"):
         value = getattr(command, attr, None)
         if value is not None and not isinstance(value, str):

@@ -37,6 +37,23 @@ def options_for(command) -> dict:
         extras["idempotency_key"] = Option(type="string", description="make retries safe: a repeat "
                                            "with this key returns the first result",
                                            placeholder="<key>")
+    extras.update(_agentic_options(command))
+    return extras
+
+
+def _agentic_options(command) -> dict:
+    """`--agent` for a self-scoped command, `--input` for one that takes its request as
+    JSON (issue 34)."""
+    extras = {}
+    if command.self_scope is not None:
+        extras["agent"] = Option(type="string", description="who is acting: only items this "
+                                 "agent owns are touched (default: the detected agent)",
+                                 placeholder="<agent>")
+    if command.input_json:
+        extras["input"] = Option(type="string", description="the whole request as one JSON "
+                                 "object, from FILE or - (stdin); flags override its fields",
+                                 placeholder="<file>")
+        extras["input"].cli_only = True   # over MCP the arguments are the request already
     return extras
 
 
@@ -68,4 +85,6 @@ def _why(key: str) -> str:
         return "Program(mcp_filters=True)"
     if key in ("limit", "cursor", "all"):
         return "paginated=True"
+    if key in ("agent", "input"):   # issue 34
+        return "self_scope=" if key == "agent" else "input_json=True"
     return "plan=" if key in ("dry_run", "expect_plan") else "effects=non_idempotent"

@@ -23,6 +23,8 @@ FRAMEWORK_ERRORS = {
     "idempotency_conflict": (5, "the idempotency key was used before with different input"),
     "in_progress": (6, "a call with the same idempotency key is still running; retry later"),
     "idempotency_store_unavailable": (7, "the idempotency store cannot be used"),
+    "not_yours": (2, "the item belongs to another agent (self-scoped); run the fix on your own "
+                     "items, or ask the person"),
 }
 """Errors the runtime raises for what a command declares (`plan=`: plan_changed;
 `non_idempotent`: the idempotency key's three): code -> (exit, when). Cards list them for the

@@ -121,6 +121,19 @@ class Command:
         open_world: whether it reaches outside the program's own data (the network, other
             systems: the MCP `openWorldHint`); unset: not said.
         title: a human-readable name for clients to show (the MCP tool's `title`).
+        self_scope: `owner(ctx)` gives the name of the agent that owns the item this call
+            acts on (None: nobody's); the command gets `--agent NAME` (default: the
+            detected agent) and refuses `not_yours` (exit 2) before `plan` or `run` when
+            the owner is another agent. A person (no agent, no `--agent`) acts on anything.
+        instead: with `self_scope`, the command an agent runs instead on its own items
+            (`"list --agent {agent}"`; `{agent}` and `{owner}` are filled in); without it
+            the refusal says to ask the person.
+        input_json: adds `--input FILE|-`: the whole request as one JSON object (its
+            properties are the MCP tool's arguments); flags given too override its fields.
+        plan_tool: with `plan=`, the MCP server also offers `<tool>_plan`, a read-only twin
+            that returns the plan (`--dry-run`) and changes nothing.
+        removed_in: with `deprecated`, the version that removes it (`"3.0"`): said in help,
+            cards, schemas, the MCP tool and the warning.
     """
 
     is_group = False
@@ -143,7 +156,10 @@ class Command:
                  batch: bool = False, errors: Sequence[str | dict[str, Any]] = (),
                  help: str | None = None, epilog: str | None = None,
                  destructive: bool | None = None, open_world: bool | None = None,
-                 title: str | None = None):
+                 title: str | None = None,
+                 self_scope: Callable[..., object] | None = None, instead: str | None = None,
+                 input_json: bool = False, plan_tool: bool = False,
+                 removed_in: str | None = None):
         self.name = name
         self.description = description
         self.effects = effects
@@ -167,6 +183,11 @@ class Command:
         self.destructive = destructive
         self.open_world = open_world
         self.title = title
+        self.self_scope = self_scope    # issue 34: the agent contract's further words
+        self.instead = instead
+        self.input_json = input_json
+        self.plan_tool = plan_tool
+        self.removed_in = removed_in
         self.path: tuple[str, ...] = (name,)
         self.program: Program | None = None
         self.adapter: Any = None  # set by workbench.adapt for undeclared programs
@@ -383,6 +404,9 @@ class Program:
         discovery: what MCP `tools/list` holds: `"full"` every tool; `"progressive"` only
             `search_tools`, `describe_tool` and the read-only top-level commands, every tool
             still callable by name; `"auto"` (the default) progressive past 1,000 tools.
+        ambiguous: word -> its meanings, each `{"means": "...", "use": "remove {args}
+            {flags}"}`: calling the word is refused (exit 2) listing each meaning's command
+            with the caller's arguments and flags filled in (sensitive values masked).
         mcp_filters: True gives every MCP tool the optional `fields` and `jq` arguments, the
             CLI's `--fields` and `--jq` (off by default: two more properties in every tool's
             schema, which every session pays for; a paginated tool has `fields` either way).
@@ -400,7 +424,8 @@ class Program:
                  output_budget: int | None = None, check: bool = True, single: bool = False,
                  options: dict[str, Option] | None = None,
                  setup: Callable[..., object] | None = None, env_prefix: str | None = None,
-                 discovery: str = "auto", mcp_filters: bool = False):
+                 discovery: str = "auto", mcp_filters: bool = False,
+                 ambiguous: dict | None = None):
         self.name = name
         self.single = single  # one command, typed without its name (adapted `black`, `http`)
         self.version = version
@@ -416,6 +441,7 @@ class Program:
         self.env_prefix = env_prefix
         self.discovery = discovery
         self.mcp_filters = mcp_filters
+        self.ambiguous = ambiguous if ambiguous is not None else {}   # word -> meanings
         self.source: str | None = None  # file it was loaded from, set by loaders
         self._index: dict[tuple[str, ...], Command | Group] = {}
         if single and (len(self.commands) != 1 or self.commands[0].is_group):

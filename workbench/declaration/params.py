@@ -236,6 +236,9 @@ class Param:
     env: str | None = None
     nargs = 1
     hidden = False
+    untrusted: bool = False   # its value is text a third party wrote (issue 34)
+    cli_only: bool = False    # a command-line flag only, never an MCP property (`--input`)
+    removed_in: str | None = None   # with deprecated: the version that removes it
     type: str | object   # the slots' types, for checkers
     items: str | object
     choices: list[Any] | None
@@ -597,6 +600,9 @@ class Option(Param):
         hide_input: do not echo what is typed at the prompt.
         requires: keys of other inputs that must be given whenever this one is.
         conflicts: keys of other inputs that must not be given with this one.
+        untrusted: its value is text a third party wrote (an issue body, a web page): listed
+            in `meta.untrusted`, never put into a `next` step, escaped for terminals.
+        removed_in: with `deprecated`, the version that removes it (`"3.0"`).
     """
 
     __slots__ = ("_key", "_spelled", "env", "short", "placeholder", "aliases", "negatable",
@@ -635,7 +641,8 @@ class Option(Param):
                  off: str | None = None, hidden: bool = False,
                  prompt: str | bool | None = None, confirmation_prompt: bool = False,
                  hide_input: bool = False, requires: Sequence[str] = (),
-                 conflicts: Sequence[str] = ()):
+                 conflicts: Sequence[str] = (), untrusted: bool = False,
+                 removed_in: str | None = None):
         if count:
             self.count = count
             if type == "string":
@@ -679,6 +686,10 @@ class Option(Param):
         if conflicts:
             self.conflicts = tuple(conflicts) if not isinstance(conflicts, str) \
                 else (conflicts,)
+        if untrusted:
+            self.untrusted = untrusted
+        if removed_in is not None:
+            self.removed_in = removed_in
 
     @property
     def key(self) -> str:

@@ -151,8 +151,11 @@ def contract(files: dict[str, Any]) -> dict[str, Any]:
             entry.setdefault("exits", {})[row["example"]] = row["exit"]
     order = [entry if isinstance(entry, str) else entry.get("command")
              for entry in schema.get("commands", [])]
+    helped = _json(files, "help-json/names.json") or {}
     return {"version": schema.get("version"), "description": schema.get("description"),
-            "order": [name for name in order if name in commands], "commands": commands}
+            "order": [name for name in order if name in commands], "commands": commands,
+            "ambiguous": helped.get("ambiguous") or {},
+            "capabilities": helped.get("capabilities")}
 
 
 def review_files(old_files: dict[str, Any], new_files: dict[str, Any]) -> Review:
@@ -186,6 +189,7 @@ def live_files(surfaces: dict[str, Any]) -> dict[str, Any]:
 # --- the rules ---------------------------------------------------------------------------------
 
 def _program(old, new, found) -> None:
+    _words(old, new, found)
     if old["description"] != new["description"]:
         found.append(Change(COSMETIC, "program_description", None, "schema.json",
                             "the program's description changed; no caller depends on it",
@@ -275,6 +279,7 @@ def _command(name, old, new, found) -> None:
     _annotations(name, old.get("tool"), new.get("tool"), new.get("tool_file") or card_file,
                  found)
     _output(name, a.get("output"), b.get("output"), card_file, found)
+    _agentic(name, a, b, card_file, found)
     for example, code in old.get("exits", {}).items():
         now = new.get("exits", {}).get(example)
         if now is not None and now != code:
@@ -282,6 +287,89 @@ def _command(name, old, new, found) -> None:
                                 f"'{example}' exited {code}, now {now}: scripts branch on the "
                                 f"exit code; restore it, or bump the major version",
                                 code, now))
+
+
+def _words(old, new, found) -> None:
+    """Issue 34's program-wide facts (help --json): capabilities and ambiguous words."""
+    was, now = old.get("capabilities"), new.get("capabilities")
+    if was is not None and now is not None and was != now:
+        lost = [name for name in was if name not in now]
+        gained = [name for name in now if name not in was]
+        if lost:
+            found.append(Change(BREAKING, "capability_removed", None, "help-json/names.json",
+                                f"capabilities {', '.join(lost)} are gone: agents that detect "
+                                f"them now take another path; keep them, or bump the major "
+                                f"version", lost, None))
+        if gained:
+            found.append(Change(ADDITIVE, "capability_added", None, "help-json/names.json",
+                                f"new capabilities {', '.join(gained)}", None, gained))
+    before, after = old.get("ambiguous") or {}, new.get("ambiguous") or {}
+    for word in sorted(set(before) | set(after)):
+        if before.get(word) == after.get(word):
+            continue
+        if word not in before:
+            found.append(Change(ADDITIVE, "ambiguous_word_added", None, "help-json/names.json",
+                                f"'{word}' is refused with each of its meanings' commands, "
+                                f"where it was an unknown command", None, after[word]))
+        else:
+            found.append(Change(COSMETIC, "ambiguous_word_changed", None,
+                                "help-json/names.json", f"the meanings listed for '{word}' "
+                                f"changed; calling it is refused either way",
+                                before[word], after.get(word)))
+
+
+def _agentic(name, a, b, surface, found) -> None:
+    """Issue 34's marks on a card: self scope, plan twin, --input, removal dates, untrusted
+    inputs (the outputs' `x-burgee-untrusted` is a change of the output schema)."""
+    if a.get("scope") != b.get("scope"):
+        if b.get("scope") == "self":
+            found.append(Change(BREAKING, "self_scoped", name, surface,
+                                f"'{name}' now acts only on the caller's own items: calls on "
+                                f"another agent's item are refused not_yours; bump the major "
+                                f"version, or declare it on a new command", None, "self"))
+        else:
+            found.append(Change(ADDITIVE, "self_scope_lifted", name, surface,
+                                f"'{name}' acts on any item again, not only the caller's own",
+                                a.get("scope"), None))
+    elif a.get("instead") != b.get("instead"):
+        found.append(Change(COSMETIC, "self_scope_instead", name, surface,
+                            f"what '{name}' suggests instead on another agent's item changed",
+                            a.get("instead"), b.get("instead")))
+    if a.get("plan_tool") != b.get("plan_tool"):
+        if b.get("plan_tool"):
+            found.append(Change(ADDITIVE, "plan_tool_added", name, surface,
+                                f"'{name}' offers its plan as the read-only MCP tool "
+                                f"{b['plan_tool']}", a.get("plan_tool"), b["plan_tool"]))
+        else:
+            found.append(Change(BREAKING, "plan_tool_removed", name, surface,
+                                f"the MCP tool {a['plan_tool']} is gone: agents calling it now "
+                                f"fail; offer it again, or bump the major version",
+                                a["plan_tool"], None))
+    if a.get("input_json") != b.get("input_json"):
+        kind, rule, reason = (ADDITIVE, "input_json_added", f"'{name}' takes its request as "
+                              "JSON (--input FILE|-)") if b.get("input_json") else (
+            BREAKING, "input_json_removed", f"'{name}' no longer takes --input: callers that "
+            "send it are refused; keep it, or bump the major version")
+        found.append(Change(kind, rule, name, surface, reason, a.get("input_json"),
+                            b.get("input_json")))
+    removals = [(f"'{name}'", a.get("removed_in"), b.get("removed_in"))]
+    options_before = {o.get("key"): o for o in a.get("options") or []}
+    for option in b.get("options") or []:
+        was = options_before.get(option.get("key"))
+        if was is None:
+            continue
+        removals.append((option.get("flag"), was.get("removed_in"), option.get("removed_in")))
+        if bool(was.get("untrusted")) != bool(option.get("untrusted")):
+            found.append(Change(COSMETIC, "untrusted_input", name, surface,
+                                f"{option.get('flag')} of '{name}' is "
+                                f"{'now' if option.get('untrusted') else 'no longer'} marked "
+                                f"as text a third party wrote; calls are unchanged",
+                                was.get("untrusted"), option.get("untrusted")))
+    for what, was, now in removals:
+        if was != now:
+            found.append(Change(COSMETIC, "removal_announced", name, surface,
+                                f"{what} says when it goes: removed in {now}" if now else
+                                f"{what} no longer says when it goes", was, now))
 
 
 def _effects(name, old, new, surface, found) -> None:

@@ -67,7 +67,20 @@ class _Server(Server):
         return super().create_initialization_options(
             notification_options or NotificationOptions(tools_changed=True,
                                                         resources_changed=True),
-            experimental_capabilities, extensions)
+            experimental_capabilities or _experimental(), extensions)
+
+
+def _experimental() -> dict:
+    """`capabilities.experimental.burgee.capabilities`: the program's features, as data."""
+    from workbench.declaration.capabilities import capabilities
+    return {"burgee": {"capabilities": capabilities()}}
+
+
+def _instructions(program) -> str:
+    """The server's instructions: the program's description, then its capabilities."""
+    from workbench.declaration.capabilities import capabilities
+    line = "capabilities: " + ", ".join(capabilities(program))
+    return f"{program.description}\n\n{line}" if program.description else line
 
 
 def default_caller(program, command, argv, *, environ=None, on_progress=None):
@@ -225,7 +238,7 @@ class ProgramServer:
         self.drain_seconds = 10.0
         self.server = _Server(
             program.name, version=program.version,
-            instructions=program.description or None,
+            instructions=_instructions(program),
             on_list_tools=self._on_list_tools,
             on_call_tool=self._on_call_tool,
             on_list_resources=self._on_list_resources,

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 def _inputs(command) -> dict:
     """Property name -> Option or Argument, options first, in declaration order."""
-    found = {option.key: option for option in command.options.values()}
+    found = {option.key: option for option in command.options.values() if not option.cli_only}
     for argument in command.arguments:
         found[argument.key] = argument
     return found
@@ -274,8 +274,11 @@ def _check_value_one(item, kind, value):
             _nearest_path(item, value))
 
 
-def check_arguments(command, arguments) -> dict | None:
+def check_arguments(command, arguments, *, partial: bool = False) -> dict | None:
     """None when `arguments` would parse; else the usage failure envelope (exit 2).
+
+    `partial`: part of a request (`--input`, its flags given on the command line): what is
+    missing, and the rules between inputs, are left to the parser of the whole.
 
     Every problem is named in the message (the first one's code is the envelope's code);
     `fix` is the whole arguments object corrected as far as it can be, as compact JSON:
@@ -332,7 +335,7 @@ def check_arguments(command, arguments) -> dict | None:
         fixed[item.key] = corrected if corrected is not None and (
             not isinstance(corrected, list) or None not in corrected) else _slot(item)
     for key, item in inputs.items():
-        if key in fixed or (arguments.get(key) is not None):
+        if partial or key in fixed or (arguments.get(key) is not None):
             continue
         asked = item.asked
         if not item.needed:
@@ -346,7 +349,7 @@ def check_arguments(command, arguments) -> dict | None:
                             "answer here)" if asked else ""),
                          f"add {key!r}"))
         fixed[key] = _slot(item)
-    if not problems:
+    if not problems and not partial:
         problems += _relations(command, inputs, arguments, fixed)
     if not problems:
         return None

@@ -36,6 +36,15 @@ names the agent, as `AI_AGENT` does."""
 AGENT_MARKERS = (AGENT_OVERRIDE,) + tuple(variable for variable, _ in AGENT_VARIABLES)
 """Every variable that decides `ctx.agent` (what a simulated environment clears)."""
 
+SESSION_VARIABLES = ("CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID", "TRACEPARENT")
+"""Variables a harness sets to name the session (or trace) a call belongs to: `ctx.session`
+holds the ones set, by name."""
+
+
+def session_of(environ: Mapping[str, str]) -> dict[str, str]:
+    """`ctx.session`: each of `SESSION_VARIABLES` that is set, name -> value."""
+    return {name: environ[name] for name in SESSION_VARIABLES if environ.get(name)}
+
 
 def detect_agent(environ) -> str | None:
     """Who is calling: `BURGEE_AGENT` when it says (`off`: nobody; `on`: the detected agent,
@@ -53,6 +62,43 @@ def detect_agent(environ) -> str | None:
     if override and override.lower() != "auto":
         return override
     return None
+
+
+def stdin_wait(environ: Mapping[str, str], agent: str | None) -> float | None:
+    """Seconds to wait for more standard input before giving up: BURGEE_STDIN_TIMEOUT
+    (default 10) under an agent or CI; None (wait for the end) for a person."""
+    if agent is None and not _truthy(environ.get("CI")):
+        return None
+    try:
+        return float(environ.get("BURGEE_STDIN_TIMEOUT", "10"))
+    except ValueError:
+        return 10.0
+
+
+def read_stream(stream: Any, wait: float | None, limit: int | None = None) -> str | None:
+    """All of `stream` as text (at most `limit` characters when given); None when nothing
+    more arrived for `wait` seconds and it was not closed (`wait` None: no time limit)."""
+    try:
+        fd = stream.fileno() if wait is not None else None
+    except (AttributeError, OSError, ValueError):
+        fd = None     # an in-memory stream: it cannot block
+    if fd is None:
+        return stream.read() if limit is None else stream.read(limit)
+    import os
+    import select
+    chunks: list[bytes] = []
+    size = 0
+    while limit is None or size < limit:
+        ready, _, _ = select.select([fd], [], [], wait)
+        if not ready:
+            return None
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    return b"".join(chunks).decode(encoding, "surrogateescape")
 
 
 def _truthy(value) -> bool:
@@ -131,6 +177,9 @@ class Context(Generic[OptionsT]):
             agent). When False, nobody can answer a question: use `action_required`.
         environ: the environment of this call (the process's, or the simulated one).
         plan: the checked plan, for a command declared with `plan=`; else None.
+        session: the harness's session ids that are set, by variable name
+            (`{"CLAUDE_CODE_SESSION_ID": "...", "TRACEPARENT": "00-..."}`; `{}` when none):
+            to tie what a call does to the agent session that asked.
         obj: anything the program's or a group's `setup(ctx)` put there for the handler
             (Click's `ctx.obj`); None until one does.
     """
@@ -152,6 +201,11 @@ class Context(Generic[OptionsT]):
         self._stdin_text: str | None = None
         self.plan: Any = None   # the plan this call was checked against (with `plan=`)
         self.obj: Any = None    # what a `setup(ctx)` left for the handler
+
+    @property
+    def session(self) -> dict[str, str]:
+        """The harness session ids set for this call (`SESSION_VARIABLES`), by name."""
+        return session_of(self.environ)
 
     @property
     def can_prompt(self) -> bool:
@@ -318,35 +372,17 @@ class Context(Generic[OptionsT]):
         """All of stdin; under an agent or CI, give up (exit 2, with a fix) when nothing more
         arrives for BURGEE_STDIN_TIMEOUT seconds (default 10): an open, silent pipe must not
         hang a caller that is not there."""
-        if self.agent is None and not _truthy(self.environ.get("CI")):
-            return stream.read()
-        try:
-            fd = stream.fileno()
-        except (AttributeError, OSError, ValueError):
-            return stream.read()     # an in-memory stream: it cannot block
-        try:
-            wait = float(self.environ.get("BURGEE_STDIN_TIMEOUT", "10"))
-        except ValueError:
-            wait = 10.0
-        import os
-        import select
-        chunks: list = []
-        while True:
-            ready, _, _ = select.select([fd], [], [], wait)
-            if not ready:
-                from workbench.runtime.parser import Refusal
-                raise Refusal("stdin_timeout", f"nothing {'more ' if chunks else ''}arrived on "
-                              f"standard input for {wait:g} s, and it was not closed",
-                              hint="pipe the input and close it (printf '...' | "
-                                   f"{self.program.name} {' '.join(self.invocation())}), or "
-                                   "pass it as an argument instead of '-'",
-                              fix=self._dash_as_slot())
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        encoding = getattr(stream, "encoding", None) or "utf-8"
-        return b"".join(chunks).decode(encoding, "surrogateescape")
+        wait = stdin_wait(self.environ, self.agent)
+        text = read_stream(stream, wait)
+        if text is None:
+            from workbench.runtime.parser import Refusal
+            raise Refusal("stdin_timeout", f"nothing arrived on standard input for {wait:g} s, "
+                          "and it was not closed",
+                          hint="pipe the input and close it (printf '...' | "
+                               f"{self.program.name} {' '.join(self.invocation())}), or "
+                               "pass it as an argument instead of '-'",
+                          fix=self._dash_as_slot())
+        return text
 
     def _dash_as_slot(self) -> list:
         """This call with its `-` (read stdin) replaced by the slot of the input it gives."""

@@ -193,6 +193,9 @@ def parse(program, argv, environ, *, placeholders: bool = False) -> Request:
                 builtin, used = find_builtin(argv)
                 if builtin is not None:
                     return _parse_builtin(request, builtin, argv, used, environ)
+                if name in getattr(program, "ambiguous", ()):   # issue 34: say which
+                    from workbench.runtime._agentic import refuse_ambiguous
+                    refuse_ambiguous(program, name, leading + argv[i + 1:])
             _refuse_unknown_command(program, node, name, argv, i)
         node = child
         request.path.append(child.name)
@@ -369,7 +372,7 @@ def _parse_command(request, command, tokens, environ, placeholders=False, trial=
                 f"{flag} is deprecated; use {option.flag}" +
                 (f" ({option.deprecated})" if isinstance(option.deprecated, str) else ""))
         elif option.deprecated or option.replaced_by:
-            request.warnings.append(_deprecated_option(option))
+            request.warnings.append(_deprecated_option(option) + _removal(option))
         if option.count:
             from workbench.runtime._rules import count
             count(option, values, where, flag, eq, inline, tokens, i)
@@ -438,7 +441,8 @@ def _parse_command(request, command, tokens, environ, placeholders=False, trial=
         request.warnings.append(
             f"'{' '.join(command.path)}' is deprecated" +
             (f"; use '{command.replaced_by}'" if command.replaced_by else "") +
-            (f" ({command.deprecated})" if isinstance(command.deprecated, str) else ""))
+            (f" ({command.deprecated})" if isinstance(command.deprecated, str) else "") +
+            _removal(command))
 
 
 def _cluster(table, token):
@@ -469,6 +473,14 @@ def _refuse_missing_value(table, option, flag, tokens, i):
     raise Refusal("missing_value", f"{flag} needs a value ({_describe(option)})",
                   hint=f"write {option.flag} {option.metavar}",
                   fix=_replace(tokens, i, [flag, option.metavar]))
+
+
+def _removal(item) -> str:
+    """'; removed in 3.0' when the deprecated item says (`surfaces._facts.removal`)."""
+    if not item.removed_in:
+        return ""
+    from workbench.surfaces._facts import removal
+    return removal(item)
 
 
 def _deprecated_option(option) -> str:

@@ -352,7 +352,17 @@ def execute(program, argv, world, *, serve=None):
     world.redactor.add(secrets_in_argv(program, argv, world.environ))
     try:
         try:
+            from_input = ()
+            if _asks_input(argv):   # `--input FILE|-`: the request as JSON (issue 34)
+                from workbench.runtime._agentic import merged_input
+                merged = merged_input(program, argv, world)
+                if isinstance(merged, dict):
+                    return _deliver(program, world, merged, as_json)
+                argv, from_input = merged
+                world.redactor.add(secrets_in_argv(program, argv, world.environ))
             request = parse(program, argv, world.environ)
+            for key in from_input:
+                request.provenance[key] = {"source": "input", "location": "--input"}
             if derived(program).lazy_pending:
                 ensure_checked(program)   # the examples of a lazy group checked as it loaded
         except Refusal as refusal:
@@ -364,7 +374,7 @@ def execute(program, argv, world, *, serve=None):
         if request.builtin is not None:
             return _builtin(program, request, world, serve)
         if request.flags["version"] and request.command is None:
-            return _show(world, as_json, {"name": program.name, "version": program.version},
+            return _show(world, as_json, _version_document(program),
                          f"{program.name} {program.version}")
         if request.command is None:
             return _describe_node(program, request, world)
@@ -393,6 +403,23 @@ def execute(program, argv, world, *, serve=None):
             return _deliver(program, world, doc, as_json)
         except PipeClosed:
             return code, None
+
+
+def _asks_input(argv) -> bool:
+    """Whether argv gives `--input` before any `--` (`_agentic.merged_input` reads it)."""
+    for token in argv:
+        if token == "--":
+            return False
+        if token == "--input" or token.startswith("--input="):
+            return True
+    return False
+
+
+def _version_document(program) -> dict:
+    """`--version --json`: name, version and the capabilities an agent detects features by."""
+    from workbench.declaration.capabilities import capabilities
+    return {"name": program.name, "version": program.version,
+            "capabilities": capabilities(program)}
 
 
 def _is_terminal(stream) -> bool:
@@ -557,7 +584,13 @@ def runnable(program, tokens, as_json, command=None) -> str:
 def _refuse(program, refusal, as_json, world):
     fix = runnable(program, refusal.fix, output_mode(world, as_json)) \
         if refusal.fix is not None else None
-    return _deliver(program, world, _envelope.from_refusal(refusal, fix), as_json)
+    doc = _envelope.from_refusal(refusal, fix)
+    if getattr(refusal, "meanings", None):   # an ambiguous word (issue 34)
+        from workbench.runtime._agentic import meanings_of
+        doc["error"]["meanings"] = meanings_of(program, refusal, output_mode(world, as_json))
+        doc["error"]["hint"] = "; ".join(f"{m['command']}   # {m['means']}"
+                                         for m in doc["error"]["meanings"])
+    return _deliver(program, world, doc, as_json)
 
 
 def _seal(program, world, doc) -> dict:
@@ -577,7 +610,11 @@ def _deliver(program, world, doc, as_json, text=None, sealed=False, command=None
         world.out(_envelope.encode(doc) + "\n", masked=True)   # sealed: masked by structure
         world.delivered = True
         return code, doc
-    out, err = _envelope.render(doc, text, tsv=world.tsv)
+    shown = doc
+    if command is not None and _untrusted(command):   # a terminal never obeys it
+        from workbench.runtime._agentic import neutralised
+        shown = neutralised(command, doc)
+    out, err = _envelope.render(shown, text, tsv=world.tsv)
     if world.colour_out and out and text is None and not world.tsv and _is_table(doc):
         from workbench.runtime import colour
         out = colour.header(out)
@@ -651,9 +688,11 @@ def open_stream(program, world, command) -> None:
 
 
 def _stream_head(program, command) -> dict:
+    from workbench.declaration.capabilities import capabilities
     return {"command": " ".join(command.path) if command is not None else None,
             "schema_version": program.schema_version,
-            "format": "ndjson", "items": "one JSON value per line until the @end line"}
+            "format": "ndjson", "items": "one JSON value per line until the @end line",
+            "capabilities": capabilities(program)}
 
 
 def reads_live(world, request) -> bool:
@@ -756,13 +795,17 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
         if request.prompts:
             ctx._ask_prompts()
         _setup(program, command, ctx)
+        if command.self_scope is not None:   # before plan or run (issue 34)
+            from workbench.runtime._agentic import check_scope
+            check_scope(command, ctx)
         dry_run = bool(request.extras.get("dry_run"))
         if command.plan is not None and (dry_run or request.extras.get("expect_plan")):
             ctx.plan, digest = _plan(command, ctx)
             if dry_run:
                 meta["dry_run"] = True
                 data = {"plan": ctx.plan, "digest": digest}
-                ctx.next(_without_flag(_without_flag(ctx.invocation(), "--dry-run"),
+                ctx.next(_without_flag(_without_flag(ctx.invocation(), "--dry-run",
+                                                     valued=False),
                                        "--expect-plan") + ["--expect-plan", digest],
                          why="to apply this plan")
                 return _deliver(program, world, _success(command, ctx, data, meta), as_json,
@@ -812,8 +855,12 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
         if request.warnings:
             doc["meta"] = {"warnings": list(request.warnings)}
     except ActionRequired as action:
+        steps = action.next
+        if _untrusted(command):   # as a success's next: never an untrusted value
+            from workbench.runtime._agentic import clean_steps
+            steps = clean_steps(command, ctx, steps)
         doc = _envelope.action_required(action.reason, action.message,
-                                        _steps(program, command, action.next,
+                                        _steps(program, command, steps,
                                                output_mode(world, as_json)))
     except Refusal as refusal:
         return _refuse(program, refusal, as_json, world)
@@ -1012,6 +1059,9 @@ def _success(command, ctx, data, meta) -> dict:
         meta["changed"] = True if ctx._changed is None else ctx._changed
     if ctx._request.warnings:
         meta["warnings"] = list(ctx._request.warnings)
+    if _untrusted(command):   # meta.untrusted; `next` never carries it (issue 34)
+        from workbench.runtime._agentic import mark_untrusted
+        mark_untrusted(command, ctx, data, meta)
     doc = _envelope.success(data, meta)
     if ctx._next:
         doc = {"ok": True, "data": data, "next": _suggested(command, ctx), "meta": meta}
@@ -1019,8 +1069,26 @@ def _success(command, ctx, data, meta) -> dict:
 
 
 def _suggested(command, ctx) -> list:
-    """`ctx.next(...)` as runnable `next` entries (program name, the caller's mode)."""
-    return _steps(ctx.program, command, ctx._next, output_mode(ctx._world, ctx._request.json))
+    """`ctx.next(...)` as runnable `next` entries (program name, the caller's mode); an
+    untrusted value never in them (`_agentic.clean_steps`)."""
+    steps = ctx._next
+    if _untrusted(command):
+        from workbench.runtime._agentic import clean_steps
+        steps = clean_steps(command, ctx, steps)
+    return _steps(ctx.program, command, steps, output_mode(ctx._world, ctx._request.json))
+
+
+def _untrusted(command) -> bool:
+    """Whether `command` takes or returns untrusted text (an `Option(untrusted=True)`, or
+    `x-burgee-untrusted` in its output schema); computed once per command."""
+    known = command.__dict__.get("_marks_untrusted")
+    if known is None:
+        known = any(option.untrusted for option in command.options.values())
+        if not known and command.output is not None:
+            from workbench.declaration._agentic import untrusted_paths
+            known = bool(untrusted_paths(command.output))
+        command._marks_untrusted = known
+    return known
 
 
 def _steps(program, command, steps, as_json):
@@ -1039,13 +1107,14 @@ def _plan(command, ctx):
     return plan, digest
 
 
-def _without_flag(tokens, flag):
+def _without_flag(tokens, flag, valued=True):
+    """`tokens` without `flag` (and the value after it, when `valued`) in any spelling."""
     out, skip = [], False
     for token in tokens:
         if skip:
             skip = False
         elif token == flag:
-            skip = True
+            skip = valued
         elif not token.startswith(flag + "="):
             out.append(token)
     return out
@@ -1111,8 +1180,14 @@ def _print_stream(program, command, request, world, items):
     from workbench._text import escape_controls
     count = 0
     tsv = world.tsv and command.text is None
+    neutral = None
+    if _untrusted(command):   # untrusted fields of each item, as in a whole envelope
+        from workbench.runtime._agentic import neutralised
+        neutral = lambda item: neutralised(command, {"data": [item]})["data"][0]  # noqa: E731
     try:
         for item in items:
+            if neutral is not None:
+                item = neutral(item)
             if tsv:   # a header row from the first object's field names, then its rows
                 text = _envelope.tsv_row(item)
                 if count == 0 and isinstance(item, dict):

@@ -29,7 +29,14 @@ def plan(program: Program, name: str, arguments: object
          ) -> tuple[Command, list[str]] | dict[str, Any]:
     """(command, argv) to run for a call of tool `name`, or the refusing result (a dict)."""
     command = _tools.callable_tool(program, name)
+    twin = _tools.plan_twin(program, name) if command is None else None
+    if twin is not None:   # `<tool>_plan`: the command's plan, changing nothing (issue 34)
+        from workbench.runtime._agentic import plan_call
+        return plan_call(twin, arguments)
     if command is None:
+        if isinstance(name, str) and name in getattr(program, "ambiguous", ()):
+            from workbench.runtime._agentic import ambiguous_tool   # issue 34
+            return result(ambiguous_tool(program, name, arguments), False)
         return result(unknown_tool(program, name), False)
     refusal = check_arguments(command, arguments)
     if refusal is not None:
@@ -65,7 +72,7 @@ def call_tool(program: Program, name: str, arguments: object,
         refusal = too_large(program, command, outcome, max_result_bytes)
         if refusal is not None:
             return result(refusal, False)
-        return outcome_result(command, outcome)
+        return outcome_result(_tools.plan_twin(program, name) or command, outcome)
     except Fail as fail:   # the output check without jsonschema installed
         return result(_envelope.stamp(_envelope.from_fail(fail, None), program.schema_version),
                       False)

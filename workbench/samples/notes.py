@@ -1,5 +1,6 @@
 """A notes store: groups; read-only, idempotent and non-idempotent commands; a not-found error;
-an output schema; an env-backed option (NOTES_FILE) and a sensitive one (NOTES_TOKEN).
+an output schema; an env-backed option (NOTES_FILE) and a sensitive one (NOTES_TOKEN); an
+ambiguous word (`delete`: one note or all of them).
 
 Bundled with the package: `burgee dev` with no FILE opens it (also at sample_programs/notes.py).
 
@@ -126,6 +127,9 @@ REMOTE = Option(type="string", default="https://notes.example.invalid", descript
 
 program = Program(
     name="notes", version="0.3.0", description="Keep short notes with tags",
+    # `notes delete 3`: one note, or every note? Refused, with both commands filled in.
+    ambiguous={"delete": [{"means": "remove one note", "use": "remove {args} {flags}"},
+                          {"means": "delete every note", "use": "purge {flags}"}]},
     commands=[
         Command(name="add", description="Add a note", effects="non_idempotent",
                 destructive=False,   # adding twice makes two notes, and destroys nothing

@@ -105,6 +105,8 @@ def framework_errors(command) -> list[dict]:
         codes.append("plan_changed")
     if command.effects == "non_idempotent":
         codes += ["idempotency_conflict", "in_progress", "idempotency_store_unavailable"]
+    if command.self_scope is not None:
+        codes.append("not_yours")
     return [{"code": code, "exit": FRAMEWORK_ERRORS[code][0], "when": FRAMEWORK_ERRORS[code][1]}
             for code in codes]
 
@@ -131,7 +133,14 @@ def deprecation(item) -> str:
     if item.replaced_by:
         words += ("; " if isinstance(item.deprecated, str) else ": ") + \
             f"use {getattr(item, 'replacement', item.replaced_by)} instead"
-    return words
+    return words + removal(item)
+
+
+def removal(item) -> str:
+    """'; removed in 3.0' for a deprecated item that says when it goes (`removed_in`), else
+    '': the one wording help, skills, tools and warnings share."""
+    removed = getattr(item, "removed_in", None)
+    return f"; removed in {removed}" if removed else ""
 
 
 def usage(program, node) -> str:

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 COMMAND = ("name", "path", "description", "effects", "aliases", "hidden", "since", "deprecated",
            "replaced_by", "paginated", "batch", "errors", "examples", "output",
-           "framework_keys", "help", "epilog", "destructive", "open_world", "title")
+           "framework_keys", "help", "epilog", "destructive", "open_world", "title",
+           "instead", "input_json", "plan_tool", "removed_in")
 """Command fields the surfaces read (help, card, input schema, tool, completion, lint)."""
 
 OPTION = ("key", "type", "items", "choices", "description", "required", "default", "sensitive",
           "env", "short", "placeholder", "aliases", "negatable", "since", "deprecated",
           "replaced_by", "min", "max", "exists", "kind", "readable", "writable", "count",
           "nargs", "off", "hidden", "prompt", "confirmation_prompt", "hide_input", "requires",
-          "conflicts")
+          "conflicts", "untrusted", "removed_in", "cli_only")
 """Option fields; its spellings (`flag`, `short_flag`, `metavar`...) derive from these."""
 
 ARGUMENT = ("name", "type", "items", "choices", "description", "required", "variadic", "stdin",
@@ -30,7 +31,7 @@ ARGUMENT = ("name", "type", "items", "choices", "description", "required", "vari
 GROUP = ("name", "path", "description", "aliases", "hidden", "load")
 """Group fields; its children's keys are part of its key too."""
 
-PRESENT = ("plan", "adapter")
+PRESENT = ("plan", "adapter", "self_scope")
 """Fields read only as `is not None` (a plan adds options and exit 4; an adapter changes
 lint fixes and the MCP server command)."""
 
@@ -54,6 +55,7 @@ NOT_SHOWN = {
     "chain": "derived from the program's and groups' options",
     "shared_table": "derived from the chain",
     "dict__": "the `__dict__` slot that holds rarely declared settings, each keyed by name",
+    "marks_untrusted": "a cache of whether calls mark untrusted text (options, output)",
 }
 """Declaration fields deliberately left out of keys, and why."""
 

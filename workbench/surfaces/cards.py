@@ -38,6 +38,8 @@ def help_document(program: Program, level: str = "summary", *,
         "level": level,
         "usage": f"{name} <command> [options]",
     }
+    from workbench.declaration.capabilities import capabilities
+    doc["capabilities"] = capabilities(program)
     if program.options:
         doc["options"] = [_option(option) for option in program.options.values()]
     commands = _facts.listed_commands(program)
@@ -52,6 +54,9 @@ def help_document(program: Program, level: str = "summary", *,
             doc["commands"] = [(summary_of or summary)(command) for command in commands]
         else:
             doc["commands"] = [(card_of or card)(command) for command in commands]
+    if program.ambiguous:   # words with several meanings: learnt before calling one
+        doc["ambiguous"] = {word: [dict(meaning) for meaning in meanings]
+                            for word, meanings in program.ambiguous.items()}
     doc["exit_codes"] = _facts.exit_table()
     doc["more"] = {
         "card": f"{name} <command> --help --json",
@@ -140,6 +145,7 @@ def card(command: Command) -> dict[str, Any]:
         out["paginated"] = True
     if command.batch:
         out["batch"] = True
+    _agentic(out, command)
     out["options"] = [_option(option) for option in command.listed_options.values()]
     if command.inherited:
         out["shared_options"] = [
@@ -154,6 +160,18 @@ def card(command: Command) -> dict[str, Any]:
     out["errors"] = _facts.errors(command)
     out["exit_codes"] = _facts.exit_codes(command)
     return out
+
+
+def _agentic(out: dict, command) -> None:
+    """Issue 34's marks on a card: `scope: "self"` (and what to run `instead`)."""
+    if command.self_scope is not None:
+        out["scope"] = "self"
+        if command.instead:
+            out["instead"] = command.instead
+    if command.plan_tool and command.effects != "withheld":
+        out["plan_tool"] = command.tool_name + "_plan"
+    if command.input_json:
+        out["input_json"] = True   # `--input FILE|-`: the whole request as JSON
 
 
 def _option(option) -> dict:
@@ -178,6 +196,8 @@ def _option(option) -> dict:
         out["choices"] = values
     if option.required:
         out["required"] = True
+    if option.untrusted:
+        out["untrusted"] = True
     if option.sensitive:
         out["sensitive"] = True
     elif option.default is not None:
@@ -248,3 +268,5 @@ def _mark_deprecated(out: dict, item) -> None:
         out["deprecated"] = item.deprecated if isinstance(item.deprecated, str) else True
     if item.replaced_by:
         out["replaced_by"] = item.replaced_by
+    if getattr(item, "removed_in", None):
+        out["removed_in"] = item.removed_in

@@ -28,6 +28,8 @@ def _property(item, flag: str) -> dict:
     prop = item.value_schema()
     prop["description"] = item.description or ""
     prop["flag"] = flag
+    if item.untrusted:   # text a third party wrote (issue 34)
+        prop["x-burgee-untrusted"] = True
     sensitive = getattr(item, "sensitive", False)
     if sensitive:
         prop["writeOnly"] = True
@@ -39,6 +41,8 @@ def _property(item, flag: str) -> dict:
             prop["default"] = list(default) if isinstance(default, tuple) else default
     if getattr(item, "deprecated", None) or getattr(item, "replaced_by", None):
         prop["deprecated"] = True
+        if item.removed_in:
+            prop["x-burgee-removed-in"] = item.removed_in
     return prop
 
 
@@ -49,6 +53,8 @@ def input_schema(command: Command) -> dict[str, Any]:
     properties: dict = {}
     required: list = []
     for option in command.options.values():
+        if option.cli_only:
+            continue
         properties[option.key] = _property(option, option.flag)
         if option.needed:
             required.append(option.key)
@@ -140,6 +146,8 @@ def _command_entry(command, detail: str) -> dict | str:
         entry["deprecated"] = command.deprecated if isinstance(command.deprecated, str) else True
         if command.replaced_by:
             entry["replaced_by"] = command.replaced_by
+        if command.removed_in:
+            entry["removed_in"] = command.removed_in
     if detail == "property_names":
         schema = _own_input(command)
         entry["inputs"] = list(schema["properties"])

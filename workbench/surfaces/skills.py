@@ -106,6 +106,8 @@ def _front_matter(name: str, description: str) -> list:
 
 def _command_line(program, command) -> str:
     words = ", ".join(filter(None, [_EFFECT_WORDS.get(command.effects, command.effects),
+                                    "acts only on your own items"
+                                    if command.self_scope is not None else "",
                                     _facts.deprecation(command)]))
     line = f"- `{program.name} {' '.join(command.path)}`: {_one_line(command.description)}"
     return line + (f" ({words})" if words else "")
@@ -132,6 +134,11 @@ def skill_md(program: Program, group: Group | None = None) -> str:
     else:
         node = program if group is None else group
         lines += [_command_line(program, command) for command in _listed_under(node)]
+    if group is None and program.ambiguous:   # issue 34: say which before calling the word
+        lines += ["", "## Words with several meanings", ""]
+        lines += [f"- `{name} {word}` is refused; say which: " + "; ".join(
+            f"`{name} {meaning['use'].split('{')[0].strip()}` to {meaning['means']}"
+            for meaning in meanings) for word, meanings in program.ambiguous.items()]
     lines += ["", "## Effects", "",
               "read-only commands change nothing; idempotent ones may be repeated safely; "
               "commands that change state each run must not be retried blindly.", "",

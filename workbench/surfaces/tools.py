@@ -52,6 +52,8 @@ def tool_definition(command: Command) -> dict[str, Any]:
     description = command.description or ""
     if command.help:
         description = (description + "\n\n" + command.help.strip()).strip()
+    if command.removed_in:   # a deprecation with a date: the model reads it before calling
+        description += f"\n\n{_facts.deprecation(command).capitalize()}."
     tool: dict[str, Any] = {"name": command.tool_name}
     if command.title:
         tool["title"] = command.title
@@ -63,6 +65,66 @@ def tool_definition(command: Command) -> dict[str, Any]:
     if hints is not None:
         tool["annotations"] = hints
     return tool
+
+
+PLAN_SUFFIX = "_plan"
+"""`<tool>_plan`: the read-only twin of a command declared `plan_tool=True`."""
+
+PLAN_OUTPUT = {"type": "object",
+               "properties": {"plan": {"description": "what the call would change"},
+                              "digest": {"type": "string", "description": "pass it as "
+                                         "expect_plan to the tool itself to apply this plan"}},
+               "required": ["plan", "digest"]}
+"""The output schema of every plan twin: the `--dry-run` data."""
+
+PLAN_ONLY_DROPS = ("dry_run", "expect_plan", "idempotency_key")
+"""Properties a plan twin does not take: it always plans, never applies."""
+
+
+class PlanTwin:
+    """The `<tool>_plan` twin of a command, as the tool surfaces read it: same inputs (but
+    `PLAN_ONLY_DROPS`), read-only, its output the plan and its digest."""
+
+    adapter = None
+    paginated = False
+    output = PLAN_OUTPUT
+
+    def __init__(self, command):
+        self.command = command
+        self.program = command.program
+        self.path = command.path
+        self.tool_name = command.tool_name + PLAN_SUFFIX
+
+
+def plan_twin(program, name):
+    """The `PlanTwin` called `name`, or None."""
+    if not isinstance(name, str) or not name.endswith(PLAN_SUFFIX):
+        return None
+    command = program.tool(name[:-len(PLAN_SUFFIX)])
+    if command is None or not command.plan_tool or not offered(command):
+        return None
+    return PlanTwin(command)
+
+
+def plan_twin_definition(command) -> dict:
+    """The tools/list entry of `command`'s plan twin: read-only, `PLAN_ONLY_DROPS` left out."""
+    from workbench.surfaces.schema import input_schema
+    schema = input_schema(command)
+    for key in PLAN_ONLY_DROPS:
+        schema["properties"].pop(key, None)
+    twin = {"name": command.tool_name + PLAN_SUFFIX}
+    if command.title:
+        twin["title"] = command.title + " (plan only)"
+    twin.update({"description": f"What '{' '.join(command.path)}' would change, changing "
+                                f"nothing: its plan and the digest to apply it with "
+                                f"({command.tool_name}, expect_plan). "
+                                + (command.description or ""),
+                 "inputSchema": schema, "outputSchema": PLAN_OUTPUT,
+                 "annotations": {"readOnlyHint": True, "idempotentHint": True,
+                                 "destructiveHint": False}})
+    if command.open_world is not None:
+        twin["annotations"]["openWorldHint"] = command.open_world
+    return twin
 
 
 def offered(command: Command) -> bool:
@@ -81,7 +143,12 @@ def list_tools(program: Program) -> list[dict[str, Any]]:
     from workbench.surfaces import discovery
     if discovery.progressive(program):
         return discovery.listed_tools(program)
-    return [tool_definition(command) for command in listed(program)]
+    tools = []
+    for command in listed(program):
+        tools.append(tool_definition(command))
+        if command.plan_tool:
+            tools.append(plan_twin_definition(command))
+    return tools
 
 
 def callable_tool(program: Program, name: str) -> Command | None:
