@@ -422,7 +422,8 @@ def _over_mcp(context, runner, call) -> None:
     """The call as an MCP client sends it, next to the CLI's piped --json run (C10), and held
     to the call rules."""
     command = context.command
-    if command.effects == "withheld" or "-" in call.argv or call.stdin is not None:
+    from workbench.surfaces._facts import offered
+    if not offered(command) or "-" in call.argv or call.stdin is not None:
         return
     from workbench.runtime.arguments import from_argv
     try:

@@ -32,6 +32,10 @@ def options_for(command) -> dict:
         extras["idempotency_key"] = Option(type="string", description="make retries safe: a repeat "
                                            "with this key returns the first result",
                                            placeholder="<key>")
+    if getattr(command, "why", None):
+        extras["why"] = Option(type="string", required=command.why == "required",
+                               description="why you are making this call (kept in meta.why)",
+                               placeholder="<why>")
     return extras
 
 
@@ -46,7 +50,7 @@ def attach(command) -> None:
             from workbench.declaration.model import DefinitionError
             raise DefinitionError(
                 f"command '{' '.join(command.path)}' declares option {key!r}, which the framework "
-                f"adds itself ({'paginated=True' if key in ('limit', 'cursor', 'all', 'fields') else 'plan=' if key in ('dry_run', 'expect_plan') else 'effects=non_idempotent'}); "
+                f"adds itself ({'paginated=True' if key in ('limit', 'cursor', 'all', 'fields') else 'plan=' if key in ('dry_run', 'expect_plan') else 'why=' if key == 'why' else 'effects=non_idempotent'}); "
                 f"rename yours")
     command.framework_keys = frozenset(extras) if extras else NO_KEYS
     for key in extras:          # declared order: a frozenset's moves with PYTHONHASHSEED

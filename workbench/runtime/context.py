@@ -74,6 +74,18 @@ class ActionRequired(Exception):
         self.next = list(next)
 
 
+class PersonRequired(Exception):
+    """Raised by `ctx.person_required` (and for a `person_only` command an agent calls):
+    becomes the exit-13 envelope."""
+
+    def __init__(self, reason: str, message: str, how: str, next=()):
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+        self.how = how
+        self.next = list(next)
+
+
 class Partial:
     """What `ctx.partial(succeeded, failed)` returns: a batch where some items failed.
 
@@ -135,6 +147,9 @@ class Context:
         self._stdin_text = None
         self.plan = None   # the plan this call was checked against (commands with `plan=`)
         self.obj = None    # what a `setup(ctx)` left for the handler
+        self.why = request.extras.get("why")   # `--why TEXT` (commands with `why=`)
+        self._steps: list = []     # `ctx.step(...)`: what this call has done so far
+        self._began = False        # the handler (run) was called: a failure may have effects
 
     @property
     def can_prompt(self) -> bool:
@@ -333,6 +348,63 @@ class Context:
         stdin = next((a for a in self.command.arguments if a.stdin), None)
         slot = stdin.metavar if stdin is not None else "<text>"
         return [slot if token == "-" else token for token in self.invocation()]
+
+    def verdict(self, passed: bool, details: object = None, message: str | None = None) -> dict:
+        """The answer of a judging read (`Command(verdict=True)`): `return ctx.verdict(ok, found)`.
+
+        Passed: the data `{"passed": true, "details": details}`, exit 0. Failed: the
+        `check_failed` failure (exit 11) with the same data beside the error, so a caller
+        reads what was found either way.
+
+        Args:
+            passed: whether what was checked is as it should be.
+            details: what the check found (JSON), e.g. the problems it listed.
+            message: one sentence for a failed verdict (default: "the check failed").
+        """
+        if not self.command.verdict:
+            raise TypeError(f"ctx.verdict() in '{' '.join(self.command.path)}', which is not "
+                            "declared Command(verdict=True); declare it so help lists exit 11")
+        data = {"passed": bool(passed), "details": details}
+        if passed:
+            return data
+        from workbench.declaration.model import Fail
+        raise Fail("check_failed", message or "the check failed", exit=11, retryable=False,
+                   effects="none", data=data)
+
+    def person_required(self, reason: str, message: str, how: str,
+                        next: Sequence[dict] = ()) -> NoReturn:
+        """Stop with exit 13: a step only a person can take (a login, a payment, a review).
+
+        Args:
+            reason: why, as a code (`login`, `approval`): the envelope's `reason`.
+            message: one sentence on what is needed.
+            how: what the person does, e.g. "run `tool login` in a terminal".
+            next: the calls that ask the person or go on once they have acted, each
+                `{"command": ..., "why": ...}` (never this same call again: that would loop).
+        """
+        raise PersonRequired(reason, message, how, next)
+
+    def limit_reached(self, message: str, data: object, next: Sequence[dict] = (),
+                      limit: object = None) -> NoReturn:
+        """Stop with exit 14 at a limit the caller set, keeping the best result so far.
+
+        Args:
+            message: one sentence: which limit stopped it.
+            data: the best result so far (the envelope's `data`).
+            next: the call that continues with a larger limit, `{"command": ..., "why": ...}`.
+            limit: the limit that was reached (the error's `limit`).
+        """
+        from workbench.declaration.model import Fail
+        raise Fail("limit_reached", message, exit=14, retryable=False, next=next,
+                   data=data, limit=limit)
+
+    def step(self, done: str, **details: object) -> None:
+        """Report a step that changed something: a failure after it says `effects: partial`
+        and lists the steps (`error.steps`), so a caller knows what to undo or skip.
+
+            ctx.step("uploaded", file=name)
+        """
+        self._steps.append({"done": done, **details})
 
     def invocation(self) -> list:
         """This call's argv after the program name (sensitive values masked), for `next`/`fix`."""

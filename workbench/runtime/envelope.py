@@ -11,6 +11,7 @@ from workbench.declaration.exits import EXIT_CODES  # re-exported: the table is 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_ACTION = 0, 1, 2, 3, 4
 EXIT_CONFLICT, EXIT_RETRY, EXIT_UNAVAILABLE, EXIT_PARTIAL = 5, 6, 7, 8
 EXIT_INTERRUPTED, EXIT_PIPE, EXIT_TERMINATED = 130, 141, 143
+EXIT_CHECK_FAILED, EXIT_PERSON, EXIT_LIMIT = 11, 13, 14
 
 DEBUG_HINT = "run again with --debug to see the traceback"
 
@@ -20,9 +21,17 @@ def success(data, meta: dict | None = None) -> dict:
     return {"ok": True, "data": data, "meta": meta if meta is not None else {}}
 
 
+EFFECTS_NONE, EFFECTS_UNKNOWN, EFFECTS_PARTIAL = "none", "unknown", "partial"
+FAILURE_EFFECTS = (EFFECTS_NONE, EFFECTS_UNKNOWN, EFFECTS_PARTIAL)
+"""What a failure changed before it stopped (`error.effects`): nothing; maybe something (an
+exception after a handler that changes state began); the `steps` it reported."""
+
+
 def error_body(code: str, message: str, exit: int, hint: str | None = None,
-               fix: str | None = None, **extra) -> dict:
-    """The `error` object: code, exit, message, then hint and fix where known."""
+               fix: str | None = None, effects: str = EFFECTS_NONE, **extra) -> dict:
+    """The `error` object: code, exit, message, then hint and fix where known, the details,
+    and `effects` last (`none` unless the caller knows better: the pipeline says `unknown` or
+    `partial` for a failure after a handler began)."""
     body = {"code": code, "exit": exit, "message": message}
     if hint:
         body["hint"] = hint
@@ -31,6 +40,7 @@ def error_body(code: str, message: str, exit: int, hint: str | None = None,
     for key, value in extra.items():
         if value is not None:
             body[key] = value
+    body["effects"] = effects
     return body
 
 
@@ -59,6 +69,7 @@ def from_fail(fail, fix: str | None, checked: bool = True) -> dict:
                             f"list it in Command(errors=[...])")
     details = dict(fail.details)
     found = details.pop("data", None)
+    details.pop("effects", None)   # the pipeline decides (`runtime._failures.effects_of`)
     doc = failure(fail.code, fail.message, exit=fail.exit, hint=fail.hint, fix=fix,
                   retryable=fail.retryable, **details)
     if found is not None:
@@ -67,8 +78,18 @@ def from_fail(fail, fix: str | None, checked: bool = True) -> dict:
 
 
 def from_refusal(refusal, fix: str | None) -> dict:
-    """A usage refusal (exit 2) as an envelope; `fix` is the runnable command line."""
-    return failure(refusal.code, refusal.message, exit=refusal.exit, hint=refusal.hint, fix=fix)
+    """A refusal before anything ran (a usage refusal, exit 2) as an envelope; `fix` is the
+    runnable command line. Every refusal names its `field` (null when no one input is at
+    fault) and says `retryable: false` (the same call is refused again)."""
+    body = {"code": refusal.code, "exit": refusal.exit, "message": refusal.message}
+    if refusal.hint:
+        body["hint"] = refusal.hint
+    if fix:
+        body["fix"] = fix
+    body["field"] = getattr(refusal, "field", None)
+    body["retryable"] = False
+    body["effects"] = EFFECTS_NONE
+    return {"ok": False, "error": body}
 
 
 def from_output_problem(problem: dict) -> dict:
@@ -111,7 +132,7 @@ def interrupted() -> dict:
 def terminated(why: str | None = None) -> dict:
     """SIGTERM, or a server stopping, before the command finished (exit 143)."""
     return failure("terminated", "terminated" + (f": {why}" if why else " (SIGTERM)"),
-                   exit=EXIT_TERMINATED,
+                   exit=EXIT_TERMINATED, effects=EFFECTS_UNKNOWN,
                    hint="it was stopped from outside; whatever it did before that stands, "
                         "so check before running it again")
 
@@ -119,7 +140,7 @@ def terminated(why: str | None = None) -> dict:
 def timed_out(seconds: float, hint: str | None = None) -> dict:
     """A call stopped at its time limit (exit 7), its processes killed."""
     return failure("timeout", f"the command did not finish within {seconds:g} s and was "
-                   "stopped", exit=EXIT_UNAVAILABLE,
+                   "stopped", exit=EXIT_UNAVAILABLE, effects=EFFECTS_UNKNOWN,
                    hint=hint or "the handler may be waiting on something; whoever starts the "
                                 "server can raise the limit with --call-timeout SECONDS")
 
@@ -128,7 +149,21 @@ def action_required(reason: str, message: str, next: list, meta: dict | None = N
     """`{"ok":false,"status":"action_required",...}`; exit 4."""
     doc = {"ok": False, "status": "action_required", "reason": reason, "message": message,
            "next": next, "error": {"code": "action_required", "exit": EXIT_ACTION,
-                                   "message": message}}
+                                   "message": message, "effects": EFFECTS_NONE}}
+    if meta:
+        doc["meta"] = meta
+    return doc
+
+
+def person_required(reason: str, message: str, how: str, next: list,
+                    meta: dict | None = None, field: str | None = None) -> dict:
+    """`{"ok":false,"status":"person_required",...}`; exit 13: only a person can go on, `how`
+    says what they do, `next` the calls that ask them (never the same call again)."""
+    error = {"code": "person_required", "exit": EXIT_PERSON, "message": message,
+             "reason": reason, "how": how, "field": field, "retryable": False,
+             "effects": EFFECTS_NONE}
+    doc = {"ok": False, "status": "person_required", "reason": reason, "message": message,
+           "how": how, "next": next, "error": error}
     if meta:
         doc["meta"] = meta
     return doc
@@ -182,12 +217,21 @@ def _problem_lines(doc: dict) -> str:
             lines.append(f"next: {step['command']}" + (f"   # {step['when']}"
                                                       if step.get("when") else ""))
         return "\n".join(lines) + "\n"
+    if doc.get("status") == "person_required":
+        lines = [f"person required: {doc['message']}", f"how: {doc['how']}"]
+        lines += [f"next: {step['command']}" + (f"   # {step['why']}" if step.get("why")
+                                                else "") for step in doc.get("next", ())]
+        return "\n".join(lines) + "\n"
     error = doc["error"]
     lines = [f"error: {error['message']}"]
     if error.get("hint"):
         lines.append(f"hint: {error['hint']}")
     if error.get("fix"):
         lines.append(f"next: {error['fix']}")
+    for step in doc.get("next", ()):   # Fail(next=[...]): each with its why
+        if isinstance(step, dict) and step.get("command"):
+            lines.append(f"next: {step['command']}" + (f"   # {step['why']}"
+                                                      if step.get("why") else ""))
     return "\n".join(lines) + "\n"
 
 

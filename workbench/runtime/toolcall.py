@@ -94,6 +94,9 @@ def outcome_result(command, outcome) -> dict:
     doc = outcome.envelope
     if _fix_as_arguments(command, doc):
         text = None   # encoded again with the fix changed
+    from workbench.runtime._failures import mcp_steps
+    if mcp_steps(command.program, doc):
+        text = None   # each `next` step as the tool call to send
     ok = doc.get("ok") is True if isinstance(doc, dict) else outcome.exit == 0
     if ok and isinstance(doc, dict) and command.output:
         from workbench.runtime.extras import require
@@ -187,7 +190,10 @@ def unknown_tool(program, name) -> dict:
     close = nearest(shown, names)
     listing = "did you mean: " + ", ".join(close) + "?" if close else \
         "tools: " + (", ".join(names) or "none")
-    if command is not None:     # it exists, but is withheld
+    if command is not None and command.person_only:   # exit 13: reason, how
+        from workbench.runtime._failures import refused_to_agent
+        doc = refused_to_agent(program, command, "an MCP caller")
+    elif command is not None:     # it exists, but is withheld
         doc = _envelope.failure(
             "tool_withheld",
             f"'{' '.join(command.path)}' runs on the command line only; it is not an MCP tool",

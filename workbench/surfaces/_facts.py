@@ -29,6 +29,12 @@ def hints(command) -> dict | None:
     return found
 
 
+def offered(command) -> bool:
+    """Whether a command is an MCP tool: anything but `withheld` and `person_only` (an MCP
+    caller is an agent, whom a person-only command refuses)."""
+    return command.effects != "withheld" and not getattr(command, "person_only", None)
+
+
 def visible(node) -> list:
     """The children of a Program or Group that help and listings show (not hidden)."""
     return [child for child in node.commands if not child.hidden]
@@ -105,6 +111,10 @@ def framework_errors(command) -> list[dict]:
         codes.append("plan_changed")
     if command.effects == "non_idempotent":
         codes += ["idempotency_conflict", "in_progress", "idempotency_store_unavailable"]
+    if getattr(command, "verdict", False):
+        codes.append("check_failed")
+    if getattr(command, "person_only", None):
+        codes.append("person_required")
     return [{"code": code, "exit": FRAMEWORK_ERRORS[code][0], "when": FRAMEWORK_ERRORS[code][1]}
             for code in codes]
 

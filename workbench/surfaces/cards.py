@@ -120,7 +120,7 @@ def card(command) -> dict:
     hints = _facts.hints(command)
     if hints is not None:
         out["hints"] = hints
-    if command.effects != "withheld":
+    if _facts.offered(command):
         out["tool"] = command.tool_name
     if command.since:
         out["since"] = command.since

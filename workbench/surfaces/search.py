@@ -106,7 +106,7 @@ def search(program, sentence: str, limit: int = 5, entries=None) -> list[dict]:
         entry = {"command": " ".join(command.path), "description": command.description,
                  "effects": command.effects, "score": -negative,
                  "usage": " ".join((program.name, *command.words, "--help"))}
-        if command.effects != "withheld":
+        if _facts.offered(command):
             entry["tool"] = command.tool_name
         results.append(entry)
     return results

@@ -42,9 +42,7 @@ def tool_definition(command) -> dict:
     return tool
 
 
-def offered(command) -> bool:
-    """Whether a command is an MCP tool: anything but `withheld`."""
-    return command.effects != "withheld"
+offered = _facts.offered   # whether a command is an MCP tool (one rule, in _facts)
 
 
 def listed(program) -> list:
