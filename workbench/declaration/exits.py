@@ -93,10 +93,6 @@ SERVER_ERRORS = {
 """Error codes the MCP server gives itself, not a handler: code -> (exit, when)."""
 
 
-RESERVED_EXITS = {11: "check_failed", 13: "person_required", 14: "limit_reached"}
-"""Exits whose code is fixed by the table: an error with one of these codes has that exit."""
-
-
 def default_exit(code: str) -> int:
     """The exit of an error declared without one: the table's exit for a code it names
     (`person_required`: 13, `not_found`: 3), else 1."""
@@ -107,15 +103,10 @@ def default_exit(code: str) -> int:
 
 
 def exit_problem(code: str, exit) -> str | None:
-    """Why an error's exit cannot be used (not an integer of the table, or not the exit the
-    table gives its code: `person_required` is 13), naming the fix; None when it can. One
-    sentence for both times it is checked: `Command(errors=[...])` at definition, a
-    handler's `Fail(exit=...)` at run time."""
+    """Why an error's exit cannot be used (not an integer of the table), naming the fix; None
+    when it can. One sentence for both times it is checked: `Command(errors=[...])` at
+    definition, a handler's `Fail(exit=...)` at run time."""
     if isinstance(exit, int) and not isinstance(exit, bool) and exit in EXIT_CODES:
-        for reserved, name in RESERVED_EXITS.items():
-            if code == name and exit != reserved:
-                return (f"error '{code}' has exit {exit}, but the exit-code table gives "
-                        f"'{code}' exit {reserved}; use exit={reserved} or another code")
         return None
     return (f"error '{code}' has exit {exit!r}, which is not in the exit-code table; use one "
             f"of {', '.join(map(str, EXIT_CODES))}")
