@@ -34,7 +34,7 @@ def options_for(command) -> dict:
                                            placeholder="<key>")
     if getattr(command, "why", None):
         extras["why"] = Option(type="string", required=command.why == "required",
-                               description="why you are making this call (kept in meta.why)",
+                               description="why you are making this call, kept in meta.why",
                                placeholder="<why>")
     return extras
 

@@ -223,7 +223,8 @@ class Context:
         metavar = declared.metavar if declared else "<value>"
         from workbench.runtime.parser import Refusal
         raise Refusal("input_required", f"{message}: nobody can answer a prompt here; pass {flag}",
-                      hint=f"add {flag} {metavar}", fix=self.invocation() + [flag, metavar])
+                      hint=f"add {flag} {metavar}", fix=self.invocation() + [flag, metavar],
+                      field=declared.key if declared else option)
 
     def _ask_prompts(self) -> None:
         """Fill the options declared with `prompt=` the call did not give

@@ -78,18 +78,23 @@ def from_fail(fail, fix: str | None, checked: bool = True) -> dict:
 
 
 def from_refusal(refusal, fix: str | None) -> dict:
-    """A refusal before anything ran (a usage refusal, exit 2) as an envelope; `fix` is the
-    runnable command line. Every refusal names its `field` (null when no one input is at
-    fault) and says `retryable: false` (the same call is refused again)."""
-    body = {"code": refusal.code, "exit": refusal.exit, "message": refusal.message}
-    if refusal.hint:
-        body["hint"] = refusal.hint
-    if fix:
-        body["fix"] = fix
-    body["field"] = getattr(refusal, "field", None)
-    body["retryable"] = False
-    body["effects"] = EFFECTS_NONE
-    return {"ok": False, "error": body}
+    """A usage refusal (exit 2) as an envelope; `fix` is the runnable command line."""
+    return refused(refusal.code, refusal.message, refusal.exit, refusal.hint, fix,
+                   getattr(refusal, "field", None))
+
+
+def refused(code: str, message: str, exit: int = EXIT_USAGE, hint: str | None = None,
+            fix: str | None = None, field: str | None = None) -> dict:
+    """A refusal before anything ran: every one names its `field` (the input at fault; null
+    when no one input is), says `retryable: false` (the same call is refused again) and
+    `effects: none`."""
+    doc = failure(code, message, exit=exit, hint=hint, fix=fix)
+    error = doc["error"]
+    effects = error.pop("effects")
+    error["field"] = field
+    error["retryable"] = False
+    error["effects"] = effects
+    return doc
 
 
 def from_output_problem(problem: dict) -> dict:

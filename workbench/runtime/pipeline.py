@@ -1048,6 +1048,10 @@ def _stream(program, command, request, world, ctx, items, debug, page=None, capt
             doc = None
     except Fail as fail:
         doc = _from_fail(program, command, fail, output_mode(world, True))
+        if fail.next and doc["error"]["code"] == fail.code:
+            doc = _fail_next(program, command, ctx, doc, fail.next, output_mode(world, True))
+    except PersonRequired as person:
+        doc = _person_required(program, command, ctx, person, output_mode(world, True))
     except ActionRequired as action:
         doc = _envelope.action_required(action.reason, action.message,
                                         _steps(program, command, action.next,
@@ -1057,6 +1061,9 @@ def _stream(program, command, request, world, ctx, items, debug, page=None, capt
                                                        output_mode(world, True)))
     except BaseException as error:   # as in _handle_held
         doc = _internal(error, debug, world)
+    if doc:
+        from workbench.runtime._failures import settle
+        settle(doc, command, ctx)
     end = _envelope.stream_end(doc if doc else {"ok": True}, count)
     output = captured.output() if captured is not None else None
     if output:
