@@ -94,10 +94,13 @@ def refused_to_agent(program, command, who: str) -> dict:
 
 
 def mcp_steps(program, doc) -> bool:
-    """Over MCP, each `next` step of `doc` as the call to send: `tool: {name, arguments}`
-    (its `why`/`when` kept), in place of the command line; True when one was changed. A step
-    that names no tool of this program keeps its command line."""
-    steps = doc.get("next") if isinstance(doc, dict) else None
+    """Over MCP, each `next` step of a failure (`Fail(next=)`, person or action required) as
+    the call to send: `tool: {name, arguments}` (its `why`/`when` kept), in place of the
+    command line; True when one was changed. A step that names no tool of this program keeps
+    its command line; a success's `next` (a page, `ctx.next`) stays the CLI's bytes."""
+    if not isinstance(doc, dict) or doc.get("ok") is not False:
+        return False
+    steps = doc.get("next")
     if not isinstance(steps, list) or not steps:
         return False
     from workbench._text import split
