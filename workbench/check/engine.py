@@ -239,6 +239,14 @@ def _envelope_exit(context, call, run, doc) -> None:
                  f"card says {declared}", run.stdout[:200])
     if doc.get("ok") is True and isinstance(doc.get("data"), list):
         context.lists = True
+    _failure_shape(context, call, run, doc)
+
+
+def _failure_shape(context, call, run, doc) -> None:
+    """C16: what a failure envelope must say (`rules.failure_problem`)."""
+    problem = _rules.failure_problem(doc)
+    if problem is not None:
+        _add(context, call, run, "C16", problem, run.stdout[:200])
 
 
 def _one_stream(context, call, run) -> None:
@@ -449,10 +457,12 @@ def _over_mcp(context, runner, call) -> None:
              run.stdout[:200])
     if isinstance(doc, dict) and isinstance(doc.get("error"), dict) and doc.get("ok") is not True:
         context.observed.setdefault((doc["error"].get("code"), doc["error"].get("exit")), run)
+    _failure_shape(context, call, run, doc)
     cli = runner.cli(call.argv, "piped", "json", call.env, None)
     if cli.timed_out:
         return
-    text = cli.stdout[:-1] if cli.stdout.endswith("\n") else cli.stdout
+    text = _as_mcp_sends(context.program, cli.stdout[:-1] if cli.stdout.endswith("\n")
+                         else cli.stdout)
     if text != run.stdout and _without_usage_fix(text) != _without_usage_fix(run.stdout):
         import difflib
         diff = [line for line in difflib.unified_diff(text.split(","), run.stdout.split(","),
@@ -463,6 +473,22 @@ def _over_mcp(context, runner, call) -> None:
     if call.is_source or call.index % REPEAT_EVERY == 0:
         _twice(context, call, run, runner.mcp(command.tool_name, arguments, call.env,
                                               again=True))
+
+
+def _as_mcp_sends(program, text: str) -> str:
+    """The CLI's --json text as MCP sends the same envelope: a failure's `next` steps as tool
+    calls (`runtime._failures.mcp_steps`); any other text unchanged."""
+    if '"next":' not in text or not text.startswith('{"ok":false'):
+        return text
+    import json
+
+    from workbench.runtime._failures import mcp_steps
+    from workbench.runtime.envelope import encode
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return text
+    return encode(doc) if mcp_steps(program, doc) else text
 
 
 def _without_usage_fix(text: str):
