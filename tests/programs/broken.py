@@ -84,6 +84,10 @@ def confirms(ctx):
 
 ERRORS = [{"code": "bad_input", "exit": 2, "when": "never right"}]
 
+def stops_at_a_limit_bare(ctx):
+    raise Fail("limit_reached", "stopped at the limit", exit=14)   # no data, no next
+
+
 program = Program(name="broken", version="1.0.0", description="Breaks every rule", commands=[
     Command(name="fine", description="Keeps every promise", effects="read_only",
             examples=["broken fine"], run=fine),
@@ -116,6 +120,9 @@ program = Program(name="broken", version="1.0.0", description="Breaks every rule
             examples=["broken c14-hang"], run=hangs_in_ci),
     Command(name="c15-exit", description="Exits 5 after its envelope", effects="read_only",
             examples=["broken c15-exit"], run=exit_after),
+    Command(name="c16-shape", description="Stops at a limit, keeping nothing, no next",
+            effects="read_only", errors=["limit_reached"], examples=["broken c16-shape"],
+            run=stops_at_a_limit_bare),
     Command(name="r1-no-example", description="Has no example", effects="read_only", run=fine),
     Command(name="r3-list", description="Returns a list, unpaged", effects="read_only",
             examples=["broken r3-list"], run=lambda ctx: [1, 2, 3]),

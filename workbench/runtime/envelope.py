@@ -69,9 +69,14 @@ def from_fail(fail, fix: str | None, checked: bool = True) -> dict:
                             f"list it in Command(errors=[...])")
     details = dict(fail.details)
     found = details.pop("data", None)
-    details.pop("effects", None)   # the pipeline decides (`runtime._failures.effects_of`)
+    details.pop("effects", None)   # the pipeline decides (`runtime._failures.settle`)
+    retryable = fail.retryable
+    if fail.exit == EXIT_USAGE and retryable is None:   # a handler's refusal: as the parser's
+        retryable = False
     doc = failure(fail.code, fail.message, exit=fail.exit, hint=fail.hint, fix=fix,
-                  retryable=fail.retryable, **details)
+                  retryable=retryable, **details)
+    if fail.exit == EXIT_USAGE:
+        doc["error"].setdefault("field", None)
     if found is not None:
         doc["data"] = found
     return doc
