@@ -119,6 +119,25 @@ def framework_errors(command) -> list[dict]:
             for code in codes]
 
 
+def contract_marks(command) -> dict:
+    """What a card says of `verdict=`, `person_only=` and `why=` (only what is declared)."""
+    marks: dict = {}
+    if getattr(command, "verdict", False):
+        marks["verdict"] = True
+    if getattr(command, "person_only", None):
+        marks["person_only"] = dict(command.person_only)
+    if getattr(command, "why", None):
+        marks["why"] = command.why
+    return marks
+
+
+def person_only(commands) -> list[dict]:
+    """`[{"command", "reason", "how"}]` for the person-only commands among `commands`: what
+    `help --json` lists so an agent knows them before trying."""
+    return [{"command": " ".join(command.path), **command.person_only}
+            for command in commands if getattr(command, "person_only", None)]
+
+
 def exit_codes(command) -> list[int]:
     """Every exit code a command can end with, ascending (0 included)."""
     return sorted({0} | {entry["exit"] for entry in errors(command)})

@@ -43,6 +43,9 @@ def help_document(program, level: str = "summary", *, card_of=None, summary_of=N
             doc["commands"] = [(summary_of or summary)(command) for command in commands]
         else:
             doc["commands"] = [(card_of or card)(command) for command in commands]
+    person_only = _facts.person_only(commands)
+    if person_only:   # an agent learns them before trying
+        doc["person_only"] = person_only
     doc["exit_codes"] = _facts.exit_table()
     doc["more"] = {
         "card": f"{name} <command> --help --json",
@@ -74,6 +77,9 @@ def group_document(program, group, level: str = "summary") -> dict:
         doc["commands"] = [summary(command) for command in commands]
     else:
         doc["commands"] = [card(command) for command in commands]
+    person_only = _facts.person_only(commands)
+    if person_only:
+        doc["person_only"] = person_only
     doc["more"] = {"card": f"{name} {path} <command> --help --json",
                    "program": f"{name} help --json"}
     return doc
@@ -131,6 +137,7 @@ def card(command) -> dict:
         out["paginated"] = True
     if command.batch:
         out["batch"] = True
+    out.update(_facts.contract_marks(command))
     out["options"] = [_option(option) for option in command.listed_options.values()]
     if command.inherited:
         out["shared_options"] = [

@@ -271,6 +271,9 @@ def _command_help(program, command) -> list[str]:
     if not _builtin(command):   # a built-in's effects are the same everywhere: no line
         lines += [""] + _wrap(EFFECT_MEANINGS.get(command.effects, command.effects or "")
                               + ".", WIDTH, "  ", f"Effects: {command.effects} - ")
+    if getattr(command, "person_only", None):
+        lines += [""] + _wrap(f"{command.person_only['reason']}; "
+                              f"{command.person_only['how']}.", WIDTH, "  ", "Person only: ")
     options = _shown(command.listed_options)
     if options:
         lines += ["", "Options:"]
