@@ -173,7 +173,10 @@ def person_required(reason: str, message: str, how: str, next: list,
              "reason": reason, "how": how, "field": field, "retryable": False,
              "effects": EFFECTS_NONE}
     doc = {"ok": False, "status": "person_required", "reason": reason, "message": message,
-           "how": how, "next": next, "error": error}
+           "how": how}
+    if next:
+        doc["next"] = next
+    doc["error"] = error
     if meta:
         doc["meta"] = meta
     return doc

@@ -812,7 +812,7 @@ def _person_required(program, command, ctx, person, mode) -> dict:
     warnings: list = []
     steps = next_steps(program, command, person.next, mode, ctx.invocation(), warnings)
     return with_next(_envelope.person_required(person.reason, person.message, person.how,
-                                               []), steps, warnings)
+                                               steps), [], warnings)
 
 
 def _selected(command, request, ctx, data):
