@@ -11,7 +11,7 @@ import pytest
 
 from _mcp_helpers import caller_env, stdio_params, text_of
 from conftest import ROOT, SAMPLES, clean_env, run_program
-from workbench import Command, DefinitionError, Fail, Program
+from workbench import Command, DefinitionError, Fail, Option, Program
 from workbench.testing import Runner
 
 DEPLOY = SAMPLES / "deploy.py"
@@ -122,6 +122,8 @@ def test_a_person_only_command_refuses_any_agent_and_runs_for_a_person():
         assert doc["error"]["code"] == "person_required" and doc["reason"] == "person_only"
         assert "sign-off" in doc["message"] and doc["how"].startswith("run `tool promote")
         assert doc["error"]["effects"] == "none" and doc["error"]["retryable"] is False
+    early = _cli(DEPLOY, "promote", "--json", **AGENT)   # --build missing: 13 comes first
+    assert early.exit == 13 and early.json["reason"] == "person_only"
     text = _cli(DEPLOY, "promote", "--build", "b1", **AGENT)
     assert text.exit == 13 and text.stderr.startswith("person required: ")
     person = _cli(DEPLOY, "promote", "--build", "b1", "--json")
@@ -290,3 +292,39 @@ def test_change_review_classifies_person_only_verdict_why_and_exits():
         rules.update({change.rule: change.kind for change in review.changes})
     assert rules["person_only_added"] == "breaking" and rules["verdict_changed"] == "breaking"
     assert rules["why_changed"] == "breaking" and rules["error_added"] == "additive"
+
+
+def test_more_than_three_next_steps_are_cut_and_a_bad_step_is_left_out_saying_so():
+    def lost(ctx):
+        raise Fail("not_found", "nothing", exit=3, next=[
+            {"command": f"go --n {n}", "why": "try"} for n in range(5)] + ["not a step"])
+    program = Program(name="t", version="1", commands=[
+        Command(name="go", description="d", effects="read_only", run=lost,
+                options={"n": Option(type="integer", description="n")}, errors=["not_found"])])
+    doc = Runner(program).invoke(["go", "--json"]).json
+    assert [step["command"] for step in doc["next"]] == [
+        "t go --n 0 --json", "t go --n 1 --json", "t go --n 2 --json"]
+    warnings = " ".join(doc["meta"]["warnings"])
+    assert "'not a step' was left out" in warnings and "the first 3 are kept" in warnings
+
+
+def test_the_typed_api_passes_verdict_person_only_and_why():
+    from workbench.typed import App
+    app = App("tt", "1.0")
+
+    @app.command(effects="read_only", verdict=True, examples=["tt lint"])
+    def lint(ctx) -> dict:
+        """Lint."""
+        return ctx.verdict(False, {"x": 1})
+
+    @app.command(effects="idempotent", person_only={"reason": "r", "how": "h"},
+                 why="required", examples=["tt wipe --why x"])
+    def wipe(ctx) -> dict:
+        """Wipe."""
+        return {"why": ctx.why}
+
+    runner = Runner(app)
+    assert runner.invoke(["lint", "--json"]).exit == 11
+    assert runner.invoke(["wipe", "--json"], agent="claude-code").exit == 13
+    done = runner.invoke(["wipe", "--why", "x", "--json"])
+    assert done.exit == 0 and done.json["meta"]["why"] == "x"

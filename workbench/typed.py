@@ -35,7 +35,7 @@ _SUPPORTED = ("str, int, float, bool, Literal[...], an Enum, date, datetime, UUI
               "Opt(type=a value type)")
 _PASSED = ("name", "aliases", "hidden", "output", "text", "plan", "since", "deprecated",
            "replaced_by", "paginated", "batch", "errors", "description", "help", "epilog",
-           "destructive", "open_world", "title")
+           "destructive", "open_world", "title", "verdict", "person_only", "why")
 _RICH = {("datetime", "datetime"): "datetime", ("datetime", "date"): "date",
          ("uuid", "UUID"): "uuid"}
 """Classes read as command-line types, by (module, name): no import needed to recognise one."""
@@ -209,7 +209,7 @@ class App:
         `name` defaults to the function's name with `_` as `-`; `description` to the
         docstring's first paragraph. Other keywords are `Command`'s (output, text, plan,
         aliases, hidden, since, deprecated, replaced_by, paginated, batch, errors,
-        destructive, open_world, title).
+        destructive, open_world, title, verdict, person_only, why).
 
         Args:
             name: the command's name (default: the function's, `_` as `-`).
@@ -401,7 +401,9 @@ def _command(function, options: dict) -> Command:
                    batch=options["batch"] or False, errors=options["errors"] or (),
                    help=options["help"] if options["help"] is not None else body,
                    epilog=options["epilog"], destructive=options["destructive"],
-                   open_world=options["open_world"], title=options["title"])
+                   open_world=options["open_world"], title=options["title"],
+                   verdict=options["verdict"] or False, person_only=options["person_only"],
+                   why=options["why"])
 
 
 def _defaults(function, code, names) -> dict:

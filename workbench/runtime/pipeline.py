@@ -325,6 +325,9 @@ def execute(program, argv, world, *, serve=None):
             if derived(program).lazy_pending:
                 ensure_checked(program)   # the examples of a lazy group checked as it loaded
         except Refusal as refusal:
+            refused = _person_only_first(program, argv, world)   # exit 13 before any fix
+            if refused is not None:
+                return _deliver(program, world, refused, as_json)
             return _refuse(program, refusal, as_json, world)
         except DefinitionError as error:   # a lazy group that fails to load or check
             return _deliver(program, world, _definition_failure(error), as_json)
@@ -387,6 +390,24 @@ def _load_path(program, argv) -> None:
         node = child_named(node, token)
         if node is None:
             return
+
+
+def _person_only_first(program, argv, world):
+    """For an agent's refused call of a person-only command (its words lead argv), the
+    exit-13 refusal: fixing the arguments would not let it run. Else None."""
+    from workbench.declaration.model import child_named
+    node = program
+    for token in argv:
+        if token == "--" or not node.is_group:
+            break
+        if not token.startswith("-"):
+            node = child_named(node, token)
+            if node is None:
+                return None
+    if node.is_group or not getattr(node, "person_only", None):
+        return None
+    from workbench.runtime._failures import person_only_refusal
+    return person_only_refusal(program, node, world.environ)
 
 
 def _definition_failure(error) -> dict:
