@@ -810,8 +810,9 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
         if not world.catch:
             raise
         doc = _internal(error, debug, world)   # unless --debug, and a server keeps serving
-    from workbench.runtime._failures import settle
-    settle(doc, command, ctx, declared)
+    if doc.get("ok") is not True:   # a failure says what it changed (`_failures.settle`)
+        from workbench.runtime._failures import settle
+        settle(doc, command, ctx, declared)
     doc = _with_output(doc, captured, world, as_json or ndjson)
     doc = _seal(program, world, doc)
     if claim is not None:
