@@ -178,9 +178,19 @@ def inspect(context, call, run, own: bool = True) -> None:
             found = _rules.raw_controls(text, terminal)
             if found is not None:
                 add("C9", f"raw control characters on {name} of a person's output", found)
-    if own and call.kind == "placeholder" and run.exit != 2:
+    if own and call.kind == "placeholder" and run.exit != 2 and not _person_only(run):
         add("C12", "a placeholder value was run instead of refused (input_placeholder)",
             run.stdout[:200])
+
+
+def _person_only(run) -> bool:
+    """Whether the run is a person-only command refused to an agent (exit 13, before its
+    arguments are even read)."""
+    if run.exit != 13:
+        return False
+    doc = run.document()
+    return isinstance(doc, dict) and doc.get("reason") == "person_only" or \
+        "is run by a person only" in run.stderr
 
 
 def _error_line(run) -> str:
