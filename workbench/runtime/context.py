@@ -369,7 +369,9 @@ class Context:
         if passed:
             return data
         from workbench.declaration.model import Fail
-        raise Fail("check_failed", message or "the check failed", exit=11, retryable=False,
+        from workbench.runtime.envelope import EXIT_CHECK_FAILED
+        raise Fail("check_failed", message or "the check failed", exit=EXIT_CHECK_FAILED,
+                   retryable=False,
                    effects="none", data=data)
 
     def person_required(self, reason: str, message: str, how: str,
@@ -396,7 +398,8 @@ class Context:
             limit: the limit that was reached (the error's `limit`).
         """
         from workbench.declaration.model import Fail
-        raise Fail("limit_reached", message, exit=14, retryable=False, next=next,
+        from workbench.runtime.envelope import EXIT_LIMIT
+        raise Fail("limit_reached", message, exit=EXIT_LIMIT, retryable=False, next=next,
                    data=data, limit=limit)
 
     def step(self, done: str, **details: object) -> None:

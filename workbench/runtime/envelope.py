@@ -165,20 +165,17 @@ def action_required(reason: str, message: str, next: list, meta: dict | None = N
     return doc
 
 
-def person_required(reason: str, message: str, how: str, next: list,
-                    meta: dict | None = None, field: str | None = None) -> dict:
+def person_required(reason: str, message: str, how: str, next: list) -> dict:
     """`{"ok":false,"status":"person_required",...}`; exit 13: only a person can go on, `how`
     says what they do, `next` the calls that ask them (never the same call again)."""
     error = {"code": "person_required", "exit": EXIT_PERSON, "message": message,
-             "reason": reason, "how": how, "field": field, "retryable": False,
+             "reason": reason, "how": how, "field": None, "retryable": False,
              "effects": EFFECTS_NONE}
     doc = {"ok": False, "status": "person_required", "reason": reason, "message": message,
            "how": how}
     if next:
         doc["next"] = next
     doc["error"] = error
-    if meta:
-        doc["meta"] = meta
     return doc
 
 
