@@ -14,6 +14,9 @@ from workbench.declaration.params import Argument, Option
 MCP_CLIENTS = ("claude-code", "claude-desktop", "cursor", "vscode", "codex", "gemini")
 """Clients `tool mcp config --client` writes a configuration for."""
 
+MCP_SCOPES = ("user", "project")
+"""Where `tool mcp install` writes: the user's own file (every project), or the project's."""
+
 SKILL_CLIENTS = ("claude-code",)
 """Clients `tool skills --client` installs skills for."""
 
@@ -88,9 +91,9 @@ class Builtin(Command):
     """A built-in command, declared as a program's own commands are: its path
     (`("mcp", "config")`), options and arguments. Never an MCP tool."""
 
-    def __init__(self, path, description, options=None, arguments=()):
+    def __init__(self, path, description, options=None, arguments=(), errors=()):
         super().__init__(path[-1], description, effects="withheld", options=options,
-                         arguments=arguments)
+                         arguments=arguments, errors=errors)
         self.path = tuple(path)
 
     def __repr__(self) -> str:
@@ -109,7 +112,9 @@ def _builtins() -> dict:
                                     required=False, variadic=True)]),
         Builtin(("completion",), "a shell completion script",
                 arguments=[Argument("shell", "enum", "the shell", choices=SHELLS)]),
-        Builtin(("mcp",), "serve the program over MCP (stdio, or streamable HTTP)",
+        Builtin(("mcp",), "serve the program over MCP (stdio, or streamable HTTP); "
+                "'mcp config' and 'mcp install' register it with a client, 'mcp doctor' says why "
+                "a client cannot reach it",
                 {"http": Option("string", "serve streamable HTTP at HOST:PORT (PORT 0 picks a "
                                 "free port)", placeholder="<host:port>"),
                  **http_options(),
@@ -134,6 +139,26 @@ def _builtins() -> dict:
                  "token_file": Option("string", "with --url: the server's bearer token, read "
                                       "from this file (default: $BURGEE_MCP_TOKEN)",
                                       placeholder="<path>")}),
+        Builtin(("mcp", "install"), "register this server in a client's own configuration "
+                "file: merged, the previous file kept as a backup",
+                {"client": Option("enum", "the MCP client", required=True,
+                                  choices=MCP_CLIENTS),
+                 "scope": Option("enum", "the user's file (every project) or the project's "
+                                 "(the current folder)", choices=MCP_SCOPES, default="user"),
+                 "dry_run": Option("boolean", "print what would change; write nothing",
+                                   negatable=False)},
+                errors=[{"code": "invalid_config", "exit": 5,
+                         "when": "the client's file does not parse (or holds the server in a "
+                                 "form burgee cannot replace): it is left as it was"}]),
+        Builtin(("mcp", "doctor"), "why this program's setup fails: the program, its server "
+                "command, the MCP server's answer, each client's configuration",
+                {"client": Option("enum", "check only this client's files",
+                                  choices=MCP_CLIENTS),
+                 "timeout": Option("number", "seconds the MCP server has to answer "
+                                   "initialize", default=10.0, min=0.1,
+                                   placeholder="<seconds>")},
+                errors=[{"code": "setup_problems", "exit": 1,
+                         "when": "a check failed; each finding names its fix"}]),
         Builtin(("skills",), "Agent Skills (SKILL.md) and llms.txt for this program: print or "
                 "install them",
                 {"client": Option("enum", "install into this client's skills folder",
