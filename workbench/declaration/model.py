@@ -60,7 +60,9 @@ class Fail(Exception):
             runnable for a command-line caller and as `tool: {name, arguments}` over MCP.
         **details: more fields for the error object, e.g. `plan=..., digest=...`; `data=`
             is not one of them: it is what the command found before failing (a check's
-            report), the envelope's `data` beside `error`.
+            report), the envelope's `data` beside `error`; nor is `effects="none"`, which
+            tells the caller this failure changed nothing (without it a failure after a
+            handler that writes began says `error.effects: unknown`).
     """
 
     def __init__(self, code: str, message: str, hint: str | None = None, exit: int = 1,
