@@ -392,3 +392,35 @@ def test_burgee_devs_calls_do_not_see_its_bearer_token(monkeypatch):
     monkeypatch.setenv("BURGEE_MCP_TOKEN", "dev-token-" + "y" * 32)
     for kind in ("piped", "terminal", "mcp"):
         assert "BURGEE_MCP_TOKEN" not in environ_for(kind)
+
+
+KITCHEN = PROGRAMS / "kitchen.py"
+BOTH_PATHS = [("echo", {"name": "x", "count": 2, "tag": ["a", "b"]}),   # a success
+              ("db_fail", {}),                                          # the handler's Fail
+              ("explode", {"password": "hunter2"}),                     # the handler raises
+              ("echo", {"count": "many"}),                              # arguments refused
+              ("ech", {})]                                              # an unknown tool
+
+
+async def test_a_call_answers_byte_for_byte_the_same_through_the_server_and_the_runner(extra,
+                                                                                       tmp_path):
+    """One tools/call core (issue 35 item 4): the same calls through the real server (`python
+    kitchen.py mcp`, each call in a process of its own, the SDK's client over stdio) and
+    through `workbench.testing.Runner.call` (the core in this process, no SDK) give the same
+    result text, byte for byte, and the same isError: a success, a handler's `Fail`, a handler
+    that raises, refused arguments, an unknown tool."""
+    from mcp import Client
+
+    from workbench.loader import load_program
+    from workbench.testing import Runner
+    runner = Runner(load_program(str(KITCHEN)))
+    async with Client(stdio_params(KITCHEN, extra, tmp_path), mode="legacy",
+                      cache=None) as client:
+        for tool, arguments in BOTH_PATHS:
+            served = await client.call_tool(tool, arguments)
+            ran = runner.call(tool, arguments)
+            assert (text_of(served), served.is_error) == (ran.stdout, ran.result["isError"]), \
+                (tool, arguments)
+    codes = [runner.call(tool, arguments).envelope.get("error", {}).get("code")
+             for tool, arguments in BOTH_PATHS]
+    assert codes == [None, "conflict", "internal", "invalid_value", "unknown_tool"], codes

@@ -196,7 +196,7 @@ def _load_failed(error, argv) -> int:
     return code
 
 
-def _print_failure(code: str, message: str, exit: int, hint: str, argv) -> int:
+def _print_failure(code: str, message: str, exit: int, hint: str | None, argv) -> int:
     """A failure before any program runs: an envelope under the caller's --json (before any
     `--`), else the error and hint on stderr. Returns `exit`."""
     from workbench.runtime import envelope

@@ -152,7 +152,7 @@ def first_paragraph(text) -> str:
     """The first paragraph of a help text on one line (Click's `\\b` markers dropped)."""
     if not text:
         return ""
-    lines = []
+    lines: list = []
     for line in str(text).strip().splitlines():
         line = line.strip()
         if line == "\b":
@@ -533,7 +533,7 @@ def rebuild_argv(chain, given, option_tokens) -> list:
     `chain` is `[(node, token)]` from the root; `given` is `[(Input, value)]` the caller gave;
     `option_tokens(ref, item, value)` spells one option in the library's syntax.
     """
-    options = [[] for _ in chain]
+    options: list[list] = [[] for _ in chain]
     positionals = []
     for item, value in given:
         if item.positional:

@@ -131,7 +131,7 @@ def _group_verdict_path(group, program_verdict: str) -> str | None:
     module = sys.modules.get(group.load.partition(":")[0])
     file = getattr(getattr(module, "__spec__", None), "origin", None)
     try:
-        with open(file, "rb") as handle:
+        with open(file, "rb") as handle:   # type: ignore[arg-type]  # None: TypeError
             data = handle.read()
     except (OSError, TypeError):
         return None
@@ -260,11 +260,11 @@ def _check_children(program, node, top: bool) -> None:
                     f"rename it, e.g. '{label}-{program.name}' or move it into a group")
             seen[label] = child
         if child.is_group:
-            if not child.commands:
+            if not child.commands:   # type: ignore[union-attr]  # a Group
                 raise DefinitionError(
                     f"{_where(child)} has no commands; add commands=[Command(...)] "
                     f"or remove the group")
-            if child.options or child.setup is not None:
+            if child.options or child.setup is not None:   # type: ignore[union-attr]
                 from workbench.declaration._param_checks import check_shared
                 check_shared(_where(child), child, "Group")
             _check_children(program, child, top=False)

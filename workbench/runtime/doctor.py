@@ -127,12 +127,13 @@ def _ask(argv, environ, timeout: float):
     err = b""
     problem = None
     try:
-        process.stdin.write("".join(json.dumps(r) + "\n" for r in requests).encode())
-        process.stdin.flush()
+        process.stdin.write(  # type: ignore[union-attr]  # PIPE: a stream
+            "".join(json.dumps(r) + "\n" for r in requests).encode())
+        process.stdin.flush()   # type: ignore[union-attr]
         deadline = time.monotonic() + timeout
         selector = selectors.DefaultSelector()
-        selector.register(process.stdout, selectors.EVENT_READ)
-        selector.register(process.stderr, selectors.EVENT_READ)
+        selector.register(process.stdout, selectors.EVENT_READ)   # type: ignore[arg-type]
+        selector.register(process.stderr, selectors.EVENT_READ)   # type: ignore[arg-type]
         open_streams = 2
         while len(answers) < 2 and open_streams:
             left = deadline - time.monotonic()
@@ -272,7 +273,8 @@ def _judge(check, path, key, name, found, entry, fix, environ) -> dict:
     command = found.get("command")
     if not isinstance(command, str):
         return finding(check, "fail", f"{path}: {name!r} has no command", fix)
-    args = found.get("args") if isinstance(found.get("args"), list) else []
+    args = found.get("args")
+    args = args if isinstance(args, list) else []
     runs = check_command([command, *map(str, args)], environ)
     if runs["status"] == "fail":
         return finding(check, "fail", f"{path}: {name!r} cannot start: {runs['message']}", fix)

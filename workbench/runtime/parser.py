@@ -11,6 +11,13 @@ from workbench.declaration.builtins import GLOBAL_OPTIONS, GLOBAL_SPELLINGS, fin
 from workbench.declaration.model import child_named
 from workbench.declaration.params import FALSE_WORDS, TRUE_WORDS, number_token
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+    _ValuesBase = dict[str, Any]
+else:
+    _ValuesBase = dict
+
 class Refusal(Exception):
     """A usage refusal (exit 2): `fix` is the corrected argv after the program name; `field`
     the key of the input at fault (None when no one input is)."""
@@ -26,10 +33,10 @@ class Refusal(Exception):
         self.exit = exit
 
 
-class Values(dict):
+class Values(_ValuesBase):
     """Parsed inputs with attribute and item access: `ctx.options.target`, `ctx.options["target"]`."""
 
-    def __getattr__(self, key):
+    def __getattr__(self, key: str) -> Any:
         try:
             return self[key]
         except KeyError:

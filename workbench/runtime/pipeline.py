@@ -25,6 +25,7 @@ from workbench.runtime.redact import (Redactor, mask_argv, secrets_in_argv,
 TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
     from workbench.declaration.model import Program
 
@@ -249,8 +250,12 @@ class Outcome:
     """
 
     __slots__ = ("exit", "stdout", "stderr", "envelope")
+    exit: int   # the slots' types, for checkers
+    stdout: str
+    stderr: str
+    envelope: dict[str, Any] | None
 
-    def __init__(self, exit, stdout, stderr, envelope):
+    def __init__(self, exit: int, stdout: str, stderr: str, envelope: dict[str, Any] | None):
         self.exit = exit
         self.stdout = stdout
         self.stderr = stderr

@@ -19,8 +19,15 @@ import sys
 from workbench.declaration.builtins import MCP_CLIENTS as CLIENTS
 from workbench.declaration.builtins import MCP_SCOPES as SCOPES
 
+TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
-def server_command(program, command=None) -> list[str]:
+    from workbench.declaration.model import Program
+
+
+def server_command(program: Program, command: Sequence[str] | None = None) -> list[str]:
     """The argv that starts this program's MCP server over stdio."""
     if command is not None:
         return list(command)
@@ -47,14 +54,15 @@ def _toml_key(name: str) -> str:
     return name if bare else _toml_string(name)
 
 
-def client_config(program, client: str, command=None) -> dict:
+def client_config(program: Program, client: str,
+                  command: Sequence[str] | None = None) -> dict[str, Any]:
     """`{"client", "name", "path", "format", "snippet", "data", "note"}` for one client.
 
     Raises ValueError for a client not in CLIENTS.
     """
     argv = server_command(program, command)
     name = program.name
-    stdio = {"command": argv[0], "args": argv[1:]}
+    stdio: dict = {"command": argv[0], "args": argv[1:]}
     if client == "claude-code":
         from workbench._text import join
         line = join(["claude", "mcp", "add", name, "--"] + argv)
@@ -90,7 +98,7 @@ def client_config(program, client: str, command=None) -> dict:
     raise ValueError(f"unknown client {client!r}; one of: {', '.join(CLIENTS)}")
 
 
-def config_text(config: dict) -> str:
+def config_text(config: dict[str, Any]) -> str:
     """What `tool mcp config --client NAME` prints for a person."""
     lines = []
     if config["path"]:
@@ -106,7 +114,7 @@ CODEX_TOKEN_ENV = "BURGEE_MCP_TOKEN"
 """The variable a Codex config names (`bearer_token_env_var`): Codex takes no token inline."""
 
 
-def http_config(name: str, client: str, url: str, token: str | None) -> dict:
+def http_config(name: str, client: str, url: str, token: str | None) -> dict[str, Any]:
     """Like `client_config`, for the streamable-HTTP server at `url` that wants
     `Authorization: Bearer <token>` (no header when `token` is None: a --no-auth server).
 

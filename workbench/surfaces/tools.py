@@ -9,8 +9,14 @@ from __future__ import annotations
 
 from workbench.surfaces import _facts
 
+TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
+if TYPE_CHECKING:
+    from typing import Any
 
-def output_schema(command) -> dict | None:
+    from workbench.declaration.model import Command, Program
+
+
+def output_schema(command: Command) -> dict[str, Any] | None:
     """The tool's outputSchema: the declared `output` when its root is an object, else None.
 
     Handshake-era MCP (through 2025-11-25) allows only `type: "object"` at the root of an
@@ -23,13 +29,13 @@ def output_schema(command) -> dict | None:
     return None
 
 
-def tool_definition(command) -> dict:
+def tool_definition(command: Command) -> dict[str, Any]:
     """`{"name", "description", "inputSchema", ["outputSchema"], ["annotations"]}` for a command."""
     from workbench.surfaces.schema import input_schema
     description = command.description or ""
     if command.help:
         description = (description + "\n\n" + command.help.strip()).strip()
-    tool = {"name": command.tool_name}
+    tool: dict[str, Any] = {"name": command.tool_name}
     if command.title:
         tool["title"] = command.title
     tool.update({"description": description, "inputSchema": input_schema(command)})
@@ -42,15 +48,18 @@ def tool_definition(command) -> dict:
     return tool
 
 
-offered = _facts.offered   # whether a command is an MCP tool (one rule, in _facts)
+def offered(command: Command) -> bool:
+    """Whether a command is an MCP tool: anything but `withheld` and `person_only` (one rule,
+    `_facts.offered`)."""
+    return _facts.offered(command)
 
 
-def listed(program) -> list:
+def listed(program: Program) -> list[Command]:
     """The commands `tools/list` shows: offered, and not hidden (nor inside a hidden group)."""
     return [command for command in _facts.listed_commands(program) if offered(command)]
 
 
-def list_tools(program) -> list[dict]:
+def list_tools(program: Program) -> list[dict[str, Any]]:
     """What tools/list holds: every tool of the program, in declaration order; for a
     progressive program the discovery tools and its entry points (`surfaces.discovery`)."""
     from workbench.surfaces import discovery
@@ -59,7 +68,7 @@ def list_tools(program) -> list[dict]:
     return [tool_definition(command) for command in listed(program)]
 
 
-def callable_tool(program, name: str):
+def callable_tool(program: Program, name: str) -> Command | None:
     """The command a `tools/call` for `name` runs, or None (unknown or withheld).
 
     Hidden commands are not listed but stay callable, as they do on the command line.
