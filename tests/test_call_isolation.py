@@ -394,6 +394,52 @@ def test_burgee_devs_calls_do_not_see_its_bearer_token(monkeypatch):
         assert "BURGEE_MCP_TOKEN" not in environ_for(kind)
 
 
+_SPARES_AFTER_A_SLOW_FORK_SERVER = r"""
+import os, signal, sys, time
+from workbench import Command, Program
+from workbench.runtime import forks
+program = Program(name="p", version="1", description="p", commands=[
+    Command(name="ping", description="p", effects="read_only", run=lambda ctx: {"pong": True})])
+server = forks.ForkServer.start(program)
+
+def spares():
+    with open(f"/proc/{server.pid}/task/{server.pid}/children") as handle:
+        pids = [int(pid) for pid in handle.read().split()]
+    def alive(pid):
+        try:
+            with open(f"/proc/{pid}/stat") as handle:
+                return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+        except OSError:
+            return False
+    return sum(map(alive, pids))
+
+deadline = time.monotonic() + 60
+while spares() < forks.SPARES and time.monotonic() < deadline:
+    time.sleep(0.05)
+os.kill(server.pid, signal.SIGSTOP)      # the fork server falls behind (a loaded machine):
+for _ in range(forks.SPARES):            # every spare is taken, answers and ends before it
+    assert server.call(["ping", "--json"], tool="ping").exit == 0   # reads a "taken"
+os.kill(server.pid, signal.SIGCONT)
+deadline = time.monotonic() + 60
+while spares() < forks.SPARES and time.monotonic() < deadline:
+    time.sleep(0.05)
+print(spares())
+server.close()
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_the_fork_server_keeps_its_spares_when_calls_end_before_it_hears_of_them():
+    """Found by benchmarks/call_process.py hanging under load: calls that end (and are
+    reaped) before the fork server reads that their spares were taken must still be
+    replaced, or the spares dwindle to none and a call waits for one for ever."""
+    done = subprocess.run([sys.executable, "-c", _SPARES_AFTER_A_SLOW_FORK_SERVER],
+                          capture_output=True, text=True, env=clean_env(), timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    from workbench.runtime.forks import SPARES
+    assert done.stdout.split() == [str(SPARES)], done.stdout + done.stderr[-2000:]
+
+
 KITCHEN = PROGRAMS / "kitchen.py"
 BOTH_PATHS = [("echo", {"name": "x", "count": 2, "tag": ["a", "b"]}),   # a success
               ("db_fail", {}),                                          # the handler's Fail

@@ -49,10 +49,18 @@ FORMATS = ("json", "ndjson", "table", "tsv")
 
 
 def fields_option() -> Option:
-    """`--fields a,b.c`: a global flag; also each paginated command's `fields` MCP argument
-    (`workbench.declaration._extras`), so one description serves both."""
+    """`--fields a,b.c`: a global flag; also each paginated command's `fields` MCP argument,
+    and every command's where the program opts in (`workbench.declaration._extras`), so one
+    description serves both."""
     return Option("string", "keep only these fields of the data, comma-separated (a.b: a "
                   "nested one; null when unset)", placeholder="<a,b.c>")
+
+
+def jq_option() -> Option:
+    """`--jq EXPR`: a global flag; also an MCP argument where the program opts in
+    (`Program(mcp_filters=True)`), so one description serves both."""
+    return Option("string", "filter the data through this jq expression (the jq extra); one "
+                  "result is the data, several a list", placeholder="<expr>")
 
 
 def _global_options() -> dict:
@@ -68,8 +76,9 @@ def _global_options() -> dict:
                          "the default when piped)", choices=FORMATS),
         "progress": Option("boolean", "report progress on stderr", negatable=False),
         "fields": fields_option(),
-        "jq": Option("string", "filter the data through this jq expression (the jq extra); "
-                     "one result is the data, several a list", placeholder="<expr>"),
+        "jq": jq_option(),
+        "no_color": Option("boolean", "no colour, even at a terminal (as NO_COLOR=1)",
+                           negatable=False),
     }
     for key, option in options.items():
         option.key = key
@@ -83,7 +92,13 @@ GLOBAL_SPELLINGS = {spelling: option for option in GLOBAL_OPTIONS.values()
                     for spelling in option.spellings}
 """`--json`, `-h`, `--format`, ... -> the global Option."""
 
-RESERVED_OPTIONS = tuple(GLOBAL_OPTIONS)
+SHARED_SPELLINGS = frozenset(("--no-color",))
+"""Global spellings a command may also declare (a Click `--color/--no-color`, a typed
+`color: bool`): given to such a command, the token is the global flag *and* the command's own
+(`workbench.runtime.parser.parse`), so adapting such a program never fails on it."""
+
+RESERVED_OPTIONS = tuple(key for key, option in GLOBAL_OPTIONS.items()
+                         if not set(option.spellings) <= SHARED_SPELLINGS)
 RESERVED_SHORTS = tuple(o.short for o in GLOBAL_OPTIONS.values() if o.short)
 
 
@@ -151,12 +166,16 @@ def _builtins() -> dict:
                          "when": "the client's file does not parse (or holds the server in a "
                                  "form burgee cannot replace): it is left as it was"}]),
         Builtin(("mcp", "doctor"), "why this program's setup fails: the program, its server "
-                "command, the MCP server's answer, each client's configuration",
+                "command, the MCP server's answer, its contract (a quick burgee check), each "
+                "client's configuration",
                 {"client": Option("enum", "check only this client's files",
                                   choices=MCP_CLIENTS),
                  "timeout": Option("number", "seconds the MCP server has to answer "
                                    "initialize", default=10.0, min=0.1,
-                                   placeholder="<seconds>")},
+                                   placeholder="<seconds>"),
+                 "check": Option("boolean", "also run a quick burgee check (3 calls per "
+                                 "command) on the program's file; --no-check skips it",
+                                 default=True)},
                 errors=[{"code": "setup_problems", "exit": 1,
                          "when": "a check failed; each finding names its fix"}]),
         Builtin(("skills",), "Agent Skills (SKILL.md) and llms.txt for this program: print or "

@@ -404,6 +404,9 @@ class Program:
         discovery: what MCP `tools/list` holds: `"full"` every tool; `"progressive"` only
             `search_tools`, `describe_tool` and the read-only top-level commands, every tool
             still callable by name; `"auto"` (the default) progressive past 1,000 tools.
+        mcp_filters: True gives every MCP tool the optional `fields` and `jq` arguments, the
+            CLI's `--fields` and `--jq` (off by default: two more properties in every tool's
+            schema, which every session pays for; a paginated tool has `fields` either way).
     """
 
     is_group = True
@@ -418,7 +421,7 @@ class Program:
                  output_budget: int | None = None, check: bool = True, single: bool = False,
                  options: dict[str, Option] | None = None,
                  setup: Callable[..., object] | None = None, env_prefix: str | None = None,
-                 discovery: str = "auto"):
+                 discovery: str = "auto", mcp_filters: bool = False):
         self.name = name
         self.single = single  # one command, typed without its name (adapted `black`, `http`)
         self.version = version
@@ -433,6 +436,7 @@ class Program:
         self.setup = setup
         self.env_prefix = env_prefix
         self.discovery = discovery
+        self.mcp_filters = mcp_filters
         self.source: str | None = None  # file it was loaded from, set by loaders
         self._index: dict[tuple[str, ...], Command | Group] = {}
         if single and (len(self.commands) != 1 or self.commands[0].is_group):
@@ -561,6 +565,15 @@ def _shared(node, path, prefix) -> tuple:
         from workbench.declaration._inherit import derive_env
         derive_env(node, prefix, path, options)
     return ((node, options),)
+
+
+def object_output(command) -> dict | None:
+    """The declared `output` when its root is an object (what an MCP outputSchema may be:
+    `surfaces.tools.output_schema`), else None."""
+    output = command.output
+    if isinstance(output, dict) and output.get("type") == "object":
+        return output
+    return None
 
 
 def child_named(node, name: str):

@@ -264,11 +264,13 @@ class Context(Generic[OptionsT]):
 
     def progress(self, done: float, total: float | None = None,
                  message: str | None = None) -> None:
-        """Report progress: JSON lines on stderr for a person or under `--progress`; throttled.
+        """Report progress: a bar for a person at a terminal, JSON lines on stderr for an agent
+        there or under `--progress`, `@progress` lines in the stream under `--format ndjson`;
+        throttled.
 
         Over MCP it is a progress notification (when the client asked for them). The first and
         the final report always go out; between them one every 0.04 s (MCP: reports 50 ms
-        apart all reach the client) or 2 s (stderr).
+        apart all reach the client), 1 s (ndjson) or 2 s (stderr).
 
         Args:
             done: how much is done, in any unit.

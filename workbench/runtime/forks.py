@@ -458,8 +458,12 @@ class _Forker:
             return False
         kind, ident = message[:1], message[1:]
         pid = int(ident) if ident.isdigit() else 0
-        if kind == b"T" and pid in self.children:
-            self.busy.add(pid)
+        if kind == b"T" and pid:
+            if pid in self.children:
+                self.busy.add(pid)
+            # one new spare for each taken, even one whose call has ended and been reaped
+            # before this message was read (a loaded machine): else the spares dwindle to
+            # none and the next call waits for one for ever
             self._fork_spare()
         elif kind == b"K" and pid in self.busy:
             _kill_group(pid)

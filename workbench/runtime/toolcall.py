@@ -100,8 +100,10 @@ def outcome_result(command: Command, outcome: Outcome) -> dict[str, Any]:
 
     Data that breaks the command's output schema is an `invalid_output` error result (the
     same error `workbench.surfaces.output` gives everywhere), never a `structuredContent`
-    the client's SDK would reject.
+    the client's SDK would reject. Data the caller filtered with `jq` has no schema to keep
+    (`jq` is offered only to tools without an outputSchema).
     """
+    from workbench.surfaces.output import filtered_in
     text: str | None = outcome.stdout[:-1] if outcome.stdout.endswith("\n") else outcome.stdout
     doc = outcome.envelope
     if _fix_as_arguments(command, doc):
@@ -110,7 +112,7 @@ def outcome_result(command: Command, outcome: Outcome) -> dict[str, Any]:
     if mcp_steps(command.program, doc):
         text = None   # each `next` step as the tool call to send
     ok = doc.get("ok") is True if isinstance(doc, dict) else outcome.exit == 0
-    if ok and isinstance(doc, dict) and command.output:
+    if ok and isinstance(doc, dict) and command.output and not filtered_in(doc):
         from workbench.runtime.extras import require
         from workbench.surfaces.output import output_problem, projected_in
         require("validate", f"checking the output schema of tool {command.tool_name!r}")

@@ -23,22 +23,39 @@ def output_schema(command: Command) -> dict[str, Any] | None:
     output schema and a JSON object as structuredContent, so other shapes are left out rather
     than offered to some clients and refused by others. The data still arrives in the text.
     """
-    output = command.output
-    if isinstance(output, dict) and output.get("type") == "object":
-        return output
-    return None
+    from workbench.declaration.model import object_output
+    return object_output(command)
+
+
+_SAID_BY_THE_TOOL = ("$schema", "title", "description")
+"""Keys of `tool CMD --schema` a tool's inputSchema leaves out: MCP's default dialect is draft
+2020-12, and the tool's name and description say the command's path and description."""
+
+
+def tool_input_schema(command: Command) -> dict[str, Any]:
+    """The tool's inputSchema: `tool CMD --schema` without what the tool already says
+    (`_SAID_BY_THE_TOOL`) and without each property's `flag`, which an MCP caller never types
+    (an option's flag is always `--` and its key with `-` for `_`; an argument's is its place
+    on the command line). Every rule of the input stays: types, enums, defaults, required,
+    dependencies, conflicts, `additionalProperties: false`."""
+    from workbench.surfaces.schema import input_schema
+    schema = input_schema(command)
+    for key in _SAID_BY_THE_TOOL:
+        schema.pop(key, None)
+    for prop in schema["properties"].values():
+        prop.pop("flag", None)
+    return schema
 
 
 def tool_definition(command: Command) -> dict[str, Any]:
     """`{"name", "description", "inputSchema", ["outputSchema"], ["annotations"]}` for a command."""
-    from workbench.surfaces.schema import input_schema
     description = command.description or ""
     if command.help:
         description = (description + "\n\n" + command.help.strip()).strip()
     tool: dict[str, Any] = {"name": command.tool_name}
     if command.title:
         tool["title"] = command.title
-    tool.update({"description": description, "inputSchema": input_schema(command)})
+    tool.update({"description": description, "inputSchema": tool_input_schema(command)})
     output = output_schema(command)
     if output is not None:
         tool["outputSchema"] = output
