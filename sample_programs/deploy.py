@@ -2,6 +2,8 @@
 
     python sample_programs/deploy.py deploy --target staging --yes
     CLAUDECODE=1 python sample_programs/deploy.py deploy --target prod --json   # exit 4, with `next`
+    python sample_programs/deploy.py rollback --target staging --to 2026.11.29-3 --why "bad build"
+    CLAUDECODE=1 python sample_programs/deploy.py promote --build 2026.11.30-1   # exit 13: a person's
 """
 
 from workbench import Command, Fail, Option, Program, run
@@ -34,7 +36,11 @@ def status(ctx):
 
 def rollback(ctx):
     ctx.changed(ctx.options.to != "2026.11.30-1")
-    return {"target": ctx.options.target, "build": ctx.options.to}
+    return {"target": ctx.options.target, "build": ctx.options.to, "why": ctx.why}
+
+
+def promote(ctx):
+    return {"target": "prod", "build": ctx.options.build, "promoted": True}
 
 
 program = Program(
@@ -48,8 +54,9 @@ program = Program(
                 "yes": Option(type="boolean", description="skip the confirmation", short="y"),
                 "build": Option(type="string", default="latest", description="build to ship"),
             },
-            errors=[UNKNOWN_TARGET, CANCELLED],
-            examples=["tool deploy --target staging --yes"],
+            errors=[UNKNOWN_TARGET, CANCELLED], why="optional",
+            examples=["tool deploy --target staging --yes",
+                      "tool deploy --target canary --yes --why 'try the new cache'"],
             run=deploy,
             text=lambda d: f"deployed {d['build']} to {d['target']}",
         ),
@@ -65,8 +72,18 @@ program = Program(
             options={"target": Option(type="enum", choices=TARGETS, required=True,
                                       description="which target"),
                      "to": Option(type="string", required=True, description="build to go back to")},
-            examples=["tool rollback --target staging --to 2026.11.29-3"],
+            why="required",
+            examples=["tool rollback --target staging --to 2026.11.29-3 --why 'build broke login'"],
             run=rollback,
+        ),
+        Command(
+            name="promote", description="Promote a build to production for good",
+            effects="non_idempotent",
+            person_only={"reason": "promoting to production needs a person's sign-off",
+                         "how": "run `tool promote --build BUILD` yourself in a terminal"},
+            options={"build": Option(type="string", required=True, description="build to promote")},
+            examples=["tool promote --build 2026.11.30-1"],
+            run=promote,
         ),
     ],
 )

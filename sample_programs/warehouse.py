@@ -1,7 +1,8 @@
 """A warehouse: the rest of the agent contract in one program.
 
 A streaming export, a paged list, a planned write, a keyed non-idempotent write, a batch with
-partial failures, a renamed option and a deprecated command; the stock file is one option of
+partial failures, a renamed option, a deprecated command, a check that gives a verdict (exit 11
+when it fails) and a search that stops at a limit the caller sets (exit 14, the best so far); the stock file is one option of
 the program (`--store`, before or after the command's name), opened once by its `setup` for
 every command (`ctx.obj`).
 
@@ -9,6 +10,8 @@ every command (`ctx.obj`).
     python sample_programs/warehouse.py items list --limit 5 --json
     python sample_programs/warehouse.py items restock --sku SKU-0003 --count 5 --dry-run --json
     python sample_programs/warehouse.py --store stock.json items list --limit 5
+    python sample_programs/warehouse.py items audit --min 1 --json      # exit 11: a verdict
+    python sample_programs/warehouse.py items find --name bolt --want 5 --max-scan 20 --json
 """
 
 import json
@@ -144,6 +147,38 @@ def stock(ctx):
     return list_items(ctx)[:10]
 
 
+def audit(ctx):
+    """A judging read: every item has at least --min in stock (a verdict, exit 11 if not)."""
+    items = _load(ctx)["items"]
+    low = [{"sku": i["sku"], "count": i["count"]} for i in items if i["count"] < ctx.options.min]
+    return ctx.verdict(not low, {"checked": len(items), "below_min": low},
+                       message=f"{len(low)} of {len(items)} items have fewer than "
+                               f"{ctx.options.min} in stock")
+
+
+def find_items(ctx):
+    """Items whose name holds --name, looking at no more than --max-scan items: at the limit
+    with fewer than --want found, exit 14 with what was found and the call that looks further."""
+    items = _load(ctx)["items"]
+    want, limit = ctx.options.want, ctx.options.max_scan
+    found = []
+    scanned = 0
+    for scanned, item in enumerate(items, 1):
+        if ctx.options.name in item["name"]:
+            found.append(item["sku"])
+            if len(found) == want:
+                break
+        if scanned == limit and scanned < len(items):
+            ctx.limit_reached(
+                f"looked at {limit} of {len(items)} items (--max-scan) and found {len(found)} "
+                f"of the {want} wanted", data={"found": found, "scanned": scanned},
+                limit=limit,
+                next=[{"command": ["items", "find", "--name", ctx.options.name, "--want",
+                                   str(want), "--max-scan", str(limit * 4)],
+                       "why": "to look at more items"}])
+    return {"found": found, "scanned": scanned}
+
+
 NOT_FOUND = {"code": "not_found", "exit": 3, "when": "no item has that SKU"}
 UNAVAILABLE = {"code": "storage_unavailable", "exit": 7, "when": "the stock file cannot be read"}
 NO_STOCK = {"code": "insufficient_stock", "exit": 5, "when": "fewer in stock than ordered"}
@@ -179,6 +214,23 @@ program = Program(
                     arguments=[Argument("lines", variadic=True, description="SKU=COUNT pairs")],
                     examples=["warehouse items import SKU-0001=3 SKU-9999=1 SKU-0002=x"],
                     run=import_items),
+            Command(name="audit", description="Check every item has a minimum in stock",
+                    effects="read_only", verdict=True,
+                    options={"min": Option(type="integer", default=1, min=0,
+                                           description="the fewest each item should have")},
+                    examples=["warehouse items audit --min 0", "warehouse items audit --min 1"],
+                    run=audit),
+            Command(name="find", description="Find items by name, looking at a limited number",
+                    effects="read_only", errors=["limit_reached"],
+                    options={"name": Option(type="string", required=True,
+                                            description="text the item's name holds"),
+                             "want": Option(type="integer", default=5, min=1,
+                                            description="how many matches to find"),
+                             "max_scan": Option(type="integer", default=20, min=1,
+                                                description="the most items to look at")},
+                    examples=["warehouse items find --name bolt --want 5 --max-scan 20",
+                              "warehouse items find --name hinge --want 2"],
+                    run=find_items),
         ]),
         Group(name="orders", description="Customer orders", commands=[
             Command(name="create", description="Take items out of stock for an order",

@@ -139,7 +139,8 @@ def test_the_original_exit_code_is_kept_in_a_failure_envelope(tmp_path):
     done = burgee("run", CLICK, "done", "9", "--json", tmp_path=tmp_path)
     doc = envelope(done)
     assert done.returncode == 3
-    assert doc["error"] == {"code": "failed", "exit": 3, "message": "no task 9"}
+    assert doc["error"] == {"code": "failed", "exit": 3, "message": "no task 9",
+                            "effects": "unknown"}   # an adapted command: effects undeclared
     done = burgee("run", TYPER, "remove", "https://nowhere.org", "--json", tmp_path=tmp_path)
     assert done.returncode == 3 and envelope(done)["error"]["message"] == \
         "no bookmark https://nowhere.org"

@@ -43,6 +43,7 @@ CAUGHT = [("C1", "c1-stdout"), ("C2", "c2-stderr"), ("C3", "c3-exit"), ("C4", "c
           ("C5", "c5-fix"), ("C6", "c6-next"), ("C8", "c8-leak"), ("C9", "c9-print"),
           ("C10", "c10-transport"), ("C11", "c11-random"), ("C13", "c13-traceback"),
           ("C14", "c14-hang"), ("C15", "c15-exit"), ("C16", "c16-untrusted"),
+          ("C17", "c17-shape"),
           ("R1", "r1-no-example"),
           ("R2", "c4-undeclared"), ("R3", "r3-list"), ("R4", "r4-no-key"),
           ("R5", "r5-confirm"), ("R6", "r6-long")]
@@ -99,7 +100,7 @@ def test_c12_a_placeholder_that_runs(monkeypatch):
     `--target '<target>'` reaches the handler."""
     from workbench import _text
     monkeypatch.setattr(_text, "placeholder", lambda value: None)
-    report = check(load_program(str(SAMPLES / "deploy.py")), calls=12, run_writes=True)
+    report = check(load_program(str(SAMPLES / "deploy.py")), calls=16, run_writes=True)
     assert any(v.rule == "C12" and v.command == "deploy" for v in report.violations)
 
 
@@ -264,7 +265,7 @@ def test_the_number_of_calls_per_command_is_the_flags():
     """Up to N calls per command (every mutation once there are fewer)."""
     few = json.loads(burgee("check", SAMPLES / "deploy.py", "--calls", "4", "--json").stdout)
     data = few["data"]
-    assert data["calls_per_command"] == 4 and data["calls"] == 3 * 4
+    assert data["calls_per_command"] == 4 and data["calls"] == 4 * 4   # 4 commands
 
 
 # -- writes run only when asked ---------------------------------------------------------------

@@ -248,16 +248,16 @@ def _raises(exit):
 
 def test_an_exit_not_in_the_table_is_refused_at_run_time_as_at_definition():
     program = Program(name="t", version="1", commands=[
-        Command(name="go", description="d", effects="read_only", run=_raises(13))])
+        Command(name="go", description="d", effects="read_only", run=_raises(12))])
     result = Runner(program).invoke(["go", "--json"])
     error = result.json["error"]
     with pytest.raises(DefinitionError) as refused:
         Program(name="t", version="1", commands=[
             Command(name="go", description="d", effects="read_only", run=_raises(1),
-                    errors=[{"code": "quota", "exit": 13}])])
+                    errors=[{"code": "quota", "exit": 12}])])
     assert result.exit == 1
     assert error["code"] == "invalid_exit"
-    assert "quota" in error["message"] and "13" in error["message"]
+    assert "quota" in error["message"] and "12" in error["message"]
     # the same sentence names the same fix at both times
     assert error["message"].split(": ", 1)[1] in str(refused.value)
 

@@ -81,7 +81,7 @@ def test_output_problem_names_the_field_and_what_was_expected():
     assert doc == {"ok": False, "error": {"code": "invalid_output", "exit": 1,
                                           "message": MESSAGE, "hint": problem["hint"],
                                           "field": "/count", "expected": "type integer",
-                                          "got": '"three"'},
+                                          "got": '"three"', "effects": "none"},
                    "meta": {"schema_version": "1"}}
     assert validation_asked({"BURGEE_VALIDATE": "1"}) and not validation_asked({})
 

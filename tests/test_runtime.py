@@ -66,7 +66,8 @@ def test_action_required_for_an_agent_has_runnable_next(deploy):
     assert doc["ok"] is False and doc["status"] == "action_required"
     assert doc["next"][0]["command"] == "tool deploy --target prod --yes --json"
     assert doc["error"] == {"code": "action_required", "exit": 4,
-                            "message": "deploying to prod needs confirmation"}
+                            "message": "deploying to prod needs confirmation",
+                            "effects": "none"}
 
 
 def test_next_runs_as_printed(deploy):
@@ -93,7 +94,8 @@ def test_failure_envelope_with_hint_and_runnable_fix(kitchen):
     assert result.exit == 5 and result.stderr == ""
     assert result.json == {"ok": False, "error": {
         "code": "conflict", "exit": 5, "message": "the thing is locked",
-        "hint": "unlock it first", "fix": "kitchen unlock --force --json"},
+        "hint": "unlock it first", "fix": "kitchen unlock --force --json",
+        "effects": "unknown"},   # non_idempotent: the handler began, what it did is unknown
         "meta": {"schema_version": "1"}}
 
 

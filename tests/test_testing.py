@@ -299,7 +299,9 @@ async def test_call_equals_the_real_stdio_servers_result_bytes(tmp_path):
     extra = caller_env(tmp_path / "state")
     runner = Runner(load_program(str(SAMPLES / "deploy.py")))
     calls = [("deploy", {"target": "staging", "yes": True}), ("deploy", {"target": "prod"}),
-             ("rollback", {"target": "staging", "to": "2026.11.30-1"}),
+             ("rollback", {"target": "staging", "to": "2026.11.30-1", "why": "bad build"}),
+             ("rollback", {"target": "staging", "to": "2026.11.30-1"}),   # --why required
+             ("promote", {"build": "2026.11.30-1"}),   # person-only: exit 13 over MCP
              ("status", {"target": 5}), ("deplyo", {})]
     with open(tmp_path / "err.txt", "w+") as errlog:
         async with Client(stdio_client(stdio_params(SAMPLES / "deploy.py", extra, tmp_path),

@@ -43,7 +43,8 @@ _SUPPORTED = ("str, int, float, bool, Literal[...], an Enum, date, datetime, UUI
 _PASSED = ("name", "aliases", "hidden", "output", "text", "plan", "since", "deprecated",
            "replaced_by", "paginated", "batch", "errors", "description", "help", "epilog",
            "destructive", "open_world", "title",
-           "self_scope", "instead", "input_json", "plan_tool", "removed_in")   # issue 34
+           "self_scope", "instead", "input_json", "plan_tool", "removed_in",   # issue 34
+           "verdict", "person_only", "why")
 _RICH = {("datetime", "datetime"): "datetime", ("datetime", "date"): "date",
          ("uuid", "UUID"): "uuid"}
 """Classes read as command-line types, by (module, name): no import needed to recognise one."""
@@ -238,7 +239,7 @@ class App:
         docstring's first paragraph. Other keywords are `Command`'s (output, text, plan,
         aliases, hidden, since, deprecated, replaced_by, paginated, batch, errors,
         destructive, open_world, title, self_scope, instead, input_json, plan_tool,
-        removed_in).
+        removed_in, verdict, person_only, why).
 
         Args:
             name: the command's name (default: the function's, `_` as `-`).
@@ -440,7 +441,9 @@ def _command(function, options: dict) -> Command:
                    open_world=options["open_world"], title=options["title"],
                    self_scope=options["self_scope"], instead=options["instead"],
                    input_json=options["input_json"] or False,
-                   plan_tool=options["plan_tool"] or False, removed_in=options["removed_in"])
+                   plan_tool=options["plan_tool"] or False, removed_in=options["removed_in"],
+                   verdict=options["verdict"] or False, person_only=options["person_only"],
+                   why=options["why"])
 
 
 def _defaults(function, code, names) -> dict:

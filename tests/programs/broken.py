@@ -88,6 +88,11 @@ ERRORS = [{"code": "bad_input", "exit": 2, "when": "never right"}]
 def relay(ctx):
     raise Fail("relay_failed", "relaying failed", fix=f"c16-untrusted --body {ctx.options.body}")
 
+
+def stops_at_a_limit_bare(ctx):
+    raise Fail("limit_reached", "stopped at the limit", exit=14)   # no data, no next
+
+
 program = Program(name="broken", version="1.0.0", description="Breaks every rule", commands=[
     Command(name="fine", description="Keeps every promise", effects="read_only",
             examples=["broken fine"], run=fine),
@@ -125,6 +130,9 @@ program = Program(name="broken", version="1.0.0", description="Breaks every rule
                                                          required=True, description="a body")},
             errors=[{"code": "relay_failed", "exit": 1, "when": "always"}],
             examples=["broken c16-untrusted --body written-by-someone"], run=relay),
+    Command(name="c17-shape", description="Stops at a limit, keeping nothing, no next",
+            effects="read_only", errors=["limit_reached"], examples=["broken c17-shape"],
+            run=stops_at_a_limit_bare),
     Command(name="r1-no-example", description="Has no example", effects="read_only", run=fine),
     Command(name="r3-list", description="Returns a list, unpaged", effects="read_only",
             examples=["broken r3-list"], run=lambda ctx: [1, 2, 3]),

@@ -198,9 +198,19 @@ def inspect(context: Context, call: Call, run: Run, own: bool = True) -> None:
             found = _rules.raw_controls(text, terminal)
             if found is not None:
                 add("C9", f"raw control characters on {name} of a person's output", found)
-    if own and call.kind == "placeholder" and run.exit != 2:
+    if own and call.kind == "placeholder" and run.exit != 2 and not _person_only(run):
         add("C12", "a placeholder value was run instead of refused (input_placeholder)",
             run.stdout[:200])
+
+
+def _person_only(run) -> bool:
+    """Whether the run is a person-only command refused to an agent (exit 13, before its
+    arguments are even read)."""
+    if run.exit != 13:
+        return False
+    doc = run.document()
+    return isinstance(doc, dict) and doc.get("reason") == "person_only" or \
+        "is run by a person only" in run.stderr
 
 
 def _error_line(run) -> str:
@@ -260,6 +270,7 @@ def _envelope_exit(context, call, run, doc) -> None:
     if doc.get("ok") is True and isinstance(doc.get("data"), list):
         context.lists = True
     _untrusted_steps(context, call, run, doc)
+    _failure_shape(context, call, run, doc)
 
 
 def _untrusted_steps(context, call, run, doc) -> None:
@@ -283,6 +294,13 @@ def _untrusted_steps(context, call, run, doc) -> None:
             _add(context, call, run, "C16", "an untrusted input's value is in a next step or "
                  "fix", line[:200])
             return
+
+
+def _failure_shape(context, call, run, doc) -> None:
+    """C17: what a failure envelope must say (`rules.failure_problem`)."""
+    problem = _rules.failure_problem(doc)
+    if problem is not None:
+        _add(context, call, run, "C17", problem, run.stdout[:200])
 
 
 def _one_stream(context, call, run) -> None:
@@ -476,7 +494,8 @@ def _over_mcp(context, runner, call) -> None:
     """The call as an MCP client sends it, next to the CLI's piped --json run (C10), and held
     to the call rules."""
     command = context.command
-    if command.effects == "withheld" or "-" in call.argv or call.stdin is not None:
+    from workbench.surfaces._facts import offered
+    if not offered(command) or "-" in call.argv or call.stdin is not None:
         return
     from workbench.runtime.arguments import from_argv
     try:
@@ -502,10 +521,12 @@ def _over_mcp(context, runner, call) -> None:
              run.stdout[:200])
     if isinstance(doc, dict) and isinstance(doc.get("error"), dict) and doc.get("ok") is not True:
         context.observed.setdefault((doc["error"].get("code"), doc["error"].get("exit")), run)
+    _failure_shape(context, call, run, doc)
     cli = runner.cli(call.argv, "piped", "json", call.env, None)
     if cli.timed_out:
         return
-    text = cli.stdout[:-1] if cli.stdout.endswith("\n") else cli.stdout
+    text = _as_mcp_sends(context.program, cli.stdout[:-1] if cli.stdout.endswith("\n")
+                         else cli.stdout)
     if text != run.stdout and _without_usage_fix(text) != _without_usage_fix(run.stdout):
         import difflib
         diff = [line for line in difflib.unified_diff(text.split(","), run.stdout.split(","),
@@ -516,6 +537,22 @@ def _over_mcp(context, runner, call) -> None:
     if call.is_source or call.index % REPEAT_EVERY == 0:
         _twice(context, call, run, runner.mcp(command.tool_name, arguments, call.env,
                                               again=True))
+
+
+def _as_mcp_sends(program, text: str) -> str:
+    """The CLI's --json text as MCP sends the same envelope: a failure's `next` steps as tool
+    calls (`runtime._failures.mcp_steps`); any other text unchanged."""
+    if '"next":' not in text or not text.startswith('{"ok":false'):
+        return text
+    import json
+
+    from workbench.runtime._failures import mcp_steps
+    from workbench.runtime.envelope import encode
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return text
+    return encode(doc) if mcp_steps(program, doc) else text
 
 
 def _without_usage_fix(text: str):

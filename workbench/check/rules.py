@@ -65,6 +65,12 @@ RULES = {rule.code: rule for rule in (
          "(Option(untrusted=True)) never appears in a next step or a handler's fix",
          "build next and fix= from your own values, never from text a third party wrote "
          "(ctx.next and action_required's next do this for you; Fail(fix=...) is yours)"),
+    Rule("C17", "failure_shape", "every failure says what it changed (error.effects: none, "
+         "unknown, or partial with steps); every refusal names its field and retryable: "
+         "false; exit 11 carries the verdict in data, 13 the reason and how, 14 the best "
+         "result so far and a next; a failure's next holds at most three steps",
+         "raise Fail(...) (or ctx.verdict, ctx.person_required, ctx.limit_reached) and let "
+         "burgee build the envelope"),
     Rule("R1", "examples_missing", "every command has an example",
          "add examples=['tool command ...']: agents copy them"),
     Rule("R2", "undeclared_error", "every code a handler raises is declared in errors= with "
@@ -101,6 +107,39 @@ class Finding:
     detail: str
     evidence: str = ""
     fix: str = ""       # what to change, when more exact than the rule's own fix
+
+
+def failure_problem(doc) -> str | None:
+    """What a failure envelope lacks of its shape (rule C17), or None (a success, a
+    document, or a failure as burgee builds it)."""
+    if not isinstance(doc, dict) or doc.get("ok") is not False:
+        return None
+    error = doc.get("error")
+    if not isinstance(error, dict):
+        return None   # C1 reports an envelope without its error
+    effects = error.get("effects")
+    if effects not in ("none", "unknown", "partial"):
+        return f"error.effects is {effects!r}, not none, unknown or partial"
+    if effects == "partial" and not isinstance(error.get("steps"), list):
+        return "error.effects is partial, and error.steps does not list them"
+    exit = error.get("exit")
+    if exit == 2 and ("field" not in error or error.get("retryable") is not False):
+        return "a refusal (exit 2) without field, or with retryable not false"
+    data = doc.get("data")
+    if exit == 11 and not (isinstance(data, dict) and data.get("passed") is False):
+        return "a failed verdict (exit 11) without data.passed false"
+    if exit == 13 and not (error.get("reason") and error.get("how")):
+        return "person_required (exit 13) without error.reason and error.how"
+    steps = doc.get("next")
+    if exit == 14 and ("data" not in doc or not steps):
+        return "limit_reached (exit 14) without the best result in data and a next"
+    if steps is not None and error.get("code") != "action_required":
+        if not isinstance(steps, list) or len(steps) > 3:
+            return "a failure's next is not a list of at most three steps"
+        if any(not isinstance(step, dict) or not (step.get("command") or step.get("tool"))
+               for step in steps):
+            return "a step of next has no command (nor, over MCP, tool)"
+    return None
 
 
 def leaked(text: str) -> bool:

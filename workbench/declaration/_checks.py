@@ -15,7 +15,7 @@ from workbench.declaration.builtins import (GLOBAL_SPELLINGS, RESERVED_COMMANDS,
 
 FRAMEWORK_GLOBALS = frozenset(("fields", "jq"))
 """Global flags the framework also attaches to a command (as its MCP argument)."""
-from workbench.declaration.exits import exit_problem
+from workbench.declaration.exits import default_exit, exit_problem
 from workbench.declaration.model import (
     EFFECT_MEANINGS, EFFECTS, MAX_TOOL_NAME, Argument, Command, DefinitionError, Group, Option,
 )
@@ -353,6 +353,7 @@ def _check_command(program, command) -> None:
     _check_options(where, command)
     _check_arguments(where, command)
     _check_errors(where, command)
+    _check_contract(where, command)
     if command.output is not None:
         check_json_schema(command.output, f"{where}: output schema")
     if not isinstance(command.examples, list) or not all(isinstance(e, str) for e in command.examples):
@@ -562,7 +563,7 @@ def _check_errors(where: str, command) -> None:
         if isinstance(entry, str) and entry:
             continue
         if isinstance(entry, dict) and isinstance(entry.get("code"), str) and entry["code"]:
-            problem = exit_problem(entry["code"], entry.get("exit", 1))
+            problem = exit_problem(entry["code"], entry.get("exit", default_exit(entry["code"])))
             if problem is not None:
                 raise DefinitionError(f"{where}: {problem}")
             continue
@@ -570,6 +571,24 @@ def _check_errors(where: str, command) -> None:
             f"{where}: errors= lists the error codes it can raise, as strings or "
             f"dicts like {{'code': 'not_found', 'exit': 3, 'when': 'no such note'}}; "
             f"got {entry!r}")
+
+
+def _check_contract(where: str, command) -> None:
+    """`verdict=`, `person_only=` and `why=` (issue 34's part of the contract)."""
+    if not isinstance(command.verdict, bool):
+        raise DefinitionError(f"{where}: verdict= is True (a judging read that returns "
+                              f"ctx.verdict(passed, details)) or False, got {command.verdict!r}")
+    person_only = command.person_only
+    if person_only is not None:
+        if not isinstance(person_only, dict) or set(person_only) != {"reason", "how"} or \
+                not all(isinstance(v, str) and v.strip() for v in person_only.values()):
+            raise DefinitionError(
+                f"{where}: person_only= is a dict of two sentences, e.g. person_only="
+                f"{{'reason': 'promoting to production needs a person's sign-off', 'how': "
+                f"'run it yourself in a terminal'}}; got {person_only!r}")
+    if command.why not in (None, "required", "optional"):
+        raise DefinitionError(f"{where}: why= is 'required' or 'optional' (adds --why TEXT), "
+                              f"got {command.why!r}")
 
 
 # -- JSON Schema (structural) --------------------------------------------------------------

@@ -38,6 +38,10 @@ def options_for(command) -> dict:
                                            "with this key returns the first result",
                                            placeholder="<key>")
     extras.update(_agentic_options(command))
+    if getattr(command, "why", None):
+        extras["why"] = Option(type="string", required=command.why == "required",
+                               description="why you are making this call, kept in meta.why",
+                               placeholder="<why>")
     return extras
 
 
@@ -87,4 +91,6 @@ def _why(key: str) -> str:
         return "paginated=True"
     if key in ("agent", "input"):   # issue 34
         return "self_scope=" if key == "agent" else "input_json=True"
+    if key == "why":
+        return "why="
     return "plan=" if key in ("dry_run", "expect_plan") else "effects=non_idempotent"

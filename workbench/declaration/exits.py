@@ -11,6 +11,10 @@ EXIT_CODES = {
     6: ("retry_later", "temporarily refused; retry later"),
     7: ("unavailable", "a dependency was unavailable or timed out"),
     8: ("partial", "some items succeeded and some failed; see succeeded/failed"),
+    11: ("check_failed", "the check ran and found a problem (a verdict); see data"),
+    13: ("person_required", "only a person can take the next step; see error.how and next"),
+    14: ("limit_reached", "stopped at a limit the caller set; data holds the best result so "
+                          "far, next continues with a larger limit"),
     130: ("interrupted", "interrupted (Ctrl-C)"),
     143: ("terminated", "stopped by SIGTERM (or a server stopping) before it finished"),
     141: ("output_closed", "the reader closed standard output; nothing more was written"),
@@ -25,9 +29,13 @@ FRAMEWORK_ERRORS = {
     "idempotency_store_unavailable": (7, "the idempotency store cannot be used"),
     "not_yours": (2, "the item belongs to another agent (self-scoped); run the fix on your own "
                      "items, or ask the person"),
+    "check_failed": (11, "the check ran and its verdict is that it failed; data holds what it "
+                         "found"),
+    "person_required": (13, "only a person can do this; error.how says how they do it"),
 }
 """Errors the runtime raises for what a command declares (`plan=`: plan_changed;
-`non_idempotent`: the idempotency key's three): code -> (exit, when). Cards list them for the
+`non_idempotent`: the idempotency key's three; `verdict=True`: check_failed; `person_only=`:
+person_required): code -> (exit, when). Cards list them for the
 commands that declare the feature (`surfaces._facts.errors`)."""
 
 RUNTIME_ERRORS = {
@@ -85,6 +93,15 @@ SERVER_ERRORS = {
                             "command is paginated)"),
 }
 """Error codes the MCP server gives itself, not a handler: code -> (exit, when)."""
+
+
+def default_exit(code: str) -> int:
+    """The exit of an error declared without one: the table's exit for a code it names
+    (`person_required`: 13, `not_found`: 3), else 1."""
+    for exit, (name, _) in EXIT_CODES.items():
+        if name == code:
+            return exit
+    return 1
 
 
 def exit_problem(code: str, exit) -> str | None:

@@ -59,14 +59,21 @@ class Fail(Exception):
             `"unlock --force"`); printed runnable, with the program name and `--json` as the
             caller used it.
         retryable: whether the same call may succeed later.
+        next: up to three steps that go on from here, each `{"command": ..., "why": ...}`
+            (the command line after the program name): the envelope's `next`, printed
+            runnable for a command-line caller and as `tool: {name, arguments}` over MCP.
         **details: more fields for the error object, e.g. `plan=..., digest=...`; `data=`
             is not one of them: it is what the command found before failing (a check's
-            report), the envelope's `data` beside `error`.
+            report), the envelope's `data` beside `error`; nor is `effects="none"`, which
+            tells the caller this failure changed nothing (without it a failure after a
+            handler that writes began says `error.effects: unknown`).
     """
 
     def __init__(self, code: str, message: str, hint: str | None = None, exit: int = 1,
-                 fix: str | None = None, retryable: bool | None = None, **details: object):
+                 fix: str | None = None, retryable: bool | None = None,
+                 next: Sequence[dict] | None = None, **details: object):
         super().__init__(message)
+        self.next = list(next or ())
         self.details = details   # more fields for the error object, e.g. plan=..., digest=...
         self.code = code
         self.message = message
@@ -134,6 +141,16 @@ class Command:
             that returns the plan (`--dry-run`) and changes nothing.
         removed_in: with `deprecated`, the version that removes it (`"3.0"`): said in help,
             cards, schemas, the MCP tool and the warning.
+        verdict: a judging read (a check, a lint): the handler returns
+            `ctx.verdict(passed, details)`; a failed verdict is `check_failed` (exit 11) with
+            the details as `data`, listed among its errors.
+        person_only: `{"reason": ..., "how": ...}`: only a person runs it. Any detected agent
+            is refused on every surface with `person_required` (exit 13) giving the reason
+            and how a person does it; it is not an MCP tool, and `help --json` lists it under
+            `person_only`.
+        why: `"required"` or `"optional"` adds `--why TEXT`, the caller's reason for the
+            call: in `ctx.why` and `meta.why`; when required, a call without it is refused
+            (exit 2) with a fix that adds `--why <why>`.
     """
 
     is_group = False
@@ -159,7 +176,8 @@ class Command:
                  title: str | None = None,
                  self_scope: Callable[..., object] | None = None, instead: str | None = None,
                  input_json: bool = False, plan_tool: bool = False,
-                 removed_in: str | None = None):
+                 removed_in: str | None = None, verdict: bool = False,
+                 person_only: dict | None = None, why: str | None = None):
         self.name = name
         self.description = description
         self.effects = effects
@@ -188,6 +206,9 @@ class Command:
         self.input_json = input_json
         self.plan_tool = plan_tool
         self.removed_in = removed_in
+        self.verdict = verdict
+        self.person_only = person_only
+        self.why = why
         self.path: tuple[str, ...] = (name,)
         self.program: Program | None = None
         self.adapter: Any = None  # set by workbench.adapt for undeclared programs

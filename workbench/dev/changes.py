@@ -257,6 +257,7 @@ def _command(name, old, new, found) -> None:
                             f"'{name}' is shown under another title; its calls are unchanged",
                             a.get("title"), b.get("title")))
     _effects(name, a.get("effects"), b.get("effects"), card_file, found)
+    _contract_marks(name, a, b, card_file, found)
     lost = [alias for alias in a.get("aliases", []) if alias not in b.get("aliases", [])]
     gained = [alias for alias in b.get("aliases", []) if alias not in a.get("aliases", [])]
     if lost:
@@ -391,6 +392,54 @@ def _effects(name, old, new, surface, found) -> None:
     else:
         found.append(Change(ADDITIVE, "effects_relaxed", name, surface,
                             f"'{name}' is now {new} (was {old}): safer to call", old, new))
+
+
+def _contract_marks(name, a: dict, b: dict, surface, found) -> None:
+    """`person_only`, `verdict`, `why` and the error codes of two cards (issue 34)."""
+    was, now = a.get("person_only"), b.get("person_only")
+    if now and not was:
+        found.append(Change(BREAKING, "person_only_added", name, surface,
+                            f"'{name}' is now run by a person only: agents calling it are "
+                            f"refused (exit 13) and it left tools/list; bump the major "
+                            f"version, or drop person_only=", None, now))
+    elif was and not now:
+        found.append(Change(ADDITIVE, "person_only_removed", name, surface,
+                            f"'{name}' may now be run by agents too (an MCP tool again)",
+                            was, None))
+    elif was != now:
+        found.append(Change(COSMETIC, "person_only_reason", name, surface,
+                            f"the reason or how of person-only '{name}' reads differently",
+                            was, now))
+    if bool(a.get("verdict")) != bool(b.get("verdict")):
+        found.append(Change(BREAKING, "verdict_changed", name, surface,
+                            f"'{name}' {'now' if b.get('verdict') else 'no longer'} gives a "
+                            f"verdict (a failed check exits 11): scripts branch on the exit "
+                            f"code; restore it, or bump the major version",
+                            bool(a.get("verdict")), bool(b.get("verdict"))))
+    if a.get("why") != b.get("why"):
+        required = b.get("why") == "required"
+        found.append(Change(BREAKING if required else ADDITIVE, "why_changed", name, surface,
+                            f"'{name}' " + ("now requires --why: calls without it are "
+                                            "refused; make it optional, or bump the major "
+                                            "version" if required else
+                                            f"takes --why ({b.get('why') or 'no longer'})"),
+                            a.get("why"), b.get("why")))
+    old_exits = {e.get("code"): e.get("exit") for e in a.get("errors") or []}
+    new_exits = {e.get("code"): e.get("exit") for e in b.get("errors") or []}
+    for code, exit in new_exits.items():
+        if code not in old_exits:
+            found.append(Change(ADDITIVE, "error_added", name, surface,
+                                f"'{name}' can now fail with {code} (exit {exit}); callers "
+                                f"that branch on exit codes should know it", None, exit))
+        elif old_exits[code] != exit:
+            found.append(Change(BREAKING, "error_exit_changed", name, surface,
+                                f"error {code} of '{name}' exited {old_exits[code]}, now "
+                                f"{exit}: scripts branch on the exit code; restore it, or "
+                                f"bump the major version", old_exits[code], exit))
+    for code in old_exits.keys() - new_exits.keys():
+        found.append(Change(COSMETIC, "error_removed", name, surface,
+                            f"'{name}' no longer lists {code}; a caller that handles it "
+                            f"loses nothing", old_exits[code], None))
 
 
 def _annotations(name, old_tool, new_tool, surface, found) -> None:

@@ -19,7 +19,7 @@ def _offset(cursor, invocation) -> int:
     if not cursor.isdigit():
         raise Refusal("invalid_value", f"--cursor {cursor!r} is not a cursor this command gave",
                       hint="use the next_cursor of the previous page, or drop --cursor",
-                      fix=_without(invocation, "--cursor"))
+                      fix=_without(invocation, "--cursor"), field="cursor")
     return int(cursor)
 
 
@@ -40,7 +40,7 @@ def paginate(program, command, request, data, agent, invocation):
         limit = extras["limit"] if explicit_limit else page_size(command)
         if limit < 1:
             raise Refusal("invalid_value", "--limit must be at least 1",
-                          fix=_without(invocation, "--limit") + ["--limit", "1"])
+                          fix=_without(invocation, "--limit") + ["--limit", "1"], field="limit")
         end = min(len(data), offset + limit)
     items = data[offset:end]
     truncated = None

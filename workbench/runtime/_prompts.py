@@ -30,7 +30,7 @@ def ask_prompts(ctx) -> None:
                       hint="add " + ", ".join(_answer(option) for option in unanswered),
                       fix=_inserted(ctx.invocation(), [
                           token for option in unanswered
-                          for token in [option.flag, *_fill(option)]]))
+                          for token in [option.flag, *_fill(option)]]), field=first.key)
     for key in request.prompts:
         option = ctx.command.options[key]
         while True:

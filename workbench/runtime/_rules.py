@@ -54,7 +54,7 @@ def refuse_no_command(program, node, words, leading) -> None:
         raise Refusal("missing_value", f"{waiting.flag} needs a value ({_describe(waiting)})",
                       hint=f"write {waiting.flag} {' '.join(waiting.value_slots)}, then a "
                            f"command", fix=words + ["<command>"] + leading
-                      + waiting.value_slots[len(leading) - _last_flag(leading) - 1:])
+                      + waiting.value_slots[len(leading) - _last_flag(leading) - 1:], field=waiting.key)
     names = [child.name for child in node.commands if not child.hidden]
     where = " ".join([program.name, *words])
     raise Refusal("missing_command", f"'{where}' needs a command after its options",
@@ -90,7 +90,7 @@ def count(option, values, where, flag, eq, inline, tokens, i) -> None:
         except ValueError:
             raise Refusal("invalid_value", f"{flag} counts its uses; '={_clip(inline)}' must be "
                           f"a whole number", hint=f"repeat {flag}, or write {option.flag}=N",
-                          fix=_replace(tokens, i, [flag])) from None
+                          fix=_replace(tokens, i, [flag]), field=option.key) from None
         values[key] = value
     else:
         values[key] = (values.get(key) or 0) + 1
@@ -104,7 +104,7 @@ def count(option, values, where, flag, eq, inline, tokens, i) -> None:
         at = uses.index(True)   # where its first use was
         raise Refusal("out_of_range", f"{option.flag} {problem}; got {values[key]}",
                       hint=f"{option.flag} takes {option.describe()}",
-                      fix=kept[:at] + [f"{option.flag}={fixed}"] + kept[at:])
+                      fix=kept[:at] + [f"{option.flag}={fixed}"] + kept[at:], field=option.key)
 
 
 def _counts_short(option, token: str) -> bool:
@@ -122,7 +122,7 @@ def take_nargs(option, values, where, flag, eq, tokens, i, placeholders, table=(
         raise Refusal("invalid_value", f"{flag} takes {count} values, written after it "
                       f"separated by spaces", hint=f"write {flag} {' '.join(option.value_slots)}",
                       fix=_replace(tokens, i, [flag, tokens[i].partition("=")[2],
-                                               *option.value_slots[1:]]))
+                                               *option.value_slots[1:]]), field=option.key)
     raw = tokens[i + 1:i + 1 + count]
     for at, one in enumerate(raw):
         if one == "--" or one.partition("=")[0] in table:
@@ -134,7 +134,7 @@ def take_nargs(option, values, where, flag, eq, tokens, i, placeholders, table=(
                       f"{option.value_type.words}" + (f" ({option.description})" if
                                                       option.description else "") +
                       f"; got {len(raw)}", hint=f"write {flag} {' '.join(option.value_slots)}",
-                      fix=tokens[:i + 1 + len(raw)] + missing + tokens[i + 1 + len(raw):])
+                      fix=tokens[:i + 1 + len(raw)] + missing + tokens[i + 1 + len(raw):], field=option.key)
     converted = []
     for at, one in enumerate(raw):
         spot = i + 1 + at
@@ -179,7 +179,7 @@ def refuse_check(param, raw, value, problem, label, fix_tokens):
         fix = tokens[:at - 1] + tokens[at + 1:] if at and tokens[at - 1] == label else tokens
     else:
         fix = tokens
-    raise Refusal(code, message, hint=hint, fix=fix)
+    raise Refusal(code, message, hint=hint, fix=fix, field=param.key)
 
 
 _NEAREST_AMONG = 5000
@@ -289,7 +289,7 @@ def check_relations(request, command, values, where, tokens) -> None:
                           f"{option.flag} needs {name} too ({_describe(other)})",
                           hint=f"add {name}, or leave out {option.flag}",
                           fix=tokens[:insert] + ([flag] if flag else []) + fill(other)
-                          + tokens[insert:])
+                          + tokens[insert:], field=option.key)
         for key in option.conflicts:
             if key not in given:
                 continue
@@ -300,7 +300,7 @@ def check_relations(request, command, values, where, tokens) -> None:
             raise Refusal("conflicting_options",
                           f"{option.flag} and {name} cannot be used together",
                           hint=f"keep one of {option.flag} and {name}",
-                          fix=dropped if dropped != tokens else None)
+                          fix=dropped if dropped != tokens else None, field=option.key)
 
 
 def _first_use(tokens, param) -> int:

@@ -287,7 +287,7 @@ def check_arguments(command, arguments, *, partial: bool = False) -> dict | None
     """
     label = " ".join(command.path)
     inputs = _inputs(command)
-    problems: list[tuple[str, str, str | None]] = []
+    problems: list[tuple] = []   # (code, message, hint[, field])
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, dict):
@@ -304,18 +304,20 @@ def check_arguments(command, arguments, *, partial: bool = False) -> dict | None
             if item.key in arguments:
                 problems.append(("conflicting_options", f"'{label}' got both {key!r} and "
                                  f"{item.key!r} ({key!r} is its old name)",
-                                 f"send {item.key!r} alone"))
+                                 f"send {item.key!r} alone", item.key))
                 continue
         if item is None:
             from workbench._text import nearest
             close = [name for name in nearest(str(key), list(inputs)) if name not in arguments]
             if close:
                 problems.append(("unknown_option", f"'{label}' has no property {key!r}",
-                                 "did you mean " + " or ".join(repr(c) for c in close) + "?"))
+                                 "did you mean " + " or ".join(repr(c) for c in close) + "?",
+                                 str(key)))
                 fixed[close[0]] = value
             else:
                 problems.append(("unknown_option", f"'{label}' has no property {key!r}",
-                                 f"'{label}' takes: " + (", ".join(inputs) or "no properties")))
+                                 f"'{label}' takes: " + (", ".join(inputs) or "no properties"),
+                                 str(key)))
             continue
         if value is None:      # null means "not given", as an absent flag does
             continue
@@ -328,7 +330,7 @@ def check_arguments(command, arguments, *, partial: bool = False) -> dict | None
                          f"{_shown(item, value)}",
                          f"give {key!r} {expects}" if code != "invalid_choice" else
                          (f"did you mean {corrected!r}?" if corrected is not None
-                          and not getattr(item, "sensitive", False) else None)))
+                          and not getattr(item, "sensitive", False) else None), item.key))
         if corrected is None and code in ("path_not_found", "invalid_path") \
                 and not item.required:
             continue   # no path that fits: the fix leaves the optional input out
@@ -347,7 +349,7 @@ def check_arguments(command, arguments, *, partial: bool = False) -> dict | None
                          + (f": {item.description}" if item.description else "") + ")"
                          + (" (on the command line a person is asked for it; nobody can "
                             "answer here)" if asked else ""),
-                         f"add {key!r}"))
+                         f"add {key!r}", key))
         fixed[key] = _slot(item)
     if not problems and not partial:
         problems += _relations(command, inputs, arguments, fixed)
@@ -436,9 +438,9 @@ def _refusal(command, problems, fixed, arguments=None) -> dict:
     code = problems[0][0]
     message = "; ".join(problem[1] for problem in problems)
     hints = [problem[2] for problem in problems if problem[2]]
-    doc = _envelope.failure(code, message, exit=_envelope.EXIT_USAGE,
-                            hint="; ".join(dict.fromkeys(hints)) or None,
-                            fix=_envelope.encode(fixed))
+    field = problems[0][3] if len(problems[0]) > 3 else None
+    doc = _envelope.refused(code, message, hint="; ".join(dict.fromkeys(hints)) or None,
+                            fix=_envelope.encode(fixed), field=field)
     program = getattr(command, "program", None)
     from workbench.runtime.redact import Redactor, secrets_in_arguments
     doc = Redactor(secrets_in_arguments(program, command, arguments)).value(doc)

@@ -137,6 +137,18 @@ class ActionRequired(Exception):
         self.next = list(next)
 
 
+class PersonRequired(Exception):
+    """Raised by `ctx.person_required` (and for a `person_only` command an agent calls):
+    becomes the exit-13 envelope."""
+
+    def __init__(self, reason: str, message: str, how: str, next=()):
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+        self.how = how
+        self.next = list(next)
+
+
 class Partial:
     """What `ctx.partial(succeeded, failed)` returns: a batch where some items failed.
 
@@ -201,6 +213,9 @@ class Context(Generic[OptionsT]):
         self._stdin_text: str | None = None
         self.plan: Any = None   # the plan this call was checked against (with `plan=`)
         self.obj: Any = None    # what a `setup(ctx)` left for the handler
+        self.why: str | None = request.extras.get("why")   # `--why TEXT` (commands with `why=`)
+        self._steps: list = []     # `ctx.step(...)`: what this call has done so far
+        self._began = False        # the handler (run) was called: a failure may have effects
 
     @property
     def session(self) -> dict[str, str]:
@@ -280,7 +295,8 @@ class Context(Generic[OptionsT]):
         metavar = declared.metavar if declared else "<value>"
         from workbench.runtime.parser import Refusal
         raise Refusal("input_required", f"{message}: nobody can answer a prompt here; pass {flag}",
-                      hint=f"add {flag} {metavar}", fix=self.invocation() + [flag, metavar])
+                      hint=f"add {flag} {metavar}", fix=self.invocation() + [flag, metavar],
+                      field=declared.key if declared else option)
 
     def _ask_prompts(self) -> None:
         """Fill the options declared with `prompt=` the call did not give
@@ -389,6 +405,66 @@ class Context(Generic[OptionsT]):
         stdin = next((a for a in self.command.arguments if a.stdin), None)
         slot = stdin.metavar if stdin is not None else "<text>"
         return [slot if token == "-" else token for token in self.invocation()]
+
+    def verdict(self, passed: bool, details: object = None, message: str | None = None) -> dict:
+        """The answer of a judging read (`Command(verdict=True)`): `return ctx.verdict(ok, found)`.
+
+        Passed: the data `{"passed": true, "details": details}`, exit 0. Failed: the
+        `check_failed` failure (exit 11) with the same data beside the error, so a caller
+        reads what was found either way.
+
+        Args:
+            passed: whether what was checked is as it should be.
+            details: what the check found (JSON), e.g. the problems it listed.
+            message: one sentence for a failed verdict (default: "the check failed").
+        """
+        if not self.command.verdict:
+            raise TypeError(f"ctx.verdict() in '{' '.join(self.command.path)}', which is not "
+                            "declared Command(verdict=True); declare it so help lists exit 11")
+        data = {"passed": bool(passed), "details": details}
+        if passed:
+            return data
+        from workbench.declaration.model import Fail
+        from workbench.runtime.envelope import EXIT_CHECK_FAILED
+        raise Fail("check_failed", message or "the check failed", exit=EXIT_CHECK_FAILED,
+                   retryable=False,
+                   effects="none", data=data)
+
+    def person_required(self, reason: str, message: str, how: str,
+                        next: Sequence[dict] = ()) -> NoReturn:
+        """Stop with exit 13: a step only a person can take (a login, a payment, a review).
+
+        Args:
+            reason: why, as a code (`login`, `approval`): the envelope's `reason`.
+            message: one sentence on what is needed.
+            how: what the person does, e.g. "run `tool login` in a terminal".
+            next: the calls that ask the person or go on once they have acted, each
+                `{"command": ..., "why": ...}` (never this same call again: that would loop).
+        """
+        raise PersonRequired(reason, message, how, next)
+
+    def limit_reached(self, message: str, data: object, next: Sequence[dict] = (),
+                      limit: object = None) -> NoReturn:
+        """Stop with exit 14 at a limit the caller set, keeping the best result so far.
+
+        Args:
+            message: one sentence: which limit stopped it.
+            data: the best result so far (the envelope's `data`).
+            next: the call that continues with a larger limit, `{"command": ..., "why": ...}`.
+            limit: the limit that was reached (the error's `limit`).
+        """
+        from workbench.declaration.model import Fail
+        from workbench.runtime.envelope import EXIT_LIMIT
+        raise Fail("limit_reached", message, exit=EXIT_LIMIT, retryable=False, next=next,
+                   data=data, limit=limit)
+
+    def step(self, done: str, **details: object) -> None:
+        """Report a step that changed something: a failure after it says `effects: partial`
+        and lists the steps (`error.steps`), so a caller knows what to undo or skip.
+
+            ctx.step("uploaded", file=name)
+        """
+        self._steps.append({"done": done, **details})
 
     def invocation(self) -> list[str]:
         """This call's argv after the program name (sensitive values masked), for `next`/`fix`."""

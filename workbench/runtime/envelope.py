@@ -11,6 +11,7 @@ from workbench.declaration.exits import EXIT_CODES  # re-exported: the table is 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_ACTION = 0, 1, 2, 3, 4
 EXIT_CONFLICT, EXIT_RETRY, EXIT_UNAVAILABLE, EXIT_PARTIAL = 5, 6, 7, 8
 EXIT_INTERRUPTED, EXIT_PIPE, EXIT_TERMINATED = 130, 141, 143
+EXIT_CHECK_FAILED, EXIT_PERSON, EXIT_LIMIT = 11, 13, 14
 
 DEBUG_HINT = "run again with --debug to see the traceback"
 
@@ -20,9 +21,17 @@ def success(data, meta: dict | None = None) -> dict:
     return {"ok": True, "data": data, "meta": meta if meta is not None else {}}
 
 
+EFFECTS_NONE, EFFECTS_UNKNOWN, EFFECTS_PARTIAL = "none", "unknown", "partial"
+FAILURE_EFFECTS = (EFFECTS_NONE, EFFECTS_UNKNOWN, EFFECTS_PARTIAL)
+"""What a failure changed before it stopped (`error.effects`): nothing; maybe something (an
+exception after a handler that changes state began); the `steps` it reported."""
+
+
 def error_body(code: str, message: str, exit: int, hint: str | None = None,
-               fix: str | None = None, **extra) -> dict:
-    """The `error` object: code, exit, message, then hint and fix where known."""
+               fix: str | None = None, effects: str = EFFECTS_NONE, **extra) -> dict:
+    """The `error` object: code, exit, message, then hint and fix where known, the details,
+    and `effects` last (`none` unless the caller knows better: the pipeline says `unknown` or
+    `partial` for a failure after a handler began)."""
     body = {"code": code, "exit": exit, "message": message}
     if hint:
         body["hint"] = hint
@@ -31,6 +40,7 @@ def error_body(code: str, message: str, exit: int, hint: str | None = None,
     for key, value in extra.items():
         if value is not None:
             body[key] = value
+    body["effects"] = effects
     return body
 
 
@@ -59,8 +69,14 @@ def from_fail(fail, fix: str | None, checked: bool = True) -> dict:
                             f"list it in Command(errors=[...])")
     details = dict(fail.details)
     found = details.pop("data", None)
+    details.pop("effects", None)   # the pipeline decides (`runtime._failures.settle`)
+    retryable = fail.retryable
+    if fail.exit == EXIT_USAGE and retryable is None:   # a handler's refusal: as the parser's
+        retryable = False
     doc = failure(fail.code, fail.message, exit=fail.exit, hint=fail.hint, fix=fix,
-                  retryable=fail.retryable, **details)
+                  retryable=retryable, **details)
+    if fail.exit == EXIT_USAGE:
+        doc["error"].setdefault("field", None)
     if found is not None:
         doc["data"] = found
     return doc
@@ -68,7 +84,22 @@ def from_fail(fail, fix: str | None, checked: bool = True) -> dict:
 
 def from_refusal(refusal, fix: str | None) -> dict:
     """A usage refusal (exit 2) as an envelope; `fix` is the runnable command line."""
-    return failure(refusal.code, refusal.message, exit=refusal.exit, hint=refusal.hint, fix=fix)
+    return refused(refusal.code, refusal.message, refusal.exit, refusal.hint, fix,
+                   getattr(refusal, "field", None))
+
+
+def refused(code: str, message: str, exit: int = EXIT_USAGE, hint: str | None = None,
+            fix: str | None = None, field: str | None = None) -> dict:
+    """A refusal before anything ran: every one names its `field` (the input at fault; null
+    when no one input is), says `retryable: false` (the same call is refused again) and
+    `effects: none`."""
+    doc = failure(code, message, exit=exit, hint=hint, fix=fix)
+    error = doc["error"]
+    effects = error.pop("effects")
+    error["field"] = field
+    error["retryable"] = False
+    error["effects"] = effects
+    return doc
 
 
 def from_output_problem(problem: dict) -> dict:
@@ -111,7 +142,7 @@ def interrupted() -> dict:
 def terminated(why: str | None = None) -> dict:
     """SIGTERM, or a server stopping, before the command finished (exit 143)."""
     return failure("terminated", "terminated" + (f": {why}" if why else " (SIGTERM)"),
-                   exit=EXIT_TERMINATED,
+                   exit=EXIT_TERMINATED, effects=EFFECTS_UNKNOWN,
                    hint="it was stopped from outside; whatever it did before that stands, "
                         "so check before running it again")
 
@@ -119,7 +150,7 @@ def terminated(why: str | None = None) -> dict:
 def timed_out(seconds: float, hint: str | None = None) -> dict:
     """A call stopped at its time limit (exit 7), its processes killed."""
     return failure("timeout", f"the command did not finish within {seconds:g} s and was "
-                   "stopped", exit=EXIT_UNAVAILABLE,
+                   "stopped", exit=EXIT_UNAVAILABLE, effects=EFFECTS_UNKNOWN,
                    hint=hint or "the handler may be waiting on something; whoever starts the "
                                 "server can raise the limit with --call-timeout SECONDS")
 
@@ -128,9 +159,23 @@ def action_required(reason: str, message: str, next: list, meta: dict | None = N
     """`{"ok":false,"status":"action_required",...}`; exit 4."""
     doc = {"ok": False, "status": "action_required", "reason": reason, "message": message,
            "next": next, "error": {"code": "action_required", "exit": EXIT_ACTION,
-                                   "message": message}}
+                                   "message": message, "effects": EFFECTS_NONE}}
     if meta:
         doc["meta"] = meta
+    return doc
+
+
+def person_required(reason: str, message: str, how: str, next: list) -> dict:
+    """`{"ok":false,"status":"person_required",...}`; exit 13: only a person can go on, `how`
+    says what they do, `next` the calls that ask them (never the same call again)."""
+    error = {"code": "person_required", "exit": EXIT_PERSON, "message": message,
+             "reason": reason, "how": how, "field": None, "retryable": False,
+             "effects": EFFECTS_NONE}
+    doc = {"ok": False, "status": "person_required", "reason": reason, "message": message,
+           "how": how}
+    if next:
+        doc["next"] = next
+    doc["error"] = error
     return doc
 
 
@@ -179,6 +224,9 @@ def _problem_lines(doc: dict) -> str:
     if doc.get("status") == "action_required":
         lines = [f"action required: {doc['message']}"]
         return "\n".join(lines + [_next_line(step) for step in doc["next"]]) + "\n"
+    if doc.get("status") == "person_required":
+        lines = [f"person required: {doc['message']}", f"how: {doc['how']}"]
+        return "\n".join(lines + [_next_line(step) for step in doc.get("next", ())]) + "\n"
     error = doc["error"]
     lines = [f"error: {error['message']}"]
     if error.get("hint"):
@@ -190,7 +238,9 @@ def _problem_lines(doc: dict) -> str:
 
 
 def _next_line(step: dict) -> str:
-    return f"next: {step['command']}" + (f"   # {step['when']}" if step.get("when") else "")
+    """`next: COMMAND   # when` (a `Fail`'s steps say `why`)."""
+    note = step.get("when") or step.get("why")
+    return f"next: {step['command']}" + (f"   # {note}" if note else "")
 
 
 def render(doc: dict, text=None, tsv: bool = False) -> tuple[str, str]:

@@ -75,7 +75,7 @@ def check(command: Command, paths: list[str], sample: Iterable[object],
                   f"{', '.join(unknown)}; known: {', '.join(known)}",
                   hint=f"did you mean {close[0]}?" if close else
                   "name fields from the known ones, comma-separated (a.b for a nested one)",
-                  fix=list(invocation) + ["--fields", ",".join(fixed) or known[0]])
+                  fix=list(invocation) + ["--fields", ",".join(fixed) or known[0]], field="fields")
 
 
 def refuse_shape(command: Command, data: object, invocation: Sequence[str]) -> NoReturn:
@@ -85,7 +85,7 @@ def refuse_shape(command: Command, data: object, invocation: Sequence[str]) -> N
         else "text" if isinstance(data, str) else f"a {type(data).__name__}"
     raise Refusal("fields_not_applicable", f"--fields picks fields of objects, and "
                   f"'{' '.join(command.path)}' returned {kind}",
-                  hint="drop --fields for this command", fix=list(invocation))
+                  hint="drop --fields for this command", fix=list(invocation), field="fields")
 
 
 def pick(item: object, paths: list[str]) -> object:

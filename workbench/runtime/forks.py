@@ -236,7 +236,7 @@ class ForkServer:
             return self._outcome(_envelope.timed_out(timeout))
         return self._outcome(_envelope.failure(
             "internal", f"the call's process ended before answering ({_ended_how(status)})",
-            exit=_envelope.EXIT_FAILURE,
+            exit=_envelope.EXIT_FAILURE, effects=_envelope.EFFECTS_UNKNOWN,
             hint="the handler ended its own process (os._exit), crashed, or was killed (by "
                  "the system when out of memory); the server keeps serving. Run the command "
                  "on the command line to see more"))

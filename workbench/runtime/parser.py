@@ -20,11 +20,13 @@ else:
     _ValuesBase = dict
 
 class Refusal(Exception):
-    """A usage refusal (exit 2): `fix` is the corrected argv after the program name."""
+    """A usage refusal (exit 2): `fix` is the corrected argv after the program name; `field`
+    the key of the input at fault (None when no one input is)."""
 
     def __init__(self, code: str, message: str, hint: str | None = None, fix=None,
-                 exit: int = 2):
+                 exit: int = 2, field: str | None = None):
         super().__init__(message)
+        self.field = field
         self.code = code
         self.message = message
         self.hint = hint
@@ -111,7 +113,7 @@ def split_globals(argv) -> tuple:
             fix = rest + [option.flag, str(option.choices[0]) if option.choices else
                           option.metavar] + argv[i + 1:]
             raise Refusal("missing_value", f"{option.flag} needs a value ({option.describe()})",
-                          hint=f"e.g. {option.flag} {example}", fix=fix)
+                          hint=f"e.g. {option.flag} {example}", fix=fix, field=option.key)
         try:
             flags[option.key] = option.convert(raw)
         except ValueError:
@@ -121,7 +123,7 @@ def split_globals(argv) -> tuple:
             raise Refusal("invalid_choice", f"{option.flag} must be {option.describe()}; "
                           f"got {_shown_raw(raw)}",
                           hint=f"did you mean {fixed}?" if close else None,
-                          fix=rest + [option.flag, fixed] + argv[i + width:]) from None
+                          fix=rest + [option.flag, fixed] + argv[i + width:], field=option.key) from None
         i += width
     if json_fields is not None:
         flags["fields"] = _json_fields(json_fields, flags["fields"], argv)
@@ -301,6 +303,12 @@ def _refuse_unknown_command(program, node, name, argv, i):
     raise Refusal("unknown_command", message, hint=hint, fix=fix)
 
 
+def _field_of(flag: str) -> str:
+    """The input key a typed flag would be (`--dry-run=x` -> `dry_run`): an unknown option's
+    `field`."""
+    return flag.partition("=")[0].lstrip("-").replace("-", "_")
+
+
 def flag_table(command) -> dict:
     """Every spelling the command accepts -> (option, negated, old name used or None)."""
     table = command.__dict__.get("_flag_table") if hasattr(command, "__dict__") else None
@@ -391,7 +399,7 @@ def _parse_command(request, command, tokens, environ, placeholders=False, trial=
                                   f"(got {_shown(option, inline)})",
                                   hint=f"write {option.flag}" +
                                        (f" or {option.negation}" if option.negation else ""),
-                                  fix=_replace(tokens, i, [flag]))
+                                  fix=_replace(tokens, i, [flag]), field=option.key)
                 value = (low in TRUE_WORDS) != negated
             else:
                 value = not negated
@@ -469,10 +477,10 @@ def _refuse_missing_value(table, option, flag, tokens, i):
                       f"{flag} needs a value ({_describe(option)}); "
                       f"{_shown(option, following)} looks like a flag",
                       hint=f"a value that starts with '-' is written {option.flag}=VALUE",
-                      fix=_replace(tokens, i, [f"{option.flag}={option.metavar}"], 2))
+                      fix=_replace(tokens, i, [f"{option.flag}={option.metavar}"], 2), field=option.key)
     raise Refusal("missing_value", f"{flag} needs a value ({_describe(option)})",
                   hint=f"write {option.flag} {option.metavar}",
-                  fix=_replace(tokens, i, [flag, option.metavar]))
+                  fix=_replace(tokens, i, [flag, option.metavar]), field=option.key)
 
 
 def _removal(item) -> str:
@@ -500,7 +508,7 @@ def _store(option, values, where, value, location, tokens, i, width):
         raise Refusal("duplicate_option",
                       f"{option.flag} was given more than once; it takes one value",
                       hint="keep the one you mean",
-                      fix=tokens[:i] + tokens[i + width:])
+                      fix=tokens[:i] + tokens[i + width:], field=option.key)
     values[key] = value
     where[key] = {"source": "flag", "location": location}
 
@@ -544,7 +552,7 @@ def convert(param, raw: str, label: str, fix_tokens):
         raise Refusal("invalid_value", f"{label} expects {words}, got {_shown(param, raw)}"
                       + because, hint=f"give {label} {words}" +
                       (f", e.g. {near}" if near is not None else ""),
-                      fix=_fix_value(fix_tokens(), param.metavar, near))
+                      fix=_fix_value(fix_tokens(), param.metavar, near), field=param.key)
     from workbench._text import nearest
     close = [] if param.sensitive else nearest(raw, [str(c) for c in choices], n=1)
     raise Refusal("invalid_choice",
@@ -552,7 +560,7 @@ def convert(param, raw: str, label: str, fix_tokens):
                   f"got {_shown(param, raw)}",
                   hint=f"did you mean {close[0]}?" if close else None,
                   fix=_fix_value(fix_tokens(), param.metavar,
-                                 param.fill_value(close[0] if close else None)))
+                                 param.fill_value(close[0] if close else None)), field=param.key)
 
 
 def _refuse_placeholder(param, raw, label, fix_tokens):
@@ -580,7 +588,7 @@ def _refuse_placeholder(param, raw, label, fix_tokens):
         hint = f"write the real value ({what}) in place of {_shown(param, raw)}"
     raise Refusal("input_placeholder",
                   f"{label} got {_shown(param, raw)}, a placeholder, not a value", hint=hint,
-                  fix=fix)
+                  fix=fix, field=param.key)
 
 
 def _fix_value(tokens, metavar, value):
@@ -715,7 +723,7 @@ def _refuse_unknown_option(command, tokens, i, flag, environ=None, placeholders=
         else:
             fix = tokens[:i] + tokens[i + width:]
     raise Refusal("unknown_option", f"'{label}' has no option {_clip(flag)}", hint=hint,
-                  fix=fix)
+                  fix=fix, field=_field_of(flag))
 
 
 def _canonical(table, spelling: str) -> str:
@@ -851,7 +859,7 @@ def _fill_missing(request, command, values, where, environ, tokens, placeholders
                           hint=f"add {option.flag} {' '.join(option.value_slots)}" +
                                (f" or set {option.env}" if option.env else ""),
                           fix=tokens[:insert] + [option.flag] + _fill_in(option)
-                          + tokens[insert:])
+                          + tokens[insert:], field=option.key)
         if option.default is not None:
             values[key] = option.default_value()
             where[key] = {"source": "default"}
@@ -892,7 +900,7 @@ def _fill_missing(request, command, values, where, environ, tokens, placeholders
                           hint=f"usage: {' '.join(command.words) or command.program.name} " +
                                " ".join(a.metavar for a in command.arguments) +
                                (f" (or set {argument.env})" if argument.env else ""),
-                          fix=_with_arguments(command, values, tokens, index, spots))
+                          fix=_with_arguments(command, values, tokens, index, spots), field=argument.key)
         values[key] = [] if argument.variadic else argument.default_value()
     if _related(command):
         from workbench.runtime._rules import check_relations
@@ -910,7 +918,7 @@ def _from_env(option, raw: str, tokens):
             raise Refusal("invalid_value", f"{label} must be a whole number (it counts "
                           f"{option.flag}); got {_shown(option, raw)}",
                           hint=f"set {option.env} to a number, or unset it",
-                          fix=tokens) from None
+                          fix=tokens, field=option.key) from None
     parts = [part.strip() for part in raw.split(",") if part.strip()] \
         if option.type == "list" and option.nargs == 1 else raw.split() if option.nargs > 1 \
         else [raw]
@@ -921,7 +929,7 @@ def _from_env(option, raw: str, tokens):
             raise Refusal("invalid_value", f"{label} must hold {count} values per use, "
                           f"separated by spaces; got {len(converted)}",
                           hint=f"set {option.env} to {' '.join(option.value_slots)}",
-                          fix=tokens)
+                          fix=tokens, field=option.key)
         groups = [tuple(converted[at:at + count]) for at in range(0, len(converted), count)]
         return groups if option.type == "list" else groups[0]
     return converted if option.type == "list" else converted[0]

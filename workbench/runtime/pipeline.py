@@ -17,7 +17,7 @@ import os
 from workbench.declaration._derived import derived
 from workbench.declaration.model import DefinitionError, Fail
 from workbench.runtime import envelope as _envelope
-from workbench.runtime.context import ActionRequired, Context, Partial
+from workbench.runtime.context import ActionRequired, Context, Partial, PersonRequired
 from workbench.runtime.parser import Refusal, parse
 from workbench.runtime.redact import (Redactor, mask_argv, secrets_in_argv,
                                       secrets_in_request)
@@ -366,6 +366,9 @@ def execute(program, argv, world, *, serve=None):
             if derived(program).lazy_pending:
                 ensure_checked(program)   # the examples of a lazy group checked as it loaded
         except Refusal as refusal:
+            refused = _person_only_first(program, argv, world)   # exit 13 before any fix
+            if refused is not None:
+                return _deliver(program, world, refused, as_json)
             return _refuse(program, refusal, as_json, world)
         except DefinitionError as error:   # a lazy group that fails to load or check
             return _deliver(program, world, _definition_failure(error), as_json)
@@ -445,6 +448,24 @@ def _load_path(program, argv) -> None:
         node = child_named(node, token)
         if node is None:
             return
+
+
+def _person_only_first(program, argv, world):
+    """For an agent's refused call of a person-only command (its words lead argv), the
+    exit-13 refusal: fixing the arguments would not let it run. Else None."""
+    from workbench.declaration.model import child_named
+    node = program
+    for token in argv:
+        if token == "--" or not node.is_group:
+            break
+        if not token.startswith("-"):
+            node = child_named(node, token)
+            if node is None:
+                return None
+    if node.is_group or not getattr(node, "person_only", None):
+        return None
+    from workbench.runtime._failures import person_only_refusal
+    return person_only_refusal(program, node, world.environ)
 
 
 def _definition_failure(error) -> dict:
@@ -704,6 +725,11 @@ def reads_live(world, request) -> bool:
 def _invoke(program, command, request, world, debug):
     as_json = request.json
     ndjson = request.flags["format"] == "ndjson"
+    if command.person_only:   # refused to an agent before anything runs (exit 13)
+        from workbench.runtime._failures import person_only_refusal
+        refused = person_only_refusal(program, command, world.environ)
+        if refused is not None:
+            return _deliver(program, world, refused, as_json)
     ctx = Context(program, command, request, world)
     if request.stdin_inputs and not world.dash_reads_stdin:
         _dash_as_literal(command, request)
@@ -780,7 +806,10 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
     as_json = request.json
     ndjson = request.flags["format"] == "ndjson"
     meta = {"provenance": request.provenance}
+    if ctx.why is not None:
+        meta["why"] = ctx.why
     claim = None
+    declared = None   # what a Fail says it changed (`Fail(effects=...)`)
     text = command.text
     try:
         if isinstance(claimed, Fail):
@@ -815,6 +844,7 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
                            "applied", hint="review the new plan, then apply it with its digest",
                            exit=5, fix=_without_flag(ctx.invocation(), "--expect-plan")
                            + ["--expect-plan", digest], plan=ctx.plan, digest=digest)
+        ctx._began = True
         if command.adapter is not None:
             data = command.adapter.invoke(command, request, world)
         else:
@@ -854,6 +884,11 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
         doc = _from_fail(program, command, fail, output_mode(world, as_json))
         if request.warnings:
             doc["meta"] = {"warnings": list(request.warnings)}
+        declared = fail.details.get("effects")
+        if fail.next and doc["error"]["code"] == fail.code:
+            doc = _fail_next(program, command, ctx, doc, fail.next, output_mode(world, as_json))
+    except PersonRequired as person:
+        doc = _person_required(program, command, ctx, person, output_mode(world, as_json))
     except ActionRequired as action:
         steps = action.next
         if _untrusted(command):   # as a success's next: never an untrusted value
@@ -887,11 +922,31 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
         if not world.catch:
             raise
         doc = _internal(error, debug, world)   # unless --debug, and a server keeps serving
+    if doc.get("ok") is not True:   # a failure says what it changed (`_failures.settle`)
+        from workbench.runtime._failures import settle
+        settle(doc, command, ctx, declared)
     doc = _with_output(doc, captured, world, as_json or ndjson)
     doc = _seal(program, world, doc)
     if claim is not None:
         claim.finish(doc, _envelope.exit_code(doc))
     return _deliver(program, world, doc, as_json, text=text, sealed=True, command=command)
+
+
+def _fail_next(program, command, ctx, doc, steps, mode) -> dict:
+    """A `Fail(next=[...])`'s envelope with its runnable `next` (`runtime._failures`)."""
+    from workbench.runtime._failures import next_steps, with_next
+    warnings: list = []
+    return with_next(doc, next_steps(program, command, steps, mode, ctx.invocation(),
+                                     warnings), warnings)
+
+
+def _person_required(program, command, ctx, person, mode) -> dict:
+    """`ctx.person_required(...)` as the exit-13 envelope, its `next` runnable."""
+    from workbench.runtime._failures import next_steps, with_next
+    warnings: list = []
+    steps = next_steps(program, command, person.next, mode, ctx.invocation(), warnings)
+    return with_next(_envelope.person_required(person.reason, person.message, person.how,
+                                               steps), [], warnings)
 
 
 def _selected(command, request, ctx, data):
@@ -1149,6 +1204,10 @@ def _stream(program, command, request, world, ctx, items, debug, page=None, capt
             doc = None
     except Fail as fail:
         doc = _from_fail(program, command, fail, output_mode(world, True))
+        if fail.next and doc["error"]["code"] == fail.code:
+            doc = _fail_next(program, command, ctx, doc, fail.next, output_mode(world, True))
+    except PersonRequired as person:
+        doc = _person_required(program, command, ctx, person, output_mode(world, True))
     except ActionRequired as action:
         doc = _envelope.action_required(action.reason, action.message,
                                         _steps(program, command, action.next,
@@ -1158,6 +1217,9 @@ def _stream(program, command, request, world, ctx, items, debug, page=None, capt
                                                        output_mode(world, True)))
     except BaseException as error:   # as in _handle_held
         doc = _internal(error, debug, world)
+    if doc:
+        from workbench.runtime._failures import settle
+        settle(doc, command, ctx)
     end = _envelope.stream_end(doc if doc else {"ok": True}, count)
     output = captured.output() if captured is not None else None
     if output:

@@ -57,9 +57,10 @@ def call_tool(program: Program, name: str, arguments: object,
         discovered = answer(program, name, arguments)
         if discovered is not None:   # search_tools, describe_tool: answered here
             ok, data = discovered
-            doc = _envelope.success(data) if ok else _envelope.failure(
-                data["code"], data["message"], exit=_envelope.EXIT_USAGE, hint=data["hint"],
-                fix=_envelope.encode(data["fix"]) if data["fix"] is not None else None)
+            doc = _envelope.success(data) if ok else _envelope.refused(
+                data["code"], data["message"], hint=data["hint"],
+                fix=_envelope.encode(data["fix"]) if data["fix"] is not None else None,
+                field=data.get("field"))
             return result(_envelope.stamp(doc, program.schema_version), ok)
         planned = plan(program, name, arguments)
         if isinstance(planned, dict):
@@ -114,6 +115,9 @@ def outcome_result(command: Command, outcome: Outcome) -> dict[str, Any]:
     doc = outcome.envelope
     if _fix_as_arguments(command, doc):
         text = None   # encoded again with the fix changed
+    from workbench.runtime._failures import mcp_steps
+    if mcp_steps(command.program, doc):
+        text = None   # each `next` step as the tool call to send
     ok = doc.get("ok") is True if isinstance(doc, dict) else outcome.exit == 0
     if ok and isinstance(doc, dict) and command.output and not filtered_in(doc):
         from workbench.runtime.extras import require
@@ -198,7 +202,8 @@ def too_large(program: Program, command: Command, outcome: Outcome, limit: int
         "result_too_large", f"'{name}' gave a {size:,}-byte result; this server sends at most "
         f"{limit:,} bytes (the command ran; its result was dropped)",
         exit=SERVER_ERRORS["result_too_large"][0], hint=hint, size=size, limit=limit,
-        paging=["--limit", "--cursor", "--fields"] if command.paginated else None)
+        paging=["--limit", "--cursor", "--fields"] if command.paginated else None,
+        effects="none" if command.effects == "read_only" else "unknown")   # it ran
     return _envelope.stamp(doc, program.schema_version)
 
 
@@ -212,14 +217,16 @@ def unknown_tool(program: Program, name: object) -> dict[str, Any]:
     close = nearest(shown, names)
     listing = "did you mean: " + ", ".join(close) + "?" if close else \
         "tools: " + (", ".join(names) or "none")
-    if command is not None:     # it exists, but is withheld
-        doc = _envelope.failure(
+    if command is not None and command.person_only:   # exit 13: reason, how
+        from workbench.runtime._failures import refused_to_agent
+        doc = refused_to_agent(program, command, "an MCP caller")
+    elif command is not None:     # it exists, but is withheld
+        doc = _envelope.refused(
             "tool_withheld",
             f"'{' '.join(command.path)}' runs on the command line only; it is not an MCP tool",
-            exit=_envelope.EXIT_USAGE,
             hint=f"a person can run '{program.name} {' '.join(command.path)}' in a terminal"
                  + ("; " + listing if close or names else ""))
     else:
-        doc = _envelope.failure("unknown_tool", f"no tool named {clip(shown)!r}",
-                                exit=_envelope.EXIT_USAGE, hint=listing)
+        doc = _envelope.refused("unknown_tool", f"no tool named {clip(shown)!r}",
+                                hint=listing, field="name")
     return _envelope.stamp(doc, program.schema_version)

@@ -29,6 +29,12 @@ def hints(command) -> dict | None:
     return found
 
 
+def offered(command) -> bool:
+    """Whether a command is an MCP tool: anything but `withheld` and `person_only` (an MCP
+    caller is an agent, whom a person-only command refuses)."""
+    return command.effects != "withheld" and not getattr(command, "person_only", None)
+
+
 def visible(node) -> list:
     """The children of a Program or Group that help and listings show (not hidden)."""
     return [child for child in node.commands if not child.hidden]
@@ -107,8 +113,31 @@ def framework_errors(command) -> list[dict]:
         codes += ["idempotency_conflict", "in_progress", "idempotency_store_unavailable"]
     if command.self_scope is not None:
         codes.append("not_yours")
+    if getattr(command, "verdict", False):
+        codes.append("check_failed")
+    if getattr(command, "person_only", None):
+        codes.append("person_required")
     return [{"code": code, "exit": FRAMEWORK_ERRORS[code][0], "when": FRAMEWORK_ERRORS[code][1]}
             for code in codes]
+
+
+def contract_marks(command) -> dict:
+    """What a card says of `verdict=`, `person_only=` and `why=` (only what is declared)."""
+    marks: dict = {}
+    if getattr(command, "verdict", False):
+        marks["verdict"] = True
+    if getattr(command, "person_only", None):
+        marks["person_only"] = dict(command.person_only)
+    if getattr(command, "why", None):
+        marks["why"] = command.why
+    return marks
+
+
+def person_only(commands) -> list[dict]:
+    """`[{"command", "reason", "how"}]` for the person-only commands among `commands`: what
+    `help --json` lists so an agent knows them before trying."""
+    return [{"command": " ".join(command.path), **command.person_only}
+            for command in commands if getattr(command, "person_only", None)]
 
 
 def exit_codes(command) -> list[int]:

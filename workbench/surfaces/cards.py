@@ -57,6 +57,9 @@ def help_document(program: Program, level: str = "summary", *,
     if program.ambiguous:   # words with several meanings: learnt before calling one
         doc["ambiguous"] = {word: [dict(meaning) for meaning in meanings]
                             for word, meanings in program.ambiguous.items()}
+    person_only = _facts.person_only(commands)
+    if person_only:   # an agent learns them before trying
+        doc["person_only"] = person_only
     doc["exit_codes"] = _facts.exit_table()
     doc["more"] = {
         "card": f"{name} <command> --help --json",
@@ -88,6 +91,9 @@ def group_document(program: Program, group: Group, level: str = "summary") -> di
         doc["commands"] = [summary(command) for command in commands]
     else:
         doc["commands"] = [card(command) for command in commands]
+    person_only = _facts.person_only(commands)
+    if person_only:
+        doc["person_only"] = person_only
     doc["more"] = {"card": f"{name} {path} <command> --help --json",
                    "program": f"{name} help --json"}
     return doc
@@ -134,7 +140,7 @@ def card(command: Command) -> dict[str, Any]:
     hints = _facts.hints(command)
     if hints is not None:
         out["hints"] = hints
-    if command.effects != "withheld":
+    if _facts.offered(command):
         out["tool"] = command.tool_name
     if command.since:
         out["since"] = command.since
@@ -146,6 +152,7 @@ def card(command: Command) -> dict[str, Any]:
     if command.batch:
         out["batch"] = True
     _agentic(out, command)
+    out.update(_facts.contract_marks(command))
     out["options"] = [_option(option) for option in command.listed_options.values()]
     if command.inherited:
         out["shared_options"] = [

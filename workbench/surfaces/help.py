@@ -330,6 +330,9 @@ def _command_help(program, command, width: int, person: bool) -> list[str]:
     else:
         lines += [""] + _wrap(EFFECT_MEANINGS.get(command.effects, command.effects or "")
                               + ".", width, "  ", f"Effects: {command.effects} - ")
+    if getattr(command, "person_only", None):
+        lines += [""] + _wrap(f"{command.person_only['reason']}; "
+                              f"{command.person_only['how']}.", width, "  ", "Person only: ")
     options = _shown(command.listed_options)
     if person:
         options = [option for option in options if option.key not in _AGENT_KEYS]

@@ -27,7 +27,7 @@ def _base(program) -> str:
 
 def _commands(program) -> list:
     """The commands whose cards are resources: listed and offered over MCP."""
-    return [c for c in _facts.listed_commands(program) if c.effects != "withheld"]
+    return [c for c in _facts.listed_commands(program) if _facts.offered(c)]
 
 
 def resources(program: Program) -> list[dict[str, str]]:

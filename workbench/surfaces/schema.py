@@ -138,7 +138,7 @@ def _command_entry(command, detail: str) -> dict | str:
         return path
     entry: dict = {"command": path, "description": command.description or "",
                    "effects": command.effects}
-    if command.effects != "withheld":
+    if _facts.offered(command):
         entry["tool"] = command.tool_name
     if command.aliases:
         entry["aliases"] = list(command.aliases)

@@ -115,7 +115,7 @@ def search(program: Program, sentence: str, limit: int = 5,
         entry = {"command": " ".join(command.path), "description": command.description,
                  "effects": command.effects, "score": -negative,
                  "usage": " ".join((program.name, *command.words, "--help"))}
-        if command.effects != "withheld":
+        if _facts.offered(command):
             entry["tool"] = command.tool_name
         results.append(entry)
     return results

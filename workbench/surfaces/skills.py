@@ -108,7 +108,9 @@ def _command_line(program, command) -> str:
     words = ", ".join(filter(None, [_EFFECT_WORDS.get(command.effects, command.effects),
                                     "acts only on your own items"
                                     if command.self_scope is not None else "",
-                                    _facts.deprecation(command)]))
+                                    _facts.deprecation(command),
+                                    "a person runs it, never an agent"
+                                    if getattr(command, "person_only", None) else ""]))
     line = f"- `{program.name} {' '.join(command.path)}`: {_one_line(command.description)}"
     return line + (f" ({words})" if words else "")
 
@@ -150,7 +152,23 @@ def skill_md(program: Program, group: Group | None = None) -> str:
               "on failure `error.fix` is the corrected command line.",
               "- Exit 4 (`action_required`): run one of `next` once you have checked it. "
               "Exit 2: the input was refused; nothing ran."]
+    lines += _exit_lines(program if group is None else group)
     return "\n".join(lines) + "\n"
+
+
+_EXIT_LINES = {
+    11: "- Exit 11 (`check_failed`): the check ran and failed; `data` holds what it found.",
+    13: "- Exit 13 (`person_required`): only a person can do this; tell them `error.how`, "
+        "do not retry.",
+    14: "- Exit 14 (`limit_reached`): stopped at your limit; `data` is the best so far, "
+        "`next` continues with a larger one.",
+}
+"""Said in a skill only when one of its commands can end so."""
+
+
+def _exit_lines(node) -> list:
+    found = {code for command in _listed_under(node) for code in _facts.exit_codes(command)}
+    return [line for code, line in _EXIT_LINES.items() if code in found]
 
 
 def llms_txt(program: Program) -> str:

@@ -128,8 +128,9 @@ def plan_twin_definition(command) -> dict:
 
 
 def offered(command: Command) -> bool:
-    """Whether a command is an MCP tool: anything but `withheld`."""
-    return command.effects != "withheld"
+    """Whether a command is an MCP tool: anything but `withheld` and `person_only` (one rule,
+    `_facts.offered`)."""
+    return _facts.offered(command)
 
 
 def listed(program: Program) -> list[Command]:
