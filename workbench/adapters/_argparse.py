@@ -122,6 +122,9 @@ def _input(action, parser, level):
     elif isinstance(action, argparse.BooleanOptionalAction):
         kind, choices = "boolean", None
         default = action.default if isinstance(action.default, bool) else None
+        off = [o for o in action.option_strings if o.startswith("--no-")]
+        if off:
+            more["off"] = off[0]
     elif isinstance(action, argparse._CountAction):
         kind, choices, default = "integer", None, action.default
         more["count"] = True
@@ -148,6 +151,8 @@ def _input(action, parser, level):
     else:
         required = bool(action.required)
         longs = [o for o in action.option_strings if o.startswith("--")]
+        if isinstance(action, argparse.BooleanOptionalAction):   # named from --x, not --no-x
+            longs = [o for o in longs if o != more.get("off")] or longs
         # the longest long flag names it: isort's `--df` is short for `--diff`
         name = max(longs, key=len) if longs else action.dest
         shorts = [o[1] for o in action.option_strings if len(o) == 2 and o[1] != "-"]
@@ -253,7 +258,8 @@ class _Runner:
             except argparse.ArgumentError as error:   # parsers built with exit_on_error=False
                 sys.stderr.write(f"{root.prog}: error: {error}\n")
                 return 2
-            return result if isinstance(result, int) and not isinstance(result, bool) else 0
+            # as `sys.exit(main())` reads it: a number is the status, True is 1
+            return int(result) if isinstance(result, int) else 0
 
         code, out, err = _capture.captured(call, world, request)
         if err is not None and code == 2 and ": error: " in err:

@@ -1,0 +1,115 @@
+"""Adapters, round two (issue 32): each mechanism that broke on a real program, as a minimal
+program, run as itself, through `burgee run` and over MCP (the SDK's client against a real
+`burgee mcp FILE` process).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import ROOT, clean_env
+
+
+def env(tmp_path, **extra):
+    return clean_env(XDG_STATE_HOME=tmp_path / "state", HOME=tmp_path / "home",
+                     PYTHONPATH=ROOT, **extra)
+
+
+def program(tmp_path, source, name="prog.py"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(source))
+    return path
+
+
+def burgee(*args, tmp_path):
+    return subprocess.run([sys.executable, "-m", "workbench.cli", *map(str, args)],
+                          env=env(tmp_path), capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL, cwd=tmp_path)
+
+
+def itself(file, *args, tmp_path):
+    return subprocess.run([sys.executable, str(file), *args], env=env(tmp_path),
+                          capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL, cwd=tmp_path)
+
+
+async def over_mcp(file, tool, arguments, tmp_path):
+    """One call over stdio through the MCP SDK's client: (is_error, the text)."""
+    from mcp import Client, StdioServerParameters
+    extra = {k: str(v) for k, v in env(tmp_path).items()
+             if k in ("XDG_STATE_HOME", "HOME", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
+    server = StdioServerParameters(command=sys.executable,
+                                   args=["-m", "workbench.cli", "mcp", str(file)],
+                                   env=extra, cwd=str(tmp_path))
+    async with Client(server, mode="legacy", cache=None) as client:
+        result = await client.call_tool(tool, arguments)
+    return result.is_error, "".join(getattr(part, "text", "") for part in result.content)
+
+
+# --- 1. argparse BooleanOptionalAction --------------------------------------------------------
+
+BOOLEAN_OPTIONAL = """
+    import argparse
+    p = argparse.ArgumentParser(prog="prog")
+    p.add_argument("--remote", action=argparse.BooleanOptionalAction, default=None)
+    def main(argv=None):
+        print(f"remote={p.parse_args(argv).remote}")
+    if __name__ == "__main__":
+        main()
+"""
+
+
+@pytest.mark.parametrize("argv", [["--remote"], ["--no-remote"], []])
+def test_a_boolean_optional_action_keeps_its_sense(argv, tmp_path):
+    file = program(tmp_path, BOOLEAN_OPTIONAL)
+    done = burgee("run", file, *argv, tmp_path=tmp_path)
+    assert (done.returncode, done.stdout) == (0, itself(file, *argv, tmp_path=tmp_path).stdout)
+    assert burgee("run", file, "--help", tmp_path=tmp_path).stdout.count("--no-no-") == 0
+
+
+@pytest.mark.asyncio
+@pytest.mark.slow
+async def test_a_boolean_optional_action_keeps_its_sense_over_mcp(tmp_path):
+    file = program(tmp_path, BOOLEAN_OPTIONAL)
+    for value in (False, True):
+        error, text = await over_mcp(file, "prog", {"remote": value}, tmp_path)
+        assert not error and json.loads(text)["data"] == f"remote={value}"
+
+
+# --- 2. main() returning True -----------------------------------------------------------------
+
+RETURNS_TRUE = """
+    import argparse, sys
+    def main(argv=None):
+        p = argparse.ArgumentParser(prog="prog")
+        p.add_argument("--fail", action="store_true")
+        args = p.parse_args(argv)
+        print("checked")
+        return args.fail
+    parser = argparse.ArgumentParser(prog="prog")
+    parser.add_argument("--fail", action="store_true")
+    if __name__ == "__main__":
+        sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("argv, status", [(["--fail"], 1), ([], 0)])
+def test_main_returning_true_is_exit_1(argv, status, tmp_path):
+    file = program(tmp_path, RETURNS_TRUE)
+    assert itself(file, *argv, tmp_path=tmp_path).returncode == status
+    assert burgee("run", file, *argv, tmp_path=tmp_path).returncode == status
+    body = json.loads(burgee("run", file, *argv, "--json", tmp_path=tmp_path).stdout)
+    assert body["ok"] is (status == 0)
+
+
+@pytest.mark.asyncio
+@pytest.mark.slow
+async def test_main_returning_true_is_an_error_over_mcp(tmp_path):
+    file = program(tmp_path, RETURNS_TRUE)
+    error, text = await over_mcp(file, "prog", {"fail": True}, tmp_path)
+    assert error and json.loads(text)["error"]["exit"] == 1
