@@ -113,3 +113,88 @@ async def test_main_returning_true_is_an_error_over_mcp(tmp_path):
     file = program(tmp_path, RETURNS_TRUE)
     error, text = await over_mcp(file, "prog", {"fail": True}, tmp_path)
     assert error and json.loads(text)["error"]["exit"] == 1
+
+
+# --- 5. Click options with expose_value=False -------------------------------------------------
+
+QUIET = """
+    import click
+    def quiet(ctx, param, value):
+        if value:
+            ctx.ensure_object(dict)["quiet"] = True
+    @click.command()
+    @click.option("-q", "--quiet", is_flag=True, expose_value=False, callback=quiet)
+    @click.pass_context
+    def prog(ctx):
+        print("quiet" if (ctx.obj or {}).get("quiet") else "loud")
+    if __name__ == "__main__":
+        prog()
+"""
+
+
+@pytest.mark.parametrize("argv", [["-q"], ["--quiet"], []])
+def test_an_option_without_a_value_still_reaches_its_callback(argv, tmp_path):
+    file = program(tmp_path, QUIET)
+    done = burgee("run", file, *argv, tmp_path=tmp_path)
+    assert (done.returncode, done.stdout) == (0, itself(file, *argv, tmp_path=tmp_path).stdout)
+
+
+@pytest.mark.asyncio
+@pytest.mark.slow
+async def test_an_option_without_a_value_reaches_its_callback_over_mcp(tmp_path):
+    file = program(tmp_path, QUIET)
+    error, text = await over_mcp(file, "prog", {"quiet": True}, tmp_path)
+    assert not error and json.loads(text)["data"] == "quiet"
+
+
+# --- 7. the original's own error printing -----------------------------------------------------
+
+OWN_ERRORS = """
+    import click, sys
+    class Failed(click.ClickException):
+        def show(self, file=None):
+            print(f"FAILED: {self.message}")
+    @click.group()
+    def cli():
+        pass
+    @cli.command()
+    def check():
+        raise Failed("3 problems")
+    @cli.command()
+    def stop():
+        raise click.Abort()
+    if __name__ == "__main__":
+        cli()
+"""
+
+TYPER_ABORT = """
+    import typer
+    app = typer.Typer()
+    @app.command()
+    def stop():
+        raise typer.Abort()
+    @app.command()
+    def other():
+        pass
+    if __name__ == "__main__":
+        app()
+"""
+
+
+@pytest.mark.parametrize("source, argv", [(OWN_ERRORS, ["check"]), (OWN_ERRORS, ["stop"]),
+                                          (TYPER_ABORT, ["stop"])])
+def test_the_originals_own_error_printing_is_kept(source, argv, tmp_path):
+    file = program(tmp_path, source)
+    mine, theirs = burgee("run", file, *argv, tmp_path=tmp_path), itself(file, *argv,
+                                                                        tmp_path=tmp_path)
+    assert theirs.returncode != 0
+    assert (mine.returncode, mine.stdout, mine.stderr) == (theirs.returncode, theirs.stdout,
+                                                           theirs.stderr)
+
+
+@pytest.mark.asyncio
+@pytest.mark.slow
+async def test_a_custom_show_reaches_the_envelope_over_mcp(tmp_path):
+    file = program(tmp_path, OWN_ERRORS)
+    error, text = await over_mcp(file, "check", {}, tmp_path)
+    assert error and json.loads(text)["error"]["output"] == "FAILED: 3 problems"

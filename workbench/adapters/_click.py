@@ -34,6 +34,14 @@ class Flavour:
     def is_group(self, node) -> bool:
         return isinstance(getattr(node, "commands", None), dict)
 
+    def show(self, error, root) -> None:
+        """Print a failure as the library's own `main()` does (a custom `show()` included)."""
+        error.show()
+
+    def show_abort(self, root) -> None:
+        import sys
+        sys.stderr.write("Aborted!\n")
+
     def kind(self, param):
         """(type, items, choices) of a parameter's values, before multiple/nargs."""
         click = self.click
@@ -234,8 +242,14 @@ def _resolved(group, ctx, name):
 def _own_options(group, flavour, level, prefix) -> list:
     """A group's own options (no arguments, no eager actions), as Inputs at its level."""
     return [_input(param, flavour, level, False, prefix) for param in group.params
-            if getattr(param, "expose_value", True) and param.param_type_name != "argument"
+            if not _is_action(param) and param.param_type_name != "argument"
             and not (getattr(param, "is_eager", False) and param.callback)]
+
+
+def _is_action(param) -> bool:
+    """An eager option that gives the command no value (--version, --install-completion);
+    a non-eager one (`-q` whose callback sets `ctx.obj`) is an input like any other."""
+    return not getattr(param, "expose_value", True) and getattr(param, "is_eager", False)
 
 
 def _help(node) -> str:
@@ -247,7 +261,7 @@ def _command(node, token, flavour, chain, prefixes, problems) -> CommandSpec:
     last = len(chain) - 1
     for level, (owner, _) in enumerate(chain):
         for param in owner.params:
-            if not getattr(param, "expose_value", True):
+            if _is_action(param):
                 continue   # --version, --install-completion
             positional = param.param_type_name == "argument"
             if level != last and getattr(param, "is_eager", False) and param.callback:
@@ -395,18 +409,15 @@ class _Runner:
             except flavour.Exit as done:
                 return done.exit_code
             except flavour.Abort:
-                import sys
-                sys.stderr.write("Aborted!\n")
+                flavour.show_abort(root)
                 return 1
             except flavour.UsageError as error:
                 raise usage_refusal(error, flavour, by_param, command, request, given) from None
             except flavour.ClickException as error:
-                import sys
-                sys.stderr.write(f"Error: {error.format_message()}\n")
+                flavour.show(error, root)
                 return error.exit_code
             except (EOFError, KeyboardInterrupt):
-                import sys
-                sys.stderr.write("Aborted!\n")
+                flavour.show_abort(root)
                 return 1
 
         code, out, err = _capture.captured(call, world, request)

@@ -31,6 +31,27 @@ class TyperFlavour:
     def is_group(self, node) -> bool:
         return isinstance(getattr(node, "commands", None), dict)
 
+    def show(self, error, root) -> None:
+        """Print a failure as Typer's `main()` does: with Rich when it would use it."""
+        if self._rich(root):
+            from typer import rich_utils
+            rich_utils.rich_format_error(error)
+        else:
+            error.show()
+
+    def show_abort(self, root) -> None:
+        if self._rich(root):
+            from typer import rich_utils
+            rich_utils.rich_abort_error()
+        else:
+            import sys
+            sys.stderr.write("Aborted!\n")
+
+    @staticmethod
+    def _rich(root) -> bool:
+        from typer import core
+        return bool(core.HAS_RICH) and getattr(root, "rich_markup_mode", None) is not None
+
     def kind(self, param):
         """(type, items, choices) from the parameter's annotation."""
         from typing import get_args
