@@ -91,7 +91,10 @@ def _click_counts(group, token, ctx_class=None):
     out = {}
 
     def visit(node, path, inherited):
-        own = [p for p in node.params if p.expose_value]
+        # an option without a value is still an input unless it is an eager action; one
+        # parameter object a group and its command both hold (flask's --debug) counts once
+        own = [p for p in node.params if (p.expose_value or not p.is_eager)
+               and all(p is not q for q in inherited)]
         if isinstance(node, click.Group):
             ctx = node.context_class(node, info_name=path[-1] if path else token,
                                      resilient_parsing=True)
@@ -99,10 +102,10 @@ def _click_counts(group, token, ctx_class=None):
             for name in node.list_commands(ctx):
                 child = node.get_command(ctx, name)
                 if child is not None:
-                    visit(child, path + (name,), inherited + len(options))
+                    visit(child, path + (name,), inherited + options)
         else:
-            out[path] = inherited + len(own)
-    visit(group, (), 0)
+            out[path] = len(inherited) + len(own)
+    visit(group, (), [])
     return out
 
 
