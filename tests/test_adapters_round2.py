@@ -198,3 +198,78 @@ async def test_a_custom_show_reaches_the_envelope_over_mcp(tmp_path):
     file = program(tmp_path, OWN_ERRORS)
     error, text = await over_mcp(file, "check", {}, tmp_path)
     assert error and json.loads(text)["error"]["output"] == "FAILED: 3 problems"
+
+
+# --- 8. an empty-string default ---------------------------------------------------------------
+
+def test_an_empty_string_default_is_not_the_working_directory(tmp_path):
+    file = program(tmp_path, """
+        import argparse
+        parser = argparse.ArgumentParser(prog="prog")
+        parser.add_argument("--prefix", default="", help="text put first")
+    """)
+    done = burgee("run", file, "--help", tmp_path=tmp_path)
+    assert "working directory" not in done.stdout and "text put first" in done.stdout
+
+
+# --- 10. a custom argparse Action taking no value --------------------------------------------
+
+CUSTOM_VERSION = """
+    import argparse, sys
+    class Version(argparse.Action):
+        def __init__(self, option_strings, dest, **kwargs):
+            super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS)
+        def __call__(self, parser, namespace, values, option_string=None):
+            print("prog 4.2.0 (custom)")
+            sys.exit(0)
+    parser = argparse.ArgumentParser(prog="prog")
+    parser.add_argument("--version", action=Version)
+    parser.add_argument("--trace", action=Version)
+    parser.add_argument("name", nargs="?")
+    def main(argv=None):
+        print(f"hello {parser.parse_args(argv).name}")
+    if __name__ == "__main__":
+        main()
+"""
+
+
+def test_a_custom_action_without_a_value_is_a_flag(tmp_path):
+    file = program(tmp_path, CUSTOM_VERSION)
+    schema = json.loads(burgee("run", file, "--schema", tmp_path=tmp_path).stdout)
+    assert _find(schema, "trace")["type"] == "boolean"
+    assert _find(schema, "version_option")["type"] == "boolean"
+    done = burgee("run", file, "--trace", tmp_path=tmp_path)
+    assert (done.returncode, done.stdout) == (0, "prog 4.2.0 (custom)\n")
+    assert burgee("run", file, "--version-option", tmp_path=tmp_path).stdout == \
+        "prog 4.2.0 (custom)\n"
+
+
+def _find(tree, key):
+    """The first value under `key` anywhere in a JSON tree."""
+    if isinstance(tree, dict):
+        if key in tree:
+            return tree[key]
+        tree = list(tree.values())
+    if isinstance(tree, list):
+        for value in tree:
+            found = _find(value, key)
+            if found is not None:
+                return found
+    return None
+
+
+# --- 11. schemas that change from run to run --------------------------------------------------
+
+def test_set_choices_are_listed_in_one_order_every_run(tmp_path):
+    file = program(tmp_path, """
+        import argparse
+        parser = argparse.ArgumentParser(prog="prog")
+        parser.add_argument("--mode", choices={"delta", "alpha", "charlie", "bravo", "echo"})
+    """)
+    seen = set()
+    for seed in ("1", "2", "3"):
+        done = subprocess.run([sys.executable, "-m", "workbench.cli", "run", str(file),
+                               "--schema"], env=env(tmp_path, PYTHONHASHSEED=seed),
+                              capture_output=True, text=True, timeout=120, cwd=tmp_path)
+        seen.add(json.dumps(_find(json.loads(done.stdout), "mode")))
+    assert len(seen) == 1 and '"alpha", "bravo", "charlie", "delta", "echo"' in seen.pop()

@@ -116,7 +116,8 @@ def _input(action, parser, level):
     variadic = False
     nargs = action.nargs
     if isinstance(action, (argparse._StoreTrueAction, argparse._StoreFalseAction,
-                           argparse._StoreConstAction, argparse._AppendConstAction)):
+                           argparse._StoreConstAction, argparse._AppendConstAction)) or (
+            nargs == 0 and not positional):   # a custom Action taking no value is a flag
         kind, choices = "boolean", None
         default = False
     elif isinstance(action, argparse.BooleanOptionalAction):
@@ -165,7 +166,10 @@ def _input(action, parser, level):
 
 def _kind(action):
     if action.choices is not None and not isinstance(action.choices, dict):
-        return "enum", "string", [str(c) for c in action.choices]
+        choices = [str(c) for c in action.choices]
+        if isinstance(action.choices, (set, frozenset)):   # no order of its own: sorted,
+            choices.sort()                                 # so schemas stay the same
+        return "enum", "string", choices
     if action.type is int:
         return "integer", "string", None
     if action.type is float:

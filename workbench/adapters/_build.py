@@ -194,7 +194,8 @@ def _working_directory(value) -> bool:
         return False
     import os
     try:
-        return os.path.abspath(os.fspath(value)) == os.getcwd() and os.fspath(value) != "."
+        text = os.fspath(value)
+        return text not in ("", ".") and os.path.abspath(text) == os.getcwd()
     except (TypeError, ValueError, OSError):
         return False
 
