@@ -116,8 +116,7 @@ def _input(action, parser, level):
     variadic = False
     nargs = action.nargs
     if isinstance(action, (argparse._StoreTrueAction, argparse._StoreFalseAction,
-                           argparse._StoreConstAction, argparse._AppendConstAction)) or (
-            nargs == 0 and not positional):   # a custom Action taking no value is a flag
+                           argparse._StoreConstAction, argparse._AppendConstAction)):
         kind, choices = "boolean", None
         default = False
     elif isinstance(action, argparse.BooleanOptionalAction):
@@ -129,6 +128,8 @@ def _input(action, parser, level):
     elif isinstance(action, argparse._CountAction):
         kind, choices, default = "integer", None, action.default
         more["count"] = True
+    elif nargs == 0 and not positional:   # a custom Action taking no value: a flag
+        kind, choices, default = "boolean", None, False
     else:
         default = action.default
         many = nargs in ("*", "+", argparse.REMAINDER) or (isinstance(nargs, int) and nargs > 1)
