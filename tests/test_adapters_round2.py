@@ -16,8 +16,8 @@ from conftest import ROOT, clean_env
 
 
 def env(tmp_path, **extra):
-    return clean_env(XDG_STATE_HOME=tmp_path / "state", HOME=tmp_path / "home",
-                     PYTHONPATH=ROOT, **extra)
+    extra.setdefault("PYTHONPATH", ROOT)
+    return clean_env(XDG_STATE_HOME=tmp_path / "state", HOME=tmp_path / "home", **extra)
 
 
 def program(tmp_path, source, name="prog.py"):
@@ -273,3 +273,45 @@ def test_set_choices_are_listed_in_one_order_every_run(tmp_path):
                               capture_output=True, text=True, timeout=120, cwd=tmp_path)
         seen.add(json.dumps(_find(json.loads(done.stdout), "mode")))
     assert len(seen) == 1 and '"alpha", "bravo", "charlie", "delta", "echo"' in seen.pop()
+
+
+# --- 12. the version of an installed program --------------------------------------------------
+
+def _installed(site):
+    """A distribution `toolpkg 3.1.4` on `site`: its console script in `toolpkg.__main__`,
+    its Click commands in `toolpkg.commands`, its argparse parser and main in `toolpkg.cli`."""
+    package = site / "toolpkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "__main__.py").write_text("def run():\n    pass\n")
+    (package / "commands.py").write_text(textwrap.dedent("""
+        import click
+        @click.command()
+        def tool():
+            print("tool")
+    """))
+    (package / "cli.py").write_text(textwrap.dedent("""
+        import argparse
+        parser = argparse.ArgumentParser(prog="tool")
+        def main(argv=None):
+            parser.parse_args(argv)
+            print("tool")
+    """))
+    meta = site / "toolpkg-3.1.4.dist-info"
+    meta.mkdir()
+    (meta / "METADATA").write_text("Metadata-Version: 2.1\nName: toolpkg\nVersion: 3.1.4\n\n")
+    (meta / "entry_points.txt").write_text("[console_scripts]\ntoolpkg = toolpkg.__main__:run\n")
+
+
+@pytest.mark.parametrize("source", [
+    "from toolpkg.commands import tool\n",
+    "from toolpkg.cli import parser, main\n",
+])
+def test_an_installed_programs_version_is_its_distributions(source, tmp_path):
+    site = tmp_path / "site"
+    _installed(site)
+    file = program(tmp_path, source, name="wrapper.py")
+    done = subprocess.run([sys.executable, "-m", "workbench.cli", "run", str(file), "--version"],
+                          env=env(tmp_path, PYTHONPATH=f"{ROOT}:{site}"), capture_output=True,
+                          text=True, timeout=120, stdin=subprocess.DEVNULL, cwd=tmp_path)
+    assert done.stdout == "toolpkg 3.1.4\n", done

@@ -83,7 +83,7 @@ def adapt(obj: object, effects: dict[str, str] | None = None, *,
         from workbench.adapters import _argparse
         spec = _argparse.describe(obj, fallback, main)
     if name is None or version is None:
-        script, release = _entry_point(obj, kind)
+        script, release = _entry_point(obj, kind, main)
         name, version = name or script, version or spec.version or release
     from workbench.adapters import _build
     program = _build.program(spec, effects, name=name, version=version,
@@ -96,14 +96,18 @@ def adapt(obj: object, effects: dict[str, str] | None = None, *,
     return program
 
 
-def _entry_point(obj, kind) -> tuple:
+def _entry_point(obj, kind, main=None) -> tuple:
     """(name, version) of the installed console script that runs `obj`'s module (`black`,
-    `sqlite-utils`, `flask`), else (None, None): a program is named as people type it."""
+    `sqlite-utils`, `flask`), or failing that one in the same top-level package (the
+    commands in `pkg.commands`, the script at `pkg.__main__:main`), else (None, None): a
+    program is named as people type it. An argparse parser is found by its `main`."""
     if kind == "argparse":
-        return None, None
-    callback = getattr(obj, "callback", None) if kind == "click" else \
-        getattr(getattr(obj, "registered_callback", None), "callback", None) or next(
-            (c.callback for c in getattr(obj, "registered_commands", ())), None)
+        callback = main
+    elif kind == "click":
+        callback = getattr(obj, "callback", None)
+    else:
+        callback = getattr(getattr(obj, "registered_callback", None), "callback", None) or \
+            next((c.callback for c in getattr(obj, "registered_commands", ())), None)
     module = getattr(callback, "__module__", None)
     if module is None and kind == "click":   # a group class without a callback (FlaskGroup)
         module = type(obj).__module__
@@ -111,10 +115,12 @@ def _entry_point(obj, kind) -> tuple:
             return None, None
     if not module or module.startswith("__"):
         return None, None
+    package = module.split(".")[0]
     hits = [(script, target, folder) for script, target, folder in _console_scripts()
-            if target.split(":")[0].strip() == module]
-    hits.sort(key=lambda hit: hit[1].split(":")[-1].strip() !=
-              getattr(callback, "__name__", None))   # the function itself first
+            if target.split(":")[0].strip().split(".")[0] == package]
+    hits.sort(key=lambda hit: (hit[1].split(":")[0].strip() != module,   # its module first,
+                               hit[1].split(":")[-1].strip() !=      # then the function
+                               getattr(callback, "__name__", None)))
     if not hits:
         return None, None
     return hits[0][0], _dist_version(hits[0][2])
@@ -249,7 +255,8 @@ def adapt_namespace(namespace: dict, name: str | None = None, source: str | None
     """(variable name, Program) for the Click/Typer/argparse object of a loaded module, or None.
 
     What the loaders call when a file declares no Program. For an argparse parser, a
-    module-level `main` function defined in that file is its entry point. Raises LookupError
+    module-level `main` function defined in that file (or imported with the parser from the
+    module that defines both) is its entry point. Raises LookupError
     (several candidates, listed) or ValueError (the object cannot be adapted; message says why).
     """
     hit = find_adaptable(namespace, name)
@@ -259,8 +266,9 @@ def adapt_namespace(namespace: dict, name: str | None = None, source: str | None
     main = None
     if adaptable_kind(obj) == "argparse":
         candidate = namespace.get("main")
-        if callable(candidate) and getattr(candidate, "__module__", None) == \
-                namespace.get("__name__"):
+        if callable(candidate) and (getattr(candidate, "__module__", None) == namespace.get(
+                "__name__") or any(value is obj for value in getattr(
+                    candidate, "__globals__", {}).values())):   # or beside the parser
             main = candidate
     from workbench.declaration.model import DefinitionError
     try:
