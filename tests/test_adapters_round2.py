@@ -315,3 +315,24 @@ def test_an_installed_programs_version_is_its_distributions(source, tmp_path):
                           env=env(tmp_path, PYTHONPATH=f"{ROOT}:{site}"), capture_output=True,
                           text=True, timeout=120, stdin=subprocess.DEVNULL, cwd=tmp_path)
     assert done.stdout == "toolpkg 3.1.4\n", done
+
+
+# --- 16. budgets for an installed program -----------------------------------------------------
+
+def test_an_installed_programs_budgets_come_from_the_project_that_runs_it(tmp_path):
+    site = tmp_path / "venv" / "lib" / "python3.11" / "site-packages" / "tool"
+    site.mkdir(parents=True)
+    (site / "cli.py").write_text(textwrap.dedent("""
+        import argparse
+        parser = argparse.ArgumentParser(prog="tool", description="x " * 400)
+        parser.add_argument("--name")
+    """))
+    project = tmp_path / "project"   # the venv lives elsewhere (pipx, a shared one)
+    project.mkdir()
+    (project / "pyproject.toml").write_text("[tool.burgee.budgets]\ncommand_help = 5000\n"
+                                            "tool = 5000\nhelp = 5000\n")
+    done = subprocess.run([sys.executable, "-m", "workbench.cli", "dev", str(site / "cli.py"),
+                           "--headless"], env=env(tmp_path), capture_output=True, text=True,
+                          timeout=120, stdin=subprocess.DEVNULL, cwd=project)
+    report = done.stdout + done.stderr
+    assert "21 surfaces" in report and "budget_exceeded" not in report, report
