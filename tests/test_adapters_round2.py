@@ -390,3 +390,13 @@ async def test_an_adapted_mcp_call_is_a_process_of_its_own(tmp_path):
     for body in bodies[3:]:
         warnings_ = "\n".join(body["meta"].get("warnings", []))
         assert "LOG INFO working" in warnings_ and "old spelling" in warnings_, body
+
+
+@pytest.mark.asyncio
+@pytest.mark.slow
+async def test_stdin_has_a_buffer_over_mcp(tmp_path):
+    file = program(tmp_path, PROCESS_STATE)
+    error, text = await over_mcp(file, "config", {}, tmp_path)
+    assert not error and json.loads(text)["data"] == "bytes", text
+    done = burgee("run", file, "config", "--json", tmp_path=tmp_path)
+    assert json.loads(done.stdout)["data"] == "bytes"

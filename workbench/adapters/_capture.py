@@ -31,6 +31,10 @@ def captured(fn, world, request):
     lock, _ = _state()
     live = reads_live(world, request)
     stdin = world.stdin if world.stdin is not None else io.StringIO("")
+    if isinstance(stdin, io.StringIO):   # text in memory (MCP's empty stdin): give it the
+        rest = stdin.getvalue()[stdin.tell():]   # `.buffer` a real stdin has
+        stdin = io.TextIOWrapper(io.BytesIO(rest.encode("utf-8", "surrogateescape")),
+                                 encoding="utf-8", errors="surrogateescape")
     capture = Capture(keep=DATA_KEEP)
     with lock:
         saved = sys.stdin, sys.argv, sys.stdout, sys.stderr
