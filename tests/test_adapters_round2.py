@@ -40,6 +40,12 @@ def itself(file, *args, tmp_path):
 
 async def over_mcp(file, tool, arguments, tmp_path):
     """One call over stdio through the MCP SDK's client: (is_error, the text)."""
+    (result,) = await _results(file, [(tool, arguments)], tmp_path)
+    return result.is_error, "".join(getattr(part, "text", "") for part in result.content)
+
+
+async def _results(file, calls, tmp_path):
+    """The results of several calls to one `burgee mcp FILE` server, in order."""
     from mcp import Client, StdioServerParameters
     extra = {k: str(v) for k, v in env(tmp_path).items()
              if k in ("XDG_STATE_HOME", "HOME", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
@@ -47,8 +53,7 @@ async def over_mcp(file, tool, arguments, tmp_path):
                                    args=["-m", "workbench.cli", "mcp", str(file)],
                                    env=extra, cwd=str(tmp_path))
     async with Client(server, mode="legacy", cache=None) as client:
-        result = await client.call_tool(tool, arguments)
-    return result.is_error, "".join(getattr(part, "text", "") for part in result.content)
+        return [await client.call_tool(tool, arguments) for tool, arguments in calls]
 
 
 # --- 1. argparse BooleanOptionalAction --------------------------------------------------------
@@ -368,18 +373,8 @@ PROCESS_STATE = """
 
 async def _calls(file, calls, tmp_path):
     """The envelopes of several calls to one `burgee mcp FILE` server, in order."""
-    from mcp import Client, StdioServerParameters
-    extra = {k: str(v) for k, v in env(tmp_path).items()
-             if k in ("XDG_STATE_HOME", "HOME", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
-    server = StdioServerParameters(command=sys.executable,
-                                   args=["-m", "workbench.cli", "mcp", str(file)],
-                                   env=extra, cwd=str(tmp_path))
-    bodies = []
-    async with Client(server, mode="legacy", cache=None) as client:
-        for tool, arguments in calls:
-            result = await client.call_tool(tool, arguments)
-            bodies.append(json.loads("".join(getattr(p, "text", "") for p in result.content)))
-    return bodies
+    return [json.loads("".join(getattr(p, "text", "") for p in result.content))
+            for result in await _results(file, calls, tmp_path)]
 
 
 @pytest.mark.asyncio
