@@ -322,6 +322,50 @@ def test_an_installed_programs_version_is_its_distributions(source, tmp_path):
     assert done.stdout == "toolpkg 3.1.4\n", done
 
 
+# --- 13. a near miss of a flag the adapter renamed ------------------------------------------
+
+RENAMED = """
+    import click
+
+    @click.group()
+    def cli():
+        pass
+
+    @cli.command()
+    @click.option("--format", "fmt", default="text")
+    @click.argument("name", required=False)
+    def show(fmt, name):
+        if name:
+            print(fmt, name)
+
+    if __name__ == "__main__":
+        cli()
+"""
+
+
+def test_a_near_miss_of_a_renamed_flag_is_fixed_to_the_flag_it_became(tmp_path):
+    file = program(tmp_path, RENAMED)
+    done = burgee("run", file, "show", "--formt", "json", "--json", tmp_path=tmp_path)
+    error = json.loads(done.stdout)["error"]
+    assert done.returncode == 2 and error["code"] == "unknown_option"
+    assert error["hint"] == "did you mean --format-option?", error
+    # the fix keeps the value with its flag (dropping the flag made `json` the NAME: exit 0,
+    # nothing printed) and runs as the original reads `--format json`
+    fix = error["fix"].split()
+    assert fix == ["prog", "show", "--format-option", "json", "--json"]
+    fixed = burgee("run", file, *fix[1:-1], tmp_path=tmp_path)
+    assert fixed.returncode == 0 and fixed.stdout == itself(
+        file, "show", "--format", "json", tmp_path=tmp_path).stdout
+
+
+@pytest.mark.asyncio
+@pytest.mark.slow
+async def test_a_near_miss_of_a_renamed_flag_over_mcp_names_the_flag_it_became(tmp_path):
+    file = program(tmp_path, RENAMED)
+    error, text = await over_mcp(file, "show", {"formt": "json"}, tmp_path)
+    assert error and json.loads(text)["error"]["hint"] == "did you mean format_option?", text
+
+
 # --- 16. budgets for an installed program -----------------------------------------------------
 
 def test_an_installed_programs_budgets_come_from_the_project_that_runs_it(tmp_path):

@@ -489,8 +489,10 @@ def _refuse_unknown_option(command, tokens, i, flag):
     table = flag_table(command)
     known = [f for f in table if f.startswith("--") and table[f][2] is None
              and not table[f][1]]
-    spellings = [f for f in table if f.startswith("--")]
-    close = list(dict.fromkeys(_canonical(table, f) for f in nearest(flag, spellings)))
+    spellings = {f: _canonical(table, f) for f in table if f.startswith("--")}
+    spellings.update({was: now for was, now in _renamed(command).items()
+                      if was not in spellings})
+    close = list(dict.fromkeys(spellings[f] for f in nearest(flag, spellings)))
     label = " ".join(command.path)
     token = tokens[i]
     from workbench.runtime.redact import sensitive_flag
@@ -516,6 +518,19 @@ def _refuse_unknown_option(command, tokens, i, flag):
         fix = tokens[:i] + tokens[i + width:]
     raise Refusal("unknown_option", f"'{label}' has no option {_clip(flag)}", hint=hint,
                   fix=fix)
+
+
+def _renamed(command) -> dict:
+    """An adapted command's original flags the model had to rename (`--format` is a global
+    flag, so the original's is `--format-option`) -> the flag now: a near miss of the name the
+    caller knows suggests the flag that reaches it."""
+    adapter = getattr(command, "adapter", None)
+    out = {}
+    for key, item in getattr(adapter, "inputs", {}).items():
+        option = command.options.get(key)
+        if option is not None and item.name.startswith("--") and item.name != option.flag:
+            out[item.name] = option.flag
+    return out
 
 
 def _canonical(table, spelling: str) -> str:
