@@ -363,7 +363,9 @@ def test_a_near_miss_of_a_renamed_flag_is_fixed_to_the_flag_it_became(tmp_path):
 async def test_a_near_miss_of_a_renamed_flag_over_mcp_names_the_flag_it_became(tmp_path):
     file = program(tmp_path, RENAMED)
     error, text = await over_mcp(file, "show", {"formt": "json"}, tmp_path)
-    assert error and json.loads(text)["error"]["hint"] == "did you mean format_option?", text
+    refused = json.loads(text)["error"]
+    assert error and refused["hint"] == "did you mean 'format_option'?", refused
+    assert json.loads(refused["fix"]) == {"format_option": "json"}
 
 
 # --- 16. budgets for an installed program -----------------------------------------------------

@@ -273,7 +273,12 @@ def check_arguments(command, arguments) -> dict | None:
                 continue
         if item is None:
             from workbench._text import nearest
-            close = [name for name in nearest(str(key), list(inputs)) if name not in arguments]
+            from workbench.runtime.parser import adapted_spellings
+            names = dict(zip(inputs, inputs))
+            names.update({flag[2:].replace("-", "_"): option.key for flag, option
+                          in adapted_spellings(command).items()})
+            close = list(dict.fromkeys(names.get(n, n) for n in nearest(str(key), names)))
+            close = [name for name in close if name not in arguments]
             if close:
                 problems.append(("unknown_option", f"'{label}' has no property {key!r}",
                                  "did you mean " + " or ".join(repr(c) for c in close) + "?"))

@@ -490,7 +490,7 @@ def _refuse_unknown_option(command, tokens, i, flag):
     known = [f for f in table if f.startswith("--") and table[f][2] is None
              and not table[f][1]]
     spellings = {f: _canonical(table, f) for f in table if f.startswith("--")}
-    spellings.update({was: now for was, now in _renamed(command).items()
+    spellings.update({was: option.flag for was, option in adapted_spellings(command).items()
                       if was not in spellings})
     close = list(dict.fromkeys(spellings[f] for f in nearest(flag, spellings)))
     label = " ".join(command.path)
@@ -520,16 +520,16 @@ def _refuse_unknown_option(command, tokens, i, flag):
                   fix=fix)
 
 
-def _renamed(command) -> dict:
+def adapted_spellings(command) -> dict:
     """An adapted command's original flags the model had to rename (`--format` is a global
-    flag, so the original's is `--format-option`) -> the flag now: a near miss of the name the
-    caller knows suggests the flag that reaches it."""
+    flag, so the original's is `--format-option`) -> the Option now: a near miss of the name
+    the caller knows suggests the option that reaches it (on the command line and over MCP)."""
     adapter = getattr(command, "adapter", None)
     out = {}
     for key, item in getattr(adapter, "inputs", {}).items():
         option = command.options.get(key)
         if option is not None and item.name.startswith("--") and item.name != option.flag:
-            out[item.name] = option.flag
+            out[item.name] = option
     return out
 
 
