@@ -6,6 +6,7 @@ directory; the table gives the medians and the ratio. `--write` puts it in docs/
 under "Adapted programs".
 
     .venv/bin/python benchmarks/adapters.py --runs 15 --write
+    .venv/bin/python benchmarks/adapters.py --smoke    # seconds: check that it runs
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus"
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from _bench import add_smoke, parse, replace_section  # noqa: E402
+
 BIN = Path(sys.executable).parent
 PROGRAMS = {   # name: (wrapper in tests/corpus, the original's argv)
     "sqlite-utils": ("sqlite_utils_cli", [str(BIN / "sqlite-utils")]),
@@ -73,24 +77,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--write", action="store_true", help="update docs/performance.md")
-    args = parser.parse_args()
+    add_smoke(parser, runs=1)
+    args = parse(parser)
     text = table(measure(args.runs), args.runs)
     print(text)
     if args.write:
-        doc = ROOT / "docs" / "performance.md"
-        current = doc.read_text()
         body = (f"{SECTION}\n\nStartup of the corpus programs of `tests/test_corpus.py`, adapted "
                 f"(`burgee run WRAPPER --help`, the wrapper importing the program's own object) "
                 f"against the original's own `--help`. Made with:\n\n"
                 f"```sh\n.venv/bin/python benchmarks/adapters.py --runs {args.runs} --write\n```"
                 f"\n\n{text}\n")
-        if SECTION in current:
-            head, _, rest = current.partition(SECTION)
-            tail = rest.split("\n## ", 1)
-            current = head + body + ("\n## " + tail[1] if len(tail) > 1 else "")
-        else:
-            current = current.rstrip("\n") + "\n\n" + body
-        doc.write_text(current)
+        replace_section(SECTION, body)
 
 
 if __name__ == "__main__":

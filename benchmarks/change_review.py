@@ -2,6 +2,7 @@
 since the snapshot folder) against the whole `build_state`, on a generated program.
 
     .venv/bin/python benchmarks/change_review.py --commands 200 --runs 5
+    .venv/bin/python benchmarks/change_review.py --smoke    # seconds: check that it runs
 """
 
 from __future__ import annotations
@@ -15,13 +16,16 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "tests"))
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+from _bench import add_smoke, parse  # noqa: E402
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--commands", type=int, default=200)
     parser.add_argument("--runs", type=int, default=5)
-    options = parser.parse_args()
+    add_smoke(parser, commands=20, runs=1)
+    options = parse(parser)
     from _dashboard_helpers import generated_program
 
     from workbench.dev.engine import Workbench

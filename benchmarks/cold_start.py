@@ -21,6 +21,7 @@ what a user's `pip install burgee` gives, without the ~12 ms an editable install
     .venv/bin/python benchmarks/cold_start.py                 # print the table
     .venv/bin/python benchmarks/cold_start.py --runs 60 --write   # and update docs/performance.md
     .venv/bin/python benchmarks/cold_start.py --why burgee    # -X importtime: what --help imports
+    .venv/bin/python benchmarks/cold_start.py --smoke         # seconds: check that it runs
 
 No test depends on these timings; they are measurements, not assertions.
 """
@@ -44,6 +45,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 PROGRAMS = HERE / "programs"
 PERFORMANCE_MD = ROOT / "docs" / "performance.md"
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from _bench import add_smoke, parse, replace_section  # noqa: E402
+
 SECTION = "## Cold start"
 
 FRAMEWORKS = ("burgee", "burgee_typed", "burgee_annotated", "burgee_features", "argparse",
@@ -183,10 +187,18 @@ def make_env(source_python: str, log) -> Env:
                 shutil.copy2(source, src / rel)
         if not (src / "README.md").exists():   # pyproject names it; a fresh tree may lack it
             (src / "README.md").write_text("burgee\n")
-        log("building a wheel of the local tree (offline, no build isolation)")
-        built = _run([source_python, "-m", "pip", "wheel", "-q", "--no-deps", "--no-index",
-                      "--no-build-isolation", "-w", str(wheels), str(src)])
-        builder = "pip wheel"
+        # As a user's pip would: an isolated build whose backend (setuptools>=77) pip fetches
+        # from the configured index; then offline with the installed setuptools.
+        log("building a wheel of the local tree (`pip wheel`, build isolation)")
+        started = time.perf_counter()
+        built = _run([source_python, "-m", "pip", "wheel", "-q", "--no-deps",
+                      "-w", str(wheels), str(src)])
+        builder = "`pip wheel` (build isolation)"
+        if built.returncode:
+            log("pip wheel with build isolation failed; trying offline without it")
+            built = _run([source_python, "-m", "pip", "wheel", "-q", "--no-deps", "--no-index",
+                          "--no-build-isolation", "-w", str(wheels), str(src)])
+            builder = "`pip wheel --no-build-isolation` (offline)"
         if built.returncode:
             # An older setuptools without the `wheel` package cannot build offline; a pure
             # Python wheel is a zip with a dist-info, so make it with the standard library.
@@ -211,9 +223,11 @@ def make_env(source_python: str, log) -> Env:
                           "--no-deps", "--no-index", str(wheel)])
         if installed.returncode:
             raise RuntimeError("pip install failed:\n" + installed.stderr[-2000:])
+        log(f"wheel venv ready in {time.perf_counter() - started:.1f} s")
         return Env(python, f"`{wheel.name}` installed with `pip install` into a throwaway "
                            f"venv (a regular install, no editable finder); wheel built by "
-                           f"{builder}", tmp)
+                           f"{builder}; building the venv took "
+                           f"{time.perf_counter() - started:.1f} s", tmp)
     except Exception:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -452,26 +466,6 @@ def section(report: str, heading: str = SECTION) -> str:
     return f"{heading}\n\n{report.strip()}\n"
 
 
-def write_section(report: str, path: Path = PERFORMANCE_MD, heading: str = SECTION) -> None:
-    """Replace the section `heading` (up to the next `## `), leaving every other one."""
-    intro = ("# Performance\n\n"
-             "How fast burgee's surfaces are, measured by the scripts in `benchmarks/`. Each\n"
-             "section says what was measured, the exact command that produced it, and the\n"
-             "machine it ran on; rerun the command to reproduce. Timings are measurements,\n"
-             "never test assertions.\n\n")
-    text = path.read_text() if path.exists() else intro
-    body = section(report, heading)
-    found = re.search(rf"^{re.escape(heading)}[ \t]*$", text, flags=re.M)
-    if found is None:
-        text = text.rstrip("\n") + "\n\n" + body
-    else:
-        following = re.search(r"^## ", text[found.end():], flags=re.M)
-        tail = "\n" + text[found.end() + following.start():] if following else ""
-        text = text[:found.start()] + body + tail
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-
-
 # --------------------------------------------------------------------------- --why
 
 IMPORT_LINE = re.compile(r"^import time:\s+(\d+)\s+\|\s+(\d+)\s+\|( *)(\S+)")
@@ -583,7 +577,8 @@ def main(argv: list[str] | None = None) -> int:
                              "(an editable install there adds its finder's cost to every case)")
     parser.add_argument("--keep-venv", action="store_true", help="keep the throwaway venv")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
-    args = parser.parse_args(argv)
+    add_smoke(parser, runs=3, warmup=0, frameworks="burgee,argparse")
+    args = parse(parser, argv)
     argv_used = sys.argv[1:] if argv is None else argv
 
     def log(message: str) -> None:
@@ -676,7 +671,8 @@ def main(argv: list[str] | None = None) -> int:
                        + why(env_info.python, "burgee_typed", "--help", 5, 10, env))
         print(report)
         if args.write:
-            write_section(report, heading="## " + args.section)
+            heading = "## " + args.section
+            replace_section(heading, section(report, heading))
             log(f"wrote the {args.section} section of {PERFORMANCE_MD.relative_to(ROOT)}")
         return 0
     finally:

@@ -11,6 +11,7 @@
     .venv/bin/python benchmarks/cost.py --runs 20            # print the timing
     .venv/bin/python benchmarks/cost.py --runs 20 --write    # and update docs/performance.md
     .venv/bin/python benchmarks/cost.py --figures            # the tables of docs/tokens.md
+    .venv/bin/python benchmarks/cost.py --smoke              # seconds: check that it runs
 
 No test depends on these timings.
 """
@@ -28,7 +29,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 sys.path.insert(0, HERE)
-PERFORMANCE_MD = os.path.join(ROOT, "docs", "performance.md")
+from _bench import add_smoke, parse, replace_section  # noqa: E402
+
 SECTION = "## Session cost"
 SAMPLES = ("deploy.py", "notes.py", "warehouse.py", "click_app.py", "typer_app.py",
            "argparse_app.py")
@@ -112,32 +114,20 @@ def render_section(result: dict) -> str:
         "the Reload section above.", ""])
 
 
-def write_section(text: str) -> None:
-    with open(PERFORMANCE_MD, encoding="utf-8") as handle:
-        doc = handle.read()
-    if SECTION in doc:
-        start = doc.index(SECTION)
-        following = doc.find("\n## ", start + len(SECTION))
-        doc = doc[:start] + text + (doc[following + 1:] if following != -1 else "")
-    else:
-        doc = doc.rstrip() + "\n\n" + text
-    with open(PERFORMANCE_MD, "w", encoding="utf-8") as handle:
-        handle.write(doc)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--write", action="store_true", help="update docs/performance.md")
     parser.add_argument("--figures", action="store_true", help="print docs/tokens.md's tables")
-    options = parser.parse_args()
+    add_smoke(parser, runs=1)
+    options = parse(parser)
     if options.figures:
         print(figures())
         return 0
     text = render_section(measure(options.runs))
     print(text)
     if options.write:
-        write_section(text)
+        replace_section(SECTION, text)
     return 0
 
 

@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/dashboard.py            # print the table
     .venv/bin/python benchmarks/dashboard.py --write    # also replace "## Dashboard" in
                                                         # docs/performance.md
+    .venv/bin/python benchmarks/dashboard.py --smoke    # seconds: check that it runs
 
 Each figure is the wall time of one `pilot.press(...)` (the key, our handlers, and the screen
 update the pilot waits for), headless at 120x36 with animations off, or of one save until the
@@ -11,6 +12,7 @@ tree shows the change. Medians and p90 over many presses.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import platform
@@ -22,7 +24,9 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "tests"))
-PERFORMANCE_MD = os.path.join(ROOT, "docs", "performance.md")
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+from _bench import add_smoke, parse, replace_section  # noqa: E402
+
 SECTION = "## Dashboard"
 
 
@@ -35,12 +39,14 @@ def since(wall: float, cpu: float) -> tuple:
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
-async def measure(rounds: int = 3) -> dict:
-    from _dashboard_helpers import dashboard, generated_program, save
+async def measure(rounds: int = 3, commands: int = 200, presses: int = 30) -> dict:
+    from _dashboard_helpers import dashboard, generated_program
+
+    from _bench import save
     folder = tempfile.mkdtemp(prefix="burgee-dash-bench-")
     file = os.path.join(folder, "big.py")
     with open(file, "w", encoding="utf-8") as handle:
-        handle.write(generated_program(200))
+        handle.write(generated_program(commands))
     from pathlib import Path
     labels = ("open", "unbound key (pilot baseline)", "filter key", "clear filter",
               "tree move (Help)", "tree move (Schema)", "tab switch", "save to tree")
@@ -61,11 +67,11 @@ async def measure(rounds: int = 3) -> dict:
             t, c = clock()
             await pilot.press("escape", "escape")
             times["clear filter"].append(since(t, c))
-            assert len(app.sidebar.shown) == 220
+            assert len(app.sidebar.shown) == commands + 20
             app.sidebar.tree_widget.focus()
             for tab, label in (("help", "tree move (Help)"), ("schema", "tree move (Schema)")):
                 app.show_tab(tab)
-                for _ in range(30):
+                for _ in range(presses):
                     t, c = clock()
                     await pilot.press("down")
                     times[label].append(since(t, c))
@@ -131,29 +137,21 @@ def render(times: dict) -> str:
                      else line for line in lines)
 
 
-def write_section(text: str) -> None:
-    with open(PERFORMANCE_MD, encoding="utf-8") as handle:
-        doc = handle.read()
-    start = doc.find(SECTION + "\n")
-    if start == -1:
-        doc = doc.rstrip("\n") + "\n\n" + text
-    else:
-        end = doc.find("\n## ", start + len(SECTION))
-        doc = doc[:start] + text + ("" if end == -1 else doc[end:])
-    if not doc.endswith("\n"):
-        doc += "\n"
-    with open(PERFORMANCE_MD, "w", encoding="utf-8") as handle:
-        handle.write(doc)
-
-
-def main(argv) -> int:
-    times = asyncio.run(measure())
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3, help="dashboards opened (default 3)")
+    parser.add_argument("--write", action="store_true",
+                        help='replace the "## Dashboard" section of docs/performance.md')
+    add_smoke(parser, rounds=1, commands=20, presses=2)
+    options = parse(parser, argv)
+    times = asyncio.run(measure(options.rounds, getattr(options, "commands", 200),
+                                getattr(options, "presses", 30)))
     text = render(times)
     print(text)
-    if "--write" in argv:
-        write_section(text)
+    if options.write:
+        replace_section(SECTION, text)
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
+    raise SystemExit(main())

@@ -8,6 +8,7 @@ Two measurements, both servers in one run, interleaved so machine noise falls on
    JSON-RPC lines, time until the tools/list answer arrives (no client library in the way).
 
     .venv/bin/python benchmarks/mcp_call.py [--calls 300] [--starts 15] [--write]
+    .venv/bin/python benchmarks/mcp_call.py --smoke    # seconds: check that it runs
 
 `--write` appends the results under the "MCP" heading of docs/performance.md (replacing
 that section if it is there).
@@ -28,6 +29,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from _bench import add_smoke, parse, replace_section  # noqa: E402
 
 BURGEE = textwrap.dedent('''
     from workbench import Command, Program, run
@@ -42,6 +45,8 @@ BURGEE = textwrap.dedent('''
 ''')
 
 SDK = textwrap.dedent('''
+    import sys
+
     from mcp.server import MCPServer
 
     server = MCPServer("bench")
@@ -51,7 +56,10 @@ SDK = textwrap.dedent('''
         return '{"pong":true}'
 
     if __name__ == "__main__":
-        server.run("stdio")
+        if len(sys.argv) > 1:   # a port: streamable HTTP (benchmarks/call_process.py)
+            server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[1]))
+        else:
+            server.run("stdio")
 ''')
 
 
@@ -98,40 +106,43 @@ def round_trips(cases, calls, mode, rounds=3):
 INIT = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
          "params": {"protocolVersion": "2025-11-25", "capabilities": {},
                     "clientInfo": {"name": "bench", "version": "0"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+        {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
 
 
-def first_list(argv) -> float:
-    """Seconds from spawn to the tools/list answer."""
-    payload = "".join(json.dumps(m) + "\n" for m in INIT).encode()
+def first_list(argv, request=LIST, env=None) -> float:
+    """Seconds from spawn to the answer of `request` (id 2; tools/list), sent as raw
+    JSON-RPC lines after initialize over stdio."""
+    payload = "".join(json.dumps(m) + "\n" for m in [*INIT, request]).encode()
     started = time.perf_counter()
     process = subprocess.Popen([sys.executable, *argv], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=_env(),
-                               cwd=str(ROOT))
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               env=env or _env(), cwd=str(ROOT))
     process.stdin.write(payload)
     process.stdin.flush()
     while True:
         line = process.stdout.readline()
         if not line:
-            raise RuntimeError(f"{argv} ended before answering tools/list")
+            raise RuntimeError(f"{argv} ended before answering {request['method']}")
         if json.loads(line).get("id") == 2:
             elapsed = time.perf_counter() - started
             break
     process.stdin.close()
-    process.wait(10)
+    process.wait(15)
     return elapsed
 
 
-def starts(cases, count):
+def starts(cases, count, measure=first_list, warmup=2):
+    """{name: seconds of `measure(case)`} for each case, `count` times after `warmup`
+    uncounted rounds (bytecode, caches), interleaved."""
     found = {name: [] for name in cases}
-    for index in range(count + 2):
+    for index in range(count + warmup):
         order = list(cases.items())
         if index % 2:
             order.reverse()
-        for name, argv in order:
-            value = first_list(argv)
-            if index >= 2:                            # two warm-up rounds (bytecode, caches)
+        for name, case in order:
+            value = measure(case)
+            if index >= warmup:
                 found[name].append(value)
     return found
 
@@ -146,8 +157,13 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--starts", type=int, default=15)
+    parser.add_argument("--sessions", type=int, default=3,
+                        help="alternating sessions per server and era (default 3)")
+    parser.add_argument("--warmup", type=int, default=2,
+                        help="uncounted rounds of starts (default 2)")
     parser.add_argument("--write", action="store_true")
-    options = parser.parse_args(argv)
+    add_smoke(parser, calls=3, starts=1, sessions=1, warmup=0)
+    options = parse(parser, argv)
     folder = Path(tempfile.mkdtemp(prefix="burgee-mcp-bench-"))
     try:
         return _measure(options, folder)
@@ -169,29 +185,30 @@ def _measure(options, folder: Path) -> int:
              "`MCPServer` (lower is faster).", "",
              f"- Command: `.venv/bin/python benchmarks/mcp_call.py --calls {options.calls} "
              f"--starts {options.starts}{' --write' if options.write else ''}`",
+             f"- Load: 1-minute load average {os.getloadavg()[0]:.1f} before the run",
              f"- Machine: {os.cpu_count()} CPUs, {platform.machine()}, Linux "
              f"{platform.release()}, CPython {platform.python_version()}",
              f"- mcp {_version('mcp')}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
              ""]
     for mode, title in (("legacy", "handshake era (2025-11-25)"),
                         ("2026-07-28", "2026 era (2026-07-28)")):
-        found = round_trips(cases, options.calls, mode)
+        found = round_trips(cases, options.calls, mode, options.sessions)
         base = statistics.median(found[base_name])
         lines += [f"tools/call round trip, SDK client, {title}, {options.calls} calls each:", "",
                   "| server | median | p25–p75 | × MCPServer |", "|---|---:|---:|---:|"]
         lines += [_row(name, values, base) for name, values in found.items()]
         lines.append("")
-    found = starts(cases, options.starts)
+    found = starts(cases, options.starts, warmup=options.warmup)
     base = statistics.median(found[base_name])
     lines += [f"Process start to the first tools/list answer (raw JSON-RPC over stdio, "
-              f"{options.starts} starts each after 2 warm-up rounds):", "",
+              f"{options.starts} starts each after {options.warmup} warm-up rounds):", "",
               "| server | median | p25–p75 | × MCPServer |", "|---|---:|---:|---:|"]
     lines += [_row(name, values, base) for name, values in found.items()]
     lines.append("")
     text = "\n".join(lines)
     print(text)
     if options.write:
-        _write(text)
+        replace_section("## MCP", text)
     return 0
 
 
@@ -201,18 +218,6 @@ def _version(name):
         return version(name)
     except Exception:  # noqa: BLE001
         return "?"
-
-
-def _write(section: str) -> None:
-    path = ROOT / "docs" / "performance.md"
-    current = path.read_text(encoding="utf-8") if path.exists() else "# Performance\n"
-    start = current.find("\n## MCP\n")
-    if start >= 0:
-        end = current.find("\n## ", start + 1)
-        current = current[:start + 1] + section + ("\n" + current[end + 1:] if end >= 0 else "")
-    else:
-        current = current.rstrip("\n") + "\n\n" + section
-    path.write_text(current.rstrip("\n") + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

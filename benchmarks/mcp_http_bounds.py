@@ -8,6 +8,7 @@
    --no-auth, sessions interleaved in one run; the ratio is what the guard costs.
 
     .venv/bin/python benchmarks/mcp_http_bounds.py [--initialize 2000] [--calls 300] [--write]
+    .venv/bin/python benchmarks/mcp_http_bounds.py --smoke    # seconds: check that it runs
 
 `--write` appends (or replaces) the "HTTP guard and bounds" section of docs/performance.md.
 """
@@ -26,6 +27,8 @@ from pathlib import Path
 import anyio
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from _bench import add_smoke, parse, replace_section  # noqa: E402
 HUGE = ROOT / "tests" / "programs" / "huge.py"
 TOKEN = "benchmark-token-" + "b" * 32
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -133,31 +136,20 @@ def report(floods, trips, args) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _write(section: str) -> None:
-    path = ROOT / "docs" / "performance.md"
-    text = path.read_text(encoding="utf-8")
-    start = text.find("## HTTP guard and bounds")
-    if start >= 0:
-        end = text.find("\n## ", start + 1)
-        text = text[:start] + section + ("" if end < 0 else text[end:])
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text, encoding="utf-8")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--initialize", type=int, default=2000)
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--write", action="store_true")
-    args = parser.parse_args()
+    add_smoke(parser, initialize=5, calls=3)
+    args = parse(parser)
     floods = [anyio.run(flood, args.initialize, ()),
               anyio.run(flood, args.initialize, ("--max-sessions", "10000"))]
     trips = anyio.run(round_trips, args.calls)
     section = report(floods, trips, args)
     print(section)
     if args.write:
-        _write(section)
+        replace_section("## HTTP guard and bounds", section)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@
 
     .venv/bin/python benchmarks/reload.py                      # print the results
     .venv/bin/python benchmarks/reload.py --saves 40 --write   # and update docs/performance.md
+    .venv/bin/python benchmarks/reload.py --smoke              # seconds: check that it runs
 
 No test depends on these timings.
 """
@@ -30,7 +31,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
-PERFORMANCE_MD = os.path.join(ROOT, "docs", "performance.md")
+sys.path.insert(0, HERE)
+from _bench import add_smoke, authed, parse, replace_section, save  # noqa: E402
+
 SECTION = "## Reload and tokens"
 
 APP = '''
@@ -80,14 +83,6 @@ def generated_program(commands: int = 200, marker: str = "") -> str:
             "commands=[\n" + "".join(groups) + "])\n")
 
 
-def atomic_save(path: str, text: str) -> float:
-    temporary = path + ".tmp~"
-    with open(temporary, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(temporary, path)
-    return time.perf_counter()
-
-
 async def measure_reload(saves: int, mode: str) -> dict:
     """Save -> list_changed and save -> new tools/list, over HTTP, `mode` = legacy | 2026."""
     from mcp import Client
@@ -114,7 +109,7 @@ async def measure_reload(saves: int, mode: str) -> dict:
     if mode == "legacy":
         client_kwargs["mode"] = "legacy"
     try:
-        async with Client(url, **client_kwargs) as client:
+        async with Client(authed(url, bench.token), **client_kwargs) as client:
             listener = None
             if mode != "legacy":
                 listener = client.listen(tools_list_changed=True)
@@ -130,7 +125,7 @@ async def measure_reload(saves: int, mode: str) -> dict:
                 expected = 1 + extra
                 heard.clear()
                 await asyncio.sleep(0.15)  # let the previous save settle (debounce)
-                saved = atomic_save(file, app_source(extra))
+                saved = save(file, app_source(extra))
                 await asyncio.wait_for(heard.wait(), 10)
                 to_notice.append(time.perf_counter() - saved)
                 while True:
@@ -151,17 +146,17 @@ async def measure_reload(saves: int, mode: str) -> dict:
             "load": reload_seconds[1:]}
 
 
-def measure_tokens(runs: int) -> dict:
+def measure_tokens(runs: int, commands: int = 200) -> dict:
     from workbench.dev import snapshot, tokens
     from workbench.dev.loader import load_in_process
     folder = tempfile.mkdtemp(prefix="burgee-tokens-")
     file = os.path.join(folder, "big.py")
     with open(file, "w", encoding="utf-8") as handle:
-        handle.write(generated_program())
+        handle.write(generated_program(commands))
     base = load_in_process(file).program
     edited_file = os.path.join(folder, "big2.py")
     with open(edited_file, "w", encoding="utf-8") as handle:
-        handle.write(generated_program(marker=" (edited)"))
+        handle.write(generated_program(commands, marker=" (edited)"))
     edited = load_in_process(edited_file).program
     budgets = tokens.budgets_for(base, file)
     tokens.encoding()
@@ -257,35 +252,21 @@ def render_section(reloads: list, counts: dict, saves: int, runs: int) -> str:
     return "\n".join(lines)
 
 
-def write_section(text: str) -> None:
-    with open(PERFORMANCE_MD, encoding="utf-8") as handle:
-        doc = handle.read()
-    start = doc.find(SECTION + "\n")
-    if start == -1:
-        doc = doc.rstrip("\n") + "\n\n" + text
-    else:
-        end = doc.find("\n## ", start + len(SECTION))
-        doc = doc[:start] + text + ("" if end == -1 else doc[end:])
-        if end == -1 and not doc.endswith("\n"):
-            doc += "\n"
-    with open(PERFORMANCE_MD, "w", encoding="utf-8") as handle:
-        handle.write(doc)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--saves", type=int, default=30)
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--modes", default="legacy,2026-07-28")
     parser.add_argument("--write", action="store_true", help="update docs/performance.md")
-    options = parser.parse_args()
+    add_smoke(parser, saves=2, runs=1, commands=20)
+    options = parse(parser)
     reloads = [asyncio.run(measure_reload(options.saves, mode))
                for mode in options.modes.split(",") if mode]
-    counts = measure_tokens(options.runs)
+    counts = measure_tokens(options.runs, getattr(options, "commands", 200))
     text = render_section(reloads, counts, options.saves, options.runs)
     print(text)
     if options.write:
-        write_section(text)
+        replace_section(SECTION, text)
 
 
 if __name__ == "__main__":

@@ -40,7 +40,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PERFORMANCE_MD = ROOT / "docs" / "performance.md"
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from _bench import add_smoke, parse, replace_section  # noqa: E402
+
 SECTION = "## Big programs"
 SIZES = (10, 100, 1000, 5000)
 CASES = {   # case -> argv (None: the framework has nothing built in)
@@ -274,6 +276,7 @@ def render_lazy(medians: dict, runs: int, sizes=LAZY_SIZES) -> str:
              f"- Command: `.venv/bin/python benchmarks/scale.py --lazy --runs {runs} --write`",
              f"- Machine: {os.cpu_count()} CPUs, {platform.machine()}, "
              f"{platform.system()} {platform.release()}, CPython {platform.python_version()}",
+             f"- Install: {_install()}",
              f"- Runs: {runs} timed per case after one warm-up; "
              f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average at the end "
              f"{os.getloadavg()[0]:.1f} (shared machine: absolute times swell with it)", "",
@@ -543,6 +546,7 @@ def render_workbench(rows: dict, saves: int, sizes) -> str:
              f"{','.join(map(str, sizes))} --runs {saves} --write`",
              f"- Machine: {os.cpu_count()} CPUs, {platform.machine()}, "
              f"{platform.system()} {platform.release()}, CPython {platform.python_version()}",
+             f"- Install: {_install()}",
              f"- {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average at the end "
              f"{os.getloadavg()[0]:.1f} on 2 cores (a shared machine): wall times "
              f"swell with it, CPU times much less", "",
@@ -575,6 +579,7 @@ def render(result: dict, runs: int, sizes=SIZES) -> str:
              f"- Command: `.venv/bin/python benchmarks/scale.py --runs {runs} --write`",
              f"- Machine: {os.cpu_count()} CPUs, {platform.machine()}, "
              f"{platform.system()} {platform.release()}, CPython {platform.python_version()}",
+             f"- Install: {_install()}",
              f"- Runs: {runs} timed per case after one warm-up; "
              f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average at the end "
              f"{os.getloadavg()[0]:.1f} (absolute times swell with it; the ratios are "
@@ -622,21 +627,32 @@ def render(result: dict, runs: int, sizes=SIZES) -> str:
     return "\n".join(lines)
 
 
-def write_section(text: str, section: str = SECTION) -> None:
-    doc = PERFORMANCE_MD.read_text()
-    if section in doc:
-        start = doc.index(section)
-        end = doc.find("\n## ", start + len(section))
-        doc = doc[:start] + text + ("\n" + doc[end + 1:] if end != -1 else "")
-    else:
-        doc = doc.rstrip("\n") + "\n\n" + text
-    PERFORMANCE_MD.write_text(doc.rstrip("\n") + "\n")
+def _install() -> str:
+    """How burgee was installed for this run (set by `_in_wheel_venv`)."""
+    return os.environ.get("BURGEE_BENCH_INSTALL", f"in place (`--in-place`): {sys.executable}")
+
+
+def _in_wheel_venv() -> int:
+    """Run this benchmark again, with the same arguments and `--in-place`, under a throwaway
+    venv holding burgee as a regular wheel install (benchmarks/cold_start.py builds it)."""
+    from cold_start import make_env
+
+    def log(message: str) -> None:
+        print(f"scale: {message}", file=sys.stderr, flush=True)
+    env = make_env(sys.executable, log)
+    try:
+        log(f"install: {env.how}")
+        return subprocess.run([env.python, __file__, *sys.argv[1:], "--in-place"],
+                              env=dict(os.environ, BURGEE_BENCH_INSTALL=env.how)).returncode
+    finally:
+        env.close(keep=False)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
+    parser.add_argument("--sizes", help="comma-separated N (default "
+                        f"{','.join(map(str, SIZES))}; with --lazy {','.join(map(str, LAZY_SIZES))})")
     parser.add_argument("--write", action="store_true", help="update docs/performance.md")
     parser.add_argument("--against", metavar="TREE",
                         help="a folder holding an older workbench/: before/after in-process")
@@ -644,20 +660,27 @@ def main() -> None:
                         help="burgee dev at each N: --headless, and save -> new tools/list")
     parser.add_argument("--lazy", action="store_true",
                         help="lazy groups against eager and Click: call, --help, usage error, --schema")
-    args = parser.parse_args()
-    sizes = tuple(int(s) for s in args.sizes.split(","))
+    parser.add_argument("--in-place", action="store_true",
+                        help="run under this interpreter as it is, instead of re-running in a "
+                             "throwaway venv with burgee installed from a wheel (an editable "
+                             "install's finder adds ~20 ms to every start and shrinks ratios)")
+    add_smoke(parser, runs=1, sizes="10,20")
+    args = parse(parser)
+    if not args.in_place:
+        raise SystemExit(_in_wheel_venv())
+    sizes = tuple(int(s) for s in args.sizes.split(",")) if args.sizes else \
+        LAZY_SIZES if args.lazy else SIZES
     if args.lazy:
-        sizes = sizes if "--sizes" in sys.argv else LAZY_SIZES
         text = render_lazy(measure_lazy(args.runs, sizes), args.runs, sizes)
         print(text)
         if args.write:
-            write_section(text, LAZY_SECTION)
+            replace_section(LAZY_SECTION, text)
         return
     if args.workbench:
         text = render_workbench(measure_workbench(sizes, args.runs), args.runs, sizes)
         print(text)
         if args.write:
-            write_section(text, WORKBENCH_SECTION)
+            replace_section(WORKBENCH_SECTION, text)
         return
     if args.against:
         print(against(args.against, sizes[-1], args.runs))
@@ -665,7 +688,7 @@ def main() -> None:
     text = render(measure(args.runs, sizes), args.runs, sizes)
     print(text)
     if args.write:
-        write_section(text)
+        replace_section(SECTION, text)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ For each N, against a throwaway PostgreSQL (tests/_postgres.py) and tests/progra
    per call of the workers and of the client.
 
     .venv/bin/python benchmarks/scale_out.py [--calls 2000] [--clients 20] [--workers 1 4] [--write]
+    .venv/bin/python benchmarks/scale_out.py --smoke    # seconds: check that it runs
 
 `--write` puts the table under the "Scale-out" heading of docs/performance.md.
 """
@@ -34,6 +35,8 @@ import anyio
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from _bench import add_smoke, parse, replace_section  # noqa: E402
 KEYED = ROOT / "tests" / "programs" / "keyed.py"
 
 from _mcp_helpers import authed  # noqa: E402
@@ -167,26 +170,14 @@ def table(rows, calls, clients) -> str:
     return "\n".join(lines)
 
 
-def write(text: str) -> None:
-    path = ROOT / "docs" / "performance.md"
-    doc = path.read_text()
-    heading = "## Scale-out"
-    if heading in doc:
-        head, rest = doc.split(heading, 1)
-        tail = rest[rest.find("\n## "):] if "\n## " in rest else "\n"
-        doc = head + text + tail
-    else:
-        doc = doc.rstrip("\n") + "\n\n" + text + "\n"
-    path.write_text(doc)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 4])
     parser.add_argument("--write", action="store_true")
-    options = parser.parse_args()
+    add_smoke(parser, calls=20, clients=2, workers=[1])
+    options = parse(parser)
     reason = missing()
     if reason:
         sys.exit(f"scale_out: {reason}")
@@ -209,7 +200,7 @@ def main() -> None:
             "costs more than half what the server does per call.\n")
     print(text)
     if options.write:
-        write(text)
+        replace_section("## Scale-out", text)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ measurements, in one run, interleaved:
   which isolates the per-item cost.
 
     .venv/bin/python benchmarks/stream.py [--items 10000] [--runs 15] [--write]
+    .venv/bin/python benchmarks/stream.py --smoke    # seconds: check that it runs
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+from _bench import add_smoke, parse, replace_section  # noqa: E402
 
 ITEMS_SOURCE = '''
 def items(count):
@@ -116,7 +119,8 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=10000)
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--write", action="store_true", help="update docs/performance.md")
-    options = parser.parse_args()
+    add_smoke(parser, items=100, runs=1)
+    options = parse(parser)
     load_before = os.getloadavg()[0]
     process, inproc = measure(options.items, options.runs)
     load_after = os.getloadavg()[0]
@@ -144,17 +148,7 @@ def main() -> None:
         "against `status`).", ""])
     print(body)
     if options.write:
-        path = os.path.join(ROOT, "docs", "performance.md")
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-        start = text.find("## Streams")
-        if start >= 0:
-            end = text.find("\n## ", start + 1)
-            text = text[:start] + body + ("\n" + text[end + 1:] if end >= 0 else "")
-        else:
-            text = text.rstrip("\n") + "\n\n" + body
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        replace_section("## Streams", body)
 
 
 if __name__ == "__main__":

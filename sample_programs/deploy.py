@@ -7,6 +7,8 @@
 from workbench import Command, Fail, Option, Program, run
 
 TARGETS = ("staging", "prod", "canary")
+UNKNOWN_TARGET = {"code": "unknown_target", "exit": 3, "when": "no deploy target has that name"}
+CANCELLED = {"code": "cancelled", "exit": 1, "when": "the person said no"}
 
 
 def deploy(ctx):
@@ -46,6 +48,7 @@ program = Program(
                 "yes": Option(type="boolean", description="skip the confirmation", short="y"),
                 "build": Option(type="string", default="latest", description="build to ship"),
             },
+            errors=[UNKNOWN_TARGET, CANCELLED],
             examples=["tool deploy --target staging --yes"],
             run=deploy,
             text=lambda d: f"deployed {d['build']} to {d['target']}",

@@ -144,6 +144,10 @@ def stock(ctx):
     return list_items(ctx)[:10]
 
 
+NOT_FOUND = {"code": "not_found", "exit": 3, "when": "no item has that SKU"}
+UNAVAILABLE = {"code": "storage_unavailable", "exit": 7, "when": "the stock file cannot be read"}
+NO_STOCK = {"code": "insufficient_stock", "exit": 5, "when": "fewer in stock than ordered"}
+
 SKU = Option(type="string", required=True, description="the item's SKU", aliases=["item"],
              placeholder="<sku>")
 
@@ -154,7 +158,8 @@ program = Program(
         Command(name="export", description="Stream every item, one per line", effects="read_only",
                 options={"fail_at": Option(type="integer", min=1, description="fail at this "
                                            "item (to try a stream that breaks)")},
-                examples=["warehouse export --format ndjson"], run=export),
+                errors=[UNAVAILABLE], examples=["warehouse export --format ndjson"],
+                run=export),
         Group(name="items", description="Items in stock", commands=[
             Command(name="list", description="List items, a page at a time", effects="read_only",
                     paginated=50, output={"type": "array", "items": ITEM},
@@ -166,6 +171,7 @@ program = Program(
                     effects="non_idempotent", plan=_restock_plan,
                     options={"sku": SKU, "count": Option(type="integer", required=True, min=1,
                                                           description="how many to add")},
+                    errors=[NOT_FOUND],
                     examples=["warehouse items restock --sku SKU-0003 --count 5 --dry-run"],
                     run=restock),
             Command(name="import", description="Add counts from SKU=COUNT lines", effects="non_idempotent",
@@ -179,6 +185,7 @@ program = Program(
                     effects="non_idempotent",
                     options={"sku": SKU, "quantity": Option(type="integer", default=1, min=1,
                                                              description="how many")},
+                    errors=[NOT_FOUND, NO_STOCK],
                     examples=["warehouse orders create --sku SKU-0002 --quantity 1 --idempotency-key order-42"],
                     run=create_order),
         ]),

@@ -43,7 +43,11 @@ def _child(program, job, out_fd, err_fd):
     except SystemExit as done:
         code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
     finally:
-        try:
+        try:   # end as the interpreter would: wait for the threads left running, then the
+            import atexit     # exit hooks (a person's masked output is flushed there)
+            import threading
+            threading._shutdown()
+            atexit._run_exitfuncs()
             sys.stdout.flush()
             sys.stderr.flush()
         except (OSError, ValueError):

@@ -133,6 +133,14 @@ def text_of(result) -> str:
     return "".join(getattr(part, "text", "") for part in result.content)
 
 
+async def wait_for_file(path, timeout=60.0) -> None:
+    """Wait (in an async test) until `path` exists: a handler's sign that it started."""
+    import anyio
+    with anyio.fail_after(timeout):
+        while not path.exists():
+            await anyio.sleep(0.02)
+
+
 def wait_for(predicate, timeout=10.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -182,6 +190,5 @@ def examples(program):
 
 
 def os_environ_without_agents() -> dict:
-    hidden = ("AI_AGENT", "CLAUDECODE", "CURSOR_AGENT", "CODEX_THREAD_ID", "GEMINI_CLI", "CI",
-              "FORCE_TTY")
-    return {k: v for k, v in os.environ.items() if k not in hidden}
+    from conftest import AGENT_VARIABLES
+    return {k: v for k, v in os.environ.items() if k not in AGENT_VARIABLES}

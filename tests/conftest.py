@@ -21,8 +21,9 @@ PROGRAMS = Path(__file__).resolve().parent / "programs"
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
-AGENT_VARIABLES = ("AI_AGENT", "CLAUDECODE", "CURSOR_AGENT", "CODEX_THREAD_ID", "GEMINI_CLI",
-                   "CI", "FORCE_TTY")
+from workbench.runtime.context import AGENT_MARKERS  # noqa: E402
+
+AGENT_VARIABLES = AGENT_MARKERS + ("CI", "FORCE_TTY")
 
 
 def clean_env(**extra) -> dict:

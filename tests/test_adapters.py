@@ -352,10 +352,10 @@ async def test_an_adapted_call_gives_the_same_bytes_over_mcp_and_the_cli(library
 @pytest.mark.slow
 def test_burgee_dev_headless_works_on_each(file, tmp_path):
     snapshots = tmp_path / "snapshots"
-    first = burgee("dev", file, "--headless", "--json", "--update", "--snapshots", snapshots,
+    first = burgee("dev", file, "--headless", "--no-check", "--json", "--update", "--snapshots", snapshots,
                    tmp_path=tmp_path)
     assert first.returncode == 0, first.stdout[-2000:] + first.stderr[-2000:]
-    again = burgee("dev", file, "--headless", "--json", "--snapshots", snapshots, tmp_path=tmp_path)
+    again = burgee("dev", file, "--headless", "--no-check", "--json", "--snapshots", snapshots, tmp_path=tmp_path)
     assert again.returncode == 0, again.stdout[-2000:] + again.stderr[-2000:]
     report = json.loads(again.stdout.strip().splitlines()[-1])
     assert report["ok"] is True

@@ -16,6 +16,7 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import quote
 
 import anyio
 import pytest
@@ -26,7 +27,11 @@ pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (READ
 
 ROOT = Path(__file__).resolve().parent.parent
 SPREADER = ROOT / "tests" / "programs" / "spreader.py"
-V = "cAnAry-Zq81xT-v4lue"
+V = 'cAnAry-Zq81xT-v4l\u00fce"q\\z'
+"""The canary: a non-ASCII letter, a quote and a backslash, so that its escaped forms
+(JSON, repr) differ from it and are looked for too."""
+FORMS = list(dict.fromkeys([V, json.dumps(V)[1:-1], json.dumps(V, ensure_ascii=False)[1:-1],
+                            repr(V)[1:-1], ascii(V)[1:-1], quote(V, safe="")]))
 
 # -- paths -------------------------------------------------------------------------------
 
@@ -48,6 +53,14 @@ CLI_PATHS = {   # path -> (argv, extra environment); the value enters on the com
     "a longer flag that holds its name": (["spread", "--api-token", V], {}),
     "raised by the handler (--debug)": (["spread", "--token", V, "--fail", "--debug"], {}),
     "with an idempotency key": (["spread", "--token", V, "--idempotency-key", "k1"], {}),
+    "PostgreSQL URL password": (["spread", "--idempotency-key", "k-dsn"], {
+        "BURGEE_IDEMPOTENCY_URL": f"postgresql://u:{quote(V, safe='')}@127.0.0.1:1/db"}),
+    "PostgreSQL URL ?password= that psycopg quotes back": (
+        ["spread", "--idempotency-key", "k-dsn"],
+        {"BURGEE_IDEMPOTENCY_URL": f"postgresql://u@127.0.0.1:1/db?password={quote(V)}%zz"}),
+    "PostgreSQL keyword DSN": (["spread", "--idempotency-key", "k-dsn"], {
+        "BURGEE_IDEMPOTENCY_URL": "host=127.0.0.1 port=1 password='"
+        + V.replace("\\", "\\\\").replace("'", "\\'") + "'"}),
 }
 RUNS_HANDLER = ("flag", "flag=value", "short flag", "short flag, value attached",
                 "env variable", "with an idempotency key")   # the CLI paths whose handler runs
@@ -75,6 +88,9 @@ HANDLER_PATHS = {   # path -> what the spreader writes (or the pipeline shows) j
     "a stream saved at import": ("saved ",),
     "a progress message": ("progress ",),
     "an exception the handler raised": ("raised ",),
+    "a thread left running after the handler returned": ("late ",),
+    "printed JSON-escaped and as repr": ('escaped json "', "escaped repr '"),
+    "captured output past the capture window": ("flood ",),
 }
 
 
@@ -236,7 +252,7 @@ def headless(tmp_path_factory):
     file.write_text(SPREADER.read_text(encoding="utf-8"), encoding="utf-8")
     env = _env(tmp, SPREADER_TOKEN=V, PYTHONPATH=str(ROOT))
     done = subprocess.run([sys.executable, "-m", "workbench.cli", "dev", str(file),
-                           "--headless", "--json", "--update", "--run-writes"], env=env, cwd=tmp,
+                           "--headless", "--no-check", "--json", "--update", "--run-writes"], env=env, cwd=tmp,
                           capture_output=True, text=True, timeout=180)
     files = [p for p in (tmp / ".burgee").rglob("*") if p.is_file()]
     assert files, done.stdout + done.stderr
@@ -254,7 +270,9 @@ HEADLESS_PLACES = ["headless report (stdout+stderr)", "headless snapshot files"]
 
 
 def _clean(text: str, where: str) -> None:
-    assert V not in text, f"{where}: ...{text[max(0, text.find(V) - 200):text.find(V) + 60]}..."
+    for form in FORMS:
+        at = text.find(form)
+        assert at < 0, f"{where}: ...{text[max(0, at - 200):at + 60]}..."
 
 
 @pytest.mark.parametrize("place", CLI_PLACES)
@@ -266,7 +284,11 @@ def test_cli_path_reaches_no_place(cli, path, place):
 def _tagged_clean(text: str, path: str, place: str) -> None:
     """No sign of the value where this handler path writes it, masked or not as a whole."""
     for tag in HANDLER_PATHS[path]:
-        assert tag + V not in text, f"{path} -> {place}: {tag + V!r}"
+        for form in FORMS:
+            assert tag + form not in text, f"{path} -> {place}: {tag + form!r}"
+    if path == "captured output past the capture window":   # not even the token's tail
+        for cut in range(1, len(V) - 2):
+            assert V[cut:] + "yyyy" not in text, f"{path} -> {place}: {V[cut:]!r}"
 
 
 def _cli_handler_text(cli, place) -> str:
@@ -284,7 +306,8 @@ def test_the_handler_ran_over_mcp_and_its_output_arrived_masked(mcp):
         ran = mcp[transport]["MCP argument"]
         results = next(text for place, text in ran.items() if place.startswith("MCP results"))
         heard = next(text for place, text in ran.items() if "notifications" in place)
-        assert "returned ***" in results and "child out ***" in results, results
+        assert "returned ***" in results and "child err ***" in results, results
+        assert "***yyyy" in results   # the window's edge cut the token: masked whole
         assert "progress ***" in heard, heard
 
 
@@ -321,7 +344,8 @@ def test_the_idempotency_store_holds_no_secret_and_is_private(cli, mcp, via):
     assert b"returned ***" in store.read_bytes()   # the envelope is there, masked
     for extra in ("", "-wal", "-journal"):
         if os.path.exists(str(store) + extra):
-            assert V.encode() not in Path(str(store) + extra).read_bytes()
+            held = Path(str(store) + extra).read_bytes()
+            assert not any(form.encode() in held for form in FORMS)
 
 
 @pytest.mark.parametrize("place", HEADLESS_PLACES)
@@ -392,4 +416,4 @@ def test_the_canary_counts_its_paths_and_places():
     print(f"canary: {paths} paths ({len(CLI_PATHS)} CLI, {len(MCP_PATHS)} MCP, "
           f"{len(HANDLER_PATHS)} handler outputs) into {places} places: {cases} "
           f"(path, place) cases")
-    assert (paths, places, cases) == (36, 18, 341)
+    assert (paths, places, cases) == (42, 18, 410)

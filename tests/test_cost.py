@@ -134,7 +134,7 @@ def test_a_session_budget_key_that_names_nothing_is_refused_with_the_fix():
 
 
 def _headless(file):
-    done = subprocess.run([sys.executable, "-m", "workbench.cli", "dev", str(file), "--headless", "--json",
+    done = subprocess.run([sys.executable, "-m", "workbench.cli", "dev", str(file), "--headless", "--no-check", "--json",
                            "--update"], capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": ROOT}, cwd=os.path.dirname(file))
     return done.returncode, json.loads(done.stdout.splitlines()[-1])

@@ -12,7 +12,7 @@ from workbench.dev.headless import check_snapshots
 @pytest.mark.slow
 async def test_a_reload_lists_breaking_changes_first_since_the_load_and_the_snapshot(tmp_path):
     file = copy_sample(tmp_path, "deploy.py")
-    assert check_snapshots(str(file), update=True)["ok"]
+    assert check_snapshots(str(file), update=True, check=False)["ok"]
     source = file.read_text()
     async with dashboard(file) as (app, pilot):
         app.show_tab("problems")

@@ -9,6 +9,8 @@ import sys
 
 import pytest
 
+from conftest import AGENT_VARIABLES
+
 pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -17,15 +19,14 @@ NOTES = os.path.join(ROOT, "sample_programs", "notes.py")
 
 def _env(home) -> dict:
     env = {k: v for k, v in os.environ.items()
-           if k not in ("CI", "CLAUDECODE", "AI_AGENT", "CURSOR_AGENT", "CODEX_THREAD_ID",
-                        "GEMINI_CLI", "XDG_STATE_HOME", "NOTES_FILE", "NOTES_TOKEN")}
+           if k not in AGENT_VARIABLES + ("XDG_STATE_HOME", "NOTES_FILE", "NOTES_TOKEN")}
     env["PYTHONPATH"] = ROOT
     env["HOME"] = str(home)
     return env
 
 
 def _headless(python, file, home, *extra) -> tuple:
-    done = subprocess.run([str(python), "-m", "workbench.cli", "dev", str(file), "--headless", "--json",
+    done = subprocess.run([str(python), "-m", "workbench.cli", "dev", str(file), "--headless", "--no-check", "--json",
                            *extra], capture_output=True, timeout=180, env=_env(home),
                           cwd=os.path.dirname(file))
     assert done.stderr == b"", done.stderr.decode()

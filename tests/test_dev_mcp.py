@@ -2,6 +2,7 @@
 broken saves keep the last good program served, hanging handlers are cut off, traffic is kept."""
 
 import asyncio
+import json
 import contextlib
 import textwrap
 
@@ -484,3 +485,26 @@ async def test_a_save_that_changes_no_tool_sends_no_list_changed(served):
         await asyncio.wait_for(listener.heard.wait(), 20)
         assert listener.count == 1
         assert "bye" in await tool_names(client)
+
+
+async def test_resources_follow_a_save_with_list_changed(served):
+    """The program's cards are MCP resources (issue 33, item 5): a save that adds a command
+    tells the client resources/list_changed, and the new card can be read."""
+    from mcp import Client
+    bench, url, file = served
+    heard = asyncio.Event()
+
+    async def listener(message):
+        if getattr(message, "method", None) == "notifications/resources/list_changed" or \
+                type(message).__name__ == "ResourceListChangedNotification":
+            heard.set()
+    async with Client(authed(url, bench.token), mode="legacy", message_handler=listener,
+                      cache=None) as client:
+        before = {str(r.uri) for r in (await client.list_resources()).resources}
+        assert "burgee://app/cards/hello" in before and "burgee://app/cards/bye" not in before
+        save(file, source(BYE))
+        await asyncio.wait_for(heard.wait(), 20)
+        after = {str(r.uri) for r in (await client.list_resources()).resources}
+        assert after - before == {"burgee://app/cards/bye"}
+        card = await client.read_resource("burgee://app/cards/bye")
+        assert json.loads(card.contents[0].text)["description"] == "Say bye"

@@ -158,7 +158,7 @@ def test_headless_never_touches_the_real_home(real_home):
     env["PYTHONPATH"] = ROOT
     for extra in ([], ["--run-writes"]):
         done = subprocess.run([sys.executable, "-m", "workbench.cli", "dev", str(file),
-                               "--headless", "--json", "--update", *extra], capture_output=True,
+                               "--headless", "--no-check", "--json", "--update", *extra], capture_output=True,
                               text=True, timeout=180, env=env, cwd=str(file.parent))
         doc = json.loads(done.stdout)
         assert doc["ok"], done.stdout + done.stderr

@@ -17,7 +17,7 @@ import tomllib
 
 import pytest
 
-from conftest import ROOT, SAMPLES, clean_env
+from conftest import PROGRAMS, ROOT, SAMPLES, clean_env
 from workbench.runtime.extras import EXTRAS, missing
 
 pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
@@ -137,6 +137,22 @@ def test_output_validation_without_jsonschema_names_its_extra(core, tmp_path):
     assert json.loads(done.stdout)["error"]["message"].endswith(f"-e '{ROOT}[validate]'")
     plain = _run(core, SAMPLES / "notes.py", "list", "--json", env={"NOTES_FILE": tmp_path / "n.json"})
     assert plain.returncode == 0
+
+
+def test_jq_without_its_extra_names_the_install_command_and_runs_nothing(core, tmp_path):
+    done = _run(core, SAMPLES / "notes.py", "add", "x", "--jq", ".", "--json",
+                env={"NOTES_FILE": tmp_path / "n.json"})
+    error = json.loads(done.stdout)["error"]
+    assert done.returncode == 7 and error["code"] == "missing_extra"
+    assert error["message"].startswith("--jq needs the jq extra (missing: jq)")
+    assert error["message"].endswith(f"-e '{ROOT}[jq]'")
+    assert not (tmp_path / "n.json").exists()   # checked before the handler ran
+
+
+def test_colour_without_rich_is_plain_text(core):
+    done = _run(core, PROGRAMS / "shelf.py", "book", "--fields", "titel",
+                env={"FORCE_COLOR": "1"})
+    assert done.returncode == 2 and done.stderr.startswith("error: unknown field: titel")
 
 
 def test_a_command_names_a_script_bare_only_when_the_shell_would_run_this_environments(monkeypatch):

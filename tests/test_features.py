@@ -58,6 +58,14 @@ def follow(runner, error):
     return runner.invoke(fix)
 
 
+def filled(error, **values):
+    """A refusal's MCP fix with its slots (`"$KIT_JOBS_ADD_TOKEN"`) given the values the caller
+    holds, as an agent fills them: a slot is refused as a value (`input_placeholder`)."""
+    fix = json.loads(error["fix"])
+    assert set(values) <= set(fix), (values, fix)
+    return {**fix, **values}
+
+
 ADD = ["jobs", "add", "a.txt", "out", "--token", "t0k3n", "--json"]
 
 
@@ -157,7 +165,7 @@ def test_min_and_max_refuse_with_the_nearest_value_that_runs(kit, files):
                                    "priority": 0, "weight": 2})
     error = refused(mcp, "out_of_range")
     assert json.loads(error["fix"])["priority"] == 1 and json.loads(error["fix"])["weight"] == 1.5
-    assert ok(runner.call("jobs_add", json.loads(error["fix"])))["options"]["weight"] == 1.5
+    assert ok(runner.call("jobs_add", filled(error, token="t")))["options"]["weight"] == 1.5
 
 
 def test_a_path_that_is_not_there_is_fixed_to_the_nearest_that_is(kit, files):
@@ -173,7 +181,7 @@ def test_a_path_that_is_not_there_is_fixed_to_the_nearest_that_is(kit, files):
     mcp = refused(runner.call("jobs_add", {"inputs": ["b.tx"], "target": "out", "token": "t"}),
                   "path_not_found")
     assert json.loads(mcp["fix"])["inputs"] == ["b.txt"]
-    assert ok(runner.call("jobs_add", json.loads(mcp["fix"])))["args"]["inputs"] == ["b.txt"]
+    assert ok(runner.call("jobs_add", filled(mcp, token="t")))["args"]["inputs"] == ["b.txt"]
 
 
 def test_an_unwritable_path_is_refused(kit, files):
@@ -246,7 +254,7 @@ def test_requires_and_conflicts_are_checked_everywhere_and_fixed(kit, files):
     mcp = refused(runner.call("jobs_add", {"inputs": ["a.txt"], "target": "out", "token": "t",
                                            "quiet": True, "notify": True, "email": "a@b"}),
                   "conflicting_options")
-    assert ok(runner.call("jobs_add", json.loads(mcp["fix"])))["options"]["quiet"] is True
+    assert ok(runner.call("jobs_add", filled(mcp, token="t")))["options"]["quiet"] is True
 
 
 def test_requires_and_conflicts_in_the_input_schema():
@@ -337,11 +345,14 @@ def test_an_argument_reads_its_environment_variable(kit):
 
 def test_a_prompt_asks_a_person_checks_the_answer_and_asks_again(kit, files):
     runner = Runner(kit)
-    result = runner.invoke(ADD[:4] + ["--json"], terminal=True,
-                           input="one\ntwo\nsecret\nsecret\n")
-    assert result.exit == 0 and result.json["data"]["options"]["token"] == "***"
+    result = runner.invoke(ADD[:4], terminal=True, input="one\ntwo\nsecret\nsecret\n")
+    assert result.exit == 0 and result.envelope["data"]["options"]["token"] == "***"
     assert result.stderr.count("API token: ") == 2 and "do not match" in result.stderr
-    assert result.json["meta"]["provenance"]["token"] == {"source": "prompt"}
+    assert result.envelope["meta"]["provenance"]["token"] == {"source": "prompt"}
+    # under --json nobody is asked, even at a terminal: a JSON caller's stderr stays empty
+    # (issue 28, docs/decisions.md), and the refusal names the flag
+    result = runner.invoke(ADD[:4] + ["--json"], terminal=True, input="secret\nsecret\n")
+    assert refused(result, "input_required") and result.stderr == ""
 
 
 def test_a_prompt_nobody_can_answer_is_input_required_with_a_fix(kit, files):
@@ -349,8 +360,8 @@ def test_a_prompt_nobody_can_answer_is_input_required_with_a_fix(kit, files):
     for who in ({"agent": "claude-code"}, {}):
         error = refused(runner.invoke(ADD[:4] + ["--json"], **who), "input_required")
         assert error["fix"] == "kit jobs add a.txt out --token $KIT_JOBS_ADD_TOKEN --json"
-        assert ok(runner.invoke(error["fix"], env={"KIT_JOBS_ADD_TOKEN": "t"}))["options"][
-            "token"] == "***"
+        assert ok(runner.invoke(error["fix"], env={"KIT_JOBS_ADD_TOKEN": "tok-3141"}))[
+            "options"]["token"] == "***"
     program = Program("t", commands=[Command("c", effects="read_only", run=lambda ctx: 1,
                                              options={"name": Option(prompt=True)})])
     mcp = refused(Runner(program).call("c", {}), "input_required")

@@ -95,3 +95,14 @@ def test_a_replacement_is_named_as_a_caller_writes_it_in_help_and_in_the_warning
     assert "deprecated: use --everything instead" in helped
     warned = runner.invoke("ls --all --json").json["meta"]["warnings"]
     assert warned == ["--all is deprecated; use --everything"]
+
+
+@pytest.mark.parametrize("builtin", [["mcp"], ["skills"], ["completion"], ["help"]])
+def test_a_builtins_help_opens_with_what_it_does_not_an_effects_line(builtin):
+    done = subprocess.run([sys.executable, str(SAMPLES / "notes.py"), *builtin, "--help"],
+                          capture_output=True, text=True, timeout=60, env=clean_env())
+    assert done.returncode == 0 and done.stdout.startswith("Usage: notes "), done.stderr
+    assert "Effects:" not in done.stdout
+    own = subprocess.run([sys.executable, str(SAMPLES / "notes.py"), "add", "--help"],
+                         capture_output=True, text=True, timeout=60, env=clean_env())
+    assert "Effects: non_idempotent" in own.stdout   # a program's own commands keep it

@@ -244,7 +244,7 @@ def test_the_store_keeps_only_a_hash_of_the_inputs(tmp_path):
     run_program(SAMPLES / "notes.py", "sync", "push", "--idempotency-key", "S", "--json", env=env)
     with sqlite3.connect(tmp_path / "idempotency.sqlite3") as connection:
         (digest,) = connection.execute("SELECT digest FROM claims").fetchone()
-    assert len(digest) == 64 and int(digest, 16) >= 0
+    assert digest.startswith("h1:") and len(digest) == 67 and int(digest[3:], 16) >= 0
     assert b"tok-very-secret-1234" not in (tmp_path / "idempotency.sqlite3").read_bytes()
 
 

@@ -44,7 +44,7 @@ def _keys_pg_forget(url):
     from workbench.runtime import _keys_pg
     for connection in _keys_pg._IDLE.pop(url, []):
         connection.close()
-    _keys_pg._READY.discard(url)
+    _keys_pg._READY.pop(url, None)
 
 
 @pytest.fixture
@@ -176,6 +176,39 @@ def test_a_kept_result_expires(store_env):
     _wait_for(lambda: _attempt(store_env, "E", _keys.holder())[0], "the result expiring")
 
 
+def test_a_holder_that_finishes_and_ends_while_its_row_is_read_is_not_taken_over(
+        store_env, monkeypatch):
+    """A call process finishes its key (done) and exits right after: a caller that read the
+    row while it was still pending, then found the holder gone, must not run the call again
+    (tests/test_mcp_scale_out.py saw a second run under load: CI, 2026-12-05). The
+    interleaving is made exact: the holder's finish and exit happen inside the liveness check,
+    after the row was read. PostgreSQL only: SQLite's write lock keeps the finish out meanwhile."""
+    if store_env["kind"] != "postgres":
+        pytest.skip("SQLite's IMMEDIATE transaction holds the finish back until the claim ends")
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    first = _store(store_env)
+    him = (*_keys.holder()[:2], holder.pid, _keys._started(holder.pid))
+    assert first.attempt("prog cmd", "F", "d", "his", him, 30.0)[0] is True
+    dead = _keys._holder_dead
+
+    def finish_then_end(*row):
+        first.finish("prog cmd", "F", "his", '{"ok": true, "data": "his"}', 0, 60.0)
+        holder.kill()
+        holder.wait()
+        return dead(*row)
+    monkeypatch.setattr(_keys, "_holder_dead", finish_then_end)
+    try:
+        taken, row = _attempt(store_env, "F", _keys.holder())
+    finally:
+        first.close()
+        holder.kill()
+        holder.wait()
+    monkeypatch.undo()
+    assert taken is False
+    taken, row = _attempt(store_env, "F", _keys.holder())
+    assert taken is False and row[1] == "done" and json.loads(row[2])["data"] == "his"
+
+
 def test_release_frees_and_finish_keeps(store_env):
     store = _store(store_env)
     me = _keys.holder()
@@ -261,3 +294,21 @@ async def test_a_call_waiting_for_a_key_does_not_stall_the_server(keyed, tmp_pat
 
 async def _append(into, awaitable):
     into.append(await awaitable)
+
+
+def test_the_digest_is_keyed_by_the_stores_own_secret(keyed, store_env):
+    """Both stores keep an HMAC of the inputs, keyed apart from the claims (issue 29): the
+    SQLite store in `idempotency.key` beside it, PostgreSQL in its own table."""
+    assert keyed("--json", "--idempotency-key", "H").exit == 0
+    if store_env["kind"] == "sqlite":
+        import sqlite3
+        with sqlite3.connect(os.path.join(store_env["BURGEE_STATE_DIR"],
+                                          "idempotency.sqlite3")) as connection:
+            (digest,) = connection.execute("SELECT digest FROM claims").fetchone()
+    else:
+        import psycopg
+        with psycopg.connect(store_env["BURGEE_IDEMPOTENCY_URL"], autocommit=True) as conn:
+            (digest,) = conn.execute("SELECT digest FROM burgee_idempotency").fetchone()
+            (secret,) = conn.execute("SELECT secret FROM burgee_idempotency_key").fetchone()
+        assert len(secret) == 64
+    assert digest.startswith("h1:") and len(digest) == 67

@@ -55,10 +55,12 @@ def test_the_workbench_contract_refuses_an_import_back_up(tmp_path):
 
 
 LAZY = {"mcp", "mcp_types", "anyio", "uvicorn", "watchfiles", "tiktoken", "bpe_openai",
-        "cairosvg", "ctypes", "workbench.mcp"}
+        "cairosvg", "ctypes", "workbench.mcp", "workbench.check"}
 """What a function inside `workbench.dev` may import where it is used rather than at the top:
 the MCP SDK (and `workbench.mcp`, which imports it), the HTTP server, the file watcher, the
-tokenizers, an optional PNG converter, and libffi (Linux-only tricks of the load check)."""
+tokenizers, an optional PNG converter, libffi (Linux-only tricks of the load check), and the
+contract checker (`import workbench.check` is ~40 ms: its call generator and runner), loaded
+when a check runs or its report is drawn."""
 
 ENTRY_POINTS = {"__init__.py", "dashboard/__init__.py", "_check.py"}
 """Where every import may be local: `import workbench.dev` and its dashboard package must

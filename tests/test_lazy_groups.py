@@ -243,7 +243,7 @@ def test_headless_works_on_a_lazy_program(app):
 
     def headless(*extra):
         done = subprocess.run([sys.executable, "-m", "workbench.cli", "dev", "lazy.py",
-                               "--headless", "--json", *extra], capture_output=True, text=True,
+                               "--headless", "--no-check", "--json", *extra], capture_output=True, text=True,
                               timeout=300, env=env, cwd=folder)
         return done.returncode, done
 
@@ -275,7 +275,7 @@ def test_headless_refuses_a_lazy_group_that_cannot_load(app):
     folder, env = app
     source = (folder / "lazy.py").read_text()
     (folder / "lazy.py").write_text(source.replace("pkg.g2:group", "pkg.g2:gone"))
-    done = subprocess.run([sys.executable, "-m", "workbench.cli", "dev", "lazy.py", "--headless", "--json",
+    done = subprocess.run([sys.executable, "-m", "workbench.cli", "dev", "lazy.py", "--headless", "--no-check", "--json",
                            "--json"],
                           capture_output=True, text=True, timeout=300, env=env, cwd=folder)
     assert done.returncode != 0, done.stdout + done.stderr

@@ -276,6 +276,25 @@ async def test_a_100_mb_result_over_http_is_refused_and_memory_returns(extra, tm
             assert grown_mb < 50, f"the server kept {grown_mb:.0f} MB after three 100 MB results"
 
 
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_over_http_a_result_past_the_clients_1_mib_is_an_envelope_not_a_transport_error(
+        mode, extra, tmp_path):
+    """The SDK's client refuses a server-sent event over 1 MiB: a 2 MB result, and 600 KB of
+    data sent twice (text and structuredContent), come back as `result_too_large`; what fits
+    comes back whole, in both protocol eras. Over stdio the 2 MB result is sent."""
+    from mcp import Client
+    with http_server(HUGE, extra, tmp_path) as (url, _process):
+        async with Client(authed(url), mode=mode, cache=None) as client:
+            doc = _too_large(await client.call_tool("blob", {"megabytes": 2}))
+            assert doc["error"]["limit"] == 1024 * 1024 - 16 * 1024
+            assert "1 MiB" in doc["error"]["hint"]
+            _too_large(await client.call_tool("shaped", {"kilobytes": 600}))
+            fits = await client.call_tool("shaped", {"kilobytes": 400})
+            assert not fits.is_error and len(fits.structured_content["text"]) == 400_000
+    async with Client(stdio_params(HUGE, extra, tmp_path), mode=mode, cache=None) as client:
+        assert not (await client.call_tool("blob", {"megabytes": 2})).is_error
+
+
 def test_max_result_bytes_must_be_positive(extra, tmp_path):
     done = subprocess.run([sys.executable, str(HUGE), "mcp", "--max-result-bytes", "0",
                            "--json"], env=full_env(extra), capture_output=True, text=True,

@@ -43,9 +43,11 @@ async def test_two_workers_share_one_key_through_postgres(postgres_url, tmp_path
             gate.write_text("")
     docs = [json.loads(result.content[0].text) for result in results]
     assert len(docs) == 16 and all(doc["ok"] for doc in docs), docs
-    assert len({json.dumps(doc["data"]) for doc in docs}) == 1
-    assert sorted(bool(doc["meta"].get("replayed")) for doc in docs) == [False] + [True] * 15
-    assert sum(line.startswith("start") for line in log.read_text().splitlines()) == 1
+    runs = log.read_text()   # shown with every failure below: which process ran when
+    assert len({json.dumps(doc["data"]) for doc in docs}) == 1, runs
+    assert sorted(bool(doc["meta"].get("replayed")) for doc in docs) == [False] + [True] * 15, \
+        runs
+    assert sum(line.startswith("start") for line in runs.splitlines()) == 1, runs
 
 
 @pytest.mark.asyncio

@@ -133,6 +133,42 @@ async def test_progress_reaches_a_client_that_asks_for_it(app, extra, tmp_path):
     assert not result.is_error and heard == [(1.0, 2.0, "half")]
 
 
+STEPS = textwrap.dedent('''
+    import time
+    from workbench import Command, Program, run
+
+    def steps(ctx):
+        for done in range(4):           # four reports, at least 60 ms apart
+            ctx.progress(done, 3, f"step {done}")
+            time.sleep(0.06)
+        return {"steps": 3}
+
+    program = Program(name="steps", version="1.0.0", description="Report progress",
+                      commands=[Command(name="steps", description="Four reports",
+                                        effects="read_only", run=steps)])
+    if __name__ == "__main__":
+        run(program)
+''')
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_every_progress_report_50_ms_apart_reaches_the_client(mode, extra, tmp_path):
+    """The conformance suite's `tools-call-with-progress`: reports 50 ms apart, none dropped
+    by the throttle (the sleeps only ever make them further apart)."""
+    file = tmp_path / "steps.py"
+    file.write_text(STEPS, encoding="utf-8")
+    heard = []
+
+    async def on_progress(progress, total, message):
+        heard.append((progress, message))
+
+    with open(tmp_path / "err.txt", "w+") as errlog:
+        async with stdio_client(file, extra, tmp_path, errlog, mode=mode) as client:
+            result = await client.call_tool("steps", {}, progress_callback=on_progress)
+    assert not result.is_error
+    assert heard == [(float(n), f"step {n}") for n in range(4)]
+
+
 @pytest.mark.slow
 def test_garbage_on_stdin_gets_answers_to_what_follows_and_a_clean_exit(app, extra, tmp_path):
     init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",

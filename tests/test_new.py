@@ -133,6 +133,6 @@ def test_burgee_lists_new_in_help_completions_and_tools():
     card = runner.invoke(["new", "--help", "--json"]).json
     assert card["effects"] == "idempotent"
     assert {e["code"] for e in card["errors"]} >= {"invalid_name", "folder_not_empty"}
-    assert "-W 'dev run new diff schema help" in runner.invoke(["completion", "bash"]).stdout
+    assert "-W 'dev run new diff check schema help" in runner.invoke(["completion", "bash"]).stdout
     names = runner.invoke(["help", "--json", "--level", "names"]).json
     assert "new" in json.dumps(names)

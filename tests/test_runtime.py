@@ -161,7 +161,7 @@ def test_ctrl_c_exits_130(tmp_path):
 
 
 def test_closed_stdout_pipe_ends_quietly():
-    command = f"{sys.executable} {KITCHEN} many | head -n 1"
+    command = f"{sys.executable} {KITCHEN} many --format table | head -n 1"
     completed = subprocess.run(["bash", "-c", "set -o pipefail; " + command], env=clean_env(),
                                capture_output=True, text=True, timeout=60)
     assert completed.stdout == "0  " + "x" * 50 + "\n"   # a stream, printed as it comes
@@ -197,11 +197,23 @@ def test_version(deploy):
 @pytest.mark.parametrize("variable,value,name", [
     ("CLAUDECODE", "1", "claude-code"), ("CURSOR_AGENT", "1", "cursor"),
     ("CODEX_THREAD_ID", "t-1", "codex"), ("GEMINI_CLI", "1", "gemini"),
-    ("AI_AGENT", "my-agent", "my-agent")])
+    ("COPILOT_AGENT", "1", "copilot"), ("AI_AGENT", "my-agent", "my-agent"),
+    ("BURGEE_AGENT", "on", "agent"), ("BURGEE_AGENT", "aider", "aider")])
 def test_agents_are_detected_from_the_environment(deploy, variable, value, name):
     result = deploy.invoke(["deploy", "--target", "staging", "--yes", "--json"],
                            env={variable: value})
     assert result.json["data"]["agent"] == name
+
+
+@pytest.mark.parametrize("override, marker, agent", [
+    ("off", {"CLAUDECODE": "1"}, None), ("false", {"AI_AGENT": "x"}, None),
+    ("auto", {"CLAUDECODE": "1"}, "claude-code"), ("auto", {}, None),
+    ("on", {"CURSOR_AGENT": "1"}, "cursor"), ("", {"GEMINI_CLI": "1"}, "gemini")])
+def test_burgee_agent_overrides_the_detection_both_ways(deploy, override, marker, agent):
+    """A person in an agent's shell turns it off; a harness no variable names turns it on."""
+    result = deploy.invoke(["deploy", "--target", "staging", "--yes", "--json"],
+                           env={"BURGEE_AGENT": override, **marker})
+    assert result.json["data"]["agent"] == agent
 
 
 def test_ai_agent_is_checked_first(deploy):

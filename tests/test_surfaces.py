@@ -204,8 +204,10 @@ def test_card_holds_what_an_agent_needs(program):
                                  "type": "string", "description": "build file",
                                  "required": True, "stdin": True}
     assert c["examples"] == ["tool deploy --target staging --yes build.tar"]
-    assert [e["code"] for e in c["errors"]] == ["usage", "action_required", "internal"]
-    assert c["exit_codes"] == [0, 1, 2, 4]
+    assert [e["code"] for e in c["errors"]] == [   # non_idempotent: its key's three
+        "usage", "action_required", "idempotency_conflict", "in_progress",
+        "idempotency_store_unavailable", "internal"]
+    assert c["exit_codes"] == [0, 1, 2, 4, 5, 6, 7]
 
 
 @pytest.mark.parametrize("effects, hints", [
@@ -404,8 +406,10 @@ def test_bash_completion_in_a_real_bash(program):
     assert bash_complete(script, "tool", "no") == ["notes"]
     assert bash_complete(script, "tool", "notes", "") == ["add", "a", "tag", "purge"]
     assert bash_complete(script, "tool", "notes", "a", "--") == [
-        "--idempotency-key", "--json", "--help", "--schema", "--debug", "--format", "--progress"]
-    assert bash_complete(script, "tool", "notes", "a", "--format", "") == ["json", "ndjson"]
+        "--idempotency-key", "--json", "--help", "--schema", "--debug", "--format", "--progress",
+        "--fields", "--jq"]
+    assert bash_complete(script, "tool", "notes", "a", "--format", "") == ["json", "ndjson", "table",
+                                                                     "tsv"]
     assert bash_complete(script, "tool", "deploy", "--no-") == ["--no-yes", "--no-old"]
     assert bash_complete(script, "tool", "deploy", "--level", "") == ["low", "high"]
     assert bash_complete(script, "tool", "deploy", "--level", "=", "h") == ["high"]
@@ -475,7 +479,8 @@ def test_zsh_completion_offers_the_model(program, tmp_path):
         "deploy", "status", "st", "notes", "help", "completion", "mcp", "skills"]
     assert zsh_complete(tmp_path, script, "tool", "notes", "") == ["add", "a", "tag", "purge"]
     assert zsh_complete(tmp_path, script, "tool", "st", "--") == [
-        "--json", "--help", "-h", "--schema", "--debug", "--format", "--progress"]
+        "--json", "--help", "-h", "--schema", "--debug", "--format", "--progress", "--fields",
+        "--jq"]
     assert zsh_complete(tmp_path, script, "tool", "deploy", "--level", "") == ["low", "high"]
     assert zsh_complete(tmp_path, script, "tool", "deploy", "--level=h") == ["low", "high"]
     assert zsh_complete(tmp_path, script, "tool", "deploy", "--target", "") == ["<files>"]

@@ -172,15 +172,22 @@ def test_a_terminal_makes_a_person_who_answers_prompts_from_input(deploy, kitche
     assert yes.stderr == "deploy to prod? [y/N] "
     no = deploy.invoke(["deploy", "--target", "prod"], terminal=True, input="n\n")
     assert no.exit == 1 and "deploy cancelled" in no.stderr
-    asked = kitchen.invoke(["ask", "--json"], terminal=True, input="Ada\n")
-    assert asked.json["data"] == {"name": "Ada"}
+    asked = kitchen.invoke(["ask"], terminal=True, input="Ada\n")
+    assert asked.exit == 0 and "Ada" in asked.stdout
     seen = Runner(_probe()).invoke(["look", "--json"], terminal=True).json["data"]
     assert seen["tty"] is True and seen["interactive"] is True
 
 
 def test_a_terminal_with_no_answer_left_is_input_closed(kitchen):
-    result = kitchen.invoke(["ask", "--json"], terminal=True)
-    assert result.exit == 4 and result.json["error"]["code"] == "input_closed"
+    result = kitchen.invoke(["ask"], terminal=True)
+    assert result.exit == 4 and "standard input closed" in result.stderr
+
+
+def test_json_at_a_terminal_is_never_prompted(kitchen):
+    """--json asks for data: stderr stays empty, and the question is the flag to pass."""
+    result = kitchen.invoke(["ask", "--json"], terminal=True, input="Ada\n")
+    assert result.exit == 2 and result.stderr == ""
+    assert result.json["error"]["code"] == "input_required"
 
 
 def test_an_agent_on_a_terminal_is_never_prompted(deploy, kitchen):

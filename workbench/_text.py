@@ -34,19 +34,33 @@ def plural(count: int, word: str, many: str | None = None) -> str:
     return f"{count} {word if count == 1 else (many or word + 's')}"
 
 
-def split(line: str) -> list[str]:
-    """Split a command line like a POSIX shell (quotes and backslashes, no expansion), without
-    `shlex`; ValueError on an unclosed quote."""
-    if "'" not in line and '"' not in line and "\\" not in line:   # nothing to interpret
+def split(line: str, environ=None) -> list[str]:
+    """Split a command line like a POSIX shell (quotes and backslashes), without `shlex`;
+    ValueError on an unclosed quote. With `environ`, `$NAME` and `${NAME}` outside single
+    quotes expand from it as a shell would (unset: empty; a word that was only an unset
+    variable disappears; a value is not split further); without it nothing expands."""
+    expand = environ is not None and "$" in line
+    if not expand and "'" not in line and '"' not in line and "\\" not in line:
         return [token for token in line.replace("\t", " ").replace("\n", " ").split(" ")
                 if token]
     tokens: list[str] = []
     current: list[str] = []
-    in_token = False
+    in_token = False   # a word has begun: a character, a quote (`''` is a word) or `$`
+    literal = False    # the word has more than expansions (an unset `$X` alone is no word)
     quote = ""
     i, n = 0, len(line)
     while i < n:
         c = line[i]
+        if expand and c == "$" and quote != "'":
+            name, i = _variable(line, i)
+            if name is None:   # a lone `$` is itself
+                current.append("$")
+                in_token = literal = True
+            else:
+                current.append(environ.get(name, ""))
+                in_token = True
+                literal = literal or bool(quote)
+            continue
         if quote == "'":
             if c == "'":
                 quote = ""
@@ -61,24 +75,42 @@ def split(line: str) -> list[str]:
             else:
                 current.append(c)
         elif c in " \t\n":
-            if in_token:
+            if in_token and (literal or any(current)):
                 tokens.append("".join(current))
-                current, in_token = [], False
+            current, in_token, literal = [], False, False
         elif c in "'\"":
-            quote, in_token = c, True
+            quote, in_token, literal = c, True, True
         elif c == "\\" and i + 1 < n:
             i += 1
             current.append(line[i])
-            in_token = True
+            in_token = literal = True
         else:
             current.append(c)
-            in_token = True
+            in_token = literal = True
         i += 1
     if quote:
         raise ValueError(f"unclosed {quote} quote")
-    if in_token:
+    if in_token and (literal or any(current)):
         tokens.append("".join(current))
     return tokens
+
+
+def _variable(line: str, i: int) -> tuple[str | None, int]:
+    """The variable named at `line[i]` (a `$`) and the index after it; (None, i + 1) when no
+    name follows."""
+    n = len(line)
+    if i + 1 < n and line[i + 1] == "{":
+        end = line.find("}", i + 2)
+        name = line[i + 2:end] if end > 0 else ""
+        if name and (name[0].isalpha() or name[0] == "_") and name.replace("_", "a").isalnum():
+            return name, end + 1
+        return None, i + 1
+    j = i + 1
+    while j < n and (line[j].isalnum() or line[j] == "_") and line[j].isascii():
+        j += 1
+    if j == i + 1 or line[i + 1].isdigit():
+        return None, i + 1
+    return line[i + 1:j], j
 
 
 MAX_WORD = 128
@@ -154,3 +186,45 @@ def nearest(word: str, candidates, n: int = 3) -> list[str]:
             scored.append((limit + 1, position, candidate))
     scored.sort()
     return [candidate for _, _, candidate in scored[:n]]
+
+
+_NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+_NAME = _NAME_START | frozenset("0123456789")
+_SLOT = _NAME | frozenset("-., |:/")
+
+
+def placeholder(value: str) -> str | None:
+    """The template form `value` is written in, when it is a placeholder rather than a value:
+    `<target>`, `$TOKEN`, `${TOKEN}`, `{{token}}`, `YOUR_TOKEN` (any case); else None.
+
+    Only a whole value counts: `a <note>`, `<b>bold</b>`, `costs $5` are values."""
+    if len(value) < 2 or len(value) > 64:
+        return None
+    if value.endswith(">...") and value.startswith("<"):   # a slot of many: `<lines>...`
+        value = value[:-3]
+    first, last = value[0], value[-1]
+    if first == "<" and last == ">":
+        inner = value[1:-1]
+        return "<x>" if inner and inner[0] in _NAME_START and set(inner) <= _SLOT else None
+    if first == "$":
+        inner = value[2:-1] if value[1:2] == "{" and last == "}" else value[1:]
+        return "$X" if inner and inner[0] in _NAME_START and set(inner) <= _NAME else None
+    if value.startswith("{{") and value.endswith("}}"):
+        inner = value[2:-2].strip()
+        return "{{x}}" if inner and inner[0] in _NAME_START and set(inner) <= _NAME else None
+    head = value[:5].upper()
+    if head in ("YOUR_", "YOUR-") and len(value) > 5 and set(value[5:]) <= _NAME | {"-"}:
+        return "YOUR_X"
+    return None
+
+
+_CONTROLS = {code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7f, 0xa0))
+             if code not in (0x09, 0x0a)}
+_CONTROLS[0x0d] = "\\r"
+_ESCAPES = str.maketrans(_CONTROLS)
+
+
+def escape_controls(text: str) -> str:
+    """`text` for a terminal: every control character but newline and tab written as a visible
+    escape (`\\x1b`, `\\r`), so data can never move the cursor, retitle the window or ring."""
+    return text.translate(_ESCAPES) if not text.isprintable() else text

@@ -10,6 +10,8 @@ from workbench.declaration.model import Argument, Command, Fail, Option, Program
 from workbench.entry import run
 
 FILE = Argument("file", description="a Python file that declares a Program")
+DEFAULT_CALLS = 24   # workbench.check.calls.DEFAULT_BUDGET, kept off start-up (a test: equal)
+
 PROGRAM = Option(type="string", description="which Program when FILE declares several",
                  placeholder="<name>")
 
@@ -42,6 +44,42 @@ def _diff(ctx):
                    hint="keep the old contract as each change says, or raise the major "
                         "version", review=data)
     return data
+
+
+def _check(ctx):
+    from workbench.check import CheckError, check
+    options = ctx.options
+    try:
+        report = check(ctx.args.file, calls=options.calls, seed=options.seed,
+                       budget=options.recovery, run_writes=options.run_writes,
+                       workers=options.workers, timeout=options.timeout,
+                       program=options.program)
+    except CheckError as error:
+        exit = 3 if error.code == "file_not_found" else 1
+        raise Fail(error.code, error.message, exit=exit,
+                   hint="check the file's path" if exit == 3 else
+                   "fix the file, then run again (burgee dev FILE shows the traceback)") from None
+    data = report.to_dict()
+    if report.ok:
+        return data
+    if not ctx.json:
+        sys.stdout.write(report.render())
+    from workbench.check.report import recovery_line
+    failures = report.failures
+    message = (f"{len(report.violations)} violation(s) of the contract"
+               if "check_failed" in failures else recovery_line(report.recovery))
+    raise Fail(failures[0], message, exit=1, failures=failures, report=data,
+               hint="each violation names its rule, a call that shows it and the fix; rerun "
+                    "with the same --seed to see the same calls")
+
+
+def _check_text(data) -> str:
+    from workbench.check.report import Report, Violation
+    report = Report(data["program"], data["version"], data["file"], data["seed"],
+                    data["calls_per_command"], data["commands"], data["calls"], data["runs"],
+                    data["skipped"], [Violation(**v) for v in data["violations"]],
+                    data["recovery"])
+    return report.render()
 
 
 def _review_text(data) -> str:
@@ -182,6 +220,12 @@ program = Program(
                                         "(default: a free one)"),
                          "run_writes": Option(type="boolean", description="also run examples of "
                                               "commands that write (each in a sandbox)"),
+                         "check": Option(type="boolean", default=True, description="with "
+                                         "--headless: also run burgee check on FILE (--no-check "
+                                         "skips it)"),
+                         "check_calls": Option(type="integer", min=1, placeholder="<n>",
+                                               description="with --headless: burgee check's "
+                                               "calls per command (default: 24)"),
                          "record": Option(type="boolean", description="record every MCP call "
                                           "to .burgee/traffic/ (R in the dashboard)"),
                          "replay": Option(type="string", placeholder="<file.jsonl>",
@@ -203,11 +247,20 @@ program = Program(
                                        "schema"),
                     ("envelope_mismatch", "--headless: an example differs between CLI and "
                                           "MCP"),
+                    ("check_failed", "--headless: burgee check found a violation of the "
+                                     "contract"),
+                    ("recovery_below_budget", "--headless: fewer refusals than the budget "
+                                              "recover by their fix"),
                     ("replay_changed", "--replay: a recorded call answers differently"),
                     ("load_failed", "FILE did not load"))] + [
                     {"code": "file_not_found", "exit": 3, "when": "FILE (or the replay file) "
                                                                   "does not exist"},
                     {"code": "port_in_use", "exit": 2, "when": "another process holds --port"},
+                    {"code": "invalid_snapshot", "exit": 2, "when": "--headless: a snapshot "
+                                                                    "file is not what burgee "
+                                                                    "wrote"},
+                    {"code": "invalid_replay", "exit": 2, "when": "--replay: the file is not "
+                                                                  "what --record writes"},
                     {"code": "missing_extra", "exit": 7, "when": "the dev extra is not "
                                                                   "installed"}],
                 run=_dev, text=_dev_text),
@@ -252,6 +305,36 @@ program = Program(
                                          "change without a major version bump")},
                 examples=["burgee diff HEAD:sample_programs/deploy.py sample_programs/deploy.py"],
                 run=_diff, text=_review_text),
+        Command(name="check", description="Check the agent contract on generated calls of "
+                                          "every command; exit 1 on a violation",
+                effects="withheld",
+                arguments=[FILE],
+                options={"program": PROGRAM,
+                         "calls": Option(type="integer", default=DEFAULT_CALLS,
+                                         description="calls per command (examples and "
+                                         "mutations); raise it to look harder"),
+                         "seed": Option(type="integer", default=0, description="which "
+                                        "mutations are sampled; the same seed, the same calls"),
+                         "recovery": Option(type="number", placeholder="<rate>",
+                                            description="lowest recovery rate that passes "
+                                            "(default: budgets['recovery'], else 0.95)"),
+                         "run_writes": Option(type="boolean", description="also run calls "
+                                              "that reach commands that write (each in the "
+                                              "sandbox)"),
+                         "workers": Option(type="integer", placeholder="<n>",
+                                           description="checking processes (default: one "
+                                           "per CPU, up to 4)"),
+                         "timeout": Option(type="number", default=10.0, description="seconds "
+                                           "a run may take before it counts as hung")},
+                examples=["burgee check sample_programs/notes.py",
+                          "burgee check sample_programs/warehouse.py --calls 60 --seed 7"],
+                errors=[{"code": "check_failed", "exit": 1,
+                         "when": "a generated call broke a rule (report.violations)"},
+                        {"code": "recovery_below_budget", "exit": 1,
+                         "when": "too few refusals recover by their fix (report.recovery)"},
+                        {"code": "load_failed", "exit": 1, "when": "FILE does not load"},
+                        {"code": "file_not_found", "exit": 3, "when": "FILE does not exist"}],
+                run=_check, text=_check_text),
         Command(name="schema", description="Print the schema of the program declared in FILE",
                 effects="read_only", arguments=[FILE], options={"program": PROGRAM},
                 examples=["burgee schema sample_programs/deploy.py"], run=_schema, text=_pretty),

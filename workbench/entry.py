@@ -17,7 +17,7 @@ if TYPE_CHECKING:   # typing costs start-up time; only checkers read it
     from workbench.typed import App
 
 from workbench.runtime import envelope as _envelope
-from workbench.runtime.pipeline import World, execute
+from workbench.runtime.pipeline import World, execute, on_terminate
 
 
 def run(program: Program | App, argv: list[str] | None = None) -> NoReturn:
@@ -49,14 +49,51 @@ def run(program: Program | App, argv: list[str] | None = None) -> NoReturn:
     world = World(os.environ, sys.stdin, sys.stdout, sys.stderr,
                   stdin_tty=_isatty(sys.stdin), stdout_tty=_isatty(sys.stdout))
     world.stdout_closed = 1 in closed
-    code = execute(program, list(argv), world, serve=_serve_mcp)[0]
+    world.seal = True   # this process ends with this call (late writes of threads: nowhere)
+    previous = on_terminate()   # SIGTERM: the `terminated` envelope, exit 143
+    try:
+        code = execute(program, list(argv), world, serve=_serve_mcp)[0]
+    finally:
+        if previous is not None:
+            _restore_terminate(previous)
     if code == _envelope.EXIT_PIPE or not _flushed(sys.stdout):
         # Python would complain at exit flushing a closed pipe or a full disk
         try:
             _devnull_on(1)
         except OSError:
             pass
+    if world.as_json or world.ndjson:   # the document is out: a thread the handler left
+        from workbench.runtime.capture import seal_std, threads_left   # prints nothing more
+        if threads_left():
+            seal_std()
+    if code == _envelope.EXIT_TERMINATED:
+        _exit_now(code)
     sys.exit(code)
+
+
+def _exit_now(code: int) -> None:
+    """End a process stopped by SIGTERM now that it has said so: its exit hooks run (temporary
+    folders removed, masked output flushed), but it does not wait for threads the handler
+    left running, which may never end (a server, a watcher): SIGTERM must stop it."""
+    import atexit
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    try:
+        atexit._run_exitfuncs()
+    finally:
+        os._exit(code)
+
+
+def _restore_terminate(previous) -> None:
+    """Put back the SIGTERM handler `run` found (an embedder's process goes on)."""
+    import _signal
+    try:
+        _signal.signal(_signal.SIGTERM, previous)
+    except (ValueError, TypeError):
+        pass
 
 
 def _register_exit_freeze() -> None:

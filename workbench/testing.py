@@ -27,7 +27,7 @@ import os
 import sys
 
 from workbench.runtime import envelope as _envelope
-from workbench.runtime.context import AGENT_VARIABLES
+from workbench.runtime.context import AGENT_MARKERS, AGENT_VARIABLES
 from workbench.runtime.pipeline import Outcome, World, execute
 from workbench.runtime.toolcall import call_tool
 
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Runner", "Result"]
 
-MARKERS = tuple(variable for variable, _ in AGENT_VARIABLES) + ("CI", "FORCE_TTY")
+MARKERS = AGENT_MARKERS + ("CI", "FORCE_TTY")
 """Variables removed from the inherited environment: who runs the tests must not change them."""
 
 
@@ -139,7 +139,8 @@ class Runner:
 
         Args:
             argv: e.g. `["deploy", "--target", "prod", "--json"]`, or one string such as
-                `"deploy --target prod"` or a `next` command as printed (`"tool deploy ..."`).
+                `"deploy --target prod"` or a `next` command as printed (`"tool deploy ..."`),
+                split like a shell: `$VAR` and `${VAR}` expand from this run's environment.
             env: extra variables for this run (None as a value removes one).
             input: standard input; without it stdin is empty (as `< /dev/null`).
             agent: simulate this agent (`"claude-code"`, `"cursor"`, `"codex"`, `"gemini"`, or
@@ -147,13 +148,13 @@ class Runner:
             terminal: simulate a person's terminal on stdin and stdout: the run is interactive
                 (with no agent), and prompts read their answers from `input`.
         """
+        environ = self.environ(env, agent)
         if isinstance(argv, str):
             from workbench._text import split
-            argv = split(argv)
+            argv = split(argv, environ)   # `$VAR` expands as in the shell a fix is run in
             if argv[:1] == [self.program.name] and (
                     self.program.single or self.program.find(argv[:1]) is None):
                 argv = argv[1:]   # as printed in `next` and `fix`: the program's name first
-        environ = self.environ(env, agent)
         out, err = io.StringIO(), io.StringIO()
         stdin = _Input(input or "", terminal)   # one stream: ctx.stdin() and sys.stdin share it
         world = World(dict(environ), stdin, out, err, stdin_tty=terminal, stdout_tty=terminal)
@@ -182,6 +183,7 @@ class Runner:
         def run(command, argv):
             out, err = io.StringIO(), io.StringIO()
             world = World(dict(environ), None, out, err)
+            world.dash_reads_stdin = False   # as in `pipeline.call` over MCP: `-` is a literal
             world.capture = True
             world.catch = self.catch_exceptions
             code, doc = execute(self.program, list(argv), world)

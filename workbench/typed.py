@@ -34,7 +34,8 @@ _SUPPORTED = ("str, int, float, bool, Literal[...], an Enum, date, datetime, UUI
               "Annotated[T, Opt(...)] / Annotated[T, Arg(...)], or any type with "
               "Opt(type=a value type)")
 _PASSED = ("name", "aliases", "hidden", "output", "text", "plan", "since", "deprecated",
-           "replaced_by", "paginated", "batch", "errors", "description", "help", "epilog")
+           "replaced_by", "paginated", "batch", "errors", "description", "help", "epilog",
+           "destructive", "open_world", "title")
 _RICH = {("datetime", "datetime"): "datetime", ("datetime", "date"): "date",
          ("uuid", "UUID"): "uuid"}
 """Classes read as command-line types, by (module, name): no import needed to recognise one."""
@@ -207,7 +208,8 @@ class App:
 
         `name` defaults to the function's name with `_` as `-`; `description` to the
         docstring's first paragraph. Other keywords are `Command`'s (output, text, plan,
-        aliases, hidden, since, deprecated, replaced_by, paginated, batch, errors).
+        aliases, hidden, since, deprecated, replaced_by, paginated, batch, errors,
+        destructive, open_world, title).
 
         Args:
             name: the command's name (default: the function's, `_` as `-`).
@@ -398,7 +400,8 @@ def _command(function, options: dict) -> Command:
                    replaced_by=options["replaced_by"], paginated=options["paginated"] or False,
                    batch=options["batch"] or False, errors=options["errors"] or (),
                    help=options["help"] if options["help"] is not None else body,
-                   epilog=options["epilog"])
+                   epilog=options["epilog"], destructive=options["destructive"],
+                   open_world=options["open_world"], title=options["title"])
 
 
 def _defaults(function, code, names) -> dict:

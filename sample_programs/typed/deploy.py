@@ -9,12 +9,15 @@ from workbench import Fail, run
 from workbench.typed import App, Opt
 
 TARGETS = ("staging", "prod", "canary")
+UNKNOWN_TARGET = {"code": "unknown_target", "exit": 3, "when": "no deploy target has that name"}
+CANCELLED = {"code": "cancelled", "exit": 1, "when": "the person said no"}
 Target = Literal["staging", "prod", "canary"]
 
 app = App("tool", version="1.0.0", description="Ship builds")
 
 
 @app.command(effects="non_idempotent", examples=["tool deploy --target staging --yes"],
+             errors=[UNKNOWN_TARGET, CANCELLED],
              text=lambda d: f"deployed {d['build']} to {d['target']}")
 def deploy(ctx, target: Annotated[str, Opt(short="t")],
            yes: Annotated[bool, Opt(short="y")] = False, build: str = "latest"):

@@ -32,10 +32,13 @@ class NoteList(TypedDict):
     count: int
 
 
+NOT_FOUND = {"code": "not_found", "exit": 3, "when": "no note has that id"}
+
 app = App("notes", version="0.3.0", description="Keep short notes with tags")
 
 
-@app.command(effects="non_idempotent", examples=["notes add 'buy milk' --tag home"],
+@app.command(effects="non_idempotent", destructive=False,
+             examples=["notes add 'buy milk' --tag home"],
              text=lambda note: f"added note {note['id']}")
 def add(ctx, text: Annotated[str, Arg(stdin=True)],
         tag: Annotated[list[str], Opt(short="t")] = [], store: Store = None):
@@ -67,13 +70,15 @@ def list_notes(ctx, tag: Optional[str] = None, store: Store = None) -> NoteList:
     return {"notes": notes, "count": len(notes)}
 
 
-@app.command(effects="read_only", examples=["notes show 1", "notes show 999"])
+@app.command(effects="read_only", examples=["notes show 1", "notes show 999"],
+              errors=[NOT_FOUND])
 def show(ctx, id: NoteId, store: Store = None) -> Note:
     """Show one note"""
     return Note(**_find(_load(ctx), id))
 
 
-@app.command("tag", effects="idempotent", examples=["notes tag 1 --tag urgent"])
+@app.command("tag", effects="idempotent", examples=["notes tag 1 --tag urgent"],
+              errors=[NOT_FOUND])
 def tag_note(ctx, id: NoteId, tag: Annotated[list[str], Opt(short="t")], store: Store = None):
     """Add tags to a note
 
@@ -89,7 +94,7 @@ def tag_note(ctx, id: NoteId, tag: Annotated[list[str], Opt(short="t")], store: 
     return note
 
 
-@app.command(effects="idempotent", examples=["notes remove 1"])
+@app.command(effects="idempotent", destructive=True, examples=["notes remove 1"])
 def remove(ctx, id: NoteId, store: Store = None):
     """Remove a note (removing it twice changes nothing)"""
     data = _load(ctx)
@@ -101,7 +106,8 @@ def remove(ctx, id: NoteId, store: Store = None):
     return {"id": id, "removed": removed}
 
 
-@app.command(effects="withheld", examples=["notes purge --yes"])
+@app.command(effects="withheld", examples=["notes purge --yes"],
+              errors=[{"code": "cancelled", "exit": 1, "when": "the person said no"}])
 def purge(ctx, yes: bool = False, store: Store = None):
     """Delete every note (command line only)
 
@@ -119,7 +125,10 @@ def purge(ctx, yes: bool = False, store: Store = None):
 sync = app.group("sync", "Sync notes with a remote")
 
 
-@sync.command(effects="non_idempotent", examples=["notes sync push"])
+@sync.command(effects="non_idempotent", open_world=True, title="Push notes to the remote",
+              examples=["notes sync push"],
+               errors=[{"code": "unauthorized", "exit": 2,
+                        "when": "no token: set NOTES_TOKEN or pass --token"}])
 def push(ctx, token: Annotated[Optional[str], Opt(env="NOTES_TOKEN", sensitive=True)] = None,
          remote: Remote = "https://notes.example.invalid", store: Store = None):
     """Push notes to the remote
@@ -134,7 +143,8 @@ def push(ctx, token: Annotated[Optional[str], Opt(env="NOTES_TOKEN", sensitive=T
     return {"remote": remote, "pushed": len(data["notes"])}
 
 
-@sync.command("status", effects="read_only", examples=["notes sync status"])
+@sync.command("status", effects="read_only", open_world=True,
+              examples=["notes sync status"])
 def sync_status(ctx, remote: Remote = "https://notes.example.invalid", store: Store = None):
     """Compare local notes with the remote"""
     return {"remote": remote, "local": len(_load(ctx)["notes"])}

@@ -31,6 +31,10 @@ class Item(TypedDict):
     bin: str
 
 
+NOT_FOUND = {"code": "not_found", "exit": 3, "when": "no item has that SKU"}
+UNAVAILABLE = {"code": "storage_unavailable", "exit": 7, "when": "the stock file cannot be read"}
+NO_STOCK = {"code": "insufficient_stock", "exit": 5, "when": "fewer in stock than ordered"}
+
 app = App("warehouse", version="2.1.0", description="Track stock, orders and restocks",
           schema_version="2", output_budget=1500)
 
@@ -41,7 +45,8 @@ def open_stock(ctx, store: Store = None):
     ctx.obj = Stock(store)
 
 
-@app.command(effects="read_only", examples=["warehouse export --format ndjson"])
+@app.command(effects="read_only", examples=["warehouse export --format ndjson"],
+             errors=[UNAVAILABLE])
 def export(ctx, fail_at: Annotated[Optional[int], Opt(min=1)] = None):
     """Stream every item, one per line
 
@@ -73,7 +78,7 @@ def restock_plan(ctx, sku, count):
     return {"sku": item["sku"], "from": item["count"], "to": item["count"] + count}
 
 
-@items.command(effects="non_idempotent", plan=restock_plan,
+@items.command(effects="non_idempotent", plan=restock_plan, errors=[NOT_FOUND],
                examples=["warehouse items restock --sku SKU-0003 --count 5 --dry-run"])
 def restock(ctx, sku: Sku, count: Annotated[int, Opt("how many to add", min=1)]):
     """Add stock to an item (plan first)"""
@@ -94,7 +99,7 @@ def import_items(ctx, lines: Annotated[list[str], Arg("SKU=COUNT pairs")]):
 orders = app.group("orders", "Customer orders")
 
 
-@orders.command(effects="non_idempotent", examples=[
+@orders.command(effects="non_idempotent", errors=[NOT_FOUND, NO_STOCK], examples=[
     "warehouse orders create --sku SKU-0002 --quantity 1 --idempotency-key order-42"])
 def create(ctx, sku: Sku, quantity: Annotated[int, Opt(min=1)] = 1):
     """Take items out of stock for an order

@@ -11,6 +11,10 @@ def items(ctx):
     return [{"id": i, "text": "y" * 1000} for i in range(ctx.options.count)]
 
 
+def shaped(ctx):
+    return {"text": "z" * ctx.options.kilobytes * 1000}
+
+
 def small(ctx):
     return {"ok": True}
 
@@ -27,6 +31,13 @@ program = Program(
                 options={"count": Option(type="integer", default=10,
                                          description="how many items")},
                 run=items, examples=["huge items --count 10"]),
+        Command(name="shaped", description="An object of KILOBYTES kilobytes, with an output "
+                "schema (sent twice: text and structuredContent)", effects="read_only",
+                options={"kilobytes": Option(type="integer", default=1,
+                                             description="size in kilobytes")},
+                output={"type": "object", "properties": {"text": {"type": "string"}},
+                        "required": ["text"]},
+                run=shaped, examples=["huge shaped --kilobytes 1"]),
         Command(name="small", description="A small answer", effects="read_only", run=small,
                 examples=["huge small"]),
     ],

@@ -45,8 +45,10 @@ program = Program(
                          "gate": Option(type="string", description="wait until this file "
                                         "exists")},
                 examples=["keyed act --log /tmp/log"], run=act),
-        Command(name="who", description="Say which process answers", effects="read_only",
-                examples=["keyed who"], run=lambda ctx: {"pid": os.getpid()}),
+        Command(name="who", description="Say which server process answers (a call runs in "
+                "a process of its own, forked from one per server)", effects="read_only",
+                examples=["keyed who"], run=lambda ctx: {"pid": os.getppid(),
+                                                        "call": os.getpid()}),
     ],
 )
 

@@ -1,10 +1,14 @@
 """A program whose sensitive option spreads its value everywhere it can: the canary for the one
 redaction gate (tests/test_canary.py). The value is returned, printed (Python print, os.write
-to fds 1 and 2, a child process, a stream saved at import) and sent in a progress message."""
+to fds 1 and 2, a child process, a stream saved at import, JSON-escaped, past the capture
+window, from a thread after the handler returned) and sent in a progress message."""
 
+import json
 import os
 import subprocess
 import sys
+import threading
+import time
 
 from workbench import Command, Option, Program, run
 
@@ -25,9 +29,21 @@ def spread(ctx):
     subprocess.run([sys.executable, "-c", CHILD, token], check=False)
     SAVED.write(f"saved {token}\n")
     SAVED.flush()
+    print("escaped json", json.dumps(token))    # \u00fc, \" and \\ escapes
+    print("escaped repr", repr(token))          # backslashes doubled
+    # a thread that writes once the handler has returned (the next call, the envelope)
+    threading.Thread(target=_late, args=(token,)).start()
+    # last on stdout: the capture keeps its last 64 KiB, a window whose edge cuts the token
+    sys.stdout.write("flood " + token + "y" * (64 * 1024 - len(token) // 2))
+    sys.stdout.flush()
     ctx.progress(2, 2, "done")
     # the pid differs between CLI and MCP, so `--headless` reports the envelopes' diff
     return {"token": token, "note": f"returned {token}", "pid": os.getpid()}
+
+
+def _late(token):
+    time.sleep(0.2)
+    print("late", token, file=sys.stderr, flush=True)
 
 
 def other(ctx):

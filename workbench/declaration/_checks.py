@@ -11,7 +11,10 @@ import os
 
 from workbench.declaration._derived import derived
 from workbench.declaration.builtins import GLOBAL_SPELLINGS, RESERVED_COMMANDS, RESERVED_SHORTS
-from workbench.declaration.exits import EXIT_CODES
+
+FRAMEWORK_GLOBALS = frozenset(("fields",))
+"""Global flags the framework also attaches to a command (as its MCP argument)."""
+from workbench.declaration.exits import exit_problem
 from workbench.declaration.model import (
     EFFECT_MEANINGS, EFFECTS, MAX_TOOL_NAME, Argument, Command, DefinitionError, Group, Option,
 )
@@ -188,6 +191,9 @@ def _verdict_path(program, frame) -> str | None:
 
 def check_program(program) -> None:
     """Refuse a Program that cannot work; the DefinitionError names the exact fix."""
+    if program.discovery not in ("auto", "full", "progressive"):
+        raise DefinitionError(f"program {program.name!r}: discovery={program.discovery!r} is "
+                              f"not one of 'auto', 'full', 'progressive'")
     name = program.name
     if not isinstance(name, str) or not name or any(c.isspace() for c in name) \
             or name.startswith("-"):
@@ -302,6 +308,19 @@ def _check_command(program, command) -> None:
         raise DefinitionError(
             f"{where}: effects={effects!r} is not one of the known values; use one of: "
             f"{_effects_help()}")
+    for attr in ("destructive", "open_world"):
+        value = getattr(command, attr)
+        if value is not None and not isinstance(value, bool):
+            raise DefinitionError(f"{where}: {attr}= is True, False or unset, got {value!r}")
+    if command.destructive and effects == "read_only":
+        raise DefinitionError(
+            f"{where}: a read_only command destroys nothing; drop destructive=True, or "
+            f"declare effects='idempotent' (repeating it destroys nothing more) or "
+            f"'non_idempotent'")
+    if command.title is not None and (not isinstance(command.title, str)
+                                      or not command.title.strip() or "\n" in command.title):
+        raise DefinitionError(f"{where}: title= is one line of text for clients to show, "
+                              f"got {command.title!r}")
     if command.run is not None and not callable(command.run):
         raise DefinitionError(f"{where}: run= must be a function taking ctx, got "
                               f"{type(command.run).__name__}")
@@ -349,6 +368,8 @@ def _check_options(where: str, command) -> None:
     flags: dict[str, Option] = {}
     shared = command.shared_keys
     for key, option in command.options.items():
+        if key in FRAMEWORK_GLOBALS and key in command.framework_keys:
+            continue   # the global flag itself, attached as an MCP argument
         if key not in shared:
             _check_option(where, key, option)
         if option.requires or option.conflicts:
@@ -532,11 +553,9 @@ def _check_errors(where: str, command) -> None:
         if isinstance(entry, str) and entry:
             continue
         if isinstance(entry, dict) and isinstance(entry.get("code"), str) and entry["code"]:
-            exit_ = entry.get("exit", 1)
-            if not isinstance(exit_, int) or isinstance(exit_, bool) or exit_ not in EXIT_CODES:
-                raise DefinitionError(
-                    f"{where}: error '{entry['code']}' has exit {exit_!r}, which is not in "
-                    f"the exit-code table; use one of {', '.join(map(str, EXIT_CODES))}")
+            problem = exit_problem(entry["code"], entry.get("exit", 1))
+            if problem is not None:
+                raise DefinitionError(f"{where}: {problem}")
             continue
         raise DefinitionError(
             f"{where}: errors= lists the error codes it can raise, as strings or "

@@ -21,8 +21,8 @@ def options_for(command) -> dict:
         extras["cursor"] = Option(type="string", description="continue where a page stopped "
                                   "(its next_cursor)")
         extras["all"] = Option(type="boolean", description="every item, no paging")
-        extras["fields"] = Option(type="string", description="keep only these fields of each "
-                                  "item, comma-separated", placeholder="<a,b>")
+        from workbench.declaration.builtins import fields_option
+        extras["fields"] = fields_option()   # the global --fields, as an MCP argument too
     if command.plan is not None:
         extras["dry_run"] = Option(type="boolean", description="run every check, change nothing, "
                                    "return the plan and its digest")

@@ -41,7 +41,15 @@ def http_options() -> dict:
 
 
 SHELLS = ("bash", "zsh", "fish")
-FORMATS = ("json", "ndjson")
+FORMATS = ("json", "ndjson", "table", "tsv")
+"""`--format`: aligned text, tab-separated values, one envelope, a stream."""
+
+
+def fields_option() -> Option:
+    """`--fields a,b.c`: a global flag; also each paginated command's `fields` MCP argument
+    (`workbench.declaration._extras`), so one description serves both."""
+    return Option("string", "keep only these fields of the data, comma-separated (a.b: a "
+                  "nested one; null when unset)", placeholder="<a,b.c>")
 
 
 def _global_options() -> dict:
@@ -52,9 +60,13 @@ def _global_options() -> dict:
         "schema": Option("boolean", "input JSON Schema, as data", negatable=False),
         "version": Option("boolean", "print the version", negatable=False),
         "debug": Option("boolean", "tracebacks on stderr", negatable=False),
-        "format": Option("enum", "output format: json (one envelope) or ndjson (a stream)",
-                         choices=FORMATS),
+        "format": Option("enum", "output format: json (one envelope, as --json), ndjson (a "
+                         "stream), table (aligned text) or tsv (tab-separated, a header row; "
+                         "the default when piped)", choices=FORMATS),
         "progress": Option("boolean", "report progress on stderr", negatable=False),
+        "fields": fields_option(),
+        "jq": Option("string", "filter the data through this jq expression (the jq extra); "
+                     "one result is the data, several a list", placeholder="<expr>"),
     }
     for key, option in options.items():
         option.key = key
@@ -103,7 +115,16 @@ def _builtins() -> dict:
                  **http_options(),
                  "max_result_bytes": Option("integer", "the largest tool result sent, in bytes "
                                             "(default 4 MiB; $BURGEE_MCP_MAX_RESULT_BYTES)",
-                                            placeholder="<n>")}),
+                                            placeholder="<n>"),
+                 "call_timeout": Option("number", "seconds a tool call may run before it is "
+                                        "killed with its processes and answers timeout "
+                                        "(default 300; $BURGEE_MCP_CALL_TIMEOUT)",
+                                        placeholder="<seconds>"),
+                 "max_concurrent_calls": Option("integer", "tool calls run at once, each in a "
+                                                "process of its own; more wait their turn "
+                                                "(default 16; "
+                                                "$BURGEE_MCP_MAX_CONCURRENT_CALLS)",
+                                                placeholder="<n>")}),
         Builtin(("mcp", "config"), "the configuration that registers this server with a client",
                 {"client": Option("enum", "the MCP client", required=True,
                                   choices=MCP_CLIENTS),

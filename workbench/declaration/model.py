@@ -111,6 +111,12 @@ class Command:
         help: the long help, after the one-line description: paragraphs separated by blank
             lines, shown in `--help`, cards and the MCP tool's description.
         epilog: a closing paragraph of `--help` (and cards), e.g. where to read more.
+        destructive: whether a call may destroy data (the MCP `destructiveHint`); default:
+            True for `non_idempotent`, False otherwise. `notes remove` is idempotent and
+            destructive; `notes add` is neither destructive nor idempotent.
+        open_world: whether it reaches outside the program's own data (the network, other
+            systems: the MCP `openWorldHint`); unset: not said.
+        title: a human-readable name for clients to show (the MCP tool's `title`).
     """
 
     is_group = False
@@ -126,7 +132,9 @@ class Command:
                  since: str | None = None, deprecated: str | bool | None = None,
                  replaced_by: str | None = None, paginated: bool | int = False,
                  batch: bool = False, errors: Sequence[str | dict] = (),
-                 help: str | None = None, epilog: str | None = None):
+                 help: str | None = None, epilog: str | None = None,
+                 destructive: bool | None = None, open_world: bool | None = None,
+                 title: str | None = None):
         self.name = name
         self.description = description
         self.effects = effects
@@ -147,6 +155,9 @@ class Command:
         self.errors = tuple(errors)
         self.help = help
         self.epilog = epilog
+        self.destructive = destructive
+        self.open_world = open_world
+        self.title = title
         self.path: tuple[str, ...] = (name,)
         self.program: Program | None = None
         self.adapter = None  # set by workbench.adapt for undeclared programs
@@ -356,6 +367,9 @@ class Program:
             its key, upper case, as Click's `auto_envvar_prefix` does: with `"TOOL_"`,
             `tool items list --bin` reads `TOOL_ITEMS_LIST_BIN` and a program option
             `--store` reads `TOOL_STORE`.
+        discovery: what MCP `tools/list` holds: `"full"` every tool; `"progressive"` only
+            `search_tools`, `describe_tool` and the read-only top-level commands, every tool
+            still callable by name; `"auto"` (the default) progressive past 1,000 tools.
     """
 
     is_group = True
@@ -364,7 +378,8 @@ class Program:
                  commands: Sequence[Command | Group] = (), budgets: dict | None = None, *, schema_version: str = "1",
                  output_budget: int | None = None, check: bool = True, single: bool = False,
                  options: dict[str, Option] | None = None,
-                 setup: Callable[..., object] | None = None, env_prefix: str | None = None):
+                 setup: Callable[..., object] | None = None, env_prefix: str | None = None,
+                 discovery: str = "auto"):
         self.name = name
         self.single = single  # one command, typed without its name (adapted `black`, `http`)
         self.version = version
@@ -378,6 +393,7 @@ class Program:
         _key_options(self.options)
         self.setup = setup
         self.env_prefix = env_prefix
+        self.discovery = discovery
         self.source: str | None = None  # file it was loaded from, set by loaders
         self._index: dict[tuple[str, ...], Command | Group] = {}
         if single and (len(self.commands) != 1 or self.commands[0].is_group):

@@ -64,7 +64,8 @@ def sample_file() -> str:
 def main(file: str | None = None, *, headless: bool = False, update: bool = False,
          port: int | None = None, program_name: str | None = None, run_writes: bool = False,
          snapshots: str | None = None, out: TextIO | None = None, schema_version: str = "1",
-         record: bool = False, replay: str | None = None, policy: Policy | None = None) -> int:
+         record: bool = False, replay: str | None = None, policy: Policy | None = None,
+         check: bool = True, check_calls: int | None = None) -> int:
     """Run `burgee dev FILE`; returns the process exit code.
 
     headless: no screen; check the snapshot folder (default `.burgee/snapshots/` beside the
@@ -72,6 +73,9 @@ def main(file: str | None = None, *, headless: bool = False, update: bool = Fals
     overrun, an error-level problem or a CLI/MCP mismatch (codes in docs/ci.md).
     update: with headless, accept the current surfaces as the new snapshots.
     replay: with headless, replay the calls recorded in that file instead (docs/ci.md).
+    check: with headless, also run `burgee check` on the file (`check_calls` calls per
+    command, default that of `burgee check`); its violations and a recovery rate under
+    budget fail the run.
     record: without headless, record every MCP tools/call to `.burgee/traffic/`.
     schema_version: with headless, the report's meta.schema_version (the printing program's).
     Without headless: serve MCP on 127.0.0.1:`port` (free port when None), reload on save,
@@ -82,7 +86,8 @@ def main(file: str | None = None, *, headless: bool = False, update: bool = Fals
     file = file or sample_file()
     if headless:
         return _report(_headless_doc(file, update=update, program_name=program_name,
-                                     run_writes=run_writes, snapshots=snapshots, replay=replay),
+                                     run_writes=run_writes, snapshots=snapshots, replay=replay,
+                                     check=check, check_calls=check_calls),
                        out, schema_version)
     if not os.path.isfile(file):
         raise Fail("file_not_found", f"{file} does not exist", exit=3,
@@ -98,7 +103,8 @@ def main(file: str | None = None, *, headless: bool = False, update: bool = Fals
 
 
 def _headless_doc(file: str, *, update: bool, program_name: str | None, run_writes: bool,
-                  snapshots: str | None, replay: str | None) -> dict[str, Any]:
+                  snapshots: str | None, replay: str | None, check: bool = True,
+                  check_calls: int | None = None) -> dict[str, Any]:
     """The `--headless` check's envelope (its `data` is the report, passed or failed), with
     the dashboard picture written; or the replay's, with `replay`."""
     if replay:
@@ -106,7 +112,8 @@ def _headless_doc(file: str, *, update: bool, program_name: str | None, run_writ
         return replay_calls(file, replay, run_writes=run_writes, program_name=program_name)
     from workbench.dev.headless import check_snapshots
     doc = check_snapshots(file, update=update, program_name=program_name,
-                          run_writes=run_writes, snapshots=snapshots)
+                          run_writes=run_writes, snapshots=snapshots, check=check,
+                          check_calls=check_calls)
     _dashboard_svg(file, doc, program_name, update=update)
     return doc
 
@@ -148,11 +155,13 @@ def _dashboard_svg(file: str, doc: dict[str, Any], program_name: str | None,
 
 def headless_report(file: str | None = None, *, update: bool = False,
                     program_name: str | None = None, run_writes: bool = False,
-                    snapshots: str | None = None) -> dict[str, Any]:
+                    snapshots: str | None = None, check: bool = True,
+                    check_calls: int | None = None) -> dict[str, Any]:
     """The `--headless` check as an envelope dict (success, or failure with the report)."""
     from workbench.dev.headless import check_snapshots
     return check_snapshots(file or sample_file(), update=update, program_name=program_name,
-                           run_writes=run_writes, snapshots=snapshots)
+                           run_writes=run_writes, snapshots=snapshots, check=check,
+                           check_calls=check_calls)
 
 
 def run_dev(ctx: Context) -> dict[str, Any] | None:
@@ -178,10 +187,12 @@ def _headless(ctx: Context) -> dict[str, Any]:
     doc = _headless_doc(ctx.args.get("file") or sample_file(),
                         update=bool(options.get("update")), program_name=options.get("program"),
                         run_writes=bool(options.get("run_writes")),
-                        snapshots=options.get("snapshots"), replay=options.get("replay"))
+                        snapshots=options.get("snapshots"), replay=options.get("replay"),
+                        check=options.get("check") is not False,
+                        check_calls=options.get("check_calls"))
     report = doc.get("data")
     if doc.get("ok") is True:
-        return report
+        return doc["data"]
     error = dict(doc["error"])
     raise Fail(error.pop("code"), error.pop("message"), hint=error.pop("hint", None),
                exit=error.pop("exit"), fix=error.pop("fix", None),

@@ -28,7 +28,8 @@ from typing import Any, NoReturn
 
 from workbench.declaration.model import Program
 from workbench.dev.loader import load_in_process, saved_code
-from workbench.dev.sandbox import VARIABLES
+from workbench._sandbox import VARIABLES
+from workbench._sandbox import fingerprint as _fingerprint
 from workbench.entry import run as run_program
 from workbench.runtime import redact
 from workbench.runtime.checks import ensure_checked
@@ -181,21 +182,6 @@ def _tables_before_forks(program: Program) -> None:
     redact._sensitive_options(program)
     program.tool("")
 
-
-def _fingerprint(root: str) -> list[tuple[str, int, int, int, int]]:
-    """Every entry under `root` with its kind, size, mode and change times: any file a run
-    creates, removes or writes changes it (a folder's times change with its entries)."""
-    found = []
-    for folder, dirs, files in os.walk(root):
-        for name in dirs + files:
-            path = os.path.join(folder, name)
-            try:
-                info = os.lstat(path)
-            except OSError:
-                continue
-            found.append((path, info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns))
-    found.sort()
-    return found
 
 
 def _wait(pid: int, timeout: float) -> tuple[int, bool]:

@@ -27,7 +27,8 @@ KINDS = (BREAKING, ADDITIVE, COSMETIC)
 """The classes, in report order: breaking changes first."""
 
 _EFFECT_RANK = {"read_only": 0, "idempotent": 1, "non_idempotent": 2, "undeclared": 3}
-_UNSAFE_HINT = {"readOnlyHint": False, "idempotentHint": False, "destructiveHint": True}
+_UNSAFE_HINT = {"readOnlyHint": False, "idempotentHint": False, "destructiveHint": True,
+                "openWorldHint": True}
 """The value of each MCP hint that asks a client for more care."""
 
 
@@ -243,6 +244,10 @@ def _command(name, old, new, found) -> None:
         found.append(Change(COSMETIC, "command_description", name, card_file,
                             f"'{name}' reads differently; its calls are unchanged",
                             a.get("description"), b.get("description")))
+    if a.get("title") != b.get("title"):
+        found.append(Change(COSMETIC, "command_title", name, card_file,
+                            f"'{name}' is shown under another title; its calls are unchanged",
+                            a.get("title"), b.get("title")))
     _effects(name, a.get("effects"), b.get("effects"), card_file, found)
     lost = [alias for alias in a.get("aliases", []) if alias not in b.get("aliases", [])]
     gained = [alias for alias in b.get("aliases", []) if alias not in a.get("aliases", [])]

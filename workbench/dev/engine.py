@@ -22,6 +22,8 @@ methods `reload()` and `run_diffs()`:
 - "state":   the new `State` (each reload, good or failed);
 - "run":     a `RunResult` (one environment finished; `arun_environments`);
 - "diffs":   a tuple of `Diff` (`arun_diffs` / `run_diffs` finished);
+- "check":   `burgee check`'s report as data, None if it could not run (`arun_check` /
+             `run_check` finished; its findings are in `state.problems`);
 - "traffic": a `TrafficEntry` (a connected MCP client's request was answered);
 - "serving": the MCP URL (the HTTP server is listening).
 
@@ -61,7 +63,9 @@ from workbench.dev.records import (
     TrafficEntry, TrafficRecorder,
 )
 from workbench.dev.server import DevServer
-from workbench.dev.state import Reviews, State, build_state, failed_state, with_diffs
+from workbench.dev.state import (
+    Reviews, State, build_state, failed_state, with_check, with_diffs,
+)
 from workbench.dev.tokens import find_pyproject
 from workbench.runtime.serving import Policy, http_policy
 from workbench.surfaces.clients import TOKEN_PLACEHOLDER, http_config
@@ -463,6 +467,54 @@ class Workbench:
         self.state = with_diffs(self.state, diffs)
         self.publish("diffs", diffs)
         return diffs
+
+    # --- burgee check ----------------------------------------------------------------------
+
+    def run_check(self, *, calls: int | None = None, run_writes: bool | None = None
+                  ) -> dict[str, Any] | None:
+        """`burgee check` on the file (`workbench.check.check`: generated calls, each in a
+        sandbox); its findings join the state's problems; publishes "check". The report as
+        data (`Report.to_dict()`), or None when no good program is loaded or the file changed
+        while it ran (its report would describe a program no longer shown)."""
+        if not self.state.ok:
+            return None
+        generation = self.state.generation
+        report, found = self._compute_check(calls, run_writes)
+        if self.state.generation != generation:
+            return None
+        return self._commit_check(report, found)
+
+    async def arun_check(self, *, calls: int | None = None, run_writes: bool | None = None
+                         ) -> dict[str, Any] | None:
+        """`run_check` in a worker thread (its checker processes run apart); the "check"
+        event is published on the loop."""
+        if not self.state.ok:
+            return None
+        generation = self.state.generation
+        report, found = await asyncio.to_thread(self._compute_check, calls, run_writes)
+        if self.state.generation != generation:
+            return None
+        return self._commit_check(report, found)
+
+    def _compute_check(self, calls: int | None, run_writes: bool | None
+                       ) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+        from workbench.check import DEFAULT_BUDGET, CheckError, check
+        writes = self.run_writes if run_writes is None else run_writes
+        try:
+            report = check(self.file, calls=DEFAULT_BUDGET if calls is None else calls,
+                           run_writes=writes, program=self.program_name)
+        except CheckError as error:
+            return None, [{"severity": "error", "code": "check_failed",
+                           "message": f"burgee check could not check the file: {error.message}",
+                           "fix": f"run burgee check {os.path.basename(self.file)} to see why",
+                           "command": None, "surface": None}]
+        return report.to_dict(), report.problems()
+
+    def _commit_check(self, report: dict[str, Any] | None, found: list[dict[str, Any]]
+                      ) -> dict[str, Any] | None:
+        self.state = with_check(self.state, report, found)
+        self.publish("check", report)
+        return report
 
     # --- traffic ------------------------------------------------------------------------
 

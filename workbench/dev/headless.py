@@ -8,14 +8,17 @@ Exit codes (also in docs/ci.md), each with `error.code` in the envelope:
     0  clean: snapshots match (or differ only by additive changes, or breaking ones under a
        major version bump), no budget overrun, no error-level problem, CLI == MCP
     1  a check failed: error.code is breaking_change, snapshot_drift, budget_exceeded,
-       session_over_budget, lint_error, invalid_output or envelope_mismatch (the first that
-       applies; error.failures lists them all), invalid_budget for a session budget key that
+       session_over_budget, lint_error, invalid_output, envelope_mismatch, check_failed (a
+       violation `burgee check` found, or a file it could not check) or
+       recovery_below_budget (the first that applies; error.failures lists them all), invalid_budget for a session budget key that
        names no path or shape, or load_failed when FILE does not load
+    2  a snapshot file is not what burgee wrote (invalid_snapshot: not UTF-8, or bad JSON)
     3  FILE does not exist (file_not_found)
 """
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
@@ -26,10 +29,28 @@ from workbench.dev.snapshot import files_for, read_tree, short_diff, snapshot_fo
 from workbench.runtime import envelope as _envelope
 
 
+def _unreadable(existing: dict[str, str | None]) -> list[str]:
+    """The snapshot files that are not UTF-8 text, or `.json` files that are not JSON: a
+    comparison with them would report a made-up change (or none)."""
+    broken = []
+    for rel, text in sorted(existing.items()):
+        if text is None:
+            broken.append(rel)
+        elif rel.endswith(".json"):
+            try:
+                json.loads(text)
+            except ValueError:
+                broken.append(rel)
+    return broken
+
+
 def check_snapshots(file: str, *, update: bool = False, program_name: str | None = None,
                     run_writes: bool = False, snapshots: str | None = None,
-                    load_timeout: float | None = None) -> dict[str, Any]:
-    """Run the whole headless check; returns the envelope (not printed)."""
+                    load_timeout: float | None = None, check: bool = True,
+                    check_calls: int | None = None) -> dict[str, Any]:
+    """Run the whole headless check; returns the envelope (not printed). `check`: also run
+    `burgee check` (`check_calls` calls per command), whose report is `check.json` in the
+    snapshot folder and `check` in the report."""
     file = os.path.abspath(file)
     if not os.path.isfile(file):
         return _envelope.failure("file_not_found", f"{file} does not exist", exit=3,
@@ -45,11 +66,25 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
                                  hint="fix the file and run again", traceback=error.traceback
                                  or None)
     diffs = bench.run_diffs(run_writes=run_writes)
+    checked = bench.run_check(calls=check_calls, run_writes=run_writes) if check else None
     state = bench.state
     assert state.program is not None
     folder = snapshot_folder(file, state.program.name, snapshots)
-    files = files_for(state.surfaces, state.tokens, state.problems, diffs)
     existing = read_tree(folder)
+    found_by_check = set(state.check_problems)   # in check.json, so --no-check keeps
+    files = files_for(state.surfaces, state.tokens,     # problems.json as it was
+                      [p for p in state.problems if p not in found_by_check], diffs)
+    if check:
+        files["check.json"] = check_file(checked)
+    elif "check.json" in existing:   # not run this time: what was recorded stands
+        files["check.json"] = existing["check.json"] or ""
+    broken = _unreadable(existing)
+    if broken:
+        return _envelope.failure(
+            "invalid_snapshot", f"{len(broken)} snapshot file(s) in {folder} cannot be read "
+            f"as what burgee wrote: {', '.join(broken[:5])}", exit=_envelope.EXIT_USAGE,
+            hint="restore them from version control (git checkout -- FILE), or remove them "
+                 "and rerun with --update to write them again", files=broken)
     drift: list[dict[str, Any]] = []
     for rel, text in files.items():
         if rel not in existing:
@@ -77,7 +112,10 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
     # Budget overruns, invalid output and mismatches are problems too (the same list the
     # dashboard's Problems pane shows), but have checks of their own.
     errors = [p.to_dict() for p in state.problems if p.severity == "error"
-              and p.code not in ("budget_exceeded", "envelope_mismatch", "invalid_output")]
+              and p.code not in ("budget_exceeded", "envelope_mismatch", "invalid_output")
+              and p not in found_by_check]
+    check_failures = [p for p in state.check_problems if p.code != "recovery_below_budget"]
+    recovery = (checked or {}).get("recovery") or {}
     invalid = [p for p in state.problems if p.code == "invalid_output"]
     mismatches = [d.to_dict() for d in diffs if d.equal is False]
     report = {
@@ -102,6 +140,7 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
                   "skipped": sum(d.skipped is not None for d in diffs),
                   "errors": sum(d.error is not None for d in diffs),
                   "mismatches": mismatches},
+        "check": _check_summary(checked, state.check_problems) if check else None,
     }
     failures = []
     if blocked:
@@ -118,9 +157,14 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
         failures.append("invalid_output")
     if mismatches:
         failures.append("envelope_mismatch")
+    if check_failures:
+        failures.append("check_failed")
+    if recovery.get("within_budget") is False:
+        failures.append("recovery_below_budget")
     report["failures"] = failures
     if not failures:
         return _envelope.success(report)
+    from workbench.check.report import recovery_line   # ~40 ms: only for a failed run
     first = failures[0]
     messages = {
         "breaking_change": _breaking_message(review) if blocked else "",
@@ -134,6 +178,10 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
         f"{len(invalid)} examples returned data their output schema refuses; first: "
         + (invalid[0].message if invalid else ""),
         "envelope_mismatch": f"{len(mismatches)} example(s) differ between CLI and MCP",
+        "check_failed": f"burgee check: {len(check_failures)} violation(s) of the contract"
+        + (f"; first: {check_failures[0].message}" if check_failures else ""),
+        "recovery_below_budget": "burgee check: " + recovery_line(recovery)
+        if "recovery_below_budget" in failures else "",
     }
     hints = {
         "breaking_change": "keep the old contract as each change in report.changes says, or "
@@ -146,11 +194,39 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
         "lint_error": "see report.problems.items for each fix",
         "invalid_output": (invalid[0].fix if invalid else "") + "; see report.problems.items",
         "envelope_mismatch": "see report.diffs.mismatches for the unified diffs",
+        "check_failed": "see report.check.violations (each names its rule, a call that shows "
+                        "it and the fix); burgee check FILE runs the same calls",
+        "recovery_below_budget": "make each refusal's fix reach the call it corrects (see "
+                                 "report.check.recovery.unrecovered), or lower "
+                                 "budgets['recovery']",
     }
     doc = _envelope.failure(first, "; ".join(messages[f] for f in failures), exit=1,
                             hint=hints[first], failures=failures)
     doc["data"] = report
     return doc
+
+
+def check_file(report: dict[str, Any] | None) -> str:
+    """`check.json` of the snapshot folder: what `burgee check` found, without what varies
+    from machine to machine (paths, the calls of unrecovered refusals); `null` when it could
+    not check the file."""
+    if report is None:
+        return json.dumps(None) + "\n"
+    recovery = {key: value for key, value in report["recovery"].items()
+                if key != "unrecovered"}
+    violations = [{key: v[key] for key in ("rule", "name", "command", "message", "count")}
+                  for v in report["violations"]]
+    data = {"program": report["program"], "seed": report["seed"],
+            "calls_per_command": report["calls_per_command"], "calls": report["calls"],
+            "skipped": report["skipped"], "violations": violations, "recovery": recovery}
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def _check_summary(report: dict[str, Any] | None, found) -> dict[str, Any]:
+    """The report's `check`: burgee check's report without the file, or why it did not run."""
+    if report is None:
+        return {"ok": False, "error": found[0].message if found else "not run"}
+    return {key: value for key, value in report.items() if key != "file"}
 
 
 def _explained(review: Review | None) -> bool:

@@ -5,7 +5,8 @@ runs (`environments`), example diffs and their batch workers (`diffs`, `pool`), 
 MCP server's tool calls (`server`). Each runs in a session of its own, so a time limit kills
 the whole process group (a handler's children too).
 
-- `child_environ()`: our environment, with the workbench importable and no bytecode written;
+- `child_environ()`: our environment, with the workbench importable, no bytecode written and
+  no bearer token;
 - `environ_for(environment)`: that of one simulated environment (`ENVIRONMENTS`);
 - `worker_command(served, argv)`: `python -m workbench.dev._worker run ...` for the last good
   program;
@@ -25,6 +26,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from workbench.dev.records import Served
+from workbench.runtime.context import AGENT_MARKERS
+from workbench.runtime.serving import handler_environ
 from workbench.surfaces.output import VALIDATE_VARIABLE
 
 ENVIRONMENTS: tuple[str, ...] = ("terminal", "piped", "agent:claude-code", "agent:cursor",
@@ -38,15 +41,15 @@ AGENT_ENVIRONMENT: dict[str, dict[str, str]] = {
     "agent:gemini": {"GEMINI_CLI": "1"},
 }
 
-_CLEARED = ("AI_AGENT", "CLAUDECODE", "CURSOR_AGENT", "CODEX_THREAD_ID", "GEMINI_CLI", "CI",
-            "FORCE_TTY", "NO_COLOR", "PYTEST_CURRENT_TEST")
+_CLEARED = AGENT_MARKERS + ("CI", "FORCE_TTY", "NO_COLOR", "PYTEST_CURRENT_TEST")
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def child_environ(extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment for workbench subprocesses: ours, with the workbench importable."""
-    env = dict(os.environ)
+    """The environment for workbench subprocesses: ours, with the workbench importable, and
+    without the dev server's bearer token (`serving.handler_environ`: no handler reads it)."""
+    env = handler_environ(os.environ)
     paths = [_ROOT] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep)
                        if p and p != _ROOT]
     env["PYTHONPATH"] = os.pathsep.join(paths)

@@ -11,7 +11,8 @@ against the current program, each call in a fresh sandbox, and classifies what d
 with `--run-writes`; calls whose arguments were masked cannot be sent again and are skipped.
 
 Exit codes (docs/ci.md): 0 nothing breaking (or breaking under a major version bump since
-the recording); 1 `replay_changed` (or `load_failed`); 3 `file_not_found` (FILE or PATH).
+the recording); 1 `replay_changed` (or `load_failed`); 2 `invalid_replay` (PATH is not
+what `--record` wrote); 3 `file_not_found` (FILE or PATH).
 """
 
 from __future__ import annotations
@@ -80,23 +81,44 @@ class Recorder:
                 "effects": command.effects if command is not None else None,
                 "arguments": entry.arguments or {}, "masked": _masked(entry.arguments or {}),
                 "result": entry.result, "is_error": entry.is_error}
-        with self._lock, open(self.path, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n")
+        with self._lock:   # private (0600, never through a link): it holds results
+            handle = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
+                             | os.O_CLOEXEC, 0o600)
+            if os.fstat(handle).st_mode & 0o077:
+                os.fchmod(handle, 0o600)
+            with open(handle, "a", encoding="utf-8") as out:
+                out.write(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n")
             self.count += 1
         return True
 
 
+class BadReplay(ValueError):
+    """A replay file that is empty or is not what `--record` writes (bad input: exit 2)."""
+
+
 def read_calls(path: str) -> list[dict[str, Any]]:
-    """The recorded calls of a replay file, in order (blank and foreign lines skipped)."""
+    """The recorded calls of a replay file, in order (blank lines skipped). Raises BadReplay
+    naming the line for anything that is not a recorded call, and for a file with none."""
     calls = []
-    with open(path, encoding="utf-8") as handle:
-        for line in handle:
-            try:
-                call = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(call, dict) and call.get("burgee_replay") and call.get("tool"):
+    try:
+        with open(path, encoding="utf-8") as handle:
+            for number, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                try:
+                    call = json.loads(line)
+                except ValueError:
+                    raise BadReplay(f"line {number} of {path} is not JSON") from None
+                if not isinstance(call, dict) or not call.get("burgee_replay") or \
+                        not isinstance(call.get("tool"), str) or \
+                        not isinstance(call.get("arguments") or {}, dict):
+                    raise BadReplay(f"line {number} of {path} is not a recorded call (a JSON "
+                                    "object with burgee_replay, tool and arguments)")
                 calls.append(call)
+    except UnicodeDecodeError:
+        raise BadReplay(f"{path} is not UTF-8 text") from None
+    if not calls:
+        raise BadReplay(f"{path} holds no recorded calls")
     return calls
 
 
@@ -112,6 +134,12 @@ def replay(file: str, path: str, *, run_writes: bool = False,
         if not os.path.isfile(missing):
             return _envelope.failure("file_not_found", f"{missing} does not exist", exit=3,
                                      hint="pass FILE and a replay file from .burgee/traffic/")
+    try:
+        calls = read_calls(path)
+    except (BadReplay, OSError) as error:
+        return _envelope.failure("invalid_replay", str(error), exit=_envelope.EXIT_USAGE,
+                                 hint="pass a file that `burgee dev FILE --record` wrote "
+                                      "(.burgee/traffic/*.jsonl), as it wrote it")
     bench = Workbench(os.path.abspath(file), program_name=program_name, run_writes=run_writes)
     state = bench.reload()
     if state.load_error is not None or state.program is None:
@@ -120,7 +148,6 @@ def replay(file: str, path: str, *, run_writes: bool = False,
                                  hint="fix the file and run again")
     program = state.program
     server = bench.dev_server()
-    calls = read_calls(path)
     changes: list[Change] = []
     skipped: list[dict[str, str]] = []
     replayed = 0

@@ -20,6 +20,7 @@ def render(report: dict[str, Any]) -> str:
         return _replay(report, failures)
     file = report.get("file", "")
     lines = [_verdict(report, failures)]
+    lines += _check(report.get("check"))
     drift = report.get("drift") or []
     if drift:
         lines.append(f"drift: {len(drift)} file(s) differ from {report.get('snapshots')}")
@@ -61,6 +62,16 @@ def _verdict(report: dict[str, Any], failures: list[str]) -> str:
     if report.get("updated"):
         return f"\u2713 {where}: snapshots updated\n  {size}; {equal}"
     return f"\u2713 {where}: every surface matches its snapshot\n  {size}; {equal}"
+
+
+def _check(check: dict[str, Any] | None) -> list[str]:
+    """One line for `burgee check`'s stage (none when --no-check skipped it)."""
+    if check is None:
+        return []
+    if "recovery" not in check:
+        return [f"  burgee check could not run: {check.get('error')}"]
+    from workbench.check.report import summary_line
+    return ["  " + summary_line(check)]
 
 
 def _budgets(report: dict[str, Any]) -> list[str]:

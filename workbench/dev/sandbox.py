@@ -31,20 +31,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator, Mapping
 
-VARIABLES = ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME",
-             "XDG_RUNTIME_DIR", "TMPDIR", "BURGEE_STATE_DIR")
-"""The variables a sandbox sets (each to a folder inside it)."""
-
-_LAYOUT = {
-    "HOME": "home",
-    "XDG_CONFIG_HOME": "home/.config",
-    "XDG_DATA_HOME": "home/.local/share",
-    "XDG_STATE_HOME": "home/.local/state",
-    "XDG_CACHE_HOME": "home/.cache",
-    "XDG_RUNTIME_DIR": "run",
-    "TMPDIR": "tmp",
-    "BURGEE_STATE_DIR": "home/.local/state/burgee",
-}
+from workbench._sandbox import LAYOUT, VARIABLES
 
 _CURRENT: contextvars.ContextVar[Sandbox | None] = contextvars.ContextVar("burgee_sandbox",
                                                                           default=None)
@@ -56,7 +43,7 @@ class Sandbox:
     def __init__(self, prefix: str = "burgee-run-") -> None:
         self.root = tempfile.mkdtemp(prefix=prefix)
         self.paths = {name: os.path.join(self.root, *relative.split("/"))
-                      for name, relative in _LAYOUT.items()}
+                      for name, relative in LAYOUT.items()}
         for path in self.paths.values():
             os.makedirs(path, mode=0o700, exist_ok=True)
         self.closed = False

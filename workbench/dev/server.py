@@ -90,10 +90,8 @@ def subprocess_call(served: Served, argv: list[str], *, timeout: float,
                                cwd=served.target.folder,
                                on_line=_progress_reader(on_progress) if on_progress else None)
     except subprocess.TimeoutExpired:
-        doc = _envelope.failure("timeout", f"the command did not finish within {timeout:g} s "
-                                "and was stopped", exit=_envelope.EXIT_UNAVAILABLE,
-                                hint="the handler may be waiting on something; "
-                                "fix it and save, the next call runs the new code")
+        doc = _envelope.timed_out(timeout, hint="the handler may be waiting on something; "
+                                  "fix it and save, the next call runs the new code")
         return Outcome(doc["error"]["exit"], _envelope.encode(doc) + "\n", "", doc)
     for line in reversed(done.stdout.splitlines()):
         if line.startswith('{"burgee_outcome"'):

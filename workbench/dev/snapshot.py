@@ -477,7 +477,7 @@ def compare(before: dict[str, Surface] | None, after: dict[str, Surface], tokens
 
 DEFAULT_FOLDER = os.path.join(".burgee", "snapshots")
 """The snapshot folder, relative to FILE's folder (one subfolder per program)."""
-META_FILES = ("tokens.json", "problems.json", "diffs.json")
+META_FILES = ("tokens.json", "problems.json", "diffs.json", "check.json")
 """Files of a snapshot folder that are not surfaces (the review leaves them out)."""
 
 

@@ -3,6 +3,7 @@
     state = build_state(program, previous, file=..., diffs=..., reviews=reviews)
     state = failed_state(previous, loaded.error, ...)      # the last good program stays
     state = with_diffs(state, diffs)                        # the diff findings added
+    state = with_check(state, report.to_dict(), report.problems())   # burgee check's too
 
 `State` is immutable; the engine (`workbench.dev.engine`) replaces its own with each new one.
 A build runs nothing and serves nothing: it renders every surface (`snapshot`), counts its
@@ -63,6 +64,9 @@ class State:
     review_snapshot: _changes.Review | None = None  # since the snapshot folder (None: none)
     memo: Memo | None = field(default=None, repr=False, compare=False)
     # `snapshot.Memo` of `program`'s render: the next reload reuses what did not change
+    check: dict[str, Any] | None = None    # `burgee check`'s report of `program` (to_dict),
+    # None until it ran on this load; its findings are the `check_problems`, in `problems` too
+    check_problems: tuple[Problem, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -149,7 +153,8 @@ def build_state(program: Program, previous: State, *, file: str, reviews: Review
     changes = _snapshot.compare(before.surfaces if before else None, surfaces,
                                 previous.tokens.read_by_agents, table.read_by_agents)
     problems = tuple(_problems.lint(program, surfaces, table, diffs=diffs, memo=memo))
-    base = (before.program, before.surfaces) if before is not None else None
+    base = (before.program, before.surfaces) \
+        if before is not None and before.program is not None else None
     cost, cost_before = _costs(program, surfaces, table, memo, base,
                                before.cost if before is not None else None, diffs)
     review, review_snapshot = reviews.review(file, program, surfaces,
@@ -178,9 +183,22 @@ def with_diffs(state: State, diffs: Iterable[Diff]) -> State:
         return state
     diffs = tuple(diffs)
     problems = tuple(_problems.lint(state.program, state.surfaces, state.tokens, diffs=diffs))
+    problems += state.check_problems
     cost, cost_before = _costs(state.program, state.surfaces, state.tokens, None,
                                state.cost_base, state.cost_before, diffs, state.cost)
     return replace(state, problems=problems, cost=cost, cost_before=cost_before)
+
+
+def with_check(state: State, report: dict[str, Any] | None,
+               found: Iterable[dict[str, Any]]) -> State:
+    """`state` with `burgee check`'s report of its program and the problems it found
+    (`workbench.check.Report.problems()`), in place of those of an earlier check."""
+    if state.program is None:
+        return state
+    check_problems = tuple(Problem(**problem) for problem in found)
+    earlier = set(state.check_problems)
+    problems = tuple(p for p in state.problems if p not in earlier) + check_problems
+    return replace(state, check=report, check_problems=check_problems, problems=problems)
 
 
 def _costs(program: Program, surfaces: dict[str, Surface], table: TokenTable,

@@ -34,14 +34,24 @@ def _write(stream, text: str) -> None:
 def serve(program, address=None, *, policy=None) -> int:
     """Serve `program` over stdio (address None) or streamable HTTP at (host, port); the exit
     code. `tool mcp` (parsed by the one parser, `workbench.runtime.builtins`) lands here.
-    `policy` (`workbench.runtime.serving.Policy`): the token, bounds and result limit."""
-    from workbench.mcp.server import ProgramServer, quiet_logging
+    `policy` (`workbench.runtime.serving.Policy`): the token, bounds, result limit and call
+    bounds. Each tool call runs in a process of its own (`workbench.runtime.forks`); the
+    fork server is forked here, before the MCP SDK is imported or a thread started."""
     from workbench.runtime import serving
-    quiet_logging()
     if policy is None:
         policy = serving.http_policy(*address) if address is not None else serving.Policy()
-    served = ProgramServer(program, max_result_bytes=policy.max_result_bytes)
+    sock = listen(*address) if address is not None else None   # a Fail names the fix
+    forks = _fork_server(program, None, policy)
+    from workbench.mcp.server import ProgramServer, quiet_logging
+    quiet_logging()
+    served = ProgramServer(program, max_result_bytes=policy.max_result_bytes, forks=forks)
+    served.grace = policy.grace
     import anyio
+    import signal
+
+    def stopped(signum, frame):   # what uvicorn raises again once it stopped on SIGTERM
+        raise _Stopped()
+    signal.signal(signal.SIGTERM, stopped)   # the server stops itself (`stop_calls`)
     try:
         if address is None:
             if sys.stdin is not None and sys.stdin.isatty():
@@ -50,11 +60,63 @@ def serve(program, address=None, *, policy=None) -> int:
             anyio.run(served.run_stdio)
         else:
             host, port = address
-            anyio.run(lambda: served.serve_http(host, port, policy=policy, announce=lambda url: \
-                _write(sys.stderr, announcement(program.name, url, policy))))
+            anyio.run(lambda: served.serve_http(host, port, policy=policy, sock=sock,
+                                                announce=lambda url: _write(
+                                                    sys.stderr,
+                                                    announcement(program.name, url, policy))))
     except KeyboardInterrupt:
         return 130
+    except BaseException as error:   # noqa: BLE001 - re-raised unless it is the stop
+        while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+            error = error.exceptions[0]
+        if not isinstance(error, _Stopped):
+            raise
+    finally:
+        if forks is not None:
+            forks.close()
     return 0
+
+
+class _Stopped(Exception):
+    """SIGTERM, once the server has stopped gracefully: a clean end (exit 0)."""
+
+
+def _fork_server(program, environ, policy):
+    """The fork server every call of this server runs from (None where processes cannot be
+    forked: calls then run in this process, one at a time)."""
+    from workbench.runtime import forks
+    if not forks.available():
+        return None
+    return forks.ForkServer.start(program, environ=environ, max_calls=policy.max_calls,
+                                  timeout=policy.call_timeout,
+                                  max_result_bytes=policy.max_result_bytes)
+
+
+def listen(host: str, port: int):
+    """A TCP socket listening at host:port (port 0: a free one), or the `Fail` that names
+    the fix: the port in use, an address this machine does not have, a port it may not use."""
+    import errno
+    import socket
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as error:
+        sock.close()
+        from workbench.declaration.model import Fail
+        shown = f"[{host}]" if ":" in host else host
+        reason = error.strerror or str(error)
+        if error.errno == errno.EADDRINUSE:
+            raise Fail("port_in_use", f"cannot listen on {shown}:{port}: {reason}", exit=2,
+                       hint="another process listens there; pick another port, or 0 for any "
+                            "free one", fix=["mcp", "--http", f"{shown}:0"]) from None
+        raise Fail("cannot_listen", f"cannot listen on {shown}:{port}: {reason}", exit=2,
+                   hint="serve on an address of this machine and a port you may use (ports "
+                        "under 1024 need privileges), or 127.0.0.1:0",
+                   fix=["mcp", "--http", "127.0.0.1:0"]) from None
+    return sock
 
 
 def asgi(program: Program | str | os.PathLike, *, stateless: bool = True, path: str = "/mcp",
@@ -96,9 +158,7 @@ def asgi(program: Program | str | os.PathLike, *, stateless: bool = True, path: 
 
     from workbench.runtime.extras import require
     require("mcp", "workbench.mcp.asgi")   # a Fail naming pip install 'burgee[mcp]'
-    from workbench.mcp.server import ProgramServer, quiet_logging
-    quiet_logging()
-    from workbench.runtime.serving import TOKEN_ENV, Policy, env_token, limits
+    from workbench.runtime.serving import TOKEN_ENV, Policy, call_bounds, env_token, limits
     env = environ if environ is not None else os.environ
     if auth:
         token = token or env_token(env)
@@ -110,17 +170,22 @@ def asgi(program: Program | str | os.PathLike, *, stateless: bool = True, path: 
                        "token=...; auth=False only behind your own auth middleware")
     else:
         token = None
-    max_sessions, idle_timeout, max_result = limits(env)
+    max_sessions, idle_timeout, max_result = limits(env, http=True)
+    call_timeout, max_calls = call_bounds(env)
     policy = Policy("127.0.0.1", token=token, token_source="env" if token else None,
                     max_sessions=max_sessions, idle_timeout=idle_timeout,
-                    max_result_bytes=max_result)
+                    max_result_bytes=max_result, call_timeout=call_timeout,
+                    max_calls=max_calls)
     if allowed_hosts is None:
         listed = env.get("BURGEE_MCP_ALLOWED_HOSTS", "")
         allowed_hosts = [name.strip() for name in listed.split(",") if name.strip()]
     if isinstance(program, (str, os.PathLike)):
         from workbench.loader import load_program
         program = load_program(os.fspath(program))
-    served = ProgramServer(program, environ=environ)
+    forks = _fork_server(program, environ, policy)   # before the SDK is imported
+    from workbench.mcp.server import ProgramServer, quiet_logging
+    quiet_logging()
+    served = ProgramServer(program, environ=environ, forks=forks)
     return served.http_app(path=path, stateless=stateless, allowed_hosts=list(allowed_hosts),
                            policy=policy)
 

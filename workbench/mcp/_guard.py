@@ -70,6 +70,52 @@ def guard(app, token: str | None):
     return app if token is None else BearerGuard(app, token)
 
 
+MAX_BODY = 4 * 1024 * 1024
+"""Bytes an HTTP request body may hold: the MCP SDK's limit (`DEFAULT_MAX_REQUEST_BODY_SIZE`,
+`mcp.server.transport_security`), which answers a larger one with 413 before parsing it."""
+
+TOO_LARGE = json.dumps({
+    "jsonrpc": "2.0", "id": None,
+    "error": {"code": -32600, "message": f"Invalid Request: the request body is over "
+              f"{MAX_BODY // (1024 * 1024)} MiB, the server's limit; pass a large input as a "
+              f"file path or a URL the command reads rather than inline"}},
+    separators=(",", ":")).encode()
+"""The body of that 413, as a JSON-RPC error (id null: the request was not read)."""
+
+
+def json_rpc_errors(app):
+    """`app` with its plain-text 413 (a body over `MAX_BODY`) answered as a JSON-RPC error, so
+    a client reads why instead of failing to parse "Request body too large"."""
+    async def answered(scope, receive, send):
+        if scope["type"] != "http":
+            return await app(scope, receive, send)
+        replaced, ended = False, False
+
+        async def receiving():
+            nonlocal ended
+            message = await receive()
+            if message["type"] != "http.request" or not message.get("more_body"):
+                ended = True
+            return message
+
+        async def sending(message):
+            nonlocal replaced
+            if message["type"] == "http.response.start" and message.get("status") == 413:
+                replaced = True
+                if not ended:   # a client still sending would read a reset instead
+                    await _drain(receive)
+                await send({"type": "http.response.start", "status": 413,
+                            "headers": [(b"content-type", b"application/json"),
+                                        (b"content-length", str(len(TOO_LARGE)).encode())]})
+            elif replaced and message["type"] == "http.response.body":
+                if not message.get("more_body"):
+                    await send({"type": "http.response.body", "body": TOO_LARGE})
+            else:
+                await send(message)
+        return await app(scope, receiving, sending)
+    return answered
+
+
 def bound_sessions(manager) -> bool:
     """Make the SDK's StreamableHTTPSessionManager evict, at its `max_sessions`, the session
     idle the longest (never one with a request or stream open). Returns False when this SDK's
@@ -110,3 +156,20 @@ def _evict_oldest_idle(manager) -> bool:
     transport.idle_scope.cancel()   # its server task ends and terminates the transport
     logger.info("closed idle session %s to admit a new one", sid[:8])
     return True
+
+
+_DRAIN_AT_MOST = 64 * 1024 * 1024
+"""Bytes of an over-large body read and dropped before its 413 is sent (past it, the answer
+goes out anyway and the client may see the connection reset)."""
+
+
+async def _drain(receive) -> None:
+    """Read the rest of the request body and drop it."""
+    read = 0
+    while read <= _DRAIN_AT_MOST:
+        message = await receive()
+        if message["type"] != "http.request":
+            return
+        read += len(message.get("body", b""))
+        if not message.get("more_body"):
+            return

@@ -30,14 +30,17 @@ import anyio.lowlevel
 import anyio.to_thread
 import mcp_types
 from mcp.server import NotificationOptions, Server
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus, ListenHandler, ResourcesListChanged, ToolsListChanged,
+)
 from mcp_types import JSONRPCError, JSONRPCRequest, JSONRPCResponse
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from workbench.runtime import toolcall as _toolcall
 from workbench.surfaces import tools as _tools
 
-from workbench.runtime.serving import LOOPBACK
+from workbench.runtime.serving import LOOPBACK, SHUTDOWN_GRACE
+
 logger = logging.getLogger("workbench.mcp")
 _NOT_AN_OBJECT: ContextVar = ContextVar("burgee_arguments_not_an_object", default=None)
 """The `arguments` of the tools/call being handled, when they are not an object."""
@@ -54,7 +57,8 @@ class _Server(Server):
     def create_initialization_options(self, notification_options=None,
                                       experimental_capabilities=None, extensions=None):
         return super().create_initialization_options(
-            notification_options or NotificationOptions(tools_changed=True),
+            notification_options or NotificationOptions(tools_changed=True,
+                                                        resources_changed=True),
             experimental_capabilities, extensions)
 
 
@@ -71,6 +75,13 @@ def _progress_token(ctx):
         return meta.get("progress_token", meta.get("progressToken"))
     return getattr(meta, "progress_token", None)
 
+
+WORKER_THREADS = 256
+"""Threads that wait on calls at once when they run in processes of their own; the calls
+themselves are bounded by the fork server's `max_calls` (a refusal never waits behind them)."""
+IN_PROCESS_THREADS = 40
+"""Threads for calls with another caller (the dev server's subprocesses) or none (anyio's
+default), so that bound is as it was."""
 
 LIST_PAGE_BYTES = 900_000
 """A tools/list answer longer than this (encoded) is split into pages, each pointing to the next
@@ -167,21 +178,28 @@ class _Listing:
 class ProgramServer:
     """One declared program served over MCP. See the module docstring.
 
-    `caller(program, command, argv) -> Outcome` replaces the in-process run (the dev
-    workbench runs calls in a subprocess); it is called in a worker thread, with
-    `on_progress=` as well when its signature has that parameter. `observer(record)`
-    hears every answered request: `{"at", "client", "session", "method", "tool",
-    "arguments", "result", "is_error", "seconds", "error"}`.
+    `forks` (a `workbench.runtime.forks.ForkServer`) runs every call in a process of its own
+    (`tool mcp` and `asgi` give one); without it a call runs in this process. `caller(program,
+    command, argv) -> Outcome` replaces either (the dev workbench runs calls in a
+    subprocess); it is called in a worker thread, with `on_progress=` as well when its
+    signature has that parameter. `observer(record)` hears every answered request: `{"at",
+    "client", "session", "method", "tool", "arguments", "result", "is_error", "seconds",
+    "error"}`.
     """
 
     def __init__(self, program, *, caller=None, observer=None, environ=None,
-                 max_result_bytes: int | None = None):
+                 max_result_bytes: int | None = None, forks=None):
         from workbench.runtime.serving import DEFAULT_MAX_RESULT_BYTES
         self.program = program
         self.max_result_bytes = max_result_bytes or DEFAULT_MAX_RESULT_BYTES
-        self.caller = caller
+        self.forks = forks
+        self.caller = caller or (forks.run if forks is not None else None)
         self.observer = observer
         self.environ = environ
+        self.stopping: str | None = None   # why new calls are refused (a SIGTERM)
+        self.grace = SHUTDOWN_GRACE
+        self._calls = 0                    # tools/call being answered
+        self._threads = None               # the worker threads' limiter (made on first use)
         self.bus = InMemorySubscriptionBus()
         self.listen = ListenHandler(self.bus)
         self._connections: dict[int, object] = {}
@@ -202,6 +220,8 @@ class ProgramServer:
             instructions=program.description or None,
             on_list_tools=self._on_list_tools,
             on_call_tool=self._on_call_tool,
+            on_list_resources=self._on_list_resources,
+            on_read_resource=self._on_read_resource,
             on_subscriptions_listen=self.listen,
             get_tool_input_schema=self._input_schema,
         )
@@ -258,10 +278,12 @@ class ProgramServer:
         for key, connection in list(self._connections.items()):
             try:
                 await connection.send_tool_list_changed()
+                await connection.send_resource_list_changed()   # cards and schema changed too
             except Exception:  # noqa: BLE001 - a dead connection must not stop the others
                 self._connections.pop(key, None)
                 self._listed_by(key)
         await self.bus.publish(ToolsListChanged())
+        await self.bus.publish(ResourcesListChanged())
 
     async def told_clients_listed(self, timeout: float) -> bool:
         """Wait until every handshake-era client told of the last change asked for tools/list
@@ -291,7 +313,8 @@ class ProgramServer:
     def _input_schema(self, name: str):
         command = _tools.callable_tool(self.program, name)
         if command is None:
-            return None
+            from workbench.surfaces.discovery import input_schema as discovery_schema
+            return discovery_schema(self.program, name)
         from workbench.surfaces.schema import input_schema
         return input_schema(command)
 
@@ -318,23 +341,66 @@ class ProgramServer:
                        f"since it was given (list_changed was sent); list again without a cursor")
 
     async def _call(self, ctx, params) -> dict:
+        """The tools/call core (`workbench.runtime.toolcall.call_tool`, as `workbench.testing`
+        runs it) in a worker thread: the run blocks on a call process (or runs in-process)."""
         program = self.program
         name, arguments = params.name, params.arguments
         if _NOT_AN_OBJECT.get() is not None:   # refused below by check_arguments, with a fix
             arguments = _NOT_AN_OBJECT.get()
+        if self.stopping:
+            from workbench.runtime import envelope as _envelope
+            return _toolcall.result(_envelope.stamp(_envelope.terminated(self.stopping),
+                                                    program.schema_version), False)
+        if self._threads is None:   # calls in processes of their own are bounded there
+            self._threads = anyio.CapacityLimiter(
+                WORKER_THREADS if self.forks is not None else IN_PROCESS_THREADS)
+
+        def answer() -> dict:
+            return _toolcall.call_tool(
+                program, name, arguments,
+                lambda command, argv: self._run(ctx, program, command, argv),
+                self.max_result_bytes)
+        self._calls += 1
         try:
-            planned = _toolcall.plan(program, name, arguments)
-            if isinstance(planned, dict):
-                return planned
-            command, argv = planned
-            outcome = await anyio.to_thread.run_sync(self._run, ctx, program, command, argv)
-            refusal = _toolcall.too_large(program, command, outcome, self.max_result_bytes)
-            if refusal is not None:
-                return _toolcall.result(refusal, False)
-            return _toolcall.outcome_result(command, outcome)
-        except Exception as error:  # noqa: BLE001 - a bug here is still a tool result
-            logger.debug("tools/call %s failed", name, exc_info=True)
-            return _toolcall.internal_result(program, error)
+            if self.forks is None:   # a call in this process cannot be stopped: wait for it
+                return await anyio.to_thread.run_sync(answer, limiter=self._threads)
+            return await self._cancellable(answer)
+        finally:
+            self._calls -= 1
+
+    async def _cancellable(self, answer) -> dict:
+        """`answer()` in a worker thread, its call process ended (`ForkServer.cancel`) when
+        this request is cancelled: the client sent notifications/cancelled, gave up or went
+        away. Its answer is then dropped, as the SDK drops any cancelled request's."""
+        from workbench.runtime.forks import TICKET, Ticket
+        ticket = Ticket()
+        token = TICKET.set(ticket)   # the worker thread runs in a copy of this context
+        try:
+            return await anyio.to_thread.run_sync(answer, limiter=self._threads,
+                                                  abandon_on_cancel=True)
+        except anyio.get_cancelled_exc_class():
+            self.forks.cancel(ticket)
+            raise
+        finally:
+            TICKET.reset(token)
+
+    async def _on_list_resources(self, ctx, params):
+        """The program's schema, cards, skills and llms.txt (`workbench.surfaces.resources`)."""
+        from workbench.surfaces.resources import resources
+        return mcp_types.ListResourcesResult(resources=[
+            mcp_types.Resource.model_validate(entry) for entry in resources(self.program)])
+
+    async def _on_read_resource(self, ctx, params):
+        from mcp.shared.exceptions import MCPError
+
+        from workbench.surfaces.resources import read
+        found = read(self.program, str(params.uri))
+        if found is None:
+            raise MCPError(-32602, f"no resource at {params.uri}; resources/list names every "
+                           f"one this server has")
+        text, mime = found
+        return mcp_types.ReadResourceResult(contents=[mcp_types.TextResourceContents(
+            uri=str(params.uri), mime_type=mime, text=text)])
 
     async def _on_call_tool(self, ctx, params):
         return mcp_types.CallToolResult.model_validate(await self._call(ctx, params))
@@ -448,11 +514,48 @@ class ProgramServer:
     # --- transports ----------------------------------------------------------------------
 
     async def run_stdio(self) -> None:
-        """Serve over this process's stdin/stdout until the client closes stdin."""
+        """Serve over this process's stdin/stdout until the client closes stdin, or SIGTERM
+        (then calls in flight get `grace` seconds, `stop_calls`)."""
         from mcp.server.stdio import stdio_server
         async with stdio_server() as (read_stream, write_stream):
-            await self.server.run(_Draining(read_stream, self), _Answering(write_stream, self),
-                                  self.server.create_initialization_options())
+            async with anyio.create_task_group() as group:
+                group.start_soon(self._stop_on_sigterm, group.cancel_scope)
+                answering = _Answering(write_stream, self)
+                await self.server.run(_Draining(read_stream, self, answering), answering,
+                                      self.server.create_initialization_options())
+                group.cancel_scope.cancel()
+
+    async def _stop_on_sigterm(self, scope) -> None:
+        import signal
+        try:
+            receiver = anyio.open_signal_receiver(signal.SIGTERM)
+            signals = receiver.__enter__()
+        except (ValueError, RuntimeError, NotImplementedError):   # not the main thread
+            return
+        try:
+            async for _ in signals:
+                await self.stop_calls()
+                with anyio.move_on_after(5):   # the answers of the calls just ended, written
+                    while self._unanswered:
+                        await anyio.sleep(0.01)
+                scope.cancel()
+                return
+        finally:
+            receiver.__exit__(None, None, None)
+
+    async def stop_calls(self, why: str = "the server is stopping") -> None:
+        """Stop gracefully: refuse new calls (`terminated`, exit 143); give the calls in flight
+        `grace` seconds; then end them (each answers `terminated`, when calls run in
+        processes of their own) and wait a little for their answers."""
+        self.stopping = why
+        with anyio.move_on_after(self.grace):
+            while self._calls:
+                await anyio.sleep(0.05)
+        if self._calls and self.forks is not None:
+            self.forks.end_calls(why)
+        with anyio.move_on_after(5):
+            while self._calls:
+                await anyio.sleep(0.02)
 
     async def _drain(self) -> None:
         """At end of input, let requests already read be answered (bounded by drain_seconds)."""
@@ -474,7 +577,7 @@ class ProgramServer:
         `stateless=True` keeps no session between requests (the SDK's stateless mode), so any
         worker of a pool can answer any request.
         """
-        from workbench.mcp._guard import bound_sessions, guard
+        from workbench.mcp._guard import bound_sessions, guard, json_rpc_errors
         from workbench.runtime.serving import WILDCARD, Policy, new_token
         policy = policy or Policy(host, token=new_token(), token_source="random")
         names = ([] if host in LOOPBACK else [host]) + [h for h in allowed_hosts if h]
@@ -492,15 +595,20 @@ class ProgramServer:
                 allowed_hosts=[f"{name}{port}" for name in shown for port in ("", ":*")],
                 allowed_origins=[f"{scheme}://{name}{port}" for name in shown
                                  for scheme in ("http", "https") for port in ("", ":*")])
+        store = None
+        if not stateless:   # a dropped stream resumes (another worker could not replay it)
+            from workbench.mcp._events import RETRY_MS, MemoryEventStore
+            store = MemoryEventStore()
         app = self.server.streamable_http_app(
             streamable_http_path=path, host=host, transport_security=security,
             stateless_http=stateless, max_sessions=policy.max_sessions,
-            session_idle_timeout=policy.idle_timeout)
+            session_idle_timeout=policy.idle_timeout, event_store=store,
+            retry_interval=RETRY_MS if store is not None else None)
         manager = getattr(self.server, "_session_manager", None)
         if manager is not None and not stateless:
             bound_sessions(manager)
         self.max_result_bytes = policy.max_result_bytes
-        return guard(self._counting_listings(app), policy.token)
+        return guard(json_rpc_errors(self._counting_listings(app)), policy.token)
 
     def _counting_listings(self, app):
         """`app`, counting the tools/list answers being written (`told_clients_listed` waits
@@ -528,25 +636,47 @@ class ProgramServer:
         return counted
 
     async def serve_http(self, host: str = "127.0.0.1", port: int = 0, *, announce=None,
-                         policy=None) -> None:
+                         policy=None, sock=None) -> None:
         """Serve streamable HTTP at http://host:port/mcp until cancelled or shut down.
 
-        `announce(url)` is called once the socket listens (port 0 picks a free port)."""
-        import socket
-
+        `announce(url)` is called once the socket listens (port 0 picks a free port); `sock`:
+        a socket already listening there (`listen`). On SIGTERM (or Ctrl-C) it stops
+        accepting, gives calls in flight `grace` seconds (`stop_calls`), then exits."""
         import uvicorn
         for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
             logging.getLogger(name).setLevel(logging.WARNING)
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-        sock.listen(128)
+        if sock is None:
+            from workbench.mcp import listen
+            sock = listen(host, port)
         port = sock.getsockname()[1]
         config = uvicorn.Config(self.http_app(host=host, policy=policy), host=host, port=port,
                                 log_config=None, log_level="warning", lifespan="on",
-                                timeout_graceful_shutdown=2)
-        server = uvicorn.Server(config)
+                                timeout_graceful_shutdown=self.grace + 6)
+        served = self
+        loop = asyncio.get_running_loop()
+
+        class Server(uvicorn.Server):
+            def handle_exit(self, sig, frame) -> None:
+                first = not self.should_exit
+                super().handle_exit(sig, frame)
+                if first:
+                    loop.call_soon_threadsafe(lambda: loop.create_task(wind_down()))
+
+        try:   # the SDK's event streams (sse-starlette) would end at the signal, calls in
+            from sse_starlette.sse import AppStatus   # flight unanswered: they end below
+            AppStatus.disable_automatic_graceful_drain()
+        except ImportError:
+            AppStatus = None
+
+        async def wind_down() -> None:
+            await served.stop_calls()
+            await anyio.sleep(0.2)       # their answers written
+            if AppStatus is not None:    # then the event streams (GET) end, and the server
+                AppStatus.should_exit = True   # with them
+            else:
+                server.force_exit = True
+
+        server = Server(config)
         shown = f"[{host}]" if ":" in host else host
         url = f"http://{shown}:{port}/mcp"
 
@@ -585,22 +715,30 @@ class _Draining:
 
     The SDK's dispatcher cancels requests still running when input ends; a client that
     writes its requests and closes stdin (`printf ... | tool mcp`) still gets every answer.
+    A line that is not a JSON-RPC message (not JSON, a batch, no method) is answered here with
+    the spec's error (`invalid_line`), which the SDK would only log.
     """
 
-    def __init__(self, inner, served: ProgramServer):
+    def __init__(self, inner, served: ProgramServer, reply=None):
         self._inner = inner
         self._served = served
+        self._reply = reply
 
     @property
     def last_context(self):
         return getattr(self._inner, "last_context", None)
 
     async def receive(self):
-        try:
-            item = await self._inner.receive()
-        except anyio.EndOfStream:
-            await self._served._drain()
-            raise
+        while True:
+            try:
+                item = await self._inner.receive()
+            except anyio.EndOfStream:
+                await self._served._drain()
+                raise
+            if not isinstance(item, Exception) or self._reply is None:
+                break
+            from mcp.shared.message import SessionMessage
+            await self._reply.send(SessionMessage(invalid_line(item)))
         message = getattr(item, "message", None)
         if isinstance(message, JSONRPCRequest):
             pending = self._served._unanswered
@@ -630,6 +768,32 @@ class _Draining:
 
     async def __aexit__(self, *exc_info):
         await self.aclose()
+
+
+def invalid_line(error: Exception) -> JSONRPCError:
+    """The JSON-RPC error for a line the SDK could not read as a message (`error`, its
+    validation error): -32700 when it is not JSON, -32600 for a batch (MCP dropped JSON-RPC
+    batches in 2025-06-18) or an object that is no request, notification or response; `id`
+    is the line's own when it has one, else null, as JSON-RPC 2.0 says."""
+    errors = error.errors() if hasattr(error, "errors") else []
+    first = errors[0] if errors else {}
+    value = first.get("input")
+    if first.get("type") == "json_invalid" or not errors:
+        code, message, ident = -32700, ("Parse error: the line is not JSON; send one JSON-RPC "
+                                        "message per line"), None
+    elif isinstance(value, list):
+        code, message, ident = -32600, ("Invalid Request: JSON-RPC batches are not supported "
+                                        "(MCP removed them in 2025-06-18); send each message "
+                                        "on a line of its own"), None
+    else:
+        ident = value.get("id") if isinstance(value, dict) else None
+        if isinstance(ident, bool) or not isinstance(ident, (int, str)):
+            ident = None
+        code, message = -32600, ("Invalid Request: not a JSON-RPC 2.0 request, notification "
+                                 "or response (each needs \"jsonrpc\": \"2.0\"; a request a "
+                                 "\"method\" and an \"id\")")
+    return JSONRPCError(jsonrpc="2.0", id=ident,
+                        error=mcp_types.ErrorData(code=code, message=message))
 
 
 class _Answering:

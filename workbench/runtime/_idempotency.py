@@ -25,7 +25,11 @@ def open_store(environ):
         from workbench.runtime._keys_pg import PostgresStore
         store = PostgresStore(url)
     else:
-        raise _refusal(f"BURGEE_IDEMPOTENCY_URL names an unknown store: {url.split(':', 1)[0]!r}",
+        from workbench.runtime._keys_pg import shown
+        scheme = url.split("://", 1)[0] if "://" in url else None
+        raise _refusal("BURGEE_IDEMPOTENCY_URL " + (f"names an unknown store: {scheme!r}"
+                                                    if scheme else "is not a URL")
+                       + f" ({shown(url)})",
                        "set it to postgresql://USER@HOST/DATABASE, or unset it for the SQLite "
                        "file under BURGEE_STATE_DIR")
     try:
@@ -58,7 +62,8 @@ def _claim(store, program, command, request, lease) -> Claim:
     key = request.extras["idempotency_key"]
     stored_key = safe_text(key)   # bytes that are not UTF-8 (argv) as escapes: stores want UTF-8
     scope = program.name + " " + " ".join(command.path)
-    digest = input_digest(request)
+    digest = input_digest(request, store.secret)
+    legacy = input_digest(request)   # a row of a store from before keyed digests
     token = secrets.token_hex(8)
     me = holder()
     deadline = time.monotonic() + WAIT_FOR_PENDING
@@ -67,7 +72,7 @@ def _claim(store, program, command, request, lease) -> Claim:
         if taken:
             return Claim(store, scope, stored_key, token, lease=lease)
         stored_digest, state, result = row[:3]
-        if stored_digest != digest:
+        if stored_digest not in (digest, legacy):
             raise Fail("idempotency_conflict",
                        f"idempotency key {key!r} was used with different input",
                        hint="use a new key for a different call, or repeat the first call "

@@ -21,7 +21,9 @@ call's key. The rules live here, once, for both:
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import threading
 import time
 
@@ -76,20 +78,53 @@ def lease_seconds(environ) -> float:
     return lease
 
 
-def input_digest(request) -> str:
-    """sha256 of the call's parsed, default-filled inputs as JSON with sorted keys (not the key).
+def input_digest(request, secret: bytes | None = None) -> str:
+    """The digest of the call's parsed, default-filled inputs (not the key): `h1:` and an
+    HMAC-SHA256 keyed with the store's own `secret`, so inputs that hold a secret cannot be
+    guessed back from a copy of the store; without `secret`, the plain sha256 of stores made
+    before (still compared, so their kept results replay).
 
-    Flag order, MCP argument order and a default given or omitted do not change it; only the
-    hash is stored, never the inputs (a secret among them stays out of the store).
+    Flag order, MCP argument order, a default given or omitted and a number's spelling (`1`
+    and `1.0` for a number option; `01` and `1` for an integer) do not change it; only the
+    digest is stored, never the inputs.
     """
     import hashlib
     import json
-    inputs = {"options": dict(request.options), "args": dict(request.args),
+    command = request.command
+    inputs = {"options": _canonical(request.options, command.options if command else {}),
+              "args": _canonical(request.args, {a.key: a for a in command.arguments}
+                                 if command else {}),
               "extras": {k: v for k, v in request.extras.items()
                          if k not in ("idempotency_key", "dry_run") and v is not None}}
     text = json.dumps(inputs, sort_keys=True, ensure_ascii=True, default=repr,
-                      separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()
+                      separators=(",", ":")).encode()
+    if secret is None:
+        return hashlib.sha256(text).hexdigest()
+    import hmac
+    return "h1:" + hmac.new(secret, text, hashlib.sha256).hexdigest()
+
+
+def _canonical(values, params) -> dict:
+    """Values with each number written one way for its declared type: a number option's
+    `1` and `1.0` are both `1.0` (and `-0.0` is `0.0`), an integer's are ints."""
+    out = {}
+    for key, value in dict(values).items():
+        param = params.get(key)
+        kind = getattr(param, "items", None) if getattr(param, "type", None) == "list" \
+            else getattr(param, "type", None)
+        out[key] = [_number(item, kind) for item in value] if isinstance(value, list) \
+            else _number(value, kind)
+    return out
+
+
+def _number(value, kind):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    if kind == "number":
+        return float(value) + 0.0
+    if kind == "integer" and float(value).is_integer():
+        return int(value)
+    return value
 
 
 # --- holders -----------------------------------------------------------------------------------
@@ -142,11 +177,19 @@ def _holder_dead(host, pidns, pid, started) -> bool:
     return bool(started) and now != started
 
 
-def takeable(row, digest) -> bool:
+def takeable(row, digest, read_again) -> bool:
     """Whether a caller with input `digest` may claim a key whose live (unexpired) row is `row`
     (digest, state, result, host, pidns, pid, started), None when there is none: free, or
-    pending for the same input under a holder known dead. Both stores decide with this."""
-    return row is None or (row[0] == digest and row[1] == "pending" and _holder_dead(*row[3:]))
+    pending for the same input under a holder known dead. Both stores decide with this.
+
+    A holder found dead may have finished the key and ended between the read and the check
+    (a call process exits right after it finishes): `read_again()` reads the row once more,
+    after the check, and only an unchanged row is taken. Otherwise the caller reads it again."""
+    if row is None:
+        return True
+    if not (row[0] == digest and row[1] == "pending" and _holder_dead(*row[3:])):
+        return False
+    return tuple(read_again() or ()) == tuple(row)
 
 
 # --- the SQLite store --------------------------------------------------------------------------
@@ -154,8 +197,8 @@ def takeable(row, digest) -> bool:
 class SQLiteStore:
     """The embedded store: one SQLite file, a claim serialised by an IMMEDIATE transaction.
 
-    Every store has this interface: `connect()`, `attempt(scope, key, digest, token, holder,
-    lease) -> (taken, row)`, `renew(scope, key, token, lease) -> bool`, `finish(scope, key,
+    Every store has this interface: `connect()`, `secret` (its HMAC key, once connected),
+    `attempt(scope, key, digest, token, holder, lease) -> (taken, row)`, `renew(scope, key, token, lease) -> bool`, `finish(scope, key,
     token, result, exit, ttl)`, `release(scope, key, token)`, `close()`, `errors` (what
     "cannot be used" raises) and `unavailable(error) -> Fail`.
     """
@@ -165,6 +208,7 @@ class SQLiteStore:
         self.path = path
         self.errors = (sqlite3.Error, OSError)
         self.connection = None
+        self.secret = None   # the HMAC key of the digests (`_secret`)
 
     def unavailable(self, error) -> Fail:
         """The refusal for a store that cannot be opened, read or written, naming file and fix."""
@@ -174,18 +218,48 @@ class SQLiteStore:
                         "writable folder")
 
     def connect(self) -> None:
-        """Open the file, created private: the folder 0700, the file 0600 (it holds results)."""
+        """Open the file, which cannot be turned against its user: its folder is private
+        (made 0700, or refused with the fix when others may write in it), neither the store
+        nor its key file is followed through a symbolic link, a store is never empty when
+        it appears (made aside, then linked into place), and an empty or corrupt one is an
+        error naming the file, never silently a new store. The file is 0600 (it holds
+        results); its digests are keyed by `idempotency.key` beside it."""
         import sqlite3
         path = self.path
-        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
-        if os.stat(path).st_mode & 0o077:
-            os.chmod(path, 0o600)
-        connection = sqlite3.connect(path, timeout=30, isolation_level=None,
-                                     check_same_thread=False)   # the lease renews from a thread
+        _private_folder(os.path.dirname(path) or ".")
+        self.secret, new_secret = _secret(os.path.splitext(path)[0] + ".key")
+        created = _create(path)
+        try:
+            handle = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError as error:
+            if error.errno == errno.ELOOP:
+                raise _unsafe(path, "is a symbolic link", f"remove the link {path}; burgee "
+                              "makes the store itself") from None
+            raise
+        try:
+            found = os.fstat(handle)
+            if not stat.S_ISREG(found.st_mode):
+                raise _unsafe(path, "is not a regular file", f"remove {path}")
+            if found.st_size == 0:
+                raise _refusal(f"the idempotency store {path} is empty (0 bytes), not a store",
+                               f"remove {path} (its keys are forgotten: a retry runs again), "
+                               "or restore it from a copy")
+            if found.st_mode & 0o077:
+                os.fchmod(handle, 0o600)
+            connection = sqlite3.connect(path, timeout=30, isolation_level=None,
+                                         check_same_thread=False)   # the lease renews: a thread
+            now = os.lstat(path)
+            if (now.st_dev, now.st_ino) != (found.st_dev, found.st_ino):
+                connection.close()
+                raise _unsafe(path, "was replaced while it was opened", "run the call again; "
+                              "if it happens again, something else writes in that folder")
+        finally:
+            os.close(handle)
         for attempt in range(200):   # creating the table can race another process's first use
             try:
                 connection.execute(_TABLE)
+                if new_secret and not created:   # digests of a lost key can never match
+                    connection.execute("DELETE FROM claims WHERE digest LIKE 'h1:%'")
                 break
             except sqlite3.OperationalError as error:
                 if attempt == 199 or "locked" not in str(error):
@@ -200,10 +274,12 @@ class SQLiteStore:
         connection.execute("BEGIN IMMEDIATE")
         try:
             connection.execute("DELETE FROM claims WHERE expires < ?", (now,))
-            row = connection.execute(
-                "SELECT digest, state, result, host, pidns, pid, started FROM claims "
-                "WHERE scope=? AND key=?", (scope, key)).fetchone()
-            taken = takeable(row, digest)
+            def read():
+                return connection.execute(
+                    "SELECT digest, state, result, host, pidns, pid, started FROM claims "
+                    "WHERE scope=? AND key=?", (scope, key)).fetchone()
+            row = read()
+            taken = takeable(row, digest, read)
             if taken:
                 connection.execute(
                     "INSERT OR REPLACE INTO claims VALUES (?, ?, ?, 'pending', NULL, NULL, ?, "
@@ -233,6 +309,105 @@ class SQLiteStore:
         if self.connection is not None:
             self.connection.close()
             self.connection = None
+
+
+def _unsafe(path, what, fix) -> Fail:
+    return _refusal(f"the idempotency store {path} {what}; it is not used", fix)
+
+
+def _private_folder(folder: str) -> None:
+    """Make `folder` 0700 when it is not there; refuse it (naming the fix) when another user
+    owns it or others may write in it (they could swap the store for a link)."""
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(folder)), exist_ok=True)
+        os.mkdir(folder, 0o700)
+        os.chmod(folder, 0o700)   # whatever the umask
+        return
+    except FileExistsError:
+        pass
+    found = os.stat(folder)
+    if not stat.S_ISDIR(found.st_mode):
+        raise _refusal(f"the idempotency store's folder {folder} is not a folder",
+                       "set BURGEE_STATE_DIR to a folder of your own")
+    if hasattr(os, "geteuid") and found.st_uid != os.geteuid():
+        raise _refusal(f"the idempotency store's folder {folder} belongs to another user",
+                       "set BURGEE_STATE_DIR to a folder of your own")
+    if found.st_mode & 0o022:
+        raise _refusal(f"the idempotency store's folder {folder} can be written by others "
+                       f"(mode {stat.S_IMODE(found.st_mode):o}), who could swap the store",
+                       f"chmod go-w {folder} (or chmod 700 {folder}), or set BURGEE_STATE_DIR "
+                       "to a private folder")
+
+
+def _create(path: str) -> bool:
+    """Make the store at `path` when it is not there, atomically (built aside, then linked
+    into place: never an empty file another process could open); whether this call made it."""
+    if os.path.lexists(path):
+        return False
+    import secrets
+    import sqlite3
+    aside = f"{path}.{os.getpid()}-{secrets.token_hex(4)}.new"
+    try:
+        os.close(os.open(aside, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+        connection = sqlite3.connect(aside, isolation_level=None)
+        try:
+            connection.execute(_TABLE)
+        finally:
+            connection.close()
+        os.link(aside, path)
+        return True
+    except FileExistsError:
+        return False
+    finally:
+        for leftover in (aside, aside + "-journal"):
+            try:
+                os.unlink(leftover)
+            except OSError:
+                pass
+
+
+def _secret(path: str) -> tuple:
+    """(the store's HMAC key, whether it was made now): read from `path` (0600, not through a
+    link), made there when it is not (written aside, then linked into place)."""
+    import secrets
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        aside = f"{path}.{os.getpid()}-{secrets.token_hex(4)}.new"
+        made = False
+        try:
+            handle = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            try:
+                os.write(handle, secrets.token_hex(32).encode() + b"\n")
+                os.fsync(handle)
+            finally:
+                os.close(handle)
+            os.link(aside, path)
+            made = True
+        except FileExistsError:
+            pass
+        finally:
+            try:
+                os.unlink(aside)
+            except OSError:
+                pass
+        return _secret(path)[0], made
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise _unsafe(path, "(its key) is a symbolic link",
+                          f"remove the link {path}; burgee makes the key itself") from None
+        raise
+    try:
+        if os.fstat(handle).st_mode & 0o077:
+            os.fchmod(handle, 0o600)
+        text = os.read(handle, 256).strip()
+    finally:
+        os.close(handle)
+    if len(text) != 64 or any(c not in b"0123456789abcdef" for c in text):
+        raise _refusal(f"the idempotency store's key {path} is corrupt",
+                       f"remove {path} and the store beside it (their keys are forgotten: a "
+                       "retry runs again)")
+    return bytes.fromhex(text.decode()), False
 
 
 # --- claims ------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Pages, field selection and the agent output budget for commands declared `paginated`."""
+"""Pages and the agent output budget for commands declared `paginated`."""
 
 from __future__ import annotations
 
@@ -21,39 +21,6 @@ def _offset(cursor, invocation) -> int:
                       hint="use the next_cursor of the previous page, or drop --cursor",
                       fix=_without(invocation, "--cursor"))
     return int(cursor)
-
-
-def known_fields(command, items) -> list:
-    """Fields an item can have: from the declared output schema, else from the items seen."""
-    schema = command.output or {}
-    if schema.get("type") == "array":
-        schema = schema.get("items") or {}
-    if schema.get("properties"):
-        return list(schema["properties"])
-    return list(dict.fromkeys(key for item in items if isinstance(item, dict) for key in item))
-
-
-def select_fields(command, items, fields: str, invocation):
-    """Keep only `fields` of each item; an unknown field is a usage error naming the known ones."""
-    wanted = [f.strip() for f in fields.split(",") if f.strip()]
-    known = known_fields(command, items)
-    unknown = [f for f in wanted if known and f not in known]
-    if unknown:
-        from workbench._text import nearest
-        close = nearest(unknown[0], known, n=1)
-        fixed = [close[0] if f == unknown[0] and close else f for f in wanted if
-                 f not in unknown or (f == unknown[0] and close)]
-        tokens = list(invocation)
-        for i, token in enumerate(tokens):
-            if token == "--fields" and i + 1 < len(tokens):
-                tokens[i + 1] = ",".join(fixed) or "<a,b>"
-            elif token.startswith("--fields="):
-                tokens[i] = "--fields=" + (",".join(fixed) or "<a,b>")
-        raise Refusal("unknown_field", f"unknown field{'s' if len(unknown) > 1 else ''}: "
-                      f"{', '.join(unknown)}; known: {', '.join(known)}",
-                      hint=f"did you mean {close[0]}?" if close else None, fix=tokens)
-    return [{f: item.get(f) for f in wanted if f in item} if isinstance(item, dict) else item
-            for item in items]
 
 
 def paginate(program, command, request, data, agent, invocation):
@@ -91,16 +58,24 @@ def paginate(program, command, request, data, agent, invocation):
             items = items[:kept]
             truncated = {"reason": f"output budget of {budget} characters for agents",
                          "omitted": len(data) - end}
-    if extras.get("fields"):
-        items = select_fields(command, items, extras["fields"], invocation)
+    if request.flags["fields"]:
+        from workbench.runtime.fields import select
+        items = select(command, items, request.flags["fields"], invocation)
     has_more = end < len(data)
     page = {"count": len(items), "has_more": has_more, "next_cursor": str(end) if has_more else None}
     next_tokens = None
     if has_more:
-        next_tokens = _without(_without(invocation, "--cursor"), "--all") + ["--cursor", str(end)]
+        next_tokens = _without(_without(invocation, "--cursor"), "--all") + \
+            ["--cursor", str(end)] + _carried(request)
     if truncated is not None:
         truncated["next"] = next_tokens
     return items, page, next_tokens, truncated
+
+
+def _carried(request) -> list:
+    """The `--fields` and `--jq` a caller gave, carried into the next page's command line."""
+    return [token for key in ("fields", "jq") if request.flags[key]
+            for token in ("--" + key, request.flags[key])]
 
 
 def _without(tokens, flag):

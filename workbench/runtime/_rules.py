@@ -114,8 +114,9 @@ def _counts_short(option, token: str) -> bool:
         and set(token[1:]) == {short[1]}
 
 
-def take_nargs(option, values, where, flag, eq, tokens, i, placeholders) -> int:
-    """`--point 1 2`: the next `nargs` tokens, whatever they look like, as one tuple."""
+def take_nargs(option, values, where, flag, eq, tokens, i, placeholders, table=()) -> int:
+    """`--point 1 2`: the next `nargs` tokens as one tuple; one of the command's own flags
+    (`table`) among them ends the values early (`--label x --email a`: one short)."""
     count = option.nargs
     if eq:
         raise Refusal("invalid_value", f"{flag} takes {count} values, written after it "
@@ -123,8 +124,10 @@ def take_nargs(option, values, where, flag, eq, tokens, i, placeholders) -> int:
                       fix=_replace(tokens, i, [flag, tokens[i].partition("=")[2],
                                                *option.value_slots[1:]]))
     raw = tokens[i + 1:i + 1 + count]
-    if "--" in raw:
-        raw = raw[:raw.index("--")]
+    for at, one in enumerate(raw):
+        if one == "--" or one.partition("=")[0] in table:
+            raw = raw[:at]
+            break
     if len(raw) < count:
         missing = option.value_slots[len(raw):]
         raise Refusal("missing_value", f"{flag} takes {count} values, each "
@@ -138,8 +141,8 @@ def take_nargs(option, values, where, flag, eq, tokens, i, placeholders) -> int:
         if placeholders and _is_slot(one):
             converted.append(one)
             continue
-        converted.append(convert(option, one, flag,
-                                 lambda spot=spot: _replace(tokens, spot, [option.metavar])))
+        converted.append(convert(option, one, flag, lambda spot=spot, at=at: _replace(
+            tokens, spot, [option.value_slots[at]])))
     value = tuple(converted)
     if option.type == "list":
         values.setdefault(option.key, []).append(value)
@@ -213,9 +216,21 @@ def fill(param) -> list:
     return list(slots) if slots is not None else [param.metavar]
 
 
-def with_arguments(command, values, tokens, missing_at: int) -> list:
+def with_arguments(command, values, tokens, missing_at: int, spots=()) -> list:
     """`tokens` with the slot of every required argument not given, each where its value
-    goes: before the values of the arguments after it (a `SRC... DST` command), else last."""
+    goes: before the values of the arguments after it (a `SRC... DST` command), else last.
+
+    When some of the words were given (`spots`: where) and none takes many, which one is
+    missing cannot be known (`move 1.5 2` may lack SHIP or Y): every argument's slot is
+    written, in order, in place of the words given, for the caller to fill each."""
+    arguments = command.arguments
+    if spots and not any(argument.variadic for argument in arguments):
+        last = max(index for index, argument in enumerate(arguments) if argument.required)
+        kept = [token for at, token in enumerate(tokens) if at not in set(spots)]
+        insert = _insert_at(kept)
+        slots = [slot for argument in arguments[:max(last + 1, len(spots))]
+                 for slot in fill(argument)]
+        return kept[:insert] + slots + kept[insert:]
     insert = _insert_at(tokens)
     missing = []
     for index, argument in enumerate(command.arguments):

@@ -135,7 +135,37 @@ def from_argv(program, argv, *, placeholders: bool = False) -> tuple:
         if isinstance(where, dict) and where.get("source") in ("flag", "argument") \
                 and key in values:
             arguments[key] = values[key]
+            option = command.options.get(key)
+            if option is not None and getattr(option.value_type, "kind", None) is not None \
+                    and not _plain(values[key]):
+                texts = _option_texts(option, request.tokens)   # a custom type's object:
+                if texts:                                      # the text a client sends
+                    arguments[key] = texts if option.type == "list" else texts[-1]
     return command, arguments
+
+
+def _plain(value) -> bool:
+    """Whether a value is JSON as it is (text, a number, a boolean, or a list of them)."""
+    if isinstance(value, list):
+        return all(map(_plain, value))
+    return value is None or isinstance(value, (str, int, float, bool))
+
+
+def _option_texts(option, tokens) -> list:
+    """The texts given to a one-value option in `tokens` (each `--flag TEXT`, `--flag=TEXT`),
+    before any `--`."""
+    texts = []
+    spellings = set(option.spellings)
+    for at, token in enumerate(tokens):
+        if token == "--":
+            break
+        flag, eq, inline = token.partition("=")
+        if flag in spellings and option.nargs == 1:
+            if eq:
+                texts.append(inline)
+            elif at + 1 < len(tokens):
+                texts.append(tokens[at + 1])
+    return texts
 
 
 def with_json(argv: list[str]) -> list[str]:
@@ -179,9 +209,11 @@ def _shown(item, value) -> str:
 def _slot(item):
     """What stands in for a value the caller must supply in a JSON fix (never a real secret):
     `Param.slot`, or for a tuple one slot per value (`["<x>", "<y>"]`), in a list for a list
-    of them."""
+    of them; a boolean's is `true`, the answer its flag gives on the command line."""
     if item.nargs > 1 and not item.slot.startswith("$"):
         return [item.value_slots] if item.type == "list" else list(item.value_slots)
+    if getattr(item, "type", None) == "boolean" and not item.slot.startswith("$"):
+        return True    # as the command line's fix passes the flag (`--yes`)
     return item.slot
 
 

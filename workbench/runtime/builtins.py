@@ -168,7 +168,8 @@ _HTTP_ONLY = ("token_file", "no_auth", "allow_remote", "max_sessions", "idle_tim
 
 
 def _policy(options, address, value, world):
-    """The `workbench.runtime.serving.Policy` for `tool mcp` (stdio: only its result limit)."""
+    """The `workbench.runtime.serving.Policy` for `tool mcp` (stdio: its result limit and its
+    call bounds)."""
     from workbench.runtime import serving
     given = [key for key in _HTTP_ONLY if options.get(key) not in (None, False)]
     try:
@@ -179,16 +180,24 @@ def _policy(options, address, value, world):
                               "over stdio the client that starts the server is the only caller",
                               hint="add --http HOST:PORT, or drop the flag",
                               fix=["mcp", "--http", "127.0.0.1:0", *_flags(options)])
-            return serving.Policy(None, None, max_result_bytes=serving.max_result_bytes(
+            policy = serving.Policy(None, None, max_result_bytes=serving.max_result_bytes(
                 world.environ, options.get("max_result_bytes")))
-        return serving.http_policy(
-            *address, environ=world.environ, token_file=options.get("token_file"),
-            no_auth=bool(options.get("no_auth")), allow_remote=bool(options.get("allow_remote")),
-            max_sessions=options.get("max_sessions"), idle_timeout=options.get("idle_timeout"),
-            max_result_bytes=options.get("max_result_bytes"))
+        else:
+            policy = serving.http_policy(
+                *address, environ=world.environ, token_file=options.get("token_file"),
+                no_auth=bool(options.get("no_auth")),
+                allow_remote=bool(options.get("allow_remote")),
+                max_sessions=options.get("max_sessions"), idle_timeout=options.get("idle_timeout"),
+                max_result_bytes=options.get("max_result_bytes"))
+        policy.call_timeout, policy.max_calls = serving.call_bounds(
+            world.environ, call_timeout=options.get("call_timeout"),
+            max_calls=options.get("max_concurrent_calls"))
+        policy.grace = serving.shutdown_grace(world.environ)
+        return policy
     except serving.PolicyError as error:
-        fix = ["mcp"] + (["--http", value] if value is not None else []) + error.fix
-        raise Refusal(error.code, error.message, hint=error.hint, fix=fix) from None
+        kept = ["--http", value] if value is not None and error.fix[:1] != ["--http"] else []
+        raise Refusal(error.code, error.message, hint=error.hint,
+                      fix=["mcp", *kept, *error.fix]) from None
 
 
 def _flags(options) -> list:

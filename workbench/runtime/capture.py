@@ -54,10 +54,16 @@ class Capture:
     envelope and stream lines); `output()` is what was caught, as {"stdout", "stderr", ...}.
     """
 
-    def __init__(self, keep: int = KEEP, wait: bool = True):
+    def __init__(self, keep: int = KEEP, wait: bool = True, seal: bool = False,
+                 redactor=None):
         self.keep = keep   # characters of each stream kept (an adapted program's data: more)
         self.wait = wait   # False: when another capture holds fds 1 and 2 (they already go to
         #                    its files, so nothing reaches a screen or a wire), capture nothing
+        self.seal = seal   # the process ends with this call: when the block ends normally
+        #                    (the envelope written through real_stdout) and the handler left
+        #                    a thread running, fds 1 and 2 go to /dev/null, so that thread
+        #                    prints nothing after the envelope (`threads_left`)
+        self.redactor = redactor   # the call's secrets: masked before the tail is cut
         self.real_stdout = None
         self.real_stderr = None
         self._saved: list[int] = []
@@ -86,22 +92,25 @@ class Capture:
             raise
         return self
 
-    def __exit__(self, *exc) -> None:
-        self._restore()
+    def __exit__(self, kind, *exc) -> None:
+        self._restore(sealed=self.seal and kind is None)
 
-    def _restore(self) -> None:
+    def _restore(self, sealed: bool = False) -> None:
         try:
             if self._streams is not None:
                 _flush(sys.stdout, sys.stderr, *self._streams, sys.__stdout__, sys.__stderr__)
                 sys.stdout, sys.stderr = self._streams
                 self._streams = None
             if self._saved:
-                os.dup2(self._saved[0], 1)
-                os.dup2(self._saved[1], 2)
+                if sealed and threads_left():
+                    seal_std()
+                else:
+                    os.dup2(self._saved[0], 1)
+                    os.dup2(self._saved[1], 2)
                 for fd in self._saved:
                     os.close(fd)
                 self._saved = []
-            self._text = {name: _read(handle, self.keep) for name, handle in
+            self._text = {name: _read(handle, self.keep, self.redactor) for name, handle in
                           zip(("stdout", "stderr"), self._files)}
             for handle in self._files:
                 handle.close()
@@ -117,19 +126,38 @@ class Capture:
         if self._text is None:   # still capturing (a stream's @end): flush, then read
             _flush(sys.stdout, sys.stderr, *(self._streams or ()))
         text = self._text if self._text is not None else {
-            name: _read(handle, self.keep)
+            name: _read(handle, self.keep, self.redactor)
             for name, handle in zip(("stdout", "stderr"), self._files)}
         out: dict = {}
         dropped: dict = {}
         for name in ("stdout", "stderr"):
-            value, size = text.get(name) or ("", 0)
-            if size > len(value.encode("utf-8", "replace")):
-                dropped[name] = size - len(value.encode("utf-8", "replace"))
+            value, gone = text.get(name) or ("", 0)
+            if gone:
+                dropped[name] = gone
             if value:
                 out[name] = value
         if dropped:
             out["truncated"] = dropped
         return out or None
+
+
+def threads_left() -> bool:
+    """Whether a thread besides this one still runs (one the handler left): only then is a
+    process sealed, so the program's exit hooks keep fds 1 and 2 otherwise."""
+    threading = sys.modules.get("threading")
+    return threading is not None and threading.active_count() > 1
+
+
+def seal_std() -> None:
+    """Point fds 1 and 2 at /dev/null: the process has said all it will (its envelope or
+    stream end), and what a thread writes later goes nowhere."""
+    _flush(sys.stdout, sys.stderr)
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+    finally:
+        os.close(null)
 
 
 def _scratch():
@@ -161,19 +189,31 @@ def _flush(*streams) -> None:
             pass
 
 
-def _read(handle, keep: int = KEEP) -> tuple[str, int]:
-    """(the last `keep` characters or so, total bytes written): never all of a 10 MB print."""
+def _read(handle, keep: int = KEEP, redactor=None) -> tuple[str, int]:
+    """(the last `keep` characters or so, masked; bytes written and not kept): never all of
+    a 10 MB print. Masked before it is cut: a secret the cut would split is kept whole (and
+    so masked), never its tail alone."""
+    longest = max((len(secret) for secret in redactor.secrets), default=0) \
+        if redactor else 0
     try:
         handle.flush()
         size = os.fstat(handle.fileno()).st_size
-        handle.seek(max(0, size - keep))
+        handle.seek(max(0, size - keep - 4 * longest))
         data = handle.read()
     except (OSError, ValueError):
         return "", 0
     text = data.decode("utf-8", "replace")
-    if size > keep and "\n" in text[:-1]:
-        text = text[text.index("\n") + 1:]   # start at a line, not mid-character
-    return text, size
+    cut = 0
+    if size > len(data) or len(data) > keep:
+        cut = max(0, len(text) - keep)
+        line = text.find("\n", cut, len(text) - 1)
+        if line != -1:
+            cut = line + 1   # start at a line, not mid-character
+        if redactor:
+            cut = redactor.crossing(text, cut)
+    kept = text[cut:]
+    gone = size - len(kept.encode("utf-8", "replace"))
+    return (redactor.text(kept) if redactor else kept), gone
 
 
 class Masked:
@@ -187,8 +227,10 @@ class Masked:
     WAIT = 2.0
     """Seconds to wait for what is still in a pipe once the handler is done."""
 
-    def __init__(self, redactor):
+    def __init__(self, redactor, linger: bool = False):
         self.redactor = redactor
+        self.linger = linger   # the process ends with this call: keep masking what threads
+        #                        the handler left write, until the interpreter exits
         self._streams = None
         self._restore: list[tuple[int, int]] = []
         self._threads: list[threading.Thread] = []
@@ -202,7 +244,8 @@ class Masked:
             self._streams = (sys.stdout, sys.stderr)
             sys.stdout, sys.stderr = (_MaskingStream(s, self.redactor) for s in self._streams)
         except BaseException:
-            self.__exit__()
+            self.linger = False
+            self._end()
             raise
         return self
 
@@ -222,14 +265,28 @@ class Masked:
         self._threads.append(thread)
 
     def __exit__(self, *exc) -> None:
+        if self.linger:   # masked to the end: at exit (once Python has joined the threads
+            _flush(sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__)   # left running)
+            import atexit
+            atexit.register(self._end)
+            return
+        self._end()
+
+    def _end(self) -> None:
+        """Restore fds 1 and 2 (to /dev/null when lingering: nothing after the exit), let the
+        forwarding threads finish (bounded), release the capture lock."""
         try:
             if self._streams is not None:
                 _flush(sys.stdout, sys.stderr, *self._streams, sys.__stdout__, sys.__stderr__)
                 sys.stdout, sys.stderr = self._streams
                 self._streams = None
+            null = os.open(os.devnull, os.O_WRONLY) if self.linger else None
             for fd, restore in self._restore:
-                os.dup2(restore, fd)   # the pipe's last write end here: the thread sees EOF
+                # the pipe's last write end here: the thread sees EOF
+                os.dup2(restore if null is None else null, fd)
                 os.close(restore)
+            if null is not None:
+                os.close(null)
             self._restore = []
             import time
             deadline = time.monotonic() + self.WAIT   # one wait for both pipes

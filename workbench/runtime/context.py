@@ -8,16 +8,33 @@ if TYPE_CHECKING:
     from typing import NoReturn
 
 AGENT_VARIABLES = (("AI_AGENT", None), ("CLAUDECODE", "claude-code"), ("CURSOR_AGENT", "cursor"),
-                   ("CODEX_THREAD_ID", "codex"), ("GEMINI_CLI", "gemini"))
+                   ("CODEX_THREAD_ID", "codex"), ("GEMINI_CLI", "gemini"),
+                   ("COPILOT_AGENT", "copilot"))
 """Environment variables that name an agent, in the order they are checked."""
+
+AGENT_OVERRIDE = "BURGEE_AGENT"
+"""`on`, `off` or `auto` (the default): overrides the detection both ways; any other value
+names the agent, as `AI_AGENT` does."""
+
+AGENT_MARKERS = (AGENT_OVERRIDE,) + tuple(variable for variable, _ in AGENT_VARIABLES)
+"""Every variable that decides `ctx.agent` (what a simulated environment clears)."""
 
 
 def detect_agent(environ) -> str | None:
-    """The first agent variable set names the agent: AI_AGENT's value, or a fixed name."""
+    """Who is calling: `BURGEE_AGENT` when it says (`off`: nobody; `on`: the detected agent,
+    else "agent"; any other word: that name), else the first agent variable set (AI_AGENT's
+    value, or a fixed name)."""
+    override = (environ.get(AGENT_OVERRIDE) or "").strip()
+    if override.lower() in ("off", "0", "false", "no"):
+        return None
     for variable, name in AGENT_VARIABLES:
         value = environ.get(variable)
         if value:
             return name or value
+    if override.lower() in ("on", "1", "true", "yes"):
+        return "agent"
+    if override and override.lower() != "auto":
+        return override
     return None
 
 
@@ -36,6 +53,15 @@ def _real_file(stream) -> bool:
         return True
     except (AttributeError, OSError, ValueError):
         return False
+
+
+def _with_flag(tokens: list, option) -> list:
+    """`tokens` answering yes with `option`'s flag: any spelling of it already there (`--no-yes`,
+    `--yes=false`) taken out, the flag put before a `--`."""
+    head_end = tokens.index("--") if "--" in tokens else len(tokens)
+    head = [token for token in tokens[:head_end]
+            if token.partition("=")[0] not in option.spellings]
+    return head + [option.flag] + tokens[head_end:]
 
 
 class ActionRequired(Exception):
@@ -104,15 +130,19 @@ class Context:
         self._request = request
         self._world = world
         self._changed = None
+        self._next: list = []      # `ctx.next(...)`: what to run after this success
+        self._total = None         # `ctx.total(n)`: items in all, for a paginated list
         self._stdin_text = None
         self.plan = None   # the plan this call was checked against (commands with `plan=`)
         self.obj = None    # what a `setup(ctx)` left for the handler
 
     @property
     def can_prompt(self) -> bool:
-        """True only when a person can answer: interactive, a terminal on stdin, not CI."""
+        """True only when a person can answer: interactive, a terminal on stdin, not CI, and
+        not asked for data (`--json`, MCP): a JSON caller's stderr stays empty, and a
+        question becomes `action_required` or `input_required` with the flag to pass."""
         return (self.interactive and self._world.stdin_tty and self._world.stdin is not None
-                and not _truthy(self.environ.get("CI")))
+                and not self.json and not _truthy(self.environ.get("CI")))
 
     def action_required(self, reason: str, message: str, next: Sequence[dict] = ()) -> NoReturn:
         """Stop with exit 4: `next` lists runnable commands, e.g. `[{"command": "deploy --yes", "when": "..."}]`.
@@ -135,14 +165,18 @@ class Context:
                 such an option the call is refused (exit 2) naming the option to declare.
             default: the answer when the person just presses Enter.
         """
+        option = self.command.options.get(flag)
+        answered = option is not None and option.type == "boolean" and \
+            self._request.options.get(option.key) is True
+        if answered:            # `--yes` given: confirmed in advance, nobody is asked
+            return True
         if self.can_prompt:
             answer = self._ask(f"{message} [{'Y/n' if default else 'y/N'}] ")
             if not answer:
                 return default
             return answer.strip().lower() in ("y", "yes")
-        option = self.command.options.get(flag)
         if option is not None and option.type == "boolean":
-            argv = self.invocation() + [option.flag]
+            argv = _with_flag(self.invocation(), option)
             raise ActionRequired("confirm", message + f" (nobody can confirm here; pass {option.flag})",
                                  [{"command": argv, "when": "once the change is what you want"}])
         from workbench.runtime.parser import Refusal
@@ -199,7 +233,8 @@ class Context:
         """Report progress: JSON lines on stderr for a person or under `--progress`; throttled.
 
         Over MCP it is a progress notification (when the client asked for them). The first and
-        the final report always go out; between them one every 0.2 s (MCP) or 2 s (stderr).
+        the final report always go out; between them one every 0.04 s (MCP: reports 50 ms
+        apart all reach the client) or 2 s (stderr).
 
         Args:
             done: how much is done, in any unit.
@@ -225,6 +260,24 @@ class Context:
         found everything already as asked should say `ctx.changed(False)`."""
         self._changed = bool(value)
 
+    def next(self, command: str | Sequence[str], why: str) -> None:
+        """Suggest what to run after this success: the envelope's `next`, and a `next:` line
+        for a person. Runnable as printed: the program's name in front and the caller's
+        output mode (`--json`, `--format ndjson`) carried.
+
+            ctx.next(["items", "show", sku], why="to see the item")
+
+        Args:
+            command: the command line after the program name (a string or argv list).
+            why: when or why to run it (the entry's `when`).
+        """
+        self._next.append({"command": command, "when": why})
+
+    def total(self, count: int) -> None:
+        """How many items there are in all, for a paginated list: the page's `total`, and
+        "50 of 120" for a person (on stderr, piped too)."""
+        self._total = int(count)
+
     def stdin(self) -> str:
         """Standard input as text (read once). Empty when stdin is closed."""
         if self._stdin_text is None:
@@ -235,7 +288,8 @@ class Context:
                 from workbench.runtime.parser import Refusal
                 raise Refusal("stdin_required", "this command reads standard input, and "
                               "nothing was piped in", hint="pipe the input: ... | "
-                              + " ".join(self.invocation()), fix=self.invocation())
+                              + " ".join(self.invocation()) + ", or pass it as an argument "
+                              "instead of '-'", fix=self._dash_as_slot())
             else:
                 self._stdin_text = self._read_stdin(stream)
         return self._stdin_text
@@ -266,14 +320,19 @@ class Context:
                               hint="pipe the input and close it (printf '...' | "
                                    f"{self.program.name} {' '.join(self.invocation())}), or "
                                    "pass it as an argument instead of '-'",
-                              fix=["<text>" if token == "-" else token
-                                   for token in self.invocation()])
+                              fix=self._dash_as_slot())
             chunk = os.read(fd, 65536)
             if not chunk:
                 break
             chunks.append(chunk)
         encoding = getattr(stream, "encoding", None) or "utf-8"
         return b"".join(chunks).decode(encoding, "surrogateescape")
+
+    def _dash_as_slot(self) -> list:
+        """This call with its `-` (read stdin) replaced by the slot of the input it gives."""
+        stdin = next((a for a in self.command.arguments if a.stdin), None)
+        slot = stdin.metavar if stdin is not None else "<text>"
+        return [slot if token == "-" else token for token in self.invocation()]
 
     def invocation(self) -> list:
         """This call's argv after the program name (sensitive values masked), for `next`/`fix`."""

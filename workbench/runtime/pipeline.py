@@ -37,6 +37,31 @@ class OutputFailed(Exception):
     """stdout is there but refuses bytes (a full disk): said on stderr, exit 1."""
 
 
+class Terminated(SystemExit):
+    """SIGTERM arrived while a command ran (see `on_terminate`): it ends with the `terminated`
+    envelope (exit 143), or a stream with its @end line. A `SystemExit` (code 143), so that
+    an event loop a handler runs passes it on (asyncio logs and drops other exceptions raised
+    in its callbacks) and, uncaught, it still ends the process with 143 and its clean-up."""
+
+    def __init__(self):
+        super().__init__(_envelope.EXIT_TERMINATED)
+
+
+def on_terminate():
+    """From now on SIGTERM raises `Terminated` in the main thread; a second SIGTERM ends the
+    process as it would have (the default). Returns the handler it replaced (None off the
+    main thread, where signals cannot be handled). `_signal`: `signal` imports `enum`."""
+    import _signal
+
+    def terminate(signum, frame):
+        _signal.signal(_signal.SIGTERM, _signal.SIG_DFL)
+        raise Terminated()
+    try:
+        return _signal.signal(_signal.SIGTERM, terminate)
+    except ValueError:
+        return None
+
+
 class World:
     """Where a call runs: environment, streams, whether each stream is a terminal, and the
     secrets this call must never print."""
@@ -51,8 +76,18 @@ class World:
         self.redactor = Redactor()
         self.ndjson = False       # `--format ndjson`: every envelope goes out as a stream
         self.capture = False      # catch a handler's output even for a person (in-process)
+        self.dash_reads_stdin = True   # `-` means standard input (not over MCP: a literal)
         self.stdout_closed = False
+        self.seal = False         # this process ends with this call: once its result is out,
+        #                           fds 1 and 2 take nothing more (late writes of threads)
+        self.as_json = False      # `--json` (set by `execute`)
+        self.tsv = False          # text as tab-separated values (`text_format`)
+        self.colour_out = False   # colour on stdout, on stderr (`_colours`)
+        self.colour_err = False
+        self.delivered = False    # the call's envelope (or stream end) went out
         self.progress_lines = False
+        self.progress_bar = False   # a person at a terminal: `ctx.progress` draws a bar
+        self._bar_start = None      # when the bar's first report came; None: no bar drawn
         self.on_progress = None   # the MCP server forwards progress as notifications
         self._last_progress = None
         self.exc_info = None      # what the handler raised, for `workbench.testing.Result`
@@ -61,11 +96,14 @@ class World:
     def redact(self, text: str) -> str:
         return self.redactor.text(text)
 
-    def out(self, text: str) -> None:
+    def out(self, text: str, masked: bool = False) -> None:
+        """Write `text` on stdout, masked as text, or as it is when `masked` (a JSON document
+        encoded from values already masked by structure: masking its text again could reach
+        into a number or a key, and break the JSON)."""
         if self.stdout_closed:   # started with stdout closed (`>&-`): nobody can read it
             raise PipeClosed
         try:
-            _write(self.stdout, _envelope.safe_text(self.redact(text)))
+            _write(self.stdout, _envelope.safe_text(text if masked else self.redact(text)))
         except (BrokenPipeError, ValueError):   # a reader that hung up; a closed stdout
             raise PipeClosed from None
         except OSError as error:
@@ -73,21 +111,29 @@ class World:
                 raise PipeClosed from None
             raise OutputFailed(error.strerror or str(error)) from None
 
-    def err(self, text: str) -> None:
+    def out_json(self, data) -> None:
+        """One JSON document (or stream line) on stdout: masked by structure, then encoded."""
+        self.out(_envelope.encode(self.redactor.value(data) if self.redactor else data) + "\n",
+                 masked=True)
+
+    def err(self, text: str, masked: bool = False) -> None:
         try:
-            _write(self.stderr, _envelope.safe_text(self.redact(text)))
+            _write(self.stderr, _envelope.safe_text(text if masked else self.redact(text)))
         except (OSError, ValueError):   # a closed or full stderr: nowhere left to say it
             pass
 
     def progress(self, ctx, done, total, message) -> None:
         """Throttled: the first and the final report always go out; between them, one every
-        0.2 s to an MCP client (`on_progress`), one every 2 s as a JSON line on stderr."""
+        `MCP_PROGRESS_EVERY` s to an MCP client (`on_progress`: reports 50 ms apart all reach
+        it), one every `LINE_PROGRESS_EVERY` s as a JSON line on stderr."""
         if self.on_progress is None and not self.progress_lines:
             return
         import time
         now = time.monotonic()
         final = total is not None and done >= total
-        interval = 0.2 if self.on_progress is not None else 2.0
+        if self.progress_bar and self.on_progress is None:
+            return self._draw_bar(now, done, total, message, final)
+        interval = MCP_PROGRESS_EVERY if self.on_progress is not None else LINE_PROGRESS_EVERY
         if self._last_progress is not None and now - self._last_progress < interval and not final:
             return
         self._last_progress = now
@@ -101,7 +147,78 @@ class World:
             record["progress"]["total"] = total
         if message:
             record["progress"]["message"] = message
-        self.err(_envelope.encode(record) + "\n")
+        self.err(_envelope.encode(record) + "\n", masked=True)   # the message is masked
+
+
+    def _draw_bar(self, now, done, total, message, final) -> None:
+        """A person's progress bar on stderr, redrawn in place at most ten times a second:
+        done of total, percent, rate and time left; a newline once it is full."""
+        if self._bar_start is None:
+            self._bar_start = now
+        elif not final and self._last_progress is not None and \
+                now - self._last_progress < BAR_EVERY:
+            return
+        self._last_progress = now
+        import shutil
+        width = shutil.get_terminal_size((80, 24)).columns
+        line = progress_line(done, total, 0.0 if final else now - self._bar_start, width,
+                             self.redact(str(message)) if message is not None else None)
+        self.err("\r" + line + "\x1b[K" + ("\n" if final else ""))
+        if final:
+            self._bar_start = None
+
+    def end_bar(self) -> None:
+        """Close an unfinished bar with a newline, before the result is printed."""
+        if self._bar_start is not None:
+            self._bar_start = None
+            self.err("\n")
+
+
+def progress_line(done, total, elapsed: float, width: int, message=None) -> str:
+    """One line of a progress bar: `[████░░░░] 60/120 50% ETA 5s 12/s message`, cut to
+    `width` columns (control characters in the message escaped). No rate or time left when
+    `elapsed` is 0: the first and the final line are the same bytes on every run."""
+    from workbench._text import escape_controls
+    rate = done / elapsed if elapsed > 0 else 0.0
+    parts = []
+    if total:
+        fraction = max(0.0, min(1.0, done / total))
+        parts.append(f"{_number(done)}/{_number(total)} {fraction:4.0%}")
+        if rate > 0 and done < total:
+            parts.append(f"ETA {_duration((total - done) / rate)}")
+    else:
+        parts.append(f"{_number(done)} done")
+    if rate > 0:
+        parts.append(f"{rate:.3g}/s")
+    text = " ".join(parts) + (f" {escape_controls(message)}" if message else "")
+    if total:
+        cells = max(10, min(40, width - len(text) - 4))
+        full = int(round(cells * fraction))
+        text = "[" + "\u2588" * full + "\u2591" * (cells - full) + "] " + text
+    return text[:max(1, width - 1)]
+
+
+def _number(value) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds + 0.5)
+    if seconds < 60:
+        return f"{seconds}s"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes}m{seconds:02d}s"
+    return f"{minutes // 60}h{minutes % 60:02d}m"
+
+
+MCP_PROGRESS_EVERY = 0.04
+"""Seconds between progress notifications to an MCP client: reports 50 ms apart all go out
+(the conformance suite's `tools-call-with-progress`), a tight loop is still thinned."""
+LINE_PROGRESS_EVERY = 2.0
+"""Seconds between progress lines on stderr, where a person or a log reads them."""
+BAR_EVERY = 0.1
+"""Seconds between redraws of a person's progress bar."""
 
 
 def _write(stream, text: str) -> None:
@@ -172,6 +289,7 @@ def call(program: Program, argv: list[str], *, environ: dict[str, str] | None = 
                   io.StringIO(stdin) if stdin is not None else None, out, err)
     world.on_progress = on_progress
     world.capture = True
+    world.dash_reads_stdin = stdin is not None   # an MCP call has no stdin: `-` is a literal
     code, doc = execute(program, list(argv), world)
     return Outcome(code, out.getvalue(), err.getvalue(), doc)
 
@@ -182,8 +300,14 @@ def execute(program, argv, world, *, serve=None):
     `serve(program, address, policy=)` runs `tool mcp` (handed in by the process entry
     point; `policy`: `workbench.runtime.serving.Policy`)."""
     from workbench.runtime.checks import ensure_checked
-    as_json, world.ndjson, debug, progress = _modes(argv)
+    as_json, world.ndjson, debug, progress, asked = _modes(argv)
+    world.as_json = as_json
+    world.tsv = text_format(world, asked) == "tsv"
+    _colours(world, as_json)
     world.progress_lines = progress or (not as_json and world.stdout_tty)
+    world.progress_bar = world.progress_lines and not progress and not world.ndjson and \
+        _is_terminal(world.stderr) and world.environ.get("TERM") != "dumb" and \
+        _no_agent(world.environ)
     try:
         broken = derived(program).broken   # a lazy group failed its first check
         if broken is not None:
@@ -218,7 +342,7 @@ def execute(program, argv, world, *, serve=None):
             from workbench.surfaces import cards, help
             if as_json:
                 return _show(world, True, cards.card(command), None)
-            return _show(world, False, None, help.render_help(program, command))
+            return _help(world, help.render_help(program, command))
         if request.flags["schema"]:
             from workbench.surfaces.schema import input_schema
             return _show(world, True, input_schema(command), None)
@@ -228,11 +352,26 @@ def execute(program, argv, world, *, serve=None):
     except OutputFailed as failed:
         world.err(f"error: standard output cannot be written: {failed}\n")
         return _envelope.EXIT_FAILURE, None
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Terminated) as stop:
+        doc, code = (_envelope.interrupted(), _envelope.EXIT_INTERRUPTED) \
+            if isinstance(stop, KeyboardInterrupt) else \
+            (_envelope.terminated(), _envelope.EXIT_TERMINATED)
+        if world.delivered:   # it came after the answer went out: nothing more to say
+            return code, None
         try:
-            return _deliver(program, world, _envelope.interrupted(), as_json)
+            return _deliver(program, world, doc, as_json)
         except PipeClosed:
-            return _envelope.EXIT_INTERRUPTED, None
+            return code, None
+
+
+def _is_terminal(stream) -> bool:
+    fd = _fileno(stream)
+    return fd is not None and os.isatty(fd)
+
+
+def _no_agent(environ) -> bool:
+    from workbench.runtime.context import detect_agent
+    return detect_agent(environ) is None
 
 
 def _load_path(program, argv) -> None:
@@ -257,20 +396,50 @@ def _definition_failure(error) -> dict:
 
 
 def _modes(argv) -> tuple:
-    """(--json, --format ndjson, --debug, --progress), read as the parser reads global flags,
-    so that even a refusal is printed the way the caller asked."""
+    """(--json or --format json, --format ndjson, --debug, --progress, the --format asked),
+    read as the parser reads global flags, so that even a refusal is printed the way the
+    caller asked."""
     from workbench.runtime.parser import split_globals
     try:
         flags = split_globals(argv)[0]
     except Refusal:
         head = argv[:argv.index("--")] if "--" in argv else argv
-        return "--json" in head, False, "--debug" in head, "--progress" in head
-    return flags["json"], flags["format"] == "ndjson", flags["debug"], flags["progress"]
+        return "--json" in head, False, "--debug" in head, "--progress" in head, None
+    fmt = flags["format"]
+    return (flags["json"] or fmt == "json", fmt == "ndjson", flags["debug"], flags["progress"],
+            fmt)
+
+
+def _colours(world, as_json) -> None:
+    """Whether stdout and stderr get colour (`workbench.runtime.colour.enabled`); a pipe with
+    no FORCE_COLOR decides without importing anything."""
+    err_tty = _is_terminal(world.stderr)
+    if as_json or not (world.stdout_tty or err_tty or world.environ.get("FORCE_COLOR")):
+        return
+    from workbench.runtime import colour
+    from workbench.runtime.context import detect_agent
+    agent = detect_agent(world.environ)
+    world.colour_out = not world.ndjson and colour.enabled(world.environ, world.stdout_tty,
+                                                           agent)
+    world.colour_err = colour.enabled(world.environ, err_tty, agent)
+
+
+def text_format(world, asked) -> str:
+    """How data is printed as text: `table` (aligned, for a person) or `tsv` (tab-separated,
+    for a program). `--format` decides when given; else `tsv` when stdout is not a terminal
+    and no agent is detected (an agent keeps the table it always got; `FORCE_TTY=1` is a
+    terminal)."""
+    if asked in ("table", "tsv"):
+        return asked
+    if world.stdout_tty or world.environ.get("FORCE_TTY") == "1" or \
+            not _no_agent(world.environ):
+        return "table"
+    return "tsv"
 
 
 def _show(world, as_json, data, text):
     if as_json:
-        world.out(_envelope.encode(data) + "\n")
+        world.out_json(data)
     else:
         world.out(text if text.endswith("\n") else text + "\n")
     return 0, None
@@ -288,7 +457,7 @@ def _describe_node(program, request, world):
             cards.group_document(program, node)
         return _show(world, True, doc, None)
     from workbench.surfaces import help
-    return _show(world, False, None, help.render_help(program, None if node is program else node))
+    return _help(world, help.render_help(program, None if node is program else node))
 
 
 def _builtin(program, request, world, serve):
@@ -299,7 +468,8 @@ def _builtin(program, request, world, serve):
     except Refusal as refusal:
         return _refuse(program, refusal, as_json, world)
     except Fail as fail:   # e.g. `tool mcp` without the mcp extra
-        return _deliver(program, world, _from_fail(program, None, fail, as_json), as_json)
+        return _deliver(program, world, _from_fail(program, None, fail,
+                                                   output_mode(world, as_json)), as_json)
     if isinstance(result, builtins.Served):
         return result.exit, None
     if isinstance(result, builtins.Envelope):
@@ -307,24 +477,48 @@ def _builtin(program, request, world, serve):
     return _show(world, as_json and result.data is not None, result.data, result.text)
 
 
-def runnable(program, tokens, as_json: bool, command=None) -> str:
-    """A command line to run as is: program name in front, `--json` carried (before any `--`),
-    sensitive values replaced by their slot (`$ENV` or the metavar)."""
+def output_mode(world, as_json) -> list:
+    """The flags that carry the caller's output mode into a `fix` or `next`: `--format ndjson`
+    for a stream, `--json` for an envelope, none for a person."""
+    if world is not None and world.ndjson:
+        return ["--format", "ndjson"]
+    return ["--json"] if as_json else []
+
+
+def runnable(program, tokens, as_json, command=None) -> str:
+    """A command line to run as is: program name in front, the caller's output mode carried
+    (`as_json` True for `--json`, or `output_mode`'s flags; before any `--`), sensitive values
+    replaced by their slot (`$ENV` or the metavar)."""
     from workbench._text import join, split
     if isinstance(tokens, str):
         tokens = split(tokens)
-    tokens = [t for t in tokens if t != "--json"]
+    mode = ["--json"] if as_json is True else list(as_json or ())
+    at = tokens.index("--") if "--" in tokens else len(tokens)
+    head: list = []
+    skip = False
+    streams = "--format" in mode     # a stream replaces the caller's --format; --json
+    for i, token in enumerate(tokens[:at]):   # replaces --format json (the same mode)
+        if skip:
+            skip = False
+        elif token == "--format" and (streams or (mode and tokens[i + 1:i + 2] == ["json"])):
+            skip = True
+        elif token == "--json" or (token.startswith("--format=") and (
+                streams or (mode and token == "--format=json"))):
+            continue
+        else:
+            head.append(token)
+    tokens = head + list(tokens[at:])
     if tokens[:1] == [program.name]:
         tokens = tokens[1:]
     tokens = mask_argv(program, tokens)
-    if as_json:
-        at = tokens.index("--") if "--" in tokens else len(tokens)
-        tokens = tokens[:at] + ["--json"] + tokens[at:]
+    at = tokens.index("--") if "--" in tokens else len(tokens)
+    tokens = tokens[:at] + mode + tokens[at:]
     return join([program.name] + tokens)
 
 
 def _refuse(program, refusal, as_json, world):
-    fix = runnable(program, refusal.fix, as_json) if refusal.fix is not None else None
+    fix = runnable(program, refusal.fix, output_mode(world, as_json)) \
+        if refusal.fix is not None else None
     return _deliver(program, world, _envelope.from_refusal(refusal, fix), as_json)
 
 
@@ -342,30 +536,52 @@ def _deliver(program, world, doc, as_json, text=None, sealed=False, command=None
     if world.ndjson:
         return _deliver_stream(program, world, doc, command), doc
     if as_json:
-        world.out(_envelope.encode(doc) + "\n")
+        world.out(_envelope.encode(doc) + "\n", masked=True)   # sealed: masked by structure
+        world.delivered = True
         return code, doc
-    out, err = _envelope.render(doc, text)
+    out, err = _envelope.render(doc, text, tsv=world.tsv)
+    if world.colour_out and out and text is None and not world.tsv and _is_table(doc):
+        from workbench.runtime import colour
+        out = colour.header(out)
+    if world.colour_err and err:
+        from workbench.runtime import colour
+        err = colour.problems(err)
+    world.end_bar()
     if out:
         world.out(out)
     if err:
         world.err(err)
+    world.delivered = True
     return code, doc
+
+
+def _is_table(doc) -> bool:
+    data = doc.get("data")
+    return isinstance(data, list) and bool(data) and all(isinstance(i, dict) for i in data)
+
+
+def _help(world, text):
+    """Help for a person: section headings and flags coloured when colour is on."""
+    if world.colour_out:
+        from workbench.runtime import colour
+        text = colour.help_text(text)
+    return _show(world, False, None, text)
 
 
 def _deliver_stream(program, world, doc, command=None) -> int:
     """An envelope under `--format ndjson`: the @meta line, its data as items, the @end line."""
-    encode = _envelope.encode
-    world.out(encode({"@meta": _stream_head(program, command)}) + "\n")
+    world.out_json({"@meta": _stream_head(program, command)})
     count = 0
-    if doc.get("ok") is True or doc.get("ok") == "partial":
+    if doc.get("ok") is True or doc.get("ok") == "partial":   # `doc` is sealed: masked
         data = doc.get("data")
         if doc["ok"] == "partial":   # the items that succeeded; @end lists the failed ones
             data = data.get("succeeded", [])
         for item in data if isinstance(data, list) else [data]:
-            world.out(encode(item) + "\n")
+            world.out(_envelope.encode(item) + "\n", masked=True)
             count += 1
     end = _envelope.stream_end(doc, count)
-    world.out(encode({"@end": end}) + "\n")
+    world.out(_envelope.encode({"@end": end}) + "\n", masked=True)
+    world.delivered = True
     return end["exit"]
 
 
@@ -385,7 +601,9 @@ def _invoke(program, command, request, world, debug):
     as_json = request.json
     ndjson = request.flags["format"] == "ndjson"
     ctx = Context(program, command, request, world)
-    if request.stdin_inputs:
+    if request.stdin_inputs and not world.dash_reads_stdin:
+        _dash_as_literal(command, request)
+    elif request.stdin_inputs:
         text = None
         for key in request.stdin_inputs:
             if text is None:
@@ -402,13 +620,14 @@ def _invoke(program, command, request, world, debug):
         if reads_live(world, request):
             if world.redactor:
                 from workbench.runtime.capture import Masked
-                with Masked(world.redactor):
+                with Masked(world.redactor, linger=world.seal):
                     return _handle(program, command, request, world, ctx, debug, None, claimed)
             return _handle(program, command, request, world, ctx, debug, None, claimed)
         from workbench.runtime.capture import Capture
         streams = world.stdout, world.stderr
-        with Capture() as captured:
-            if _fileno(world.stdout) == 1 or _fileno(world.stderr) == 2:   # the process's own
+        own = _fileno(world.stdout) == 1 or _fileno(world.stderr) == 2   # the process's own
+        with Capture(seal=world.seal and own, redactor=world.redactor) as captured:
+            if own:
                 world.stdout, world.stderr = captured.real_stdout, captured.real_stderr
             try:
                 return _handle(program, command, request, world, ctx, debug, captured, claimed)
@@ -417,6 +636,16 @@ def _invoke(program, command, request, world, debug):
     finally:
         if claimed is not None and not isinstance(claimed, Fail):
             claimed.release()   # a no-op once finished
+
+
+def _dash_as_literal(command, request) -> None:
+    """A call with no standard input at all (MCP): `-` is the value itself, given as an
+    argument, never a request to read stdin."""
+    for key in request.stdin_inputs:
+        position = next(index for index, argument in enumerate(command.arguments, 1)
+                        if argument.key == key)
+        request.provenance[key] = {"source": "argument", "location": position}
+    request.stdin_inputs = []
 
 
 def _claim_key(program, command, request, world):
@@ -458,6 +687,7 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
                 doc = claim.replay
                 claim = None
                 return _deliver(program, world, doc, as_json, text=text)
+        jq = _jq_filter(request, ctx) if request.flags["jq"] else None
         if request.prompts:
             ctx._ask_prompts()
         _setup(program, command, ctx)
@@ -467,6 +697,9 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
             if dry_run:
                 meta["dry_run"] = True
                 data = {"plan": ctx.plan, "digest": digest}
+                ctx.next(_without_flag(_without_flag(ctx.invocation(), "--dry-run"),
+                                       "--expect-plan") + ["--expect-plan", digest],
+                         why="to apply this plan")
                 return _deliver(program, world, _success(command, ctx, data, meta), as_json,
                                 text=text)
             if digest != request.extras["expect_plan"]:
@@ -478,8 +711,12 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
             data = command.adapter.invoke(command, request, world)
         else:
             data = command.run(ctx)
+        if request.flags["fields"] and not command.paginated and not isinstance(data, Partial):
+            data = _selected(command, request, ctx, data)
+        if jq is not None and hasattr(data, "__next__"):
+            data = list(data)   # a filter reads the whole data: the stream is collected
         if hasattr(data, "__next__") or (ndjson and not command.paginated
-                                         and not isinstance(data, Partial)):
+                                         and not isinstance(data, Partial) and jq is None):
             if ndjson:
                 return _stream(program, command, request, world, ctx, data, debug,
                                captured=captured)
@@ -498,26 +735,38 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
                                page=page, captured=captured)
         else:
             doc = _success(command, ctx, data, meta)
+        if jq is not None and doc.get("ok") is True:
+            doc["data"] = jq(doc["data"])
+            if ndjson and not command.paginated:
+                return _stream(program, command, request, world, ctx, _items_of(doc["data"]),
+                               debug, captured=captured)
         doc = _checked_result(doc)
     except Fail as fail:
         world.exc_info = _exc_info()
-        doc = _from_fail(program, command, fail, as_json)
+        doc = _from_fail(program, command, fail, output_mode(world, as_json))
         if request.warnings:
             doc["meta"] = {"warnings": list(request.warnings)}
     except ActionRequired as action:
         doc = _envelope.action_required(action.reason, action.message,
-                                        _steps(program, command, action.next, as_json))
+                                        _steps(program, command, action.next,
+                                               output_mode(world, as_json)))
     except Refusal as refusal:
         return _refuse(program, refusal, as_json, world)
-    except (KeyboardInterrupt, PipeClosed):
+    except PipeClosed:
         raise
+    except KeyboardInterrupt:
+        doc = _envelope.interrupted()
+    except Terminated:
+        doc = _envelope.terminated()
     except EOFError:
         doc = _envelope.failure("input_closed", "standard input closed while waiting for an "
                                 "answer", exit=_envelope.EXIT_ACTION,
                                 hint="pass the answer as a flag instead")
     except SystemExit as stop:   # the handler called sys.exit: still one envelope
         if captured is None:     # a person's terminal: the handler may end its own process
-            raise
+            if isinstance(stop.code, (int, type(None))):
+                raise
+            raise SystemExit(world.redact(str(stop.code))) from None   # Python prints it
         if stop.code not in (None, 0, False):
             world.exc_info = _exc_info()
         doc = _envelope.handler_exit(stop.code, meta)
@@ -531,6 +780,48 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
     if claim is not None:
         claim.finish(doc, _envelope.exit_code(doc))
     return _deliver(program, world, doc, as_json, text=text, sealed=True, command=command)
+
+
+def _selected(command, request, ctx, data):
+    """The handler's data with only the `--fields` asked (`workbench.runtime.fields`)."""
+    from workbench.runtime import fields
+    if hasattr(data, "__next__"):
+        return fields.select_stream(command, data, request.flags["fields"], ctx.invocation())
+    return fields.select(command, data, request.flags["fields"], ctx.invocation())
+
+
+def _jq_filter(request, ctx):
+    """`--jq EXPR` compiled before the handler runs (a missing extra or a bad expression
+    changes nothing): a function of the data, giving its one result or a list of several."""
+    from workbench.runtime.extras import require
+    require("jq", "--jq")
+    import jq
+    expression = request.flags["jq"]
+    try:
+        compiled = jq.compile(expression)
+    except ValueError as error:
+        raise Refusal("invalid_jq", f"--jq {expression!r} is not a jq expression: "
+                      f"{_first_line(error)}", hint="see https://jqlang.org/manual/",
+                      fix=ctx.invocation() + ["--jq", "."]) from None
+
+    def apply(data):
+        try:
+            results = compiled.input_value(data).all()
+        except ValueError as error:
+            raise Refusal("jq_failed", f"the command ran, and --jq {expression!r} failed on "
+                          f"its data: {_first_line(error)}",
+                          hint="try --jq . to see the data it reads",
+                          fix=ctx.invocation() + ["--jq", "."]) from None
+        return results[0] if len(results) == 1 else results
+    return apply
+
+
+def _first_line(error) -> str:
+    return str(error).strip().split("\n")[0]
+
+
+def _items_of(data) -> list:
+    return data if isinstance(data, list) else [data]
 
 
 def _exc_info() -> tuple:
@@ -603,7 +894,7 @@ def _with_output(doc, captured, world, as_data):
 
 def _from_fail(program, command, fail, as_json) -> dict:
     fix = runnable(program, fail.fix, as_json, command) if fail.fix else None
-    return _envelope.from_fail(fail, fix)
+    return _envelope.from_fail(fail, fix, checked=command is None or command.adapter is None)
 
 
 def _internal(error, debug, world):
@@ -635,10 +926,15 @@ def _page(program, command, request, ctx, data, meta):
     items, page, next_tokens, truncated = paginate(program, command, request, data,
                                                    ctx.agent, ctx.invocation())
     doc = _success(command, ctx, items, meta)
+    if ctx._total is not None:
+        page["total"] = ctx._total
     extra = {"page": page}
     if next_tokens:
-        extra["next"] = [{"command": runnable(program, next_tokens, as_json, command),
+        mode = output_mode(ctx._world, as_json)
+        extra["next"] = [{"command": runnable(program, next_tokens, mode, command),
                           "when": "for the next page"}]
+    if doc.get("next"):
+        extra["next"] = extra.get("next", []) + doc["next"]
     if truncated:
         truncated["next"] = extra["next"][0]["command"]
         doc["meta"]["truncated"] = truncated
@@ -651,7 +947,15 @@ def _success(command, ctx, data, meta) -> dict:
         meta["changed"] = True if ctx._changed is None else ctx._changed
     if ctx._request.warnings:
         meta["warnings"] = list(ctx._request.warnings)
-    return _envelope.success(data, meta)
+    doc = _envelope.success(data, meta)
+    if ctx._next:
+        doc = {"ok": True, "data": data, "next": _suggested(command, ctx), "meta": meta}
+    return doc
+
+
+def _suggested(command, ctx) -> list:
+    """`ctx.next(...)` as runnable `next` entries (program name, the caller's mode)."""
+    return _steps(ctx.program, command, ctx._next, output_mode(ctx._world, ctx._request.json))
 
 
 def _steps(program, command, steps, as_json):
@@ -685,7 +989,7 @@ def _without_flag(tokens, flag):
 def _stream(program, command, request, world, ctx, items, debug, page=None, captured=None):
     """`--format ndjson`: an @meta line, one line per item, an @end line (count, exit, next)."""
     encode = _envelope.encode
-    world.out(encode({"@meta": _stream_head(program, command)}) + "\n")
+    world.out_json({"@meta": _stream_head(program, command)})
     count = 0
     doc = None
     if not hasattr(items, "__next__") and not isinstance(items, list):
@@ -697,47 +1001,65 @@ def _stream(program, command, request, world, ctx, items, debug, page=None, capt
             except (TypeError, ValueError, RecursionError) as error:
                 doc = _invalid_result(error)
                 break
-            world.out(line + "\n")
+            world.out(line + "\n", masked=True)
             count += 1
     except PipeClosed:
         raise
     except KeyboardInterrupt:   # the tail still says how it ended
         doc = _envelope.interrupted()
+    except Terminated:
+        doc = _envelope.terminated()
     except SystemExit as stop:
         doc = _envelope.handler_exit(stop.code, {})
         if doc["ok"] is True:
             doc = None
     except Fail as fail:
-        doc = _from_fail(program, command, fail, True)
+        doc = _from_fail(program, command, fail, output_mode(world, True))
     except ActionRequired as action:
         doc = _envelope.action_required(action.reason, action.message,
-                                        _steps(program, command, action.next, True))
+                                        _steps(program, command, action.next,
+                                               output_mode(world, True)))
+    except Refusal as refusal:
+        doc = _envelope.from_refusal(refusal, runnable(program, refusal.fix,
+                                                       output_mode(world, True)))
     except BaseException as error:   # as in _handle_held
         doc = _internal(error, debug, world)
-    end = _envelope.stream_end(world.redactor.value(doc) if doc else {"ok": True}, count)
+    end = _envelope.stream_end(doc if doc else {"ok": True}, count)
     output = captured.output() if captured is not None else None
     if output:
-        end["output"] = world.redactor.value(output)
+        end["output"] = output
     if page:
         end["page"] = page["page"]
         if page.get("next"):
             end["next"] = page["next"]
+    elif ctx._next and end["ok"] is True:   # a page's `next` holds them already
+        end["next"] = _suggested(command, ctx)
     if request.warnings:
         end["warnings"] = list(request.warnings)
-    world.out(encode({"@end": end}) + "\n")
+    world.out_json({"@end": end})
+    world.delivered = True
     return end["exit"], None
 
 
 def _print_stream(program, command, request, world, items):
-    """A person reading a stream: each item as it arrives."""
+    """A person reading a stream: each item as it arrives (control characters escaped)."""
+    from workbench._text import escape_controls
     count = 0
+    tsv = world.tsv and command.text is None
     try:
         for item in items:
-            text = command.text(item) if command.text is not None else \
-                _envelope.one_line(item)
-            world.out(text + "\n")
+            if tsv:   # a header row from the first object's field names, then its rows
+                text = _envelope.tsv_row(item)
+                if count == 0 and isinstance(item, dict):
+                    text = "\t".join(_envelope.tsv_cell(key) for key in item) + "\n" + text
+            else:
+                text = command.text(item) if command.text is not None else \
+                    _envelope.one_line(item)
+            world.out(escape_controls(text) + "\n")
             count += 1
     except Fail as fail:
         world.err(f"stopped after {count} items\n")
-        return _deliver(program, world, _from_fail(program, command, fail, False), False)
+        return _deliver(program, world, _from_fail(program, command, fail, []), False)
+    except Refusal as refusal:
+        return _refuse(program, refusal, False, world)
     return 0, None

@@ -24,22 +24,28 @@ MIN_SECRET = 3
 
 
 class Redactor:
-    """Masks a set of secret strings in text and in JSON-like values."""
+    """Masks a set of secret strings in JSON-like values (by structure: in strings, never in
+    numbers, a key only when it is a secret) and in text (captured output, a person's lines),
+    in every written form of each secret: as given, JSON-escaped, as `repr` writes it."""
 
-    __slots__ = ("secrets",)
+    __slots__ = ("secrets", "_exact")
 
     def __init__(self, secrets=()):
         self.secrets: list[str] = []
+        self._exact: frozenset = frozenset()
         self.add(secrets)
 
     def add(self, secrets) -> None:
+        from workbench._text import placeholder
         found = set(self.secrets)
         for secret in secrets:
             text = str(secret)
-            if len(text) >= MIN_SECRET:
+            # a template (`$NOTES_TOKEN`) is no secret: it is refused, and its fix names it
+            if len(text) >= MIN_SECRET and placeholder(text) is None:
                 found.add(text)
-                found.update(_written_forms(text))
+                found.update(form for form in _written_forms(text) if len(form) >= MIN_SECRET)
         self.secrets = sorted(found, key=len, reverse=True)
+        self._exact = frozenset(found)
 
     def __bool__(self) -> bool:
         return bool(self.secrets)
@@ -65,29 +71,66 @@ class Redactor:
         return longest
 
     def value(self, value):
-        """A copy of a JSON-like value with every secret masked in its strings (keys too)."""
+        """A copy of a JSON-like value with every secret masked in its strings, before it is
+        encoded, so the encoding stays valid JSON of the same shape: numbers are never
+        masked, and a key is masked only when it is a secret whole (`quantity` keeps its
+        name whatever the secret; a key that is one becomes `***`)."""
         if not self.secrets:
             return value
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict):
-            return {self.text(k) if isinstance(k, str) else k: self.value(v)
+            return {PLACEHOLDER if k in self._exact else k: self.value(v)
                     for k, v in value.items()}
         if isinstance(value, (list, tuple)):
             return [self.value(v) for v in value]
         return value
 
+    def document(self, text: str) -> str:
+        """`text` masked as the JSON document it is (by structure, so it stays valid JSON),
+        or as text when it is not JSON."""
+        if not self.secrets:
+            return text
+        import json
+        try:
+            doc = json.loads(text)
+        except ValueError:
+            return self.text(text)
+        from workbench.runtime.envelope import encode
+        try:
+            return encode(self.value(doc))
+        except (TypeError, ValueError):
+            return self.text(text)
 
-def _written_forms(text: str) -> tuple:
-    """How a secret holding bytes that are not UTF-8 (argv's `\\udcff` surrogates) reads once a
-    handler wrote it and the capture read it back: escaped (`\\udcff`) or replaced (U+FFFD)."""
+    def crossing(self, text: str, at: int) -> int:
+        """Where to cut `text` so that no secret is cut in two at `at`: `at`, or the start of
+        a secret that spans it (what is kept then holds the whole secret, and is masked)."""
+        start = at
+        for secret in self.secrets:
+            found = text.find(secret, max(0, at - len(secret) + 1))
+            while found != -1 and found < at:
+                start = min(start, found)
+                found = text.find(secret, found + 1)
+        return start
+
+
+def _written_forms(text: str) -> list:
+    """How a secret reads once a handler wrote it: JSON-escaped (`json.dumps` with and
+    without `ensure_ascii`: `\\u00e4`, `\\"`), twice JSON-escaped (a JSON document inside a
+    string), as `repr` and `ascii` write it (backslashes doubled), and, for bytes that are
+    not UTF-8 (argv's `\\udcff` surrogates), escaped or replaced (U+FFFD) as the capture
+    reads them back. The C escapers: `json` would import `re` on the CLI path."""
+    import _json
+    forms = [_json.encode_basestring_ascii(text)[1:-1], _json.encode_basestring(text)[1:-1],
+             repr(text)[1:-1], ascii(text)[1:-1]]
+    forms.append(_json.encode_basestring_ascii(forms[0])[1:-1])
     try:
         text.encode("utf-8")
-        return ()
     except UnicodeEncodeError:
         raw = text.encode("utf-8", "surrogateescape")
-        return (text.encode("utf-8", "backslashreplace").decode("utf-8"),
-                raw.decode("utf-8", "replace"))
+        forms += [text.encode("utf-8", "backslashreplace").decode("utf-8"),
+                  raw.decode("utf-8", "replace")]
+    return [form for form in dict.fromkeys(forms) if form != text]
 
 
 def _spellings(program) -> tuple[dict, frozenset]:
@@ -208,7 +251,8 @@ def _names_a_flag(token: str, known) -> bool:
 
 
 def secrets_in_argv(program, argv, environ=None) -> list[str]:
-    """Values argv (and the environment) give to sensitive options, however misplaced."""
+    """Values argv (and the environment) give to sensitive options, however misplaced: after
+    `--` too, where a flag is only a word (`tool login -- --token V`) but is still a secret."""
     spellings = sensitive_spellings(program)
     if not spellings:
         return []
@@ -216,9 +260,7 @@ def secrets_in_argv(program, argv, environ=None) -> list[str]:
     found: list[str] = []
     tokens = list(argv)
     for i, token in enumerate(tokens):
-        if token == "--":
-            break
-        if not token.startswith("-") or token == "-":
+        if not token.startswith("-") or token == "-" or token == "--":
             continue
         flag, eq, inline = token.partition("=")
         option = sensitive_flag(program, flag)

@@ -15,21 +15,61 @@ TOKEN_ENV = "BURGEE_MCP_TOKEN"
 MAX_SESSIONS_ENV = "BURGEE_MCP_MAX_SESSIONS"
 IDLE_TIMEOUT_ENV = "BURGEE_MCP_IDLE_TIMEOUT"
 MAX_RESULT_ENV = "BURGEE_MCP_MAX_RESULT_BYTES"
+CALL_TIMEOUT_ENV = "BURGEE_MCP_CALL_TIMEOUT"
+MAX_CALLS_ENV = "BURGEE_MCP_MAX_CONCURRENT_CALLS"
 
 DEFAULT_MAX_SESSIONS = 100
 """Open HTTP sessions; at the limit the oldest idle one is closed for a new one."""
 DEFAULT_IDLE_TIMEOUT = 600.0
 """Seconds a session may go without a request in flight before it is closed."""
 DEFAULT_MAX_RESULT_BYTES = 4 * 1024 * 1024
-"""The largest tool result text (UTF-8 bytes) sent to a client, stdio and HTTP alike."""
+"""The largest tool result (UTF-8 bytes on the wire: its text, and its data again as
+`structuredContent` when sent) a stdio server sends."""
+HTTP_MAX_RESULT_BYTES = 1024 * 1024 - 16 * 1024
+"""The same for an HTTP server: the MCP SDK's clients (and FastMCP's, built on them) refuse a
+server-sent event over 1 MiB (`mcp.client.streamable_http.DEFAULT_MAX_SSE_EVENT_SIZE`) with a
+transport error; 16 KiB are left for the JSON-RPC frame around the result."""
+DEFAULT_CALL_TIMEOUT = 300.0
+"""Seconds a tool call may run before it is killed (a `timeout` envelope, exit 7)."""
+DEFAULT_MAX_CALLS = 16
+"""Tool calls that run at once, each in a process of its own; more wait for a place."""
+SHUTDOWN_GRACE = 10.0
+"""Seconds a stopping server (SIGTERM) gives calls in flight before it ends them
+($BURGEE_MCP_SHUTDOWN_GRACE)."""
+GRACE_ENV = "BURGEE_MCP_SHUTDOWN_GRACE"
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 WILDCARD = ("0.0.0.0", "::", "")
 
 
 def is_loopback(host: str) -> bool:
-    """Whether `host` is reachable only from this machine (127.0.0.0/8, ::1, localhost)."""
-    return host in LOOPBACK or host.startswith("127.")
+    """Whether `host` is reachable only from this machine: every address it resolves to is a
+    loopback one (127.0.0.0/8, ::1). A name is resolved, never read: `127.example.com` may
+    point anywhere. A name that does not resolve is not loopback."""
+    addresses = _addresses(host) if host else []
+    return bool(addresses) and all(address.is_loopback for address in addresses)
+
+
+def _addresses(host: str) -> list:
+    """The IP addresses `host` stands for (a literal address, or what the name resolves
+    to); empty when it does not resolve."""
+    import ipaddress
+    try:
+        return [ipaddress.ip_address(host.split("%", 1)[0])]
+    except ValueError:
+        pass
+    import socket
+    try:
+        found = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError):
+        return []
+    return [ipaddress.ip_address(info[4][0].split("%", 1)[0]) for info in found]
+
+
+def handler_environ(environ) -> dict:
+    """The environment a handler runs with: the server's, without the bearer token that
+    authenticates its clients (a handler, or a child it starts, must not be able to read it)."""
+    return {name: value for name, value in (environ or {}).items() if name != TOKEN_ENV}
 
 
 class Policy:
@@ -37,16 +77,19 @@ class Policy:
     (`token_source`: "random", "file", "env" or None), the bind, the bounds."""
 
     __slots__ = ("host", "port", "token", "token_source", "allow_remote", "max_sessions",
-                 "idle_timeout", "max_result_bytes")
+                 "idle_timeout", "max_result_bytes", "call_timeout", "max_calls", "grace")
 
     def __init__(self, host="127.0.0.1", port=0, token=None, token_source=None,
                  allow_remote=False, max_sessions=DEFAULT_MAX_SESSIONS,
-                 idle_timeout=DEFAULT_IDLE_TIMEOUT, max_result_bytes=DEFAULT_MAX_RESULT_BYTES):
+                 idle_timeout=DEFAULT_IDLE_TIMEOUT, max_result_bytes=DEFAULT_MAX_RESULT_BYTES,
+                 call_timeout=DEFAULT_CALL_TIMEOUT, max_calls=DEFAULT_MAX_CALLS):
         self.host, self.port = host, port
         self.token, self.token_source = token, token_source
         self.allow_remote = allow_remote
         self.max_sessions, self.idle_timeout = max_sessions, idle_timeout
         self.max_result_bytes = max_result_bytes
+        self.call_timeout, self.max_calls = call_timeout, max_calls
+        self.grace = SHUTDOWN_GRACE
 
     @property
     def remote(self) -> bool:
@@ -104,15 +147,43 @@ def _number(environ, name, value, default, kind, flag):
     return value
 
 
-def limits(environ=None, *, max_sessions=None, idle_timeout=None, max_result_bytes=None):
+def limits(environ=None, *, max_sessions=None, idle_timeout=None, max_result_bytes=None,
+           http: bool = False):
     """(max_sessions, idle_timeout, max_result_bytes): each flag, else its variable, else
-    its default. Raises PolicyError for a value that is not a positive number."""
+    its default (for the result over `http`, the smaller `HTTP_MAX_RESULT_BYTES`). Raises
+    PolicyError for a value that is not a positive number."""
     return (_number(environ, MAX_SESSIONS_ENV, max_sessions, DEFAULT_MAX_SESSIONS, int,
                     "--max-sessions"),
             _number(environ, IDLE_TIMEOUT_ENV, idle_timeout, DEFAULT_IDLE_TIMEOUT, float,
                     "--idle-timeout"),
-            _number(environ, MAX_RESULT_ENV, max_result_bytes, DEFAULT_MAX_RESULT_BYTES, int,
+            _number(environ, MAX_RESULT_ENV, max_result_bytes,
+                    HTTP_MAX_RESULT_BYTES if http else DEFAULT_MAX_RESULT_BYTES, int,
                     "--max-result-bytes"))
+
+
+def call_bounds(environ=None, *, call_timeout=None, max_calls=None) -> tuple:
+    """(call_timeout, max_calls): each flag, else its variable, else its default. Raises
+    PolicyError for a value that is not a positive number."""
+    return (_number(environ, CALL_TIMEOUT_ENV, call_timeout, DEFAULT_CALL_TIMEOUT, float,
+                    "--call-timeout"),
+            _number(environ, MAX_CALLS_ENV, max_calls, DEFAULT_MAX_CALLS, int,
+                    "--max-concurrent-calls"))
+
+
+def shutdown_grace(environ=None) -> float:
+    """Seconds calls in flight get when the server stops: $BURGEE_MCP_SHUTDOWN_GRACE, else
+    the default (0 ends them at once)."""
+    text = (environ or {}).get(GRACE_ENV)
+    if text in (None, ""):
+        return SHUTDOWN_GRACE
+    try:
+        grace = float(text)
+    except ValueError:
+        grace = -1.0
+    if not 0 <= grace < float("inf"):
+        raise PolicyError("invalid_value", f"{GRACE_ENV}={text!r} is not a number of seconds",
+                          f"set {GRACE_ENV} to seconds (0 or more), or unset it", [])
+    return grace
 
 
 def max_result_bytes(environ=None, value=None) -> int:
@@ -134,6 +205,11 @@ def http_policy(host: str, port: int, *, environ=None, token_file: str | None = 
     `no_auth`, which only a loopback address may use. A non-loopback address needs
     `allow_remote` (and so a token).
     """
+    if host not in WILDCARD and not _addresses(host):
+        raise PolicyError(
+            "unknown_host", f"{host} does not resolve to an address of this machine's "
+            "resolver, so the server cannot listen there",
+            "check the name, or serve on 127.0.0.1", ["--http", f"127.0.0.1:{port}"])
     remote = not is_loopback(host)
     if remote and not allow_remote:
         raise PolicyError(
@@ -148,7 +224,8 @@ def http_policy(host: str, port: int, *, environ=None, token_file: str | None = 
             "127.0.0.1", ["--allow-remote"])
     sessions, idle, result = limits(environ, max_sessions=max_sessions,
                                     idle_timeout=idle_timeout,
-                                    max_result_bytes=max_result_bytes)
+                                    max_result_bytes=max_result_bytes,
+                                    http=True)
     token, source = None, None
     if not no_auth:
         if token_file:

@@ -36,6 +36,14 @@ def call_tool(program, name, arguments, run, max_result_bytes: int | None = None
     `result_too_large`, as the server answers. `reraise` lets an exception out of `run`
     propagate (a test's `Runner(catch_exceptions=False)`)."""
     try:
+        from workbench.surfaces.discovery import answer
+        discovered = answer(program, name, arguments)
+        if discovered is not None:   # search_tools, describe_tool: answered here
+            ok, data = discovered
+            doc = _envelope.success(data) if ok else _envelope.failure(
+                data["code"], data["message"], exit=_envelope.EXIT_USAGE, hint=data["hint"],
+                fix=_envelope.encode(data["fix"]) if data["fix"] is not None else None)
+            return result(_envelope.stamp(doc, program.schema_version), ok)
         planned = plan(program, name, arguments)
         if isinstance(planned, dict):
             return planned
@@ -96,11 +104,27 @@ def outcome_result(command, outcome) -> dict:
             meta = doc.get("meta") if isinstance(doc.get("meta"), dict) else {}
             return result(_envelope.stamp(_envelope.from_output_problem(problem),
                                           meta.get("schema_version", "1")), False)
-    structured = None
-    if ok and isinstance(doc, dict) and _tools.output_schema(command) is not None \
-            and isinstance(doc.get("data"), dict):
-        structured = doc["data"]
-    return result(doc or {}, ok, text=text, structured=structured)
+    return result(doc or {}, ok, text=text, structured=structured_content(command, doc))
+
+
+def structured_content(command, doc):
+    """The `structuredContent` of a result: the data of a success of a command with an output
+    schema, when it is an object (the MCP rule); else None."""
+    if isinstance(doc, dict) and doc.get("ok") is True and isinstance(doc.get("data"), dict) \
+            and _tools.output_schema(command) is not None:
+        return doc["data"]
+    return None
+
+
+def wire_bytes(command, outcome) -> int:
+    """The bytes a result puts on the wire: its text as a JSON string (quotes and backslashes
+    escaped), and its data once more as `structuredContent` when that is sent."""
+    text = outcome.stdout
+    size = len(text.encode("utf-8", "surrogatepass")) + text.count('"') + text.count("\\")
+    data = structured_content(command, outcome.envelope)
+    if data is not None:
+        size += len(_envelope.encode(data).encode("utf-8", "surrogatepass"))
+    return size
 
 
 def _fix_as_arguments(command, doc) -> bool:
@@ -127,13 +151,12 @@ def _fix_as_arguments(command, doc) -> bool:
 
 
 def too_large(program, command, outcome, limit: int):
-    """The `result_too_large` envelope when the result text of `outcome` is over `limit`
-    UTF-8 bytes (it is then never encoded for the wire), else None. Names the paging
-    arguments when the command is paginated."""
-    text = outcome.stdout
-    if len(text) <= limit // 4 or (len(text) <= limit and len(text.encode("utf-8")) <= limit):
+    """The `result_too_large` envelope when the result of `outcome` would put more than
+    `limit` UTF-8 bytes on the wire (`wire_bytes`; it is then never encoded), else None.
+    Names the paging arguments when the command is paginated."""
+    if len(outcome.stdout) * 10 <= limit:   # even escaped, with its data again, it fits
         return None
-    size = len(text.encode("utf-8", "surrogatepass"))
+    size = wire_bytes(command, outcome)
     if size <= limit:
         return None
     name = " ".join(command.path)
@@ -143,7 +166,8 @@ def too_large(program, command, outcome, limit: int):
                 "fields you need")
     else:
         hint = ("ask for less with the command's own options; or whoever starts the server "
-                "raises the limit with --max-result-bytes N or $BURGEE_MCP_MAX_RESULT_BYTES")
+                "raises the limit with --max-result-bytes N or $BURGEE_MCP_MAX_RESULT_BYTES "
+                "(over HTTP the MCP SDK's clients refuse a message over 1 MiB)")
     from workbench.declaration.exits import SERVER_ERRORS
     doc = _envelope.failure(
         "result_too_large", f"'{name}' gave a {size:,}-byte result; this server sends at most "

@@ -120,12 +120,15 @@ def sync_status(ctx):
     return {"remote": ctx.options.remote, "local": len(_load(ctx)["notes"])}
 
 
+NOT_FOUND = {"code": "not_found", "exit": 3, "when": "no note has that id"}
+
 REMOTE = Option(type="string", default="https://notes.example.invalid", description="remote to sync with")
 
 program = Program(
     name="notes", version="0.3.0", description="Keep short notes with tags",
     commands=[
         Command(name="add", description="Add a note", effects="non_idempotent",
+                destructive=False,   # adding twice makes two notes, and destroys nothing
                 arguments=[Argument("text", description="the note's text; - reads stdin", stdin=True)],
                 options={"tag": Option(type="list", description="a tag", short="t"),
                          "store": STORE},
@@ -145,29 +148,34 @@ program = Program(
         Command(name="show", description="Show one note", effects="read_only",
                 arguments=[Argument("id", type="integer", description="the note's id")],
                 options={"store": STORE}, output=NOTE_SCHEMA,
-                examples=["notes show 1", "notes show 999"], run=show),
+                errors=[NOT_FOUND], examples=["notes show 1", "notes show 999"], run=show),
         Command(name="tag", description="Add tags to a note", effects="idempotent",
                 arguments=[Argument("id", type="integer", description="the note's id")],
                 options={"tag": Option(type="list", required=True, description="a tag to add",
                                        short="t"),
                          "store": STORE},
-                examples=["notes tag 1 --tag urgent"], run=tag),
+                errors=[NOT_FOUND], examples=["notes tag 1 --tag urgent"], run=tag),
         Command(name="remove", description="Remove a note (removing it twice changes nothing)",
-                effects="idempotent",
+                effects="idempotent", destructive=True,   # repeatable, yet the note is gone
                 arguments=[Argument("id", type="integer", description="the note's id")],
                 options={"store": STORE}, examples=["notes remove 1"], run=remove),
         Command(name="purge", description="Delete every note (command line only)", effects="withheld",
                 options={"yes": Option(type="boolean", description="skip the confirmation"),
                          "store": STORE},
+                errors=[{"code": "cancelled", "exit": 1, "when": "the person said no"}],
                 examples=["notes purge --yes"], run=purge),
         Group(name="sync", description="Sync notes with a remote", commands=[
             Command(name="push", description="Push notes to the remote", effects="non_idempotent",
+                    open_world=True, title="Push notes to the remote",
                     options={"token": Option(type="string", env="NOTES_TOKEN", sensitive=True,
                                              description="access token for the remote"),
                              "remote": REMOTE, "store": STORE},
+                    errors=[{"code": "unauthorized", "exit": 2,
+                             "when": "no token: set NOTES_TOKEN or pass --token"}],
                     examples=["notes sync push"], run=push),
             Command(name="status", description="Compare local notes with the remote",
-                    effects="read_only", options={"remote": REMOTE, "store": STORE},
+                    effects="read_only", open_world=True,
+                    options={"remote": REMOTE, "store": STORE},
                     examples=["notes sync status"], run=sync_status),
         ]),
     ],

@@ -15,9 +15,18 @@ HINTS = {
 
 
 def hints(command) -> dict | None:
-    """The MCP annotation hints for a command, or None (withheld, undeclared)."""
+    """The MCP annotation hints for a command, or None (withheld, undeclared): those of its
+    effects, `destructiveHint` as `destructive=` says when given (a read-only command never
+    destroys), and `openWorldHint` when `open_world=` is given."""
     found = HINTS.get(command.effects)
-    return dict(found) if found is not None else None
+    if found is None:
+        return None
+    found = dict(found)
+    if command.destructive is not None and command.effects != "read_only":
+        found["destructiveHint"] = bool(command.destructive)
+    if command.open_world is not None:
+        found["openWorldHint"] = bool(command.open_world)
+    return found
 
 
 def visible(node) -> list:
@@ -67,6 +76,7 @@ def errors(command) -> list[dict]:
     if command.batch:
         out.append({"code": "partial", "exit": 8,
                     "when": "some items succeeded and some failed"})
+    out.extend(framework_errors(command))
     seen = {entry["code"] for entry in out} | {"internal"}
     for entry in command.errors:
         if isinstance(entry, str):
@@ -83,6 +93,20 @@ def errors(command) -> list[dict]:
         out.append(item)
     out.append({"code": "internal", "exit": 1, "when": "the command failed unexpectedly"})
     return out
+
+
+def framework_errors(command) -> list[dict]:
+    """The errors the runtime raises because of what the command declares: `plan=` can end
+    in `plan_changed`, `non_idempotent` (its idempotency key) in a conflict, a wait, or a
+    store that cannot be used. The one place a card learns them."""
+    from workbench.declaration.exits import FRAMEWORK_ERRORS
+    codes = []
+    if command.plan is not None:
+        codes.append("plan_changed")
+    if command.effects == "non_idempotent":
+        codes += ["idempotency_conflict", "in_progress", "idempotency_store_unavailable"]
+    return [{"code": code, "exit": FRAMEWORK_ERRORS[code][0], "when": FRAMEWORK_ERRORS[code][1]}
+            for code in codes]
 
 
 def exit_codes(command) -> list[int]:

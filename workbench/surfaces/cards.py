@@ -106,6 +106,8 @@ def card(command) -> dict:
     out: dict = {"command": " ".join(command.path)}
     if program is not None:
         out["usage"] = _facts.usage(program, command)
+    if command.title:
+        out["title"] = command.title
     out["description"] = command.description
     if command.help:
         out["help"] = command.help

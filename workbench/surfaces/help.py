@@ -6,6 +6,7 @@ own helpers and wraps text itself (no re, no textwrap).
 
 from __future__ import annotations
 
+from workbench.declaration.builtins import BUILTINS
 from workbench.surfaces import _facts
 
 WIDTH = 80
@@ -267,8 +268,9 @@ def _command_help(program, command) -> list[str]:
         lines += [""] + _wrap(" ".join(m if m.endswith(".") else m + "." for m in marks), WIDTH)
     if command.aliases:
         lines += ["", "Aliases: " + ", ".join(command.aliases)]
-    lines += [""] + _wrap(EFFECT_MEANINGS.get(command.effects, command.effects or "")
-                          + ".", WIDTH, "  ", f"Effects: {command.effects} - ")
+    if not _builtin(command):   # a built-in's effects are the same everywhere: no line
+        lines += [""] + _wrap(EFFECT_MEANINGS.get(command.effects, command.effects or "")
+                              + ".", WIDTH, "  ", f"Effects: {command.effects} - ")
     options = _shown(command.listed_options)
     if options:
         lines += ["", "Options:"]
@@ -296,3 +298,8 @@ def _command_help(program, command) -> list[str]:
                    f"'{path} --help --json', input schema: '{path} --schema'.",
                    WIDTH)
     return lines
+
+
+def _builtin(command) -> bool:
+    """Whether `command` is one of burgee's built-ins (help, completion, mcp, skills)."""
+    return any(command is node for node in BUILTINS.values())

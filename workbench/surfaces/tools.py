@@ -29,8 +29,10 @@ def tool_definition(command) -> dict:
     description = command.description or ""
     if command.help:
         description = (description + "\n\n" + command.help.strip()).strip()
-    tool = {"name": command.tool_name, "description": description,
-            "inputSchema": input_schema(command)}
+    tool = {"name": command.tool_name}
+    if command.title:
+        tool["title"] = command.title
+    tool.update({"description": description, "inputSchema": input_schema(command)})
     output = output_schema(command)
     if output is not None:
         tool["outputSchema"] = output
@@ -51,7 +53,11 @@ def listed(program) -> list:
 
 
 def list_tools(program) -> list[dict]:
-    """Every tool of the program, in declaration order."""
+    """What tools/list holds: every tool of the program, in declaration order; for a
+    progressive program the discovery tools and its entry points (`surfaces.discovery`)."""
+    from workbench.surfaces import discovery
+    if discovery.progressive(program):
+        return discovery.listed_tools(program)
     return [tool_definition(command) for command in listed(program)]
 
 

@@ -26,7 +26,7 @@ def run_dashboard(file: str, *, port: int | None = None, program_name: str | Non
     from workbench.dev.dashboard.app import DashboardApp   # Textual: only once drawn
     from workbench.dev.engine import Workbench
     bench = Workbench(file, program_name=program_name, run_writes=run_writes, policy=policy)
-    app = DashboardApp(bench, port=port, record=record)
+    app = DashboardApp(bench, port=port, record=record, auto_check=True)
     try:
         result = app.run()
     except KeyboardInterrupt:

@@ -65,6 +65,7 @@ class DashboardApp(App):
         Binding("e", "run_environments", "Run envs"),
         Binding("d", "run_diffs", "Diffs"),
         Binding("D", "run_write_diffs", "Diffs + writes", show=False),
+        Binding("C", "run_check", "Check", show=False),
         Binding("x", "cancel", "Cancel"),
         Binding("c", "copy_config", "Copy config"),
         Binding("R", "toggle_record", "Record", show=False),
@@ -77,7 +78,7 @@ class DashboardApp(App):
 
     def __init__(self, bench, *, port: int | None = None, serve: bool = True,
                  watch: bool = True, auto_diffs: bool = True, stable: bool = False,
-                 record: bool = False):
+                 record: bool = False, auto_check: bool = False):
         super().__init__()
         self.record_on_start = record
         self.bench = bench
@@ -85,6 +86,7 @@ class DashboardApp(App):
         self.serve = serve
         self.watch_files = watch
         self.auto_diffs = auto_diffs
+        self.auto_check = auto_check   # burgee check after each load's diffs (Problems)
         self.stable = stable
         self.state = bench.state
         self.selected: tuple = ()          # the selected path; () is the program
@@ -193,6 +195,8 @@ class DashboardApp(App):
             self._apply_state(event.data)
         elif event.kind == "diffs":
             self._apply_diffs(event.data)
+        elif event.kind == "check":
+            self._apply_check()
         elif event.kind == "traffic":
             self._refresh("traffic")
         elif event.kind == "serving":
@@ -386,6 +390,34 @@ class DashboardApp(App):
             return
         self.diff_status = "done"
         self._apply_diffs(diffs)
+        if self.auto_check:
+            self.action_run_check()
+
+    def action_run_check(self):
+        """`C`: `burgee check` on the file (generated calls, each in a sandbox); what it finds
+        joins Problems. One at a time; a reload makes a running one's report stale (dropped)."""
+        if self.state.program is None:
+            return None
+        return self.run_worker(self._run_check(), group="check", exclusive=True,
+                               exit_on_error=False)
+
+    async def _run_check(self) -> None:
+        self.notify("burgee check: running the generated calls\u2026", title="check")
+        try:
+            report = await self.bench.arun_check()
+        except Exception as exc:  # noqa: BLE001 - Problems keeps what it had
+            self.notify(f"{type(exc).__name__}: {exc}", title="check failed", severity="error")
+            return
+        if report is not None:
+            found = len(report.get("violations") or [])
+            self.notify(f"{found} violation(s); recovery {report['recovery'].get('rate')}",
+                        title="check done", severity="error" if found else "information")
+
+    def _apply_check(self) -> None:
+        if self.bench.state.generation == self.state.generation:
+            self.state = self.bench.state        # problems now include the check's findings
+            self.sidebar.rebuild(self.state, self.selected)
+        self._refresh("problems")
 
     def action_cancel(self) -> None:
         cancelled = self.pane("environments").cancel()

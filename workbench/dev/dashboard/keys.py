@@ -18,6 +18,8 @@ KEYS = (
     ("e", "run the Environments input in every environment"),
     ("d", "run every example CLI --json vs MCP (Diff; read-only commands only)"),
     ("D", "the same with the examples of commands that write, after a confirmation"),
+    ("C", "burgee check: generated calls against every rule; findings join Problems (also "
+          "after each load's diffs)"),
     ("x", "cancel the runs in progress"),
     ("c", "copy a client config for the live MCP server (Claude Code)"),
     ("R", "record every MCP call to .burgee/traffic/*.jsonl, or stop (a replay file)"),

@@ -50,6 +50,14 @@ def change_lines(review, since: str, command: str | None) -> tuple:
     return text, "\n".join(plain)
 
 
+def check_line(report) -> str:
+    """What `burgee check` said of this load, in one line."""
+    if report is None:
+        return "burgee check: not run on this load (C runs it)"
+    from workbench.check.report import summary_line
+    return summary_line(report)
+
+
 class ProblemsPane(Pane):
     """The lint, under the live change review: what this reload changed since the last good
     load and since the snapshot folder, breaking first (`workbench.dev.changes`)."""
@@ -65,6 +73,9 @@ class ProblemsPane(Pane):
             if text is not None:
                 parts.append(text)
                 lines.append(plain)
+        note = check_line(state.check)
+        parts.append(Text(note + "\n", style="dim"))
+        lines.append(note)
         if state.review_snapshot is None:
             note = "no snapshot yet: 'burgee dev FILE --headless --update' writes one"
             parts.append(Text(note + "\n", style="dim"))

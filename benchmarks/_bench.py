@@ -1,0 +1,77 @@
+"""What every benchmark shares: the `--smoke` flag, writing one section of
+docs/performance.md, and an MCP client transport that sends the bearer token.
+
+`--smoke` runs a benchmark once in a tiny configuration (seconds) so that
+tests/test_benchmarks_smoke.py can check it still runs as written; its figures mean nothing,
+so it never writes the doc.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PERFORMANCE_MD = ROOT / "docs" / "performance.md"
+SMOKE_HELP = ("run once in a tiny configuration to check the benchmark works (seconds; the "
+              "figures mean nothing; never writes the doc)")
+
+
+def add_smoke(parser: argparse.ArgumentParser, **tiny) -> None:
+    """Add `--smoke` to `parser`: with it, `parse_args` sets each of `tiny`'s options to its
+    tiny value and turns `--write` off."""
+    parser.add_argument("--smoke", action="store_true", help=SMOKE_HELP)
+    parser.set_defaults(_smoke_values=tiny)
+
+
+def parse(parser: argparse.ArgumentParser, argv=None) -> argparse.Namespace:
+    """`parser.parse_args(argv)`, with `--smoke`'s tiny values applied."""
+    options = parser.parse_args(argv)
+    tiny = vars(options).pop("_smoke_values", {})
+    if getattr(options, "smoke", False):
+        for name, value in tiny.items():
+            setattr(options, name, value)
+        if hasattr(options, "write"):
+            options.write = False
+    return options
+
+
+def replace_section(title: str, text: str, path: Path = PERFORMANCE_MD) -> None:
+    """Put `text` (which starts with `title`, a `## ` heading) in place of that section of
+    `path`, up to the next `## ` heading; append it when the section is missing."""
+    doc = path.read_text(encoding="utf-8")
+    start = doc.find(title + "\n")
+    if start == -1:
+        doc = doc.rstrip("\n") + "\n\n" + text
+    else:
+        end = doc.find("\n## ", start + len(title))
+        doc = doc[:start] + text.rstrip("\n") + "\n" + ("" if end == -1 else doc[end:])
+    path.write_text(doc.rstrip("\n") + "\n", encoding="utf-8")
+
+
+def authed(url: str, token: str | None):
+    """A streamable-HTTP transport for `mcp.Client` that sends `Authorization: Bearer
+    token` (every burgee HTTP server requires it unless started with --no-auth)."""
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    @contextlib.asynccontextmanager
+    async def transport():
+        headers = {"Authorization": f"Bearer {token}"} if token is not None else None
+        async with create_mcp_http_client(headers=headers) as http, \
+                streamable_http_client(url, http_client=http) as streams:
+            yield streams
+    return transport()
+
+
+def save(path, text: str) -> float:
+    """Save as editors do (write a temporary file, rename it over `path`); returns
+    `time.perf_counter()` just after the rename."""
+    temporary = str(path) + ".tmp~"
+    with open(temporary, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(temporary, path)
+    return time.perf_counter()

@@ -1,0 +1,65 @@
+"""Every benchmark in benchmarks/ runs as written: `--help` prints its usage and runs nothing,
+and `--smoke` runs the whole benchmark once in a tiny configuration and prints its report.
+
+Real processes, as a person runs them. No timing is asserted: the figures of a smoke run
+mean nothing; what is checked is that the benchmark gets to its table and that neither
+`--help` nor `--smoke --write` touches docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import AGENT_VARIABLES
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCHMARKS = sorted(p.name for p in (ROOT / "benchmarks").glob("*.py")
+                    if not p.name.startswith("_"))
+DOC = ROOT / "docs" / "performance.md"
+REPORT = {"change_review.py": "commands, median of"}   # the one that prints a line, no table
+
+pytestmark = pytest.mark.slow
+
+
+def _run(name: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in AGENT_VARIABLES}
+    return subprocess.run([sys.executable, str(ROOT / "benchmarks" / name), *args],
+                          capture_output=True, text=True, env=env, cwd=ROOT,
+                          stdin=subprocess.DEVNULL, timeout=timeout)
+
+
+def test_every_benchmark_is_covered():
+    assert len(BENCHMARKS) >= 13 and "dashboard.py" in BENCHMARKS and "reload.py" in BENCHMARKS
+
+
+@pytest.mark.parametrize("name", BENCHMARKS)
+def test_help_prints_usage_and_runs_nothing(name):
+    before = DOC.read_bytes()
+    done = _run(name, "--help", timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: ") and "--smoke" in done.stdout
+    assert "|---" not in done.stdout and done.stderr == ""
+    assert DOC.read_bytes() == before
+
+
+@pytest.mark.parametrize("name", BENCHMARKS)
+def test_smoke_runs_the_benchmark_once_and_never_writes_the_doc(name):
+    if name == "call_process.py":   # found by the full suite; issue 37 keeps it open
+        pytest.skip("call_process.py --smoke hung past 120 s twice in the loaded full suite "
+                    "(16 s alone): to be found before it runs here again")
+    if name == "scale_out.py":
+        from _postgres import missing
+        if missing():
+            pytest.skip(f"scale_out.py needs PostgreSQL: {missing()}")
+    before = DOC.read_bytes()
+    args = ["--smoke"] + (["--write"] if "--write" in _run(name, "--help").stdout else [])
+    done = _run(name, *args)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    assert REPORT.get(name, "\n|---") in done.stdout, done.stdout[-2000:]
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    assert DOC.read_bytes() == before

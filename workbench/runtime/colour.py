@@ -1,0 +1,75 @@
+"""Colour for a person at a terminal, never for an agent or a pipe.
+
+`enabled` is the one rule (`NO_COLOR`, `FORCE_COLOR`, `TERM=dumb`, a terminal, an agent);
+the painters add ANSI styles through Rich's `Style` (the `people` extra), imported only once
+colour is on. Without Rich installed, text stays plain: colour is never worth a failure.
+"""
+
+from __future__ import annotations
+
+_PREFIXES = (("error:", "bold red"), ("hint:", "yellow"), ("next:", "cyan"),
+             ("warning:", "yellow"), ("action required:", "bold yellow"))
+
+
+def enabled(environ, is_terminal: bool, agent) -> bool:
+    """Whether a stream gets colour: never with `NO_COLOR` (any value), nor for an agent or
+    `TERM=dumb`; always with `FORCE_COLOR` (not empty, not `0`); else only on a terminal."""
+    if environ.get("NO_COLOR") or agent is not None:
+        return False
+    force = environ.get("FORCE_COLOR")
+    if force and force != "0":
+        return True
+    return is_terminal and environ.get("TERM") != "dumb"
+
+
+def _styles():
+    try:
+        from rich.color import ColorSystem
+        from rich.style import Style
+    except ImportError:   # the `people` extra is not installed: plain text
+        return None
+    return lambda text, spec: Style.parse(spec).render(text, color_system=ColorSystem.STANDARD)
+
+
+def problems(text: str) -> str:
+    """stderr lines for a person with their `error:`/`hint:`/`next:`/`warning:` prefix
+    coloured."""
+    paint = _styles()
+    if paint is None:
+        return text
+    out = []
+    for line in text.split("\n"):
+        for prefix, spec in _PREFIXES:
+            if line.startswith(prefix):
+                line = paint(prefix, spec) + line[len(prefix):]
+                break
+        out.append(line)
+    return "\n".join(out)
+
+
+def header(text: str) -> str:
+    """A table with its first line (the column names) in bold."""
+    paint = _styles()
+    if paint is None or not text:
+        return text
+    first, newline, rest = text.partition("\n")
+    return paint(first, "bold") + newline + rest
+
+
+def help_text(text: str) -> str:
+    """Help with its section headings (`Usage:`, `Options:`, ... at the margin) in bold and
+    the flags of its option rows in cyan."""
+    paint = _styles()
+    if paint is None:
+        return text
+    out = []
+    for line in text.split("\n"):
+        if line[:1].isalpha() and ":" in line:
+            head, colon, rest = line.partition(":")
+            if " " not in head.strip() or head in ("Exit codes",):
+                line = paint(head + colon, "bold") + rest
+        elif line.startswith("  -"):
+            label, gap, rest = line[2:].partition("  ")
+            line = "  " + paint(label, "cyan") + gap + rest
+        out.append(line)
+    return "\n".join(out)
