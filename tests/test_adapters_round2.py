@@ -392,10 +392,18 @@ def test_an_installed_programs_budgets_come_from_the_project_that_runs_it(tmp_pa
 # --- 3, 4, 6: a call is a process of its own (signals, stdin's buffer, fresh logging) ---------
 
 PROCESS_STATE = """
-    import click, logging, signal, sys, warnings
+    import click, json, logging, os, signal, sys, threading, time, warnings
+    CALLS = []
     @click.group()
     def cli():
         pass
+    @cli.command()
+    def state():
+        CALLS.append(1)
+        threads = threading.active_count()
+        threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+        print(json.dumps({"calls": len(CALLS), "threads": threads, "pid": os.getpid(),
+                          "main_thread": threading.current_thread() is threading.main_thread()}))
     @cli.command()
     def pipe():
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
@@ -425,11 +433,22 @@ async def _calls(file, calls, tmp_path):
 
 @pytest.mark.asyncio
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="calls run in a worker thread of the server until "
-                   "issue 29 (a process per MCP call) lands")
 async def test_a_signal_handler_can_be_set_in_an_mcp_call(tmp_path):
     body, = await _calls(program(tmp_path, PROCESS_STATE), [("pipe", {})], tmp_path)
     assert body.get("data") == "default SIGPIPE", body
+
+
+@pytest.mark.asyncio
+@pytest.mark.slow
+async def test_an_adapted_mcp_call_shares_no_interpreter_state_with_the_previous_one(tmp_path):
+    # each call its own process, on its main thread; a global one call changed, a thread it
+    # left running and the process id are not the next call's
+    bodies = await _calls(program(tmp_path, PROCESS_STATE), [("state", {})] * 3, tmp_path)
+    seen = [b["data"] for b in bodies]
+    assert [s["calls"] for s in seen] == [1, 1, 1], bodies
+    assert [s["threads"] for s in seen] == [1, 1, 1], bodies
+    assert all(s["main_thread"] for s in seen), bodies
+    assert len({s["pid"] for s in seen}) == 3, bodies
 
 
 @pytest.mark.asyncio
