@@ -217,6 +217,41 @@ def test_an_empty_string_default_is_not_the_working_directory(tmp_path):
     assert "working directory" not in done.stdout and "text put first" in done.stdout
 
 
+# --- 9. an argparse.REMAINDER positional -----------------------------------------------------
+
+REMAINDER = """
+    import argparse
+    p = argparse.ArgumentParser(prog="prog")
+    p.add_argument("--verbose", action="store_true")
+    p.add_argument("tool")
+    p.add_argument("args", nargs=argparse.REMAINDER)
+    def main(argv=None):
+        a = p.parse_args(argv)
+        print(f"verbose={a.verbose} tool={a.tool} args={a.args}")
+    if __name__ == "__main__":
+        main()
+"""
+
+
+@pytest.mark.parametrize("argv", [["check", "--strict", "f"], ["--verbose", "check", "-x"],
+                                  ["check", "--verbose", "--", "f"], ["check"]])
+def test_a_remainder_argument_takes_option_looking_tokens(argv, tmp_path):
+    file = program(tmp_path, REMAINDER)
+    own = itself(file, *argv, tmp_path=tmp_path)
+    done = burgee("run", file, *argv, tmp_path=tmp_path)
+    assert (done.returncode, done.stdout) == (0, own.stdout), done.stderr
+
+
+@pytest.mark.asyncio
+@pytest.mark.slow
+async def test_a_remainder_argument_takes_option_looking_values_over_mcp(tmp_path):
+    file = program(tmp_path, REMAINDER)
+    error, text = await over_mcp(file, "prog", {"tool": "check", "args": ["--strict", "f"]},
+                                 tmp_path)
+    own = itself(file, "check", "--strict", "f", tmp_path=tmp_path).stdout
+    assert not error and json.loads(text)["data"] == own.strip(), text
+
+
 # --- 10. a custom argparse Action taking no value --------------------------------------------
 
 CUSTOM_VERSION = """

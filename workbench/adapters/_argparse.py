@@ -135,6 +135,8 @@ def _input(action, parser, level):
         many = nargs in ("*", "+", argparse.REMAINDER) or (isinstance(nargs, int) and nargs > 1)
         if positional and many:
             variadic = True
+            if nargs == argparse.REMAINDER:   # option-looking tokens included
+                more["rest"] = True
         elif isinstance(nargs, int) and nargs > 1:   # -p NAME VALUE: a tuple per use
             more["nargs"] = nargs
             if isinstance(action, (argparse._AppendAction, argparse._ExtendAction)):

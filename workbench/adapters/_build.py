@@ -477,6 +477,8 @@ def _command(spec, item: CommandSpec, label, aliases, effect, where, shared):
         arguments.append(Argument(name, type=kind, description=first_paragraph(inp.description),
                                   required=required, variadic=variadic, choices=choices,
                                   default=None if variadic else default, env=env, **checks))
+        if variadic and inp.more.get("rest") and index == len(positionals) - 1:
+            arguments[-1].rest = True
         inp.key = key
         by_key[key] = inp
     command = Command(label, first_paragraph(item.description), effects=effect, options=options,
@@ -535,18 +537,23 @@ def rebuild_argv(chain, given, option_tokens) -> list:
     `option_tokens(ref, item, value)` spells one option in the library's syntax.
     """
     options = [[] for _ in chain]
-    positionals = []
+    positionals, rest = [], []
     for item, value in given:
-        if item.positional:
-            positionals += [text_value(v) for v in value] if isinstance(value, list) \
-                else [text_value(value)]
-        else:
+        if not item.positional:
             options[item.level] += option_tokens(item.ref, item, value)
+            continue
+        values = [text_value(v) for v in value] if isinstance(value, list) \
+            else [text_value(value)]
+        if item.more.get("rest"):
+            rest = values   # argparse's REMAINDER: taken as they come, flags and all
+        else:
+            positionals += values
     argv = []
     for level, (_, token) in enumerate(chain):
         if level:
             argv.append(token)
         argv += options[level]
-    if any(p.startswith("-") and p != "-" for p in positionals):
+    flagged = positionals if positionals else rest[:1]
+    if any(p.startswith("-") and p != "-" for p in flagged):
         argv.append("--")
-    return argv + positionals
+    return argv + positionals + rest

@@ -774,6 +774,10 @@ class Argument(Param):
 
     __slots__ = ("name", "variadic", "stdin")
 
+    rest = False
+    """A variadic argument that takes every token after the arguments before it verbatim,
+    option-looking ones included (argparse's `REMAINDER`; set by the adapter)."""
+
     def __init__(self, name: str, type: str | object = "string", description: str = "",
                  required: bool = True, variadic: bool = False, stdin: bool = False, *,
                  choices: Sequence[object] | None = None, default: object = None,

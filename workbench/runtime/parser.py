@@ -291,8 +291,16 @@ def _parse_command(request, command, tokens, environ, placeholders=False, trial=
     request.tokens = list(tokens)
     i = 0
     only_positional = False
+    rest = _rest_at(command)
     while i < len(tokens):
         token = tokens[i]
+        if rest is not None and not only_positional and (
+                len(positionals) >= rest > 0 or (rest == 0 and not token.startswith("-"))):
+            only_positional = True   # the rest argument's from here on, `--strict` included
+            positionals.append(token)
+            spots.append(i)
+            i += 1
+            continue
         if only_positional or token == "-" or not token.startswith("-") \
                 or (_looks_negative_number(token) and token not in table):
             if token == "--" and not only_positional:
@@ -394,6 +402,15 @@ def _parse_command(request, command, tokens, environ, placeholders=False, trial=
             f"'{' '.join(command.path)}' is deprecated" +
             (f"; use '{command.replaced_by}'" if command.replaced_by else "") +
             (f" ({command.deprecated})" if isinstance(command.deprecated, str) else ""))
+
+
+def _rest_at(command) -> int | None:
+    """The index of a command's `rest` argument (everything after the arguments before it
+    is its value, as argparse's `REMAINDER` takes it), or None."""
+    for index, argument in enumerate(command.arguments):
+        if argument.rest:
+            return index
+    return None
 
 
 def _cluster(table, token):
