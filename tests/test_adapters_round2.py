@@ -403,6 +403,58 @@ async def test_a_near_miss_of_a_renamed_flag_over_mcp_names_the_flag_it_became(t
     assert json.loads(refused["fix"]) == {"format_option": "json"}
 
 
+# --- 15. the program's own top-level error handler -------------------------------------------
+
+OWN_HANDLER = """
+    import click, sys
+    class AppError(Exception):
+        pass
+    @click.group()
+    @click.option("--name", default="prog")
+    @click.pass_context
+    def cli(ctx, name):
+        ctx.obj = name
+    @cli.command()
+    @click.argument("thing")
+    @click.pass_obj
+    def show(obj, thing):
+        if thing == "missing":
+            raise AppError(f"no such thing: {thing}")
+        print(f"{obj}: {thing}")
+    def main():
+        try:
+            cli(obj=None)
+        except AppError as error:
+            click.echo(f"prog: error: {error}", err=True)
+            sys.exit(3)
+    if __name__ == "__main__":
+        main()
+"""
+
+
+@pytest.mark.parametrize("argv", [["show", "missing"], ["--name", "x", "show", "there"]])
+def test_the_programs_own_error_handler_is_kept(argv, tmp_path):
+    file = program(tmp_path, OWN_HANDLER)
+    own = itself(file, *argv, tmp_path=tmp_path)
+    done = burgee("run", file, *argv, tmp_path=tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (own.returncode, own.stdout,
+                                                           own.stderr)
+    body = json.loads(burgee("run", file, *argv, "--json", tmp_path=tmp_path).stdout)
+    assert body["ok"] is (own.returncode == 0)
+    if not body["ok"]:
+        assert (body["error"]["code"], body["error"]["exit"]) == ("failed", 3), body
+
+
+@pytest.mark.asyncio
+@pytest.mark.slow
+async def test_the_programs_own_error_handler_is_kept_over_mcp(tmp_path):
+    error, text = await over_mcp(program(tmp_path, OWN_HANDLER), "show", {"thing": "missing"},
+                                 tmp_path)
+    failure = json.loads(text)["error"]
+    assert error and (failure["code"], failure["exit"]) == ("failed", 3), text
+    assert "no such thing: missing" in failure["message"], text
+
+
 # --- 16. budgets for an installed program -----------------------------------------------------
 
 def test_an_installed_programs_budgets_come_from_the_project_that_runs_it(tmp_path):

@@ -61,9 +61,11 @@ def adapt(obj: object, effects: dict[str, str] | None = None, *,
         name: overrides the program name the library object gives.
         version: overrides its version.
         description: overrides its description.
-        main: (argparse only) the program's entry point, `main(argv)` or `main()` with
-            `sys.argv` set; without it, the parser's `set_defaults(func=...)` handler is
-            called with the parsed namespace.
+        main: the program's entry point, `main(argv)` or `main()` with `sys.argv` set. For
+            argparse, without it the parser's `set_defaults(func=...)` handler is called
+            with the parsed namespace. For Click, a `main` that calls the command inside its
+            own error handling (`try: cli() except AppError: ...`): each call runs through
+            it, so its handler prints what it prints and exits as it exits.
         source: the file it came from (its stem names a program that has no name of its own).
     """
     kind = adaptable_kind(obj)
@@ -71,15 +73,15 @@ def adapt(obj: object, effects: dict[str, str] | None = None, *,
         raise TypeError(f"cannot adapt {type(obj).__name__}: pass a click.Command or "
                         f"click.Group, a typer.Typer, or an argparse.ArgumentParser")
     fallback = _stem(source) if source else None
+    if main is not None and not callable(main):
+        raise TypeError("main= must be the program's entry function, e.g. main=main")
     if kind == "click":
         from workbench.adapters import _click
-        spec = _click.describe(obj, fallback)
+        spec = _click.describe(obj, fallback, main)
     elif kind == "typer":
         from workbench.adapters import _typer
         spec = _typer.describe(obj, fallback)
     else:
-        if main is not None and not callable(main):
-            raise TypeError("main= must be the program's entry function, e.g. main=main")
         from workbench.adapters import _argparse
         spec = _argparse.describe(obj, fallback, main)
     if name is None or version is None:
@@ -251,12 +253,19 @@ def _stem(path: str) -> str:
     return os.path.splitext(os.path.basename(path))[0]
 
 
+def _calls(function, obj) -> bool:
+    """Whether `function`'s own code names `obj` (a `main` that runs `cli()` in a `try`)."""
+    code, names = getattr(function, "__code__", None), getattr(function, "__globals__", {})
+    return code is not None and any(names.get(name) is obj for name in code.co_names)
+
+
 def adapt_namespace(namespace: dict, name: str | None = None, source: str | None = None):
     """(variable name, Program) for the Click/Typer/argparse object of a loaded module, or None.
 
     What the loaders call when a file declares no Program. For an argparse parser, a
     module-level `main` function defined in that file (or imported with the parser from the
-    module that defines both) is its entry point. Raises LookupError
+    module that defines both) is its entry point; for a Click command, such a `main` is when
+    its code calls the command (its own error handling around it is kept). Raises LookupError
     (several candidates, listed) or ValueError (the object cannot be adapted; message says why).
     """
     hit = find_adaptable(namespace, name)
@@ -264,11 +273,12 @@ def adapt_namespace(namespace: dict, name: str | None = None, source: str | None
         return None
     key, obj = hit
     main = None
-    if adaptable_kind(obj) == "argparse":
-        candidate = namespace.get("main")
-        if callable(candidate) and (getattr(candidate, "__module__", None) == namespace.get(
-                "__name__") or any(value is obj for value in getattr(
-                    candidate, "__globals__", {}).values())):   # or beside the parser
+    kind = adaptable_kind(obj)
+    candidate = namespace.get("main")
+    if candidate is not obj and callable(candidate) and kind in ("argparse", "click") and (
+            getattr(candidate, "__module__", None) == namespace.get("__name__") or any(
+                value is obj for value in getattr(candidate, "__globals__", {}).values())):
+        if kind == "argparse" or _calls(candidate, obj):   # or beside the parser
             main = candidate
     from workbench.declaration.model import DefinitionError
     try:

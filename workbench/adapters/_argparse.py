@@ -14,7 +14,7 @@ import sys
 
 from workbench.adapters._build import (CommandSpec, GroupSpec, Input, Spec, first_paragraph,
                                        group_argument_dropped, group_name, rebuild_argv,
-                                       text_value)
+                                       takes_argument, text_value)
 
 HANDLER_KEYS = ("func", "handler", "callback", "run", "command")
 """`set_defaults` names that hold a subcommand's handler, in the order they are looked for."""
@@ -252,7 +252,7 @@ class _Runner:
             try:
                 if self.main is not None:
                     sys.argv = [root.prog] + argv
-                    result = self.main(argv) if _takes_argument(self.main) else self.main()
+                    result = self.main(argv) if takes_argument(self.main) else self.main()
                 else:
                     namespace = root.parse_args(argv)
                     handler = _handler(namespace)
@@ -272,16 +272,6 @@ class _Runner:
         if err is not None and code == 2 and ": error: " in err:
             raise _usage(err, command, request, given)
         return _capture.finish(code, out, err, command, request, world)
-
-
-def _takes_argument(fn) -> bool:
-    import inspect
-    try:
-        parameters = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    return any(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
-               for p in parameters)
 
 
 def _handler(namespace):

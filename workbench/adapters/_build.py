@@ -557,3 +557,14 @@ def rebuild_argv(chain, given, option_tokens) -> list:
     if any(p.startswith("-") and p != "-" for p in flagged):
         argv.append("--")
     return argv + positionals + rest
+
+
+def takes_argument(fn) -> bool:
+    """Whether an entry function takes the argv (`main(argv)`), else it reads `sys.argv`."""
+    import inspect
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
+               for p in parameters)

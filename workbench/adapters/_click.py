@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from workbench.adapters._build import (CommandSpec, GroupSpec, Input, Spec, first_paragraph,
                                        group_argument_dropped, group_name, rebuild_argv,
-                                       text_value)
+                                       takes_argument, text_value)
 
 
 class Flavour:
     """How one Click-like library spells types and exceptions (overridden by Typer)."""
 
     library = "click"
+    entry = None
+    """The program's entry function that runs the command (`main()` around `cli()`), if any."""
 
     def __init__(self):
         import click
@@ -119,9 +121,12 @@ def choice_text(choice) -> str:
     return choice.name if _is_enum(choice) else str(choice)
 
 
-def describe(obj, fallback=None) -> Spec:
-    """The Spec of a click.Command or click.Group."""
-    return walk(obj, Flavour(), fallback)
+def describe(obj, fallback=None, main=None) -> Spec:
+    """The Spec of a click.Command or click.Group; `main`, the program's entry function that
+    runs it (each call goes through it, so its own error handling is kept)."""
+    flavour = Flavour()
+    flavour.entry = main
+    return walk(obj, flavour, fallback)
 
 
 def walk(root, flavour, fallback=None, *, name=None, description=None) -> Spec:
@@ -401,10 +406,17 @@ class _Runner:
         by_param = {id(item.ref): item for item, _ in given}
         by_param.update({id(item.ref): item for item in command.adapter.inputs.values()})
 
+        usage: list = []
+
+        def run(**settings):
+            with root.make_context(command.program.name, argv, **settings) as ctx:
+                root.invoke(ctx)
+
         def call():
+            if flavour.entry is not None:
+                return _through_entry(flavour, root, command.program.name, argv, run, usage)
             try:
-                with root.make_context(command.program.name, argv) as ctx:
-                    root.invoke(ctx)
+                run()
                 return 0
             except flavour.Exit as done:
                 return done.exit_code
@@ -421,7 +433,48 @@ class _Runner:
                 return 1
 
         code, out, err = _capture.captured(call, world, request)
+        if usage:   # a usage error the entry function did not handle itself
+            raise usage_refusal(usage[0], flavour, by_param, command, request, given)
         return _capture.finish(code, out, err, command, request, world)
+
+
+def _through_entry(flavour, root, prog, argv, run, usage):
+    """Run the program's own entry function (`main()` around `cli()`) with `sys.argv` set,
+    its command's `main` standing in for Click's for this call: the argv the caller gave,
+    the context settings the entry passes (`obj=`), failures printed as Click's `main()`
+    prints them. A usage error is kept in `usage` for the caller's refusal. The status."""
+    import sys
+
+    def main(args=None, prog_name=None, complete_var=None, standalone_mode=True, **settings):
+        if not standalone_mode:
+            run(**settings)
+            return None
+        try:
+            run(**settings)
+        except flavour.Exit as done:
+            sys.exit(done.exit_code)
+        except flavour.Abort:
+            flavour.show_abort(root)
+            sys.exit(1)
+        except flavour.UsageError as error:
+            usage.append(error)
+            sys.exit(2)
+        except flavour.ClickException as error:
+            flavour.show(error, root)
+            sys.exit(error.exit_code)
+        except (EOFError, KeyboardInterrupt):
+            flavour.show_abort(root)
+            sys.exit(1)
+        sys.exit(0)
+
+    sys.argv = [prog] + argv
+    root.main = main   # an instance attribute: `cli()` calls it
+    try:
+        entry = flavour.entry
+        result = entry(argv) if takes_argument(entry) else entry()
+    finally:
+        del root.main
+    return int(result) if isinstance(result, int) else 0
 
 
 def usage_refusal(error, flavour, by_param, command, request, given):

@@ -16,6 +16,7 @@ from workbench.adapters._click import path_checks, walk
 
 class TyperFlavour:
     library = "typer"
+    entry = None   # an app's own entry function is not run (docs/adapters.md)
 
     def __init__(self):
         from typer import exceptions as typer_exceptions
