@@ -403,6 +403,44 @@ async def test_a_near_miss_of_a_renamed_flag_over_mcp_names_the_flag_it_became(t
     assert json.loads(refused["fix"]) == {"format_option": "json"}
 
 
+# --- 14. argparse options with several values, or an optional one ---------------------------
+
+SEVERAL_VALUES = """
+    import argparse
+    p = argparse.ArgumentParser(prog="prog")
+    p.add_argument("-L", "--list", nargs="?", const="all", default=None)
+    p.add_argument("-j", "--jobs", nargs="?", type=int, const=0, default=1)
+    p.add_argument("-k", "--keys", nargs="+")
+    p.add_argument("files", nargs="*")
+    def main(argv=None):
+        a = p.parse_args(argv)
+        print(f"list={a.list} jobs={a.jobs} keys={a.keys} files={a.files}")
+    if __name__ == "__main__":
+        main()
+"""
+
+
+@pytest.mark.parametrize("argv", [["-L"], ["-L", "x"], ["--list"], ["-j"], ["-j", "4"],
+                                  ["-k", "a", "b"], ["-k", "a", "b", "-L"],
+                                  ["-L", "-k", "a", "--", "f"], ["f", "-k", "a", "-j"]])
+def test_options_with_several_or_optional_values_take_what_the_original_takes(argv, tmp_path):
+    file = program(tmp_path, SEVERAL_VALUES)
+    own = itself(file, *argv, tmp_path=tmp_path)
+    done = burgee("run", file, *argv, tmp_path=tmp_path)
+    assert (done.returncode, done.stdout) == (0, own.stdout), done.stderr
+
+
+@pytest.mark.asyncio
+@pytest.mark.slow
+async def test_options_with_several_or_optional_values_over_mcp(tmp_path):
+    file = program(tmp_path, SEVERAL_VALUES)
+    bodies = await _calls(file, [("prog", {"list": "all", "keys": ["a", "b"]}),
+                                 ("prog", {"jobs": 0})], tmp_path)
+    own = [itself(file, *argv, tmp_path=tmp_path).stdout.strip()
+           for argv in (["-L", "-k", "a", "b"], ["-j"])]
+    assert [b.get("data") for b in bodies] == own, bodies
+
+
 # --- 15. the program's own top-level error handler -------------------------------------------
 
 OWN_HANDLER = """

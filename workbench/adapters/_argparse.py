@@ -146,6 +146,10 @@ def _input(action, parser, level):
                 default = tuple(default)
         elif many or isinstance(action, (argparse._AppendAction, argparse._ExtendAction)):
             kind, items = "list", kind
+            if nargs in ("+", "*"):   # `-k a b`: the flag takes the values after it
+                more["greedy"] = 1 if nargs == "+" else 0
+        elif nargs == "?" and not positional:   # `-L` alone is its const
+            more["bare"] = (action.const,)
     if default == argparse.SUPPRESS:
         default = None
     if positional:
@@ -215,6 +219,9 @@ def _tokens(action, item, value) -> list:
             off = [o for o in strings if o.startswith("--no-")]
             return off[:1]
         return []
+    if action.nargs == "?" and not item.positional and value == action.const \
+            and not isinstance(action, (argparse._AppendAction, argparse._ExtendAction)):
+        return [flag]   # the const, as the flag alone gives it (whatever its type)
     if item.type == "list":
         values = [text_value(v) for v in value or ()]
         if isinstance(action, (argparse._AppendAction, argparse._ExtendAction)) and \

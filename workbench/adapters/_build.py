@@ -340,13 +340,19 @@ def _option_for(inp, shorts: set):
     env = inp.env if isinstance(inp.env, str) and inp.env and "=" not in inp.env \
         and " " not in inp.env else None
     more = dict(inp.more)
+    bare, greedy = more.pop("bare", None), more.pop("greedy", None)
     if more.get("prompt") is not None:
         required = False   # asked for, or refused as input_required when nobody can answer
     if more.get("count") and more.get("max") is None:
         more["max"] = COUNT_LIMIT   # the runner spells a count as that many flags
-    return Option(type=kind, description=first_paragraph(inp.description),
-                  required=required, default=default, choices=choices, env=env,
-                  short=short, sensitive=bool(inp.sensitive), items=items, **more)
+    option = Option(type=kind, description=first_paragraph(inp.description),
+                    required=required, default=default, choices=choices, env=env,
+                    short=short, sensitive=bool(inp.sensitive), items=items, **more)
+    if bare is not None:
+        option.bare = bare
+    if greedy is not None and kind == "list":
+        option.greedy = greedy
+    return option
 
 
 COUNT_LIMIT = 1000
@@ -554,7 +560,9 @@ def rebuild_argv(chain, given, option_tokens) -> list:
             argv.append(token)
         argv += options[level]
     flagged = positionals if positionals else rest[:1]
-    if any(p.startswith("-") and p != "-" for p in flagged):
+    takes_more = any("greedy" in item.more or "bare" in item.more   # `-k a b`, `-L [x]`
+                     for item, _ in given if not item.positional)
+    if any(p.startswith("-") and p != "-" for p in flagged) or (positionals and takes_more):
         argv.append("--")
     return argv + positionals + rest
 

@@ -592,6 +592,12 @@ class Option(Param):
     prompt = None
     confirmation_prompt = hide_input = False
     requires = conflicts = ()
+    bare = None
+    """`(value,)`: the value its flag takes when given without one (argparse's `nargs="?"`
+    with `const`; set by the adapter)."""
+    greedy = None
+    """For a list: the flag takes every value after it up to the next flag, at least this
+    many (argparse's `nargs="+"` 1, `"*"` 0; set by the adapter)."""
 
     def __init__(self, type: str | object = "string", description: str = "",
                  required: bool = False, default: object = None,

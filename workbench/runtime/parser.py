@@ -361,11 +361,23 @@ def _parse_command(request, command, tokens, environ, placeholders=False, trial=
                    tokens, i, 1)
             i += 1
             continue
+        if option.greedy is not None and not eq:   # `-k a b`: every value up to a flag
+            taken = _values_after(tokens, i + 1)
+            if len(taken) >= option.greedy:
+                value = [raw if placeholders and _is_slot(raw) else convert(
+                    option, raw, flag, lambda: _replace(tokens, i, [flag, option.metavar],
+                                                        len(taken) + 1)) for raw in taken]
+                _store(option, values, where, value, option.flag, tokens, i, len(taken) + 1)
+                i += len(taken) + 1
+                continue
         if eq:
             raw, width = inline, 1
-        elif i + 1 < len(tokens) and (not tokens[i + 1].startswith("-") or tokens[i + 1] == "-"
-                                      or _looks_negative_number(tokens[i + 1])):
+        elif _values_after(tokens, i + 1)[:1]:
             raw, width = tokens[i + 1], 2
+        elif option.bare is not None:   # `-L` alone: the value its flag means by itself
+            _store(option, values, where, option.bare[0], option.flag, tokens, i, 1)
+            i += 1
+            continue
         else:
             _refuse_missing_value(table, option, flag, tokens, i)
         if placeholders and _is_slot(raw):
@@ -402,6 +414,16 @@ def _parse_command(request, command, tokens, environ, placeholders=False, trial=
             f"'{' '.join(command.path)}' is deprecated" +
             (f"; use '{command.replaced_by}'" if command.replaced_by else "") +
             (f" ({command.deprecated})" if isinstance(command.deprecated, str) else ""))
+
+
+def _values_after(tokens, i) -> list:
+    """The tokens from `i` on that are values, not flags, up to the first flag or `--`."""
+    out = []
+    for token in tokens[i:]:
+        if token.startswith("-") and token != "-" and not _looks_negative_number(token):
+            break
+        out.append(token)
+    return out
 
 
 def _rest_at(command) -> int | None:
