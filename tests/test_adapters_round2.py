@@ -434,10 +434,10 @@ def test_options_with_several_or_optional_values_take_what_the_original_takes(ar
 @pytest.mark.slow
 async def test_options_with_several_or_optional_values_over_mcp(tmp_path):
     file = program(tmp_path, SEVERAL_VALUES)
-    bodies = await _calls(file, [("prog", {"list": "all", "keys": ["a", "b"]}),
+    bodies = await _calls(file, [("prog", {"list": "all", "keys": ["a", "b"], "files": ["f"]}),
                                  ("prog", {"jobs": 0})], tmp_path)
     own = [itself(file, *argv, tmp_path=tmp_path).stdout.strip()
-           for argv in (["-L", "-k", "a", "b"], ["-j"])]
+           for argv in (["-L", "-k", "a", "b", "--", "f"], ["-j"])]
     assert [b.get("data") for b in bodies] == own, bodies
 
 

@@ -102,7 +102,9 @@ def _entry_point(obj, kind, main=None) -> tuple:
     """(name, version) of the installed console script that runs `obj`'s module (`black`,
     `sqlite-utils`, `flask`), or failing that one in the same top-level package (the
     commands in `pkg.commands`, the script at `pkg.__main__:main`), else (None, None): a
-    program is named as people type it. An argparse parser is found by its `main`."""
+    program is named as people type it. An argparse parser is found by its `main`: the
+    module it is defined in, else the modules of what it calls (a wrapper around the
+    package's own `run`), else the parser's own class (codespell's)."""
     if kind == "argparse":
         callback = main
     elif kind == "click":
@@ -115,17 +117,28 @@ def _entry_point(obj, kind, main=None) -> tuple:
         module = type(obj).__module__
         if module.split(".")[0] in ("click", "typer"):
             return None, None
-    if not module or module.startswith("__"):
-        return None, None
-    package = module.split(".")[0]
-    hits = [(script, target, folder) for script, target, folder in _console_scripts()
-            if target.split(":")[0].strip().split(".")[0] == package]
-    hits.sort(key=lambda hit: (hit[1].split(":")[0].strip() != module,   # its module first,
-                               hit[1].split(":")[-1].strip() !=      # then the function
-                               getattr(callback, "__name__", None)))
-    if not hits:
-        return None, None
-    return hits[0][0], _dist_version(hits[0][2])
+    modules = [module]
+    if kind == "argparse":   # a wrapper's main: the package functions it calls, its parser class
+        code, names = getattr(main, "__code__", None), getattr(main, "__globals__", {})
+        modules += [getattr(names.get(name), "__module__", None)
+                    for name in (code.co_names if code is not None else ())]
+        modules.append(type(obj).__module__)
+    for module in modules:
+        if not module or module.startswith("__") or module.split(".")[0] in _LIBRARIES:
+            continue
+        package = module.split(".")[0]
+        hits = [(script, target, folder) for script, target, folder in _console_scripts()
+                if target.split(":")[0].strip().split(".")[0] == package]
+        hits.sort(key=lambda hit: (hit[1].split(":")[0].strip() != module,   # its module first,
+                                   hit[1].split(":")[-1].strip() !=      # then the function
+                                   getattr(callback, "__name__", None)))
+        if hits:
+            return hits[0][0], _dist_version(hits[0][2])
+    return None, None
+
+
+_LIBRARIES = frozenset({"argparse", "sys", "os", "builtins", "click", "typer", "workbench"})
+"""Modules no program's console script is named after."""
 
 
 def _console_scripts():

@@ -138,7 +138,8 @@ def walk(root, flavour, fallback=None, *, name=None, description=None) -> Spec:
     prefix = prefix.upper().replace("-", "_") if prefix else None
     problems: list = []
     options = []
-    if flavour.is_group(root):
+    group = flavour.is_group(root) and not _callback_only(root)
+    if group:
         children = _children(root, flavour, [(root, name)], [prefix], problems)
         options = _own_options(root, flavour, 0, prefix)
     else:
@@ -147,8 +148,14 @@ def walk(root, flavour, fallback=None, *, name=None, description=None) -> Spec:
     spec = Spec(flavour.library, name, children, description=description,
                 version=declared_version(root), options=options)
     spec.problems = problems
-    spec.single = not flavour.is_group(root)
+    spec.single = not group
     return spec
+
+
+def _callback_only(group) -> bool:
+    """A group without subcommands whose callback does the work (`invoke_without_command`,
+    a Typer app of one `@app.callback()`): one command, its own."""
+    return not group.commands and bool(getattr(group, "invoke_without_command", False))
 
 
 def declared_version(root) -> str | None:
