@@ -393,6 +393,16 @@ def test_a_near_miss_of_a_renamed_flag_is_fixed_to_the_flag_it_became(tmp_path):
         file, "show", "--format", "json", tmp_path=tmp_path).stdout
 
 
+def test_an_unknown_flag_with_no_near_miss_is_dropped_with_its_value(tmp_path):
+    # `show --zzz json`: the fix does not turn the flag's value into the NAME argument
+    file = program(tmp_path, RENAMED)
+    done = burgee("run", file, "show", "--zzz", "json", "--json", tmp_path=tmp_path)
+    error = json.loads(done.stdout)["error"]
+    assert error["code"] == "unknown_option" and error["fix"].split() == [
+        "prog", "show", "--json"], error
+    assert "put it back if it is an argument" in error["hint"], error
+
+
 @pytest.mark.asyncio
 @pytest.mark.slow
 async def test_a_near_miss_of_a_renamed_flag_over_mcp_names_the_flag_it_became(tmp_path):
