@@ -480,9 +480,37 @@ OWN_HANDLER = """
 """
 
 
+OWN_HANDLER_TYPER = """
+    import sys, typer
+    class AppError(Exception):
+        pass
+    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    @app.callback()
+    def root(name: str = "prog"):
+        pass
+    @app.command()
+    def show(thing: str):
+        if thing == "missing":
+            raise AppError(f"no such thing: {thing}")
+        print(thing)
+    @app.command()
+    def other():
+        pass
+    def main():
+        try:
+            app()
+        except AppError as error:
+            print(f"prog: error: {error}", file=sys.stderr)
+            sys.exit(3)
+    if __name__ == "__main__":
+        main()
+"""
+
+
+@pytest.mark.parametrize("source", [OWN_HANDLER, OWN_HANDLER_TYPER], ids=["click", "typer"])
 @pytest.mark.parametrize("argv", [["show", "missing"], ["--name", "x", "show", "there"]])
-def test_the_programs_own_error_handler_is_kept(argv, tmp_path):
-    file = program(tmp_path, OWN_HANDLER)
+def test_the_programs_own_error_handler_is_kept(argv, source, tmp_path):
+    file = program(tmp_path, source)
     own = itself(file, *argv, tmp_path=tmp_path)
     done = burgee("run", file, *argv, tmp_path=tmp_path)
     assert (done.returncode, done.stdout, done.stderr) == (own.returncode, own.stdout,

@@ -80,7 +80,7 @@ def adapt(obj: object, effects: dict[str, str] | None = None, *,
         spec = _click.describe(obj, fallback, main)
     elif kind == "typer":
         from workbench.adapters import _typer
-        spec = _typer.describe(obj, fallback)
+        spec = _typer.describe(obj, fallback, main)
     else:
         from workbench.adapters import _argparse
         spec = _argparse.describe(obj, fallback, main)
@@ -278,7 +278,7 @@ def adapt_namespace(namespace: dict, name: str | None = None, source: str | None
     What the loaders call when a file declares no Program. For an argparse parser, a
     module-level `main` function defined in that file (or imported with the parser from the
     module that defines both) is its entry point; for a Click command, such a `main` is when
-    its code calls the command (its own error handling around it is kept). Raises LookupError
+    its code calls the command or the Typer app (its own error handling around it is kept). Raises LookupError
     (several candidates, listed) or ValueError (the object cannot be adapted; message says why).
     """
     hit = find_adaptable(namespace, name)
@@ -288,7 +288,7 @@ def adapt_namespace(namespace: dict, name: str | None = None, source: str | None
     main = None
     kind = adaptable_kind(obj)
     candidate = namespace.get("main")
-    if candidate is not obj and callable(candidate) and kind in ("argparse", "click") and (
+    if candidate is not obj and callable(candidate) and kind in ("argparse", "click", "typer") and (
             getattr(candidate, "__module__", None) == namespace.get("__name__") or any(
                 value is obj for value in getattr(candidate, "__globals__", {}).values())):
         if kind == "argparse" or _calls(candidate, obj):   # or beside the parser

@@ -36,6 +36,12 @@ class Flavour:
     def is_group(self, node) -> bool:
         return isinstance(getattr(node, "commands", None), dict)
 
+    def running(self, root):
+        """What a call through the entry function runs inside (Typer's makes `app()` run
+        `root`); for Click, `cli()` is `root` already."""
+        import contextlib
+        return contextlib.nullcontext()
+
     def show(self, error, root) -> None:
         """Print a failure as the library's own `main()` does (a custom `show()` included)."""
         error.show()
@@ -478,7 +484,8 @@ def _through_entry(flavour, root, prog, argv, run, usage):
     root.main = main   # an instance attribute: `cli()` calls it
     try:
         entry = flavour.entry
-        result = entry(argv) if takes_argument(entry) else entry()
+        with flavour.running(root):
+            result = entry(argv) if takes_argument(entry) else entry()
     finally:
         del root.main
     return int(result) if isinstance(result, int) else 0
