@@ -52,6 +52,18 @@ def replace_section(title: str, text: str, path: Path = PERFORMANCE_MD) -> None:
     path.write_text(doc.rstrip("\n") + "\n", encoding="utf-8")
 
 
+def unpack(rev: str, folder: Path) -> Path:
+    """burgee's `workbench` package at git revision `rev`, unpacked in `folder/before` (put it
+    first on PYTHONPATH to run that revision)."""
+    import subprocess
+    tree = folder / "before"
+    tree.mkdir()
+    archive = subprocess.run(["git", "archive", rev, "workbench"], cwd=ROOT, check=True,
+                             capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    return tree
+
+
 def authed(url: str, token: str | None):
     """A streamable-HTTP transport for `mcp.Client` that sends `Authorization: Bearer
     token` (every burgee HTTP server requires it unless started with --no-auth)."""

@@ -18,7 +18,10 @@
         [--write]
 
 `--write` replaces that section of docs/performance.md. `--smoke` runs it once in a tiny
-configuration (seconds) to check that it runs.
+configuration to check that it runs: burgee now and the SDK only (`--before ''`), a few calls.
+Its time is nearly all interpreter and MCP SDK start-ups (six servers: ~15 s alone, ~100 s
+under a load of 8 on 2 cores): slow under load, never stuck (a server that stops answering
+fails the run after `mcp_call.STUCK` seconds).
 """
 
 from __future__ import annotations
@@ -39,9 +42,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import mcp_call  # noqa: E402 - a sibling benchmark
-from _bench import add_smoke, parse, replace_section  # noqa: E402
+from _bench import add_smoke, parse, replace_section, unpack  # noqa: E402
 
-SECTION = "## One process per server call (issue 29)"
+SECTION = "## One process per server call"
 
 BURGEE, SDK = mcp_call.BURGEE, mcp_call.SDK   # the same ping tool in both benchmarks
 
@@ -63,26 +66,14 @@ def _free_port() -> int:
 
 # -- round trips ------------------------------------------------------------------------------
 
-async def _calls(client, calls):
-    await client.list_tools()
-    for _ in range(20):                       # warm-up
-        await client.call_tool("ping", {})
-    times = []
-    for _ in range(calls):
-        started = time.perf_counter()
-        result = await client.call_tool("ping", {})
-        times.append(time.perf_counter() - started)
-        assert not result.is_error
-    return times
-
-
 async def _stdio(case, calls):
     from mcp import Client, StdioServerParameters
     argv, tree = case
     params = StdioServerParameters(command=sys.executable, args=argv, env=_env(tree),
                                    cwd=str(ROOT))
-    async with Client(params, mode="legacy", cache=None) as client:
-        return await _calls(client, calls)
+    with mcp_call.stuck_after():
+        async with Client(params, mode="legacy", cache=None) as client:
+            return await mcp_call.timed_calls(client, calls)
 
 
 async def _http(case, calls):
@@ -101,8 +92,10 @@ async def _http(case, calls):
                 break
             except OSError:
                 await anyio.sleep(0.05)
-        async with Client(f"http://127.0.0.1:{port}/mcp", mode="legacy", cache=None) as client:
-            return await _calls(client, calls)
+        with mcp_call.stuck_after():
+            async with Client(f"http://127.0.0.1:{port}/mcp", mode="legacy",
+                              cache=None) as client:
+                return await mcp_call.timed_calls(client, calls)
     finally:
         process.terminate()
         try:
@@ -197,18 +190,10 @@ def _table(found, base_name, title) -> list:
     return lines + [""]
 
 
-def _unpack(rev: str, folder: Path) -> Path:
-    tree = folder / "before"
-    tree.mkdir()
-    archive = subprocess.run(["git", "archive", rev, "workbench"], cwd=ROOT, check=True,
-                             capture_output=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
-    return tree
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--before", default="main", help="the revision to compare with")
+    parser.add_argument("--before", default="main",
+                        help="the revision to compare with ('' for none)")
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--starts", type=int, default=15)
     parser.add_argument("--sessions", type=int, default=3,
@@ -216,7 +201,7 @@ def main(argv=None) -> int:
     parser.add_argument("--warmup", type=int, default=2,
                         help="uncounted rounds of starts (default 2)")
     parser.add_argument("--write", action="store_true")
-    add_smoke(parser, calls=3, starts=1, sessions=1, warmup=0)
+    add_smoke(parser, calls=3, starts=1, sessions=1, warmup=0, before="")
     options = parse(parser, argv)
     folder = Path(tempfile.mkdtemp(prefix="burgee-call-bench-"))
     try:
@@ -228,38 +213,44 @@ def main(argv=None) -> int:
 def _measure(options, folder: Path) -> int:
     (folder / "app.py").write_text(BURGEE, encoding="utf-8")
     (folder / "sdk.py").write_text(SDK, encoding="utf-8")
-    before = _unpack(options.before, folder)
-    revision = subprocess.run(["git", "rev-parse", "--short", options.before], cwd=ROOT,
-                              capture_output=True, text=True).stdout.strip()
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
                           capture_output=True, text=True).stdout.strip()
     app, sdk = str(folder / "app.py"), str(folder / "sdk.py")
-    now_name, before_name = f"burgee now ({head})", f"burgee before ({revision})"
-    stdio = {now_name: ([app, "mcp"], ROOT), before_name: ([app, "mcp"], before),
-             "SDK `MCPServer`": ([sdk], ROOT)}
-    http = {now_name: ([app, "mcp", "--http", "127.0.0.1:PORT", "--no-auth"], ROOT),
-            before_name: ([app, "mcp", "--http", "127.0.0.1:PORT", "--no-auth"], before),
-            "SDK `MCPServer`": ([sdk, "PORT"], ROOT)}
+    now_name = f"burgee now ({head})"
+    base_name = "SDK `MCPServer`"   # the yardstick when there is no before
+    stdio = {now_name: ([app, "mcp"], ROOT)}
+    http = {now_name: ([app, "mcp", "--http", "127.0.0.1:PORT", "--no-auth"], ROOT)}
+    if options.before:
+        before = unpack(options.before, folder)
+        revision = subprocess.run(["git", "rev-parse", "--short", options.before], cwd=ROOT,
+                                  capture_output=True, text=True).stdout.strip()
+        base_name = f"burgee before ({revision})"
+        stdio[base_name] = ([app, "mcp"], before)
+        http[base_name] = ([app, "mcp", "--http", "127.0.0.1:PORT", "--no-auth"], before)
+    stdio["SDK `MCPServer`"] = ([sdk], ROOT)
+    http["SDK `MCPServer`"] = ([sdk, "PORT"], ROOT)
     load = os.getloadavg()[0]
+    against = ("burgee before (`--before`)" if options.before else "the SDK's own `MCPServer`")
     lines = [SECTION, "",
-             "Every tools/call of `tool mcp` and `asgi` now runs in a call process of a fork "
-             "server (docs/decisions.md). A trivial tool (`ping`) served by burgee now, by "
-             "burgee before the change and by the SDK's own `MCPServer`; sessions interleaved "
-             "in one run. Ratios: × the burgee before the change (lower is faster); the "
-             "`MCPServer` row is the yardstick of issue 37.", "",
-             f"- Command: `.venv/bin/python benchmarks/call_process.py --before {options.before}"
-             f" --calls {options.calls} --starts {options.starts}{' --write' if options.write else ''}`",
+             "Every tools/call of `tool mcp` and `asgi` runs in a call process of a fork "
+             "server (docs/decisions.md, issue 29). A trivial tool (`ping`) served by burgee "
+             + ("now, by burgee at another revision " if options.before else "")
+             + "and by the SDK's own `MCPServer`; sessions interleaved in one run. Ratios: × "
+             f"{against} (lower is faster).", "",
+             f"- Command: `.venv/bin/python benchmarks/call_process.py --before "
+             f"{options.before or chr(39) * 2} --calls {options.calls} --starts {options.starts}"
+             f"{' --write' if options.write else ''}`",
              f"- Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
              f"- Machine: {os.cpu_count()} CPUs, {platform.machine()}, Linux "
              f"{platform.release()}, CPython {platform.python_version()}; 1-minute load "
              f"{load:.1f} before the run (a shared machine: compare ratios)", ""]
-    lines += _table(round_trips(stdio, options.calls, "stdio", options.sessions), before_name,
+    lines += _table(round_trips(stdio, options.calls, "stdio", options.sessions), base_name,
                     f"tools/call round trip over stdio, SDK client (handshake era), "
                     f"{options.calls} calls each:")
-    lines += _table(round_trips(http, options.calls, "http", options.sessions), before_name,
+    lines += _table(round_trips(http, options.calls, "http", options.sessions), base_name,
                     f"tools/call round trip over streamable HTTP (no auth), SDK client, "
                     f"{options.calls} calls each:")
-    lines += _table(starts(stdio, options.starts, options.warmup), before_name,
+    lines += _table(starts(stdio, options.starts, options.warmup), base_name,
                     f"Process start to the first tools/call answer (raw JSON-RPC over stdio, "
                     f"{options.starts} starts each after {options.warmup} warm-up rounds):")
     lines += _table(breakdown(options.calls), "in-process `pipeline.call`",

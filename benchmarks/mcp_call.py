@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -74,20 +75,26 @@ def _env():
     return env
 
 
+async def timed_calls(client, calls):
+    """Per-call seconds of `calls` pings on an open session, after a warm-up."""
+    await client.list_tools()
+    for _ in range(min(20, calls)):           # warm-up
+        await client.call_tool("ping", {})
+    times = []
+    for _ in range(calls):
+        started = time.perf_counter()
+        result = await client.call_tool("ping", {})
+        times.append(time.perf_counter() - started)
+        assert not result.is_error
+    return times
+
+
 async def _round_trips(argv, calls, mode):
     from mcp import Client, StdioServerParameters
     params = StdioServerParameters(command=sys.executable, args=argv, env=_env(), cwd=str(ROOT))
-    times = []
-    async with Client(params, mode=mode, cache=None) as client:
-        await client.list_tools()
-        for _ in range(20):                       # warm-up
-            await client.call_tool("ping", {})
-        for _ in range(calls):
-            started = time.perf_counter()
-            result = await client.call_tool("ping", {})
-            times.append(time.perf_counter() - started)
-            assert not result.is_error
-    return times
+    with stuck_after():
+        async with Client(params, mode=mode, cache=None) as client:
+            return await timed_calls(client, calls)
 
 
 def round_trips(cases, calls, mode, rounds=3):
@@ -108,6 +115,15 @@ INIT = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
                     "clientInfo": {"name": "bench", "version": "0"}}},
         {"jsonrpc": "2.0", "method": "notifications/initialized"}]
 LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+STUCK = 300
+"""Seconds without an answer after which a server counts as stuck: the run fails then
+instead of waiting for ever (a loaded machine makes it slow, not stuck)."""
+
+
+def stuck_after(seconds: float = STUCK):
+    """A scope that fails an MCP session left without an answer for `seconds`."""
+    import anyio
+    return anyio.fail_after(seconds)
 
 
 def first_list(argv, request=LIST, env=None) -> float:
@@ -118,17 +134,22 @@ def first_list(argv, request=LIST, env=None) -> float:
     process = subprocess.Popen([sys.executable, *argv], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                env=env or _env(), cwd=str(ROOT))
-    process.stdin.write(payload)
-    process.stdin.flush()
-    while True:
-        line = process.stdout.readline()
-        if not line:
-            raise RuntimeError(f"{argv} ended before answering {request['method']}")
-        if json.loads(line).get("id") == 2:
-            elapsed = time.perf_counter() - started
-            break
-    process.stdin.close()
-    process.wait(15)
+    stuck = threading.Timer(STUCK, process.kill)   # its output ends: the loop stops
+    stuck.start()
+    try:
+        process.stdin.write(payload)
+        process.stdin.flush()
+        while True:
+            line = process.stdout.readline()
+            if not line:
+                raise RuntimeError(f"{argv} ended before answering {request['method']}")
+            if json.loads(line).get("id") == 2:
+                elapsed = time.perf_counter() - started
+                break
+        process.stdin.close()
+        process.wait(STUCK)
+    finally:
+        stuck.cancel()
     return elapsed
 
 
@@ -180,7 +201,7 @@ def _measure(options, folder: Path) -> int:
     base_name = "SDK `MCPServer`"
     lines = ["## MCP", "",
              "A trivial tool (`ping`, no arguments) served over stdio by burgee (`python app.py "
-             "mcp`, the low-level SDK server) and by the same tool on the SDK's high-level "
+             "mcp`, the low-level SDK server; each call in a call process of its own, issue 29) and by the same tool on the SDK's high-level "
              "`MCPServer`; both in one run, sessions interleaved. Ratio: × the SDK's "
              "`MCPServer` (lower is faster).", "",
              f"- Command: `.venv/bin/python benchmarks/mcp_call.py --calls {options.calls} "

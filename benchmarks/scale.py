@@ -604,8 +604,11 @@ def render(result: dict, runs: int, sizes=SIZES) -> str:
         ours, thawed = (medians[("command call", "burgee", n)],
                         medians[("command call", "thawed", n)])
         lines.append(f"| {n:,} | {_ms(ours)} | {_ms(thawed)} | {_ms(thawed - ours)} |")
+    from workbench.surfaces.discovery import AUTO_FROM
     lines += ["", "In-process, the program already loaded (burgee's MCP server and "
-              "`program_schema`; Click has neither):", "",
+              "`program_schema`; Click has neither). Past "
+              f"{AUTO_FROM:,} tools a program lists the discovery tools instead of every tool "
+              "(`Program(discovery=\"auto\")`, docs/mcp.md), hence the small list there:", "",
               "| N | tools/list first answer (build, the SDK's sieve, pages) "
               "| tools/list repeat (cached, encoded) | tools/list size | `--schema` document |",
               "|---:|---:|---:|---:|---:|"]

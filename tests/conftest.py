@@ -49,14 +49,19 @@ class Result:
         return f"Result(exit={self.exit}, stdout={self.stdout!r}, stderr={self.stderr!r})"
 
 
-def run_in_pty(argv, env, answers=None, timeout=30):
-    """Run `python ARGV...` on a real pseudo-terminal, typing each answer of `answers`
-    ({prompt text: answer}) once that prompt shows; (exit code, everything it wrote)."""
+def run_in_pty(argv, env, answers=None, timeout=30, columns=80):
+    """Run `python ARGV...` on a real pseudo-terminal `columns` wide, typing each answer of
+    `answers` ({prompt text: answer}) once that prompt shows; (exit code, everything it
+    wrote)."""
     import pty
     import select
     import time
     pid, fd = pty.fork()
     if pid == 0:
+        import fcntl
+        import struct
+        import termios
+        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
         os.execve(sys.executable, [sys.executable, *map(str, argv)], env)
     output, seen, pending = b"", 0, dict(answers or {})
     deadline = time.monotonic() + timeout

@@ -24,6 +24,11 @@ DOC = ROOT / "docs" / "performance.md"
 REPORT = {"change_review.py": "commands, median of"}   # the one that prints a line, no table
 
 pytestmark = pytest.mark.slow
+SMOKE_BOUND = 900
+"""Seconds a smoke run may take before it counts as stuck. Not a speed check: a smoke run is
+mostly interpreter and MCP SDK start-ups, ~15 s alone for the longest and more than 120 s
+under the load of a full suite on a shared 2-core machine (call_process.py: 88-127 s in
+nine runs, three at once, load 8-9); each benchmark bounds its own waits for a server."""
 
 
 def _run(name: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -49,16 +54,13 @@ def test_help_prints_usage_and_runs_nothing(name):
 
 @pytest.mark.parametrize("name", BENCHMARKS)
 def test_smoke_runs_the_benchmark_once_and_never_writes_the_doc(name):
-    if name == "call_process.py":   # found by the full suite; issue 37 keeps it open
-        pytest.skip("call_process.py --smoke hung past 120 s twice in the loaded full suite "
-                    "(16 s alone): to be found before it runs here again")
     if name == "scale_out.py":
         from _postgres import missing
         if missing():
             pytest.skip(f"scale_out.py needs PostgreSQL: {missing()}")
     before = DOC.read_bytes()
     args = ["--smoke"] + (["--write"] if "--write" in _run(name, "--help").stdout else [])
-    done = _run(name, *args)
+    done = _run(name, *args, timeout=SMOKE_BOUND)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
     assert REPORT.get(name, "\n|---") in done.stdout, done.stdout[-2000:]
     assert "Traceback" not in done.stderr, done.stderr[-3000:]

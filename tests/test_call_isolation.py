@@ -392,3 +392,81 @@ def test_burgee_devs_calls_do_not_see_its_bearer_token(monkeypatch):
     monkeypatch.setenv("BURGEE_MCP_TOKEN", "dev-token-" + "y" * 32)
     for kind in ("piped", "terminal", "mcp"):
         assert "BURGEE_MCP_TOKEN" not in environ_for(kind)
+
+
+_SPARES_AFTER_A_SLOW_FORK_SERVER = r"""
+import os, signal, sys, time
+from workbench import Command, Program
+from workbench.runtime import forks
+program = Program(name="p", version="1", description="p", commands=[
+    Command(name="ping", description="p", effects="read_only", run=lambda ctx: {"pong": True})])
+server = forks.ForkServer.start(program)
+
+def spares():
+    with open(f"/proc/{server.pid}/task/{server.pid}/children") as handle:
+        pids = [int(pid) for pid in handle.read().split()]
+    def alive(pid):
+        try:
+            with open(f"/proc/{pid}/stat") as handle:
+                return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+        except OSError:
+            return False
+    return sum(map(alive, pids))
+
+deadline = time.monotonic() + 60
+while spares() < forks.SPARES and time.monotonic() < deadline:
+    time.sleep(0.05)
+os.kill(server.pid, signal.SIGSTOP)      # the fork server falls behind (a loaded machine):
+for _ in range(forks.SPARES):            # every spare is taken, answers and ends before it
+    assert server.call(["ping", "--json"], tool="ping").exit == 0   # reads a "taken"
+os.kill(server.pid, signal.SIGCONT)
+deadline = time.monotonic() + 60
+while spares() < forks.SPARES and time.monotonic() < deadline:
+    time.sleep(0.05)
+print(spares())
+server.close()
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_the_fork_server_keeps_its_spares_when_calls_end_before_it_hears_of_them():
+    """Found by benchmarks/call_process.py hanging under load: calls that end (and are
+    reaped) before the fork server reads that their spares were taken must still be
+    replaced, or the spares dwindle to none and a call waits for one for ever."""
+    done = subprocess.run([sys.executable, "-c", _SPARES_AFTER_A_SLOW_FORK_SERVER],
+                          capture_output=True, text=True, env=clean_env(), timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    from workbench.runtime.forks import SPARES
+    assert done.stdout.split() == [str(SPARES)], done.stdout + done.stderr[-2000:]
+
+
+KITCHEN = PROGRAMS / "kitchen.py"
+BOTH_PATHS = [("echo", {"name": "x", "count": 2, "tag": ["a", "b"]}),   # a success
+              ("db_fail", {}),                                          # the handler's Fail
+              ("explode", {"password": "hunter2"}),                     # the handler raises
+              ("echo", {"count": "many"}),                              # arguments refused
+              ("ech", {})]                                              # an unknown tool
+
+
+async def test_a_call_answers_byte_for_byte_the_same_through_the_server_and_the_runner(extra,
+                                                                                       tmp_path):
+    """One tools/call core (issue 35 item 4): the same calls through the real server (`python
+    kitchen.py mcp`, each call in a process of its own, the SDK's client over stdio) and
+    through `workbench.testing.Runner.call` (the core in this process, no SDK) give the same
+    result text, byte for byte, and the same isError: a success, a handler's `Fail`, a handler
+    that raises, refused arguments, an unknown tool."""
+    from mcp import Client
+
+    from workbench.loader import load_program
+    from workbench.testing import Runner
+    runner = Runner(load_program(str(KITCHEN)))
+    async with Client(stdio_params(KITCHEN, extra, tmp_path), mode="legacy",
+                      cache=None) as client:
+        for tool, arguments in BOTH_PATHS:
+            served = await client.call_tool(tool, arguments)
+            ran = runner.call(tool, arguments)
+            assert (text_of(served), served.is_error) == (ran.stdout, ran.result["isError"]), \
+                (tool, arguments)
+    codes = [runner.call(tool, arguments).envelope.get("error", {}).get("code")
+             for tool, arguments in BOTH_PATHS]
+    assert codes == [None, "conflict", "internal", "invalid_value", "unknown_tool"], codes

@@ -332,3 +332,22 @@ async def test_the_mcp_side_answers_as_the_server_does_over_stdio(tmp_path):
                     assert (text, result.is_error) == (run.stdout, run.result["isError"]), tool
     finally:
         box.close()
+
+
+def test_a_progress_bar_drawn_at_a_terminal_is_not_a_difference(tmp_path):
+    """How many frames a person's bar draws depends on time by design; C11 compares what is
+    left (the last frame, the result), so a command that reports progress is deterministic."""
+    app = tmp_path / "bar.py"
+    app.write_text(
+        "import time\n"
+        "from workbench import Command, Program\n\n"
+        "def copy(ctx):\n"
+        "    for done in range(1, 31):\n"
+        "        time.sleep(0.01 * (done % 3))\n"
+        "        ctx.progress(done, 30, 'copying')\n"
+        "    return {'copied': 30}\n\n"
+        "program = Program(name='bar', version='1.0', description='a bar', commands=[\n"
+        "    Command(name='copy', description='copy things', effects='read_only', run=copy,\n"
+        "            examples=['bar copy'], output={'type': 'object'})])\n")
+    report = check(str(app), calls=2, workers=1)
+    assert [v for v in report.violations if v.rule == "C11"] == []

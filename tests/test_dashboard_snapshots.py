@@ -51,7 +51,7 @@ def test_headless_writes_the_dashboard_svg_beside_the_snapshots(tmp_path):
     file = copy_sample(tmp_path, "deploy.py")
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONDONTWRITEBYTECODE="1")
     done = subprocess.run([sys.executable, "-m", "workbench.cli", "dev", str(file), "--headless", "--no-check", "--json",
-                           "--update"], capture_output=True, text=True, env=env, timeout=120,
+                           "--update", "--picture"], capture_output=True, text=True, env=env, timeout=120,
                           cwd=tmp_path)
     doc = json.loads(done.stdout)
     report = doc["data"]

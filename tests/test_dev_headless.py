@@ -165,7 +165,7 @@ def test_without_json_headless_prints_a_short_report_and_with_json_the_envelope(
     `data` is the report, passed or failed; a failed check keeps the committed picture."""
     file = tmp_path / "app.py"
     file.write_text(APP.replace("PID", ""), encoding="utf-8")
-    accepted = _person(file, "--update")
+    accepted = _person(file, "--update", "--picture")
     assert accepted.returncode == 0 and accepted.stderr == "", accepted.stderr
     assert accepted.stdout.startswith("\u2713 app (") and "snapshots updated" in accepted.stdout
     clean = _person(file)
@@ -177,7 +177,7 @@ def test_without_json_headless_prints_a_short_report_and_with_json_the_envelope(
 
     file.write_text(APP.replace("PID", "").replace("Show a service's status",
                                                    "Show one service's status"), encoding="utf-8")
-    drifted = _person(file)
+    drifted = _person(file, "--picture")
     assert drifted.returncode == 1
     lines = drifted.stdout.splitlines()
     assert lines[0].startswith("\u2717 app (") and lines[0].endswith("(snapshot_drift)")
@@ -189,11 +189,25 @@ def test_without_json_headless_prints_a_short_report_and_with_json_the_envelope(
     assert picture.read_bytes() == committed   # the committed picture is kept ...
     assert picture.with_name("app.dashboard.failed.svg").exists()   # ... the failure beside it
 
-    code, doc = headless(file)
+    code, doc = headless(file, "--picture")
     assert code == 1 and list(doc) == ["ok", "error", "data", "meta"]
     assert doc["error"]["failures"] == doc["data"]["failures"] == ["snapshot_drift"]
     assert "help.txt" in {d["file"] for d in doc["data"]["drift"]}
     assert doc["data"]["dashboard_svg"].endswith("app.dashboard.failed.svg")
     assert "output" not in doc["meta"]   # the report is the envelope, not a captured string
-    code, doc = headless(file, "--update")
+    code, doc = headless(file, "--update", "--picture")
     assert code == 0 and not picture.with_name("app.dashboard.failed.svg").exists()
+
+
+def test_headless_draws_the_dashboard_only_when_asked(tmp_path):
+    """Without --picture no SVG is drawn (Textual is not even started); with it, the picture
+    is drawn from the program the check loaded."""
+    file = tmp_path / "app.py"
+    file.write_text(APP.replace("PID", ""), encoding="utf-8")
+    code, doc = headless(file, "--update")
+    assert code == 0 and "dashboard_svg" not in doc["data"]
+    assert list((tmp_path / ".burgee" / "snapshots").glob("*.svg")) == []
+    code, doc = headless(file, "--picture")
+    picture = tmp_path / ".burgee" / "snapshots" / "app.dashboard.svg"
+    assert code == 0 and doc["data"]["dashboard_svg"] == str(picture), doc["data"]
+    assert "Usage:" in picture.read_text(encoding="utf-8")

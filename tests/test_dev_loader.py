@@ -7,7 +7,7 @@ import sys
 import textwrap
 
 import pytest
-from conftest import hello_program
+from conftest import hello_program, save
 
 from workbench.dev import loader
 from workbench.dev.processes import child_environ
@@ -210,14 +210,6 @@ def test_a_spare_readies_a_heap_sized_to_the_source_and_still_checks(tmp_path):
         checker.close()
 
 
-def _saved(path, text) -> None:
-    """An editor's atomic save: a temporary file renamed over `path`."""
-    temporary = str(path) + ".tmp~"
-    with open(temporary, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(temporary, path)
-
-
 @contextlib.contextmanager
 def _compiling_ahead(tmp_path, file):
     """A Checker whose spare watches `file` to compile it as a save lands (its watch set)."""
@@ -248,7 +240,7 @@ def _check_through(checker, file, source=None):
 def test_a_spare_compiles_the_file_as_a_save_lands_and_the_load_uses_it(tmp_path):
     file = write(tmp_path / "app.py", GOOD)
     with _compiling_ahead(tmp_path, file) as checker:
-        _saved(file, GOOD.replace("Say hello", "Say hello again"))
+        save(file, GOOD.replace("Say hello", "Say hello again"))
         loaded, ahead = _check_through(checker, file)
     assert ahead and loaded.ok
     assert loaded.program.tool("hello").description == "Say hello again"
@@ -260,7 +252,7 @@ def test_code_compiled_ahead_is_used_only_for_the_very_source_sent(tmp_path):
     the file's): the check compiles what it was sent."""
     file = write(tmp_path / "app.py", GOOD)
     with _compiling_ahead(tmp_path, file) as checker:
-        _saved(file, GOOD.replace("Say hello", "Say hello, first"))   # compiled there,
+        save(file, GOOD.replace("Say hello", "Say hello, first"))   # compiled there,
         sent = GOOD.replace("Say hello", "Say hello, second")        # by the request at latest
         loaded, ahead = _check_through(checker, file, sent)
     assert not ahead and loaded.program.tool("hello").description == "Say hello, second"
@@ -270,7 +262,7 @@ def test_code_compiled_ahead_is_used_only_for_the_very_source_sent(tmp_path):
 def test_a_syntax_error_saved_under_a_spare_compiling_ahead_is_reported_as_before(tmp_path):
     file = write(tmp_path / "app.py", GOOD)
     with _compiling_ahead(tmp_path, file) as checker:
-        _saved(file, GOOD + "\ndef broken(:\n")
+        save(file, GOOD + "\ndef broken(:\n")
         loaded = loader.load(file, timeout=10, checker=checker)
     assert loaded.error.code == "syntax_error" and loaded.error.line == GOOD.count("\n") + 2
 

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import clean_env
+from conftest import clean_env, save
 
 ROOT = str(Path(__file__).resolve().parents[1])
 
@@ -323,9 +323,7 @@ async def test_mcp_watch_reloads_an_edited_lazy_module(app):
         assert "g2_c2" not in before
         module = folder / "pkg" / "g2.py"
         extra = COMMAND.format(g=2, c=2)
-        temporary = module.with_suffix(".tmp")
-        temporary.write_text(module.read_text().replace("\n])", "\n" + extra + "])"))
-        os.replace(temporary, module)
+        save(module, module.read_text().replace("\n])", "\n" + extra + "])"))
         await asyncio.wait_for(heard.wait(), 30)
         after = [tool.name for tool in (await client.list_tools()).tools]
         assert after == before + ["g2_c2"]

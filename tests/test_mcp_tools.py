@@ -91,11 +91,20 @@ def test_undeclared_commands_carry_no_annotations_at_all():
 
 
 def test_input_schema_is_the_commands_schema_and_output_schema_only_for_objects():
+    """The inputSchema is `--schema` without what the tool says already and without the
+    flags: every rule of the input is kept (issue 37: tools/list no larger than the SDK's)."""
     for command in PROGRAM.walk():
         if command.effects == "withheld" or command.hidden:
             continue
         listed = tool(command.tool_name)
-        assert listed["inputSchema"] == input_schema(command)
+        schema = input_schema(command)
+        assert command.description.startswith(schema.pop("description"))
+        assert schema.pop("title") == " ".join(command.path)
+        assert schema.pop("$schema") == "https://json-schema.org/draft/2020-12/schema"
+        for key, prop in schema["properties"].items():
+            flag = prop.pop("flag")
+            assert flag == "--" + key.replace("_", "-") or flag.startswith("<")
+        assert listed["inputSchema"] == schema
         assert listed["inputSchema"]["additionalProperties"] is False
         assert listed["description"] == command.description
     assert tool("show")["outputSchema"] == PROGRAM.tool("show").output

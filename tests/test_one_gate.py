@@ -230,9 +230,10 @@ def test_mcp_config_refuses_an_unknown_client_with_the_nearest():
 
 def test_every_builtin_and_global_flag_is_declared_once():
     assert set(BUILTINS) == {("help",), ("help", "search"), ("completion",), ("mcp",),
-                             ("mcp", "config"), ("skills",)}
+                             ("mcp", "config"), ("mcp", "install"), ("mcp", "doctor"),
+                             ("skills",)}
     assert list(GLOBAL_OPTIONS) == ["json", "help", "schema", "version", "debug", "format",
-                                    "progress", "fields", "jq"]
+                                    "progress", "fields", "jq", "no_color"]
     assert GLOBAL_OPTIONS["help"].short_flag == "-h"
 
 

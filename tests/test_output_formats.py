@@ -27,6 +27,12 @@ def _unescape(cell):
     return "".join(out)
 
 
+def _plain(screen):
+    """A screen without its colour codes (SGR sequences) and erase-to-end codes."""
+    import re
+    return re.sub(r"\x1b\[[0-9;]*[mK]", "", screen)
+
+
 def test_a_piped_list_is_tsv_with_a_header_of_json_field_names():
     done = shelf("books")
     assert done.returncode == 0 and done.stderr == ""
@@ -155,6 +161,28 @@ def test_fields_without_a_value_is_refused():
     assert done.returncode == 2 and error["code"] == "missing_value"
 
 
+def test_json_equals_fields_is_fields_and_json_in_one_flag():
+    done = shelf("books", "--json=id,loc.shelf")
+    assert done.returncode == 0
+    assert json.loads(done.stdout)["data"] == [
+        {"id": 1, "loc": {"shelf": "A"}}, {"id": 2, "loc": {"shelf": "B"}},
+        {"id": 3, "loc": {"shelf": None}}]
+    assert shelf("books", "--json=id", "--fields", "id").returncode == 0   # the same fields
+
+
+def test_json_equals_fields_beside_other_fields_is_refused_keeping_the_rest():
+    done = shelf("books", "--json=id", "--fields", "title", "--debug")
+    error = json.loads(done.stdout)["error"]   # refused in the mode --json=... asked for
+    assert done.returncode == 2 and error["code"] == "conflicting_options"
+    assert error["fix"] == "shelf books --json=id --debug"
+    assert shelf(*error["fix"].split()[1:]).returncode == 0
+
+
+def test_json_with_a_space_never_takes_fields():
+    done = shelf("books", "--json", "id")   # a positional argument, not a field list
+    assert json.loads(done.stdout)["error"]["code"] == "unexpected_argument"
+
+
 # -- counts and next steps (item 6) --------------------------------------------------------
 
 def test_ctx_next_is_a_runnable_next_in_the_callers_mode():
@@ -206,9 +234,14 @@ def test_a_dry_run_answers_with_the_apply_line(tmp_path):
 # -- a progress bar for a person (item 3) --------------------------------------------------
 
 def test_a_person_at_a_terminal_sees_a_progress_bar_not_json():
-    code, screen = run_in_pty([SHELF, "slow", "--steps", "30"], clean_env())
+    code, coloured = run_in_pty([SHELF, "slow", "--steps", "30"], clean_env())
     assert code == 0
-    assert '{"progress"' not in screen
+    assert '{"progress"' not in coloured
+    assert "[\x1b[32m\u2588" in coloured and "\x1b[2m\u2591" in coloured   # done green, rest dim
+    plain = run_in_pty([SHELF, "slow", "--steps", "30", "--no-color"], clean_env())[1]
+    assert "\x1b[K" in plain and "\x1b[3" not in plain and "\x1b[2m" not in plain
+    assert plain.startswith("\r[\u2588")
+    screen = _plain(coloured)
     frames = screen.split("\r\n")[0].split("\r")
     assert frames[1].startswith("[\u2588") and "1/30" in frames[1] and "copying" in frames[1]
     assert any("ETA" in frame and "/s" in frame for frame in frames[2:-1])   # rate, time left
@@ -230,6 +263,32 @@ def test_piped_a_progress_report_stays_off_unless_asked():
     assert json.loads(asked[-1])["progress"]["done"] == 3
 
 
+def test_progress_in_an_ndjson_stream_is_progress_lines_in_the_stream():
+    done = shelf("slow", "--steps", "60", "--format", "ndjson", "--progress")
+    assert done.returncode == 0 and done.stderr == ""   # in the stream, not on stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert list(lines[0]) == ["@meta"] and lines[-1] == {"@end": {"ok": True, "count": 1,
+                                                                  "exit": 0}}
+    reports = [line["@progress"] for line in lines if "@progress" in line]
+    assert reports[0] == {"done": 1, "of": 60, "elapsed_ms": 0, "eta_ms": None,
+                          "message": "copying"}
+    assert reports[-1]["done"] == 60 and reports[-1]["eta_ms"] == 0
+    assert reports[-1]["elapsed_ms"] >= 60 * 20 * 0.9 and 2 <= len(reports) < 60   # throttled
+    for report in reports[1:-1]:
+        assert report["eta_ms"] >= 0 and 0 < report["done"] < 60
+    assert lines[-2] == {"copied": 60}
+    quiet = shelf("slow", "--steps", "3", "--format", "ndjson")   # piped, not asked: none
+    assert "@progress" not in quiet.stdout and quiet.stderr == ""
+
+
+def test_a_stream_that_reported_progress_then_failed_has_one_meta_line():
+    done = shelf("slow", "--steps", "5", "--fail-at", "2", "--format", "ndjson", "--progress")
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert done.returncode == 7 and [list(line)[0] for line in lines] == [
+        "@meta", "@progress", "@end"]   # opened by the first report, closed by the failure
+    assert lines[-1]["@end"]["error"]["code"] == "disk_full"
+
+
 # -- colour for a person, never for an agent or a pipe (item 1) ---------------------------
 
 BOLD_RED, CYAN, BOLD, RESET = "\x1b[1;31m", "\x1b[36m", "\x1b[1m", "\x1b[0m"
@@ -249,8 +308,9 @@ def test_help_headings_are_bold_at_a_terminal():
     assert BOLD + "Usage:" + RESET in screen and BOLD + "Commands:" + RESET in screen
 
 
-def test_no_color_and_an_agent_and_a_dumb_terminal_turn_it_off():
-    for argv, env in (([], {"NO_COLOR": "1"}), ([], {"AI_AGENT": "x"}),
+def test_no_color_and_the_no_color_flag_and_an_agent_and_a_dumb_terminal_turn_it_off():
+    for argv, env in (([], {"NO_COLOR": "1"}), (["--no-color"], {}), ([], {"AI_AGENT": "x"}),
+                      (["--no-color"], {"FORCE_COLOR": "1"}),
                       ([], {"NO_COLOR": "1", "FORCE_COLOR": "1"}), ([], {"TERM": "dumb"})):
         code, screen = run_in_pty([SHELF, "book", "--fields", "titel", *argv], clean_env(**env))
         assert code == 2 and "\x1b" not in screen, (argv, env)
@@ -262,6 +322,13 @@ def test_force_color_colours_a_pipe_and_nothing_else_does():
     forced = shelf("book", "--fields", "titel", FORCE_COLOR="1")
     assert forced.stderr.startswith(BOLD_RED + "error:" + RESET)
     assert "\x1b" not in shelf("book", "--fields", "titel", "--json", FORCE_COLOR="1").stdout
+    assert "\x1b" not in shelf("book", "--fields", "titel", "--no-color", FORCE_COLOR="1").stderr
+
+
+def test_no_color_turns_off_help_and_tables_too():
+    for argv in (["--help", "--no-color"], ["books", "--no-color"], ["--no-color", "books"]):
+        code, screen = run_in_pty([SHELF, *argv], clean_env())
+        assert code == 0 and "\x1b" not in screen, argv
 
 
 # -- --jq (item 5) -------------------------------------------------------------------------
@@ -300,3 +367,111 @@ def test_a_next_page_keeps_fields_and_jq():
     assert doc["data"] == 3
     assert doc["next"][0]["command"] == \
         "shelf page --limit 3 --cursor 3 --fields n --jq length --json"
+
+
+def test_a_command_that_declares_no_color_itself_reads_it_as_the_global_flag_does():
+    from workbench import Command, Option, Program
+    from workbench.runtime.parser import parse
+    program = Program(name="t", version="1", description="d", commands=[
+        Command(name="show", description="Show", effects="read_only",
+                options={"color": Option("boolean", "colour the diff")},
+                examples=["t show --no-color"], run=lambda ctx: ctx.options.color)])
+    request = parse(program, ["show", "--no-color"], {})
+    assert request.flags["no_color"] is True and request.options["color"] is False
+    assert parse(program, ["--no-color", "show"], {}).options["color"] is False
+    assert parse(program, ["show", "--color"], {}).flags["no_color"] is False
+
+
+# -- help that fits the terminal (item 1) ---------------------------------------------------
+
+NOTES = PROGRAMS.parent.parent / "sample_programs" / "notes.py"
+
+
+def _help_at(columns, *argv, **env):
+    environ = clean_env(**env)
+    environ.pop("COLUMNS", None)
+    environ.pop("LINES", None)
+    code, screen = run_in_pty([NOTES, *argv], environ, columns=columns)
+    assert code == 0, screen
+    return _plain(screen).replace("\r\n", "\n")
+
+
+def _widest(text):
+    """The longest line's length, a line of one word (a long path: it cannot wrap) aside."""
+    return max(len(line) for line in text.splitlines() if len(line.split()) != 1)
+
+
+def test_help_wraps_to_the_terminal_width_for_a_person():
+    piped = subprocess.run([sys.executable, str(NOTES), "add", "--help"], env=clean_env(),
+                           capture_output=True, text=True, timeout=60).stdout
+    assert max(map(len, piped.splitlines())) == 80     # agents and pipes: the stable 80
+    narrow, usual, wide = (_help_at(columns, "add", "--help") for columns in (60, 80, 120))
+    assert _widest(narrow) <= 60 < _widest(usual) <= 80 < _widest(wide) <= 120
+    assert len(narrow.splitlines()) > len(usual.splitlines()) > len(wide.splitlines())
+    assert narrow.split() == usual.split() == wide.split()   # the same words, wrapped anew
+    assert _help_at(120, "add", "--help", NO_COLOR="1").split() == usual.split()
+    environ = clean_env(COLUMNS="100")   # $COLUMNS wins, as in Python's own shutil
+    assert 80 < _widest(_plain(run_in_pty([NOTES, "add", "--help"], environ,
+                                          columns=60)[1])) <= 100
+
+
+def test_the_help_builtin_wraps_and_is_coloured_like_help():
+    code, screen = run_in_pty([NOTES, "help", "add"], clean_env(), columns=60)
+    assert BOLD + "Usage:" + RESET in screen
+    assert _widest(_plain(screen).replace("\r\n", "\n")) <= 60
+
+
+# -- a person's help (item 2) ---------------------------------------------------------------
+
+def test_a_persons_help_keeps_agent_lines_to_one_closing_line():
+    top = _help_at(80, "--help")
+    assert "Built-in commands:\n  help [<path>...]" in top and "completion <shell>" in top
+    assert "Built in:" not in top and "As data" not in top and "--schema  " not in top
+    assert top.rstrip().endswith("For agents: 'notes help --json', 'notes --schema', 'notes "
+                                 "mcp' (an MCP server),\n'notes skills'.")
+    add = _help_at(80, "add", "--help")
+    assert "Writes: each run changes data again." in add
+    assert "Effects:" not in add and "non_idempotent" not in add
+    assert "--idempotency-key" not in add and "As data" not in add
+    assert add.rstrip().endswith("For agents: --json, 'notes add --help --json', "
+                                 "'notes add --schema'.")
+    assert "Read-only: changes nothing." in _help_at(80, "list", "--help")
+    assert "Destructive: deletes or overwrites data; running it again changes nothing more." \
+        in _help_at(80, "remove", "--help")
+    group = _help_at(80, "sync", "--help")
+    assert group.rstrip().endswith("For agents: 'notes help sync --json', 'notes sync --schema'.")
+
+
+def test_an_agent_and_a_pipe_keep_the_full_help():
+    for argv, env in ((["add", "--help"], {}), (["--help"], {})):
+        piped = subprocess.run([sys.executable, str(NOTES), *argv], env=clean_env(),
+                               capture_output=True, text=True, timeout=60).stdout
+        assert "As data" in piped and ("Effects: non_idempotent" in piped or "Built in:" in piped)
+        assert _help_at(80, *argv, AI_AGENT="x") == piped
+    assert "--idempotency-key <key>" in _help_at(80, "add", "--help", AI_AGENT="x")
+
+
+def test_the_effects_marker_is_coloured_for_a_person():
+    code, screen = run_in_pty([NOTES, "remove", "--help"], clean_env())
+    assert BOLD_RED + "Destructive:" + RESET in screen
+    code, screen = run_in_pty([NOTES, "list", "--help"], clean_env())
+    assert "\x1b[32mRead-only:" + RESET in screen and BOLD + "Options:" + RESET in screen
+
+
+def test_progress_without_a_total_in_a_stream_says_of_and_eta_null_and_masks_the_message():
+    from workbench import Command, Option, Program
+    from workbench.testing import Runner
+
+    def sync(ctx):
+        ctx.progress(2, message=f"token {ctx.options.token}")
+        yield {"synced": 2}
+    program = Program(name="t", version="1", description="d", commands=[
+        Command(name="sync", description="Sync", effects="read_only", run=sync,
+                options={"token": Option("string", "secret", sensitive=True)},
+                examples=["t sync"])])
+    result = Runner(program).invoke(["sync", "--token", "s3cret-value", "--format", "ndjson",
+                                     "--progress"])
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert lines[1] == {"@progress": {"done": 2, "of": None, "elapsed_ms": 0, "eta_ms": None,
+                                      "message": "token ***"}}, lines
+    assert "s3cret" not in result.stdout and lines[2] == {"synced": 2}

@@ -9,7 +9,7 @@ import os
 import signal
 import subprocess
 import sys
-import time
+import threading
 
 import anyio
 import pytest
@@ -129,24 +129,44 @@ def test_a_stdio_server_on_sigterm_answers_calls_in_flight_and_exits(tmp_path):
     process = subprocess.Popen([sys.executable, str(HOSTILE), "mcp"], env=env,
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    answers: dict = {}
+
+    def read() -> None:
+        for line in process.stdout:
+            message = json.loads(line)
+            if message.get("id"):
+                answers[message["id"]] = json.loads(message["result"]["content"][0]["text"])
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    probes = [2]
+
+    def refused_after_the_signal() -> bool:
+        """Send `nap` calls one at a time (ids 3, 4, ...) until one is refused: the server
+        took the signal (a wait for that state, not a fixed sleep)."""
+        last = probes[-1]
+        if last > 2 and answers.get(last, {}).get("error", {}).get("code") == "terminated":
+            return True
+        if last == 2 or last in answers:
+            probes.append(last + 1)
+            process.stdin.write(json.dumps(_call(last + 1, "nap", {"seconds": 0})) + "\n")
+            process.stdin.flush()
+        return False
     try:
         process.stdin.write(_lines(_call(1, "hold"), _call(2, "nap", {"seconds": 0.8})))
         process.stdin.flush()
         assert wait_for(lambda: marker.exists() and any(tmp_path.glob("holding.*")), 30)
         process.send_signal(signal.SIGTERM)   # both calls run: `hold` and `nap` (its marker)
-        time.sleep(0.3)
-        process.stdin.write(json.dumps(_call(3, "nap", {"seconds": 0})) + "\n")
-        process.stdin.flush()
-        out, err = process.communicate(timeout=30)   # was: killed at once, no answer
+        assert wait_for(refused_after_the_signal, 30), answers   # refused: it is stopping
+        process.stdin.close()
+        process.wait(timeout=30)   # was: killed at once, no answer
+        reader.join(30)
+        err = process.stderr.read()
     finally:
         if process.poll() is None:
             process.kill()
             process.wait()
-    answers = {a["id"]: json.loads(a["result"]["content"][0]["text"])
-               for a in map(json.loads, out.splitlines()) if a.get("id")}
     assert answers[1]["error"]["code"] == "terminated" and answers[1]["error"]["exit"] == 143
     assert answers[2]["ok"] is True                  # it finished within the grace period
-    assert answers[3]["error"]["code"] == "terminated"   # refused: the server is stopping
     assert process.returncode == 0 and "Traceback" not in err, err
 
 

@@ -407,10 +407,11 @@ def test_bash_completion_in_a_real_bash(program):
     assert bash_complete(script, "tool", "notes", "") == ["add", "a", "tag", "purge"]
     assert bash_complete(script, "tool", "notes", "a", "--") == [
         "--idempotency-key", "--json", "--help", "--schema", "--debug", "--format", "--progress",
-        "--fields", "--jq"]
+        "--fields", "--jq", "--no-color"]
     assert bash_complete(script, "tool", "notes", "a", "--format", "") == ["json", "ndjson", "table",
                                                                      "tsv"]
-    assert bash_complete(script, "tool", "deploy", "--no-") == ["--no-yes", "--no-old"]
+    assert bash_complete(script, "tool", "deploy", "--no-") == ["--no-yes", "--no-old",
+                                                                  "--no-color"]
     assert bash_complete(script, "tool", "deploy", "--level", "") == ["low", "high"]
     assert bash_complete(script, "tool", "deploy", "--level", "=", "h") == ["high"]
     assert bash_complete(script, "tool", "deploy", "-t", "x", "--c") == ["--count"]
@@ -480,7 +481,7 @@ def test_zsh_completion_offers_the_model(program, tmp_path):
     assert zsh_complete(tmp_path, script, "tool", "notes", "") == ["add", "a", "tag", "purge"]
     assert zsh_complete(tmp_path, script, "tool", "st", "--") == [
         "--json", "--help", "-h", "--schema", "--debug", "--format", "--progress", "--fields",
-        "--jq"]
+        "--jq", "--no-color"]
     assert zsh_complete(tmp_path, script, "tool", "deploy", "--level", "") == ["low", "high"]
     assert zsh_complete(tmp_path, script, "tool", "deploy", "--level=h") == ["low", "high"]
     assert zsh_complete(tmp_path, script, "tool", "deploy", "--target", "") == ["<files>"]
@@ -502,7 +503,7 @@ def test_fish_completion_offers_the_model(program, tmp_path):
                                         "mcp", "skills"])
     assert complete("tool notes ") == ["a", "add", "purge", "tag"]
     assert complete("tool deploy --level ") == ["high", "low"]
-    assert complete("tool deploy -t x --no") == ["--no-old", "--no-yes"]
+    assert complete("tool deploy -t x --no") == ["--no-color", "--no-old", "--no-yes"]
     assert complete("tool completion ") == ["bash", "fish", "zsh"]
 
 

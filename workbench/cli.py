@@ -149,6 +149,39 @@ def serve_file(path: str, argv) -> int:
     return execute(program, ["mcp", *tokens], world, serve=serve)[0]
 
 
+def doctor_file(path: str, argv) -> int:
+    """`burgee doctor FILE [options]`: the program's own `mcp doctor`, or, when FILE does not load,
+    that finding (the error, its last traceback line, the fix) as doctor's envelope."""
+    from workbench.loader import LoadError, load_program
+    try:
+        target = load_program(path)
+    except LoadError as error:
+        from workbench.runtime import doctor, envelope
+        options = argv[:argv.index("--")] if "--" in argv else argv
+        last = (error.traceback or "").strip().splitlines()[-1:] or [""]
+        code = 3 if error.code == "not_found" else 1
+        found = doctor.finding("program", "fail", f"{path} does not load: {error.message}"
+                               + (f" ({last[0]})" if last[0] and last[0] not in error.message
+                                  else ""),
+                               "check the file's path" if code == 3 else
+                               f"burgee dev {path} shows the traceback; fix the file, then run "
+                               f"'burgee doctor {path}' again")
+        data = {"program": None, "command": None, "findings": [found],
+                "summary": doctor.summary([found])}
+        doc = envelope.failure("not_found" if code == 3 else "setup_problems",
+                               envelope.safe_text(found["message"]), code, hint=found["fix"])
+        doc["data"] = data
+        if "--json" in options:
+            sys.stdout.write(envelope.encode(doc) + "\n")
+        else:
+            sys.stdout.write(doctor.render(data))
+            sys.stderr.write(envelope.render_problem(doc))
+        return code
+    from workbench.runtime.pipeline import World, execute
+    world = World(os.environ, sys.stdin, sys.stdout, sys.stderr)
+    return execute(target, ["mcp", "doctor", *argv], world)[0]
+
+
 def _load_failed(error, argv) -> int:
     """FILE gave no Program: an envelope under the caller's --json, else the error and a hint
     on stderr; the traceback only under --debug. Returns the exit code."""
@@ -163,7 +196,7 @@ def _load_failed(error, argv) -> int:
     return code
 
 
-def _print_failure(code: str, message: str, exit: int, hint: str, argv) -> int:
+def _print_failure(code: str, message: str, exit: int, hint: str | None, argv) -> int:
     """A failure before any program runs: an envelope under the caller's --json (before any
     `--`), else the error and hint on stderr. Returns `exit`."""
     from workbench.runtime import envelope
@@ -216,6 +249,8 @@ program = Program(
                                           "new snapshots"),
                          "snapshots": Option(type="string", default=".burgee/snapshots",
                                              description="snapshot folder for --headless"),
+                         "picture": Option(type="boolean", description="with --headless: also "
+                                           "draw the dashboard as SVG beside the snapshot folder"),
                          "port": Option(type="integer", description="MCP port on 127.0.0.1 "
                                         "(default: a free one)"),
                          "run_writes": Option(type="boolean", description="also run examples of "
@@ -373,6 +408,8 @@ def main(argv=None) -> None:
         os.environ.setdefault("BURGEE_CHECK", "always")
     if argv[:1] == ["mcp"] and _asks_person_help(argv[1:]):
         sys.stdout.write(MCP_FILE_HELP)   # the FILE form first; the built-in's help follows
+    if len(argv) >= 2 and argv[0] == "doctor" and argv[1].endswith(".py"):
+        sys.exit(doctor_file(argv[1], argv[2:]))
     if len(argv) >= 2 and argv[0] in ("run", "mcp") and not argv[1].startswith("-") and (
             argv[1].endswith(".py") or os.path.isfile(argv[1])):
         if argv[0] == "mcp":

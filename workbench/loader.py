@@ -24,6 +24,7 @@ import sys
 TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
 if TYPE_CHECKING:
     from types import CodeType, ModuleType
+    from typing import Any
 
     from workbench.declaration.model import Program
 
@@ -52,12 +53,12 @@ class LoadError(Exception):
         self.traceback = traceback
         self.line = line
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.message, "line": self.line,
                 "traceback": self.traceback}
 
     @classmethod
-    def from_dict(cls, data: dict) -> LoadError:
+    def from_dict(cls, data: dict[str, Any]) -> LoadError:
         """The error `to_dict` wrote (the workbench's check process sends it as JSON)."""
         return cls(data["code"], data["message"], data.get("traceback") or "", data.get("line"))
 
@@ -149,7 +150,7 @@ def import_error(error: BaseException, path: str) -> LoadError:
     return LoadError(code, f"{type(error).__name__}: {error}", text, line)
 
 
-def find_program(namespace: dict, name: str | None = None,
+def find_program(namespace: dict[str, Any], name: str | None = None,
                  path: str = "the file") -> tuple[str, Program]:
     """(variable name, Program) from a module's namespace, by the matching rule in the module
     docstring; LoadError `no_program`, `several_programs`, `definition` or `adapt_failed`."""
@@ -186,7 +187,8 @@ def find_program(namespace: dict, name: str | None = None,
                     f"({', '.join(key for key, _ in unique)}); pick one with --program NAME")
 
 
-def typed_programs(namespace: dict, path: str = "the file") -> list:
+def typed_programs(namespace: dict[str, Any], path: str = "the file"
+                   ) -> list[tuple[str, Program]]:
     """(variable name, Program) for each typed App in the namespace (`workbench.typed` is
     read only when the file imported it itself)."""
     if "workbench.typed" not in sys.modules:

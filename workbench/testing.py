@@ -34,8 +34,11 @@ from workbench.runtime.toolcall import call_tool
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
+    from types import TracebackType
+    from typing import Any
 
     from workbench.declaration.model import Program
+    from workbench.runtime.capture import Capture
     from workbench.typed import App
 
 __all__ = ["Runner", "Result"]
@@ -64,9 +67,13 @@ class Result(Outcome):
     """
 
     __slots__ = ("result", "exc_info")
+    result: dict[str, Any] | None   # the slots' types, for checkers
+    exc_info: tuple[type[BaseException], BaseException, TracebackType | None] | None
 
-    def __init__(self, exit: int, stdout: str, stderr: str, envelope: dict | None = None,
-                 result: dict | None = None, exc_info: tuple | None = None):
+    def __init__(self, exit: int, stdout: str, stderr: str,
+                 envelope: dict[str, Any] | None = None, result: dict[str, Any] | None = None,
+                 exc_info: tuple[type[BaseException], BaseException, TracebackType | None]
+                 | None = None):
         super().__init__(exit, stdout, stderr, envelope)
         self.result = result
         self.exc_info = exc_info
@@ -76,12 +83,12 @@ class Result(Outcome):
         return self.exc_info[1] if self.exc_info else None
 
     @property
-    def json(self):
+    def json(self) -> Any:
         """stdout parsed as one JSON document (a `--json` run, a tool result's text)."""
         return _json.loads(self.stdout)
 
     @property
-    def lines(self) -> list:
+    def lines(self) -> list[Any]:
         """stdout parsed as one JSON document per line (`--format ndjson`)."""
         return [_json.loads(line) for line in self.stdout.splitlines() if line]
 
@@ -109,18 +116,19 @@ class Runner:
     def __init__(self, program: Program | App, env: Mapping[str, str | None] | None = None,
                  catch_exceptions: bool = True):
         as_program = getattr(program, "as_program", None)   # a typed App (workbench.typed)
-        self.program = as_program() if as_program is not None else program
-        self.env = dict(env or {})
+        self.program: Program = as_program() if as_program is not None \
+            else program   # type: ignore[assignment]  # an App's is its .program
+        self.env: dict[str, str | None] = dict(env or {})
         self.catch_exceptions = catch_exceptions
 
-    def isolated_filesystem(self, temp_dir: str | None = None):
+    def isolated_filesystem(self, temp_dir: str | None = None) -> _IsolatedFilesystem:
         """`with runner.isolated_filesystem() as path:` — the working directory is a fresh
         empty folder (in `temp_dir` if given) for the block, removed afterwards; as
         `click.testing.CliRunner.isolated_filesystem`."""
         return _IsolatedFilesystem(temp_dir)
 
     def environ(self, env: Mapping[str, str | None] | None = None,
-                agent: str | None = None) -> dict:
+                agent: str | None = None) -> dict[str, str]:
         """The environment a run sees: inherited, cleaned, `self.env`, `env`, then `agent`."""
         environ = {k: v for k, v in os.environ.items() if k not in MARKERS}
         for key, value in {**self.env, **(env or {})}.items():
@@ -205,7 +213,7 @@ class Runner:
                       exc_info=raised[0] if raised else None)
 
 
-def agent_environ(agent: str) -> dict:
+def agent_environ(agent: str) -> dict[str, str]:
     """The variable an agent sets: its own marker (`CLAUDECODE=1`), else `AI_AGENT=<name>`."""
     for variable, name in AGENT_VARIABLES:
         if name == agent:
@@ -252,9 +260,9 @@ class _Isolated:
     def __init__(self, environ: dict, stdin):
         self._environ = environ
         self._stdin = stdin
-        self._saved_environ = None
+        self._saved_environ: dict = {}
         self._saved_stdin = None
-        self._capture = None
+        self._capture: Capture | None = None
 
     def __enter__(self):
         from workbench.runtime.capture import Capture
@@ -277,4 +285,5 @@ class _Isolated:
             os.environ.clear()
             os.environ.update(self._saved_environ)
         finally:
-            self._capture.__exit__(*exc)
+            if self._capture is not None:
+                self._capture.__exit__(*exc)

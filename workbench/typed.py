@@ -28,6 +28,13 @@ from workbench.declaration.model import (
     Argument, Command, DefinitionError, Group, Option, Program,
 )
 
+TYPE_CHECKING = False   # typing costs start-up time; only checkers read these
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeVar, overload
+
+    _F = TypeVar("_F", bound=Callable[..., Any])
+
 _SCALARS = {str: "string", int: "integer", float: "number", bool: "boolean"}
 _SUPPORTED = ("str, int, float, bool, Literal[...], an Enum, date, datetime, UUID, Path, "
               "list[T], tuple[T, T] (nargs), Optional[T] (or T | None), optionally inside "
@@ -84,6 +91,18 @@ class Opt:
 
     __slots__ = ("description", "short", "env", "sensitive", "aliases", "placeholder",
                  "since", "deprecated", "replaced_by", "negatable", "default", "settings")
+    description: str | None   # the slots' types, for checkers
+    short: str | None
+    env: str | None
+    sensitive: bool
+    aliases: tuple[str, ...] | list[str]
+    placeholder: str | None
+    since: str | None
+    deprecated: str | bool | None
+    replaced_by: str | None
+    negatable: bool
+    default: object
+    settings: dict[str, Any]
 
     def __init__(self, description: str | None = None, *, default: object = _NOTHING,
                  short: str | None = None,
@@ -115,7 +134,7 @@ class Opt:
             requires=tuple(requires), conflicts=tuple(conflicts), type=type)
 
 
-def _given_settings(**settings) -> dict:
+def _given_settings(**settings: object) -> dict[str, Any]:
     """The keyword arguments that were given (not their defaults), passed on as they are."""
     return {key: value for key, value in settings.items()
             if value is not None and value is not False and value != ()}
@@ -147,6 +166,12 @@ class Arg:
     """
 
     __slots__ = ("description", "stdin", "since", "deprecated", "default", "settings")
+    description: str | None   # the slots' types, for checkers
+    stdin: bool
+    since: str | None
+    deprecated: str | bool | None
+    default: object
+    settings: dict[str, Any]
 
     def __init__(self, description: str | None = None, *, default: object = _NOTHING,
                  stdin: bool = False, since: str | None = None,
@@ -184,26 +209,26 @@ class App:
     """
 
     def __init__(self, name: str, version: str = "0.0.0", description: str = "", *,
-                 aliases: tuple[str, ...] | list[str] = (), hidden: bool = False, budgets: dict | None = None,
+                 aliases: tuple[str, ...] | list[str] = (), hidden: bool = False, budgets: dict[str, int] | None = None,
                  schema_version: str = "1", output_budget: int | None = None,
                  single: bool = False, env_prefix: str | None = None):
         self.name = name
         self.version = version
         self.description = description
-        self.aliases = tuple(aliases)
+        self.aliases: tuple[str, ...] = tuple(aliases)
         self.hidden = hidden
-        self.settings = {"budgets": budgets, "schema_version": schema_version,
+        self.settings: dict[str, Any] = {"budgets": budgets, "schema_version": schema_version,
                          "output_budget": output_budget, "single": single,
                          "env_prefix": env_prefix}
         self._nodes: list = []   # ("command", function, options) or ("group", App)
-        self._callback = None    # the function of @app.callback(), if any
-        self._program = None
+        self._callback: Callable[..., Any] | None = None   # of @app.callback(), if any
+        self._program: Program | None = None
         self._mounted = False   # a group of another App (then never a program of its own)
         caller = sys._getframe(1)
         self._frame = caller if caller.f_code.co_name == "<module>" else None
 
     def command(self, name: str | None = None, *, effects: str | None = None, examples: tuple[str, ...] | list[str] = (),
-                **options: object):
+                **options: object) -> Callable[[_F], _F]:
         """Declare the decorated function as a command; its hints are its inputs.
 
         `name` defaults to the function's name with `_` as `-`; `description` to the
@@ -227,11 +252,17 @@ class App:
         options = {**dict.fromkeys(_PASSED), **options, "name": name, "effects": effects,
                    "examples": list(examples)}
 
-        def declare(function):
+        def declare(function: _F) -> _F:
             self._nodes.append(("command", function, options))
             self._program = None
             return function
         return declare
+
+    if TYPE_CHECKING:
+        @overload
+        def callback(self, function: _F) -> _F: ...
+        @overload
+        def callback(self, function: None = None) -> Callable[[_F], _F]: ...
 
     def callback(self, function=None):
         """Declare the options every command of this program (or group) takes, and what runs
@@ -244,7 +275,7 @@ class App:
             def main(ctx, verbose: bool = False):
                 ctx.obj = {"verbose": verbose}
         """
-        def declare(function):
+        def declare(function: _F) -> _F:
             self._callback = function
             self._program = None
             return function
@@ -276,7 +307,7 @@ class App:
     def program(self) -> Program:
         """The Program these declarations build (built and checked once, on first use)."""
         if self._program is None:
-            settings = self.settings
+            settings: dict = self.settings
             options, setup, summary = _callback(self._callback)
             program = Program(self.name, self.version, self.description or summary,
                               self._children(), settings["budgets"],
@@ -294,7 +325,7 @@ class App:
         return self.program
 
     def _children(self) -> list:
-        built = []
+        built: list = []
         for kind, item, options in self._nodes:
             if kind == "group":
                 shared, setup, summary = _callback(item._callback)
@@ -309,7 +340,7 @@ class App:
         return f"App({self.name!r}, {len(self._nodes)} entries)"
 
 
-def programs_in(namespace: dict) -> list:
+def programs_in(namespace: dict[str, Any]) -> list[tuple[str, Program]]:
     """(variable name, Program) for each App at the top of a module namespace (groups
     mounted in another App are part of that one)."""
     return [(key, value.program) for key, value in list(namespace.items())
@@ -511,7 +542,7 @@ def _scalar(hint, where: str, name: str):
             return rich, None, None
         enum = sys.modules.get("enum")
         if enum is not None and issubclass(hint, enum.Enum):
-            return "enum", [member.value for member in hint], hint
+            return "enum", [member.value for member in hint], hint  # type: ignore[attr-defined]
     if special == "Union":
         raise DefinitionError(f"{where}: parameter {name!r} has the union {hint!r}; a command "
                               f"line value has one type: use one type, or Optional[T] "
@@ -526,12 +557,12 @@ def _shape(base, where: str, name: str):
     special = _special(base)
     if not (base is list or special in ("list", "tuple", "set")):
         return False, 1, base
-    args = getattr(base, "__args__", None) or (str,)
+    args: tuple = getattr(base, "__args__", None) or (str,)
     if special == "tuple" and not (len(args) == 2 and args[1] is Ellipsis):
         return False, _fixed(args, where, name), args[0]
     inner = _unwrap(args[0])[0]
     if _special(inner) == "tuple":
-        inner_args = getattr(inner, "__args__", None) or ()
+        inner_args: tuple = getattr(inner, "__args__", None) or ()
         if len(inner_args) == 2 and inner_args[1] is Ellipsis:
             raise DefinitionError(f"{where}: parameter {name!r}: a list of lists cannot be "
                                   f"given on a command line; use list[T] or "

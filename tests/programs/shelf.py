@@ -1,7 +1,7 @@
 """Data shaped for output tests: lists of objects with awkward cells, one object, nested and
 missing fields, a stream, a page with a total, a success that suggests what to run next."""
 
-from workbench import Command, Group, Option, Program, run
+from workbench import Command, Fail, Group, Option, Program, run
 
 BOOKS = [
     {"id": 1, "title": "nut 1", "loc": {"shelf": "A", "bin": 3}, "tags": ["x", "y"]},
@@ -50,6 +50,8 @@ def slow(ctx):
     for done in range(1, steps + 1):
         time.sleep(0.02)
         ctx.progress(done, steps, "copying")
+        if done == ctx.options.fail_at:
+            raise Fail("disk_full", f"the disk filled up at step {done}", exit=7)
     return {"copied": steps}
 
 
@@ -58,7 +60,7 @@ def count(ctx):
 
 
 program = Program(
-    name="shelf", version="1.0", description="Books on shelves",
+    name="shelf", version="1.0", description="Books on shelves", mcp_filters=True,
     commands=[
         Command(name="books", description="All books", effects="read_only", run=books,
                 output={"type": "array", "items": BOOK}),
@@ -73,7 +75,9 @@ program = Program(
                 run=page, paginated=True),
         Command(name="add", description="Add a book", effects="idempotent", run=add),
         Command(name="slow", description="Work with progress", effects="read_only", run=slow,
-                options={"steps": Option(type="integer", default=30, description="steps")}),
+                options={"steps": Option(type="integer", default=30, description="steps"),
+                         "fail_at": Option(type="integer", description="fail at this step")},
+                errors=[{"code": "disk_full", "exit": 7}]),
         Command(name="count", description="How many books", effects="read_only", run=count),
     ])
 

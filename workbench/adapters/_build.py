@@ -152,7 +152,7 @@ def first_paragraph(text) -> str:
     """The first paragraph of a help text on one line (Click's `\\b` markers dropped)."""
     if not text:
         return ""
-    lines = []
+    lines: list = []
     for line in str(text).strip().splitlines():
         line = line.strip()
         if line == "\b":
@@ -542,8 +542,9 @@ def rebuild_argv(chain, given, option_tokens) -> list:
     `chain` is `[(node, token)]` from the root; `given` is `[(Input, value)]` the caller gave;
     `option_tokens(ref, item, value)` spells one option in the library's syntax.
     """
-    options = [[] for _ in chain]
-    positionals, rest = [], []
+    options: list[list] = [[] for _ in chain]
+    positionals: list = []
+    rest: list = []
     for item, value in given:
         if not item.positional:
             options[item.level] += option_tokens(item.ref, item, value)

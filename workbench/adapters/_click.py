@@ -174,7 +174,7 @@ def declared_version(root) -> str | None:
             continue
         try:
             cells = {name: cell.cell_contents for name, cell in
-                     zip(code.co_freevars, callback.__closure__ or ())}
+                     zip(code.co_freevars, getattr(callback, "__closure__", None) or ())}
         except ValueError:   # an empty cell
             continue
         if isinstance(cells.get("version"), str):

@@ -109,7 +109,7 @@ class TyperFlavour:
         desc = getattr(param, "type_descriptor", None)
         info = getattr(desc, "parameter_info", None)
         out: dict = {}
-        if info is None:
+        if desc is None or info is None:
             return out
         if desc.is_ranged and not getattr(info, "clamp", False):
             if info.min is not None:

@@ -270,11 +270,21 @@ def _one_stream(context, call, run) -> None:
         context.observed.setdefault((error.get("code"), error.get("exit")), run)
 
 
+def _settled(stderr: str) -> str:
+    """stderr without a progress bar's in-between frames (`\\r...\\x1b[K` with no newline):
+    how many are drawn depends on time by design; the last frame (a newline after it) stays."""
+    if "\x1b[K" not in stderr:
+        return stderr
+    import re
+    return re.sub(r"\r[^\r\n]*?\x1b\[K(?!\n)", "", stderr)
+
+
 def _twice(context, call, first, second) -> None:
-    if (first.exit, first.stdout, first.stderr) != (second.exit, second.stdout, second.stderr):
+    before, after = _settled(first.stderr), _settled(second.stderr)
+    if (first.exit, first.stdout, before) != (second.exit, second.stdout, after):
         import difflib
-        left = (first.stdout + first.stderr).splitlines()
-        right = (second.stdout + second.stderr).splitlines()
+        left = (first.stdout + before).splitlines()
+        right = (second.stdout + after).splitlines()
         diff = [line for line in difflib.unified_diff(left, right, lineterm="", n=0)
                 if line[:1] in "+-" and line[:3] not in ("+++", "---")]
         _add(context, call, second, "C11", "the same call gave different bytes the second "

@@ -327,7 +327,7 @@ def _as_interpreter_ends(code: int) -> int:
     run the `atexit` functions (a handler's may still write, or call sys.exit)."""
     import threading
     try:
-        threading._shutdown()
+        threading._shutdown()   # type: ignore[attr-defined]
     except BaseException:   # noqa: BLE001
         pass
     import atexit

@@ -37,8 +37,8 @@ class Sandbox:
             os.makedirs(path, mode=0o700, exist_ok=True)
         with open(os.path.join(self.work, SAMPLE_FILE), "a", encoding="utf-8") as handle:
             handle.write("")
-        self._pristine = None
-        self._clean = None
+        self._pristine: str | None = None
+        self._clean: list | None = None
 
     def environ(self) -> dict:
         """The sandbox's variables."""
@@ -47,9 +47,9 @@ class Sandbox:
     def seal(self) -> None:
         """Keep the tree as it is now (after the program loaded) as the state every run
         starts from."""
-        self._pristine = os.path.join(self.root, "pristine")
-        shutil.rmtree(self._pristine, ignore_errors=True)
-        shutil.copytree(self.live, self._pristine, symlinks=True)
+        self._pristine = pristine = os.path.join(self.root, "pristine")
+        shutil.rmtree(pristine, ignore_errors=True)
+        shutil.copytree(self.live, pristine, symlinks=True)
         self._clean = _fingerprint(self.live)
 
     def restore(self) -> None:

@@ -10,9 +10,10 @@ from __future__ import annotations
 import os
 
 from workbench.declaration._derived import derived
-from workbench.declaration.builtins import GLOBAL_SPELLINGS, RESERVED_COMMANDS, RESERVED_SHORTS
+from workbench.declaration.builtins import (GLOBAL_SPELLINGS, RESERVED_COMMANDS, RESERVED_SHORTS,
+                                           SHARED_SPELLINGS)
 
-FRAMEWORK_GLOBALS = frozenset(("fields",))
+FRAMEWORK_GLOBALS = frozenset(("fields", "jq"))
 """Global flags the framework also attaches to a command (as its MCP argument)."""
 from workbench.declaration.exits import exit_problem
 from workbench.declaration.model import (
@@ -131,7 +132,7 @@ def _group_verdict_path(group, program_verdict: str) -> str | None:
     module = sys.modules.get(group.load.partition(":")[0])
     file = getattr(getattr(module, "__spec__", None), "origin", None)
     try:
-        with open(file, "rb") as handle:
+        with open(file, "rb") as handle:   # type: ignore[arg-type]  # None: TypeError
             data = handle.read()
     except (OSError, TypeError):
         return None
@@ -194,6 +195,9 @@ def check_program(program) -> None:
     if program.discovery not in ("auto", "full", "progressive"):
         raise DefinitionError(f"program {program.name!r}: discovery={program.discovery!r} is "
                               f"not one of 'auto', 'full', 'progressive'")
+    if not isinstance(program.mcp_filters, bool):
+        raise DefinitionError(f"program {program.name!r}: mcp_filters={program.mcp_filters!r} "
+                              f"must be True or False")
     name = program.name
     if not isinstance(name, str) or not name or any(c.isspace() for c in name) \
             or name.startswith("-"):
@@ -260,11 +264,11 @@ def _check_children(program, node, top: bool) -> None:
                     f"rename it, e.g. '{label}-{program.name}' or move it into a group")
             seen[label] = child
         if child.is_group:
-            if not child.commands:
+            if not child.commands:   # type: ignore[union-attr]  # a Group
                 raise DefinitionError(
                     f"{_where(child)} has no commands; add commands=[Command(...)] "
                     f"or remove the group")
-            if child.options or child.setup is not None:
+            if child.options or child.setup is not None:   # type: ignore[union-attr]
                 from workbench.declaration._param_checks import check_shared
                 check_shared(_where(child), child, "Group")
             _check_children(program, child, top=False)
@@ -377,7 +381,7 @@ def _check_options(where: str, command) -> None:
             check_relations(where, command, key, option)
         at = f"{where}: option '{key}' ({option.flag})"
         for name in option.spellings:
-            if name in GLOBAL_SPELLINGS:
+            if name in GLOBAL_SPELLINGS and name not in SHARED_SPELLINGS:
                 raise DefinitionError(f"{at}: {name} is a built-in flag; pick another name")
             if name in flags:
                 other = flags[name]
@@ -406,8 +410,9 @@ def _check_option(where: str, key, option) -> None:
             f"(the key skip_build is the flag --skip-build)"
             + (f", e.g. '{fixed}'" if fixed else ""))
     at = f"{where}: option '{key}' ({option.flag})"
-    if option.flag in GLOBAL_SPELLINGS:
-        reserved = ", ".join(f for f in GLOBAL_SPELLINGS if f.startswith("--"))
+    if option.flag in GLOBAL_SPELLINGS and option.flag not in SHARED_SPELLINGS:
+        reserved = ", ".join(f for f in GLOBAL_SPELLINGS
+                             if f.startswith("--") and f not in SHARED_SPELLINGS)
         raise DefinitionError(
             f"{at} collides with the built-in {option.flag} ({reserved} are reserved); "
             f"rename the option, e.g. '{key}_mode'")

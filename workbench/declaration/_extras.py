@@ -7,7 +7,7 @@ them from `request.extras` and the handler never sees them in `ctx.options`.
 
 from __future__ import annotations
 
-from workbench.declaration.model import NO_KEYS, Option
+from workbench.declaration.model import NO_KEYS, Option, object_output
 
 DEFAULT_PAGE_SIZE = 50
 
@@ -21,8 +21,13 @@ def options_for(command) -> dict:
         extras["cursor"] = Option(type="string", description="continue where a page stopped "
                                   "(its next_cursor)")
         extras["all"] = Option(type="boolean", description="every item, no paging")
+    filters = getattr(command.program, "mcp_filters", False)
+    if command.paginated or filters:
         from workbench.declaration.builtins import fields_option
         extras["fields"] = fields_option()   # the global --fields, as an MCP argument too
+    if filters and object_output(command) is None:   # a structured result keeps its schema
+        from workbench.declaration.builtins import jq_option
+        extras["jq"] = jq_option()           # the global --jq, as an MCP argument too
     if command.plan is not None:
         extras["dry_run"] = Option(type="boolean", description="run every check, change nothing, "
                                    "return the plan and its digest")
@@ -46,10 +51,21 @@ def attach(command) -> None:
             from workbench.declaration.model import DefinitionError
             raise DefinitionError(
                 f"command '{' '.join(command.path)}' declares option {key!r}, which the framework "
-                f"adds itself ({'paginated=True' if key in ('limit', 'cursor', 'all', 'fields') else 'plan=' if key in ('dry_run', 'expect_plan') else 'effects=non_idempotent'}); "
+                f"adds itself ({_why(key)}); "
                 f"rename yours")
     command.framework_keys = frozenset(extras) if extras else NO_KEYS
     for key in extras:          # declared order: a frozenset's moves with PYTHONHASHSEED
         option = extras[key]
         option.key = key
         command.options[key] = option
+
+
+def _why(key: str) -> str:
+    """What in the declaration makes the framework add the option `key`."""
+    if key == "fields":
+        return "paginated=True or Program(mcp_filters=True)"
+    if key == "jq":
+        return "Program(mcp_filters=True)"
+    if key in ("limit", "cursor", "all"):
+        return "paginated=True"
+    return "plan=" if key in ("dry_run", "expect_plan") else "effects=non_idempotent"

@@ -86,7 +86,7 @@ class Custom(ValueType):
         self.name = named if isinstance(named, str) and named else type(kind).__name__.lower()
 
     @property
-    def words(self) -> str:
+    def words(self) -> str:   # type: ignore[override]  # a class attribute in ValueType
         try:
             return str(self.kind.describe())
         except Exception:  # noqa: BLE001 - the author's code: a refusal still reads

@@ -14,6 +14,9 @@ from workbench.declaration.params import Argument, Option
 MCP_CLIENTS = ("claude-code", "claude-desktop", "cursor", "vscode", "codex", "gemini")
 """Clients `tool mcp config --client` writes a configuration for."""
 
+MCP_SCOPES = ("user", "project")
+"""Where `tool mcp install` writes: the user's own file (every project), or the project's."""
+
 SKILL_CLIENTS = ("claude-code",)
 """Clients `tool skills --client` installs skills for."""
 
@@ -46,10 +49,18 @@ FORMATS = ("json", "ndjson", "table", "tsv")
 
 
 def fields_option() -> Option:
-    """`--fields a,b.c`: a global flag; also each paginated command's `fields` MCP argument
-    (`workbench.declaration._extras`), so one description serves both."""
+    """`--fields a,b.c`: a global flag; also each paginated command's `fields` MCP argument,
+    and every command's where the program opts in (`workbench.declaration._extras`), so one
+    description serves both."""
     return Option("string", "keep only these fields of the data, comma-separated (a.b: a "
                   "nested one; null when unset)", placeholder="<a,b.c>")
+
+
+def jq_option() -> Option:
+    """`--jq EXPR`: a global flag; also an MCP argument where the program opts in
+    (`Program(mcp_filters=True)`), so one description serves both."""
+    return Option("string", "filter the data through this jq expression (the jq extra); one "
+                  "result is the data, several a list", placeholder="<expr>")
 
 
 def _global_options() -> dict:
@@ -65,8 +76,9 @@ def _global_options() -> dict:
                          "the default when piped)", choices=FORMATS),
         "progress": Option("boolean", "report progress on stderr", negatable=False),
         "fields": fields_option(),
-        "jq": Option("string", "filter the data through this jq expression (the jq extra); "
-                     "one result is the data, several a list", placeholder="<expr>"),
+        "jq": jq_option(),
+        "no_color": Option("boolean", "no colour, even at a terminal (as NO_COLOR=1)",
+                           negatable=False),
     }
     for key, option in options.items():
         option.key = key
@@ -80,7 +92,13 @@ GLOBAL_SPELLINGS = {spelling: option for option in GLOBAL_OPTIONS.values()
                     for spelling in option.spellings}
 """`--json`, `-h`, `--format`, ... -> the global Option."""
 
-RESERVED_OPTIONS = tuple(GLOBAL_OPTIONS)
+SHARED_SPELLINGS = frozenset(("--no-color",))
+"""Global spellings a command may also declare (a Click `--color/--no-color`, a typed
+`color: bool`): given to such a command, the token is the global flag *and* the command's own
+(`workbench.runtime.parser.parse`), so adapting such a program never fails on it."""
+
+RESERVED_OPTIONS = tuple(key for key, option in GLOBAL_OPTIONS.items()
+                         if not set(option.spellings) <= SHARED_SPELLINGS)
 RESERVED_SHORTS = tuple(o.short for o in GLOBAL_OPTIONS.values() if o.short)
 
 
@@ -88,9 +106,9 @@ class Builtin(Command):
     """A built-in command, declared as a program's own commands are: its path
     (`("mcp", "config")`), options and arguments. Never an MCP tool."""
 
-    def __init__(self, path, description, options=None, arguments=()):
+    def __init__(self, path, description, options=None, arguments=(), errors=()):
         super().__init__(path[-1], description, effects="withheld", options=options,
-                         arguments=arguments)
+                         arguments=arguments, errors=errors)
         self.path = tuple(path)
 
     def __repr__(self) -> str:
@@ -109,7 +127,9 @@ def _builtins() -> dict:
                                     required=False, variadic=True)]),
         Builtin(("completion",), "a shell completion script",
                 arguments=[Argument("shell", "enum", "the shell", choices=SHELLS)]),
-        Builtin(("mcp",), "serve the program over MCP (stdio, or streamable HTTP)",
+        Builtin(("mcp",), "serve the program over MCP (stdio, or streamable HTTP); "
+                "'mcp config' and 'mcp install' register it with a client, 'mcp doctor' says why "
+                "a client cannot reach it",
                 {"http": Option("string", "serve streamable HTTP at HOST:PORT (PORT 0 picks a "
                                 "free port)", placeholder="<host:port>"),
                  **http_options(),
@@ -134,6 +154,26 @@ def _builtins() -> dict:
                  "token_file": Option("string", "with --url: the server's bearer token, read "
                                       "from this file (default: $BURGEE_MCP_TOKEN)",
                                       placeholder="<path>")}),
+        Builtin(("mcp", "install"), "register this server in a client's own configuration "
+                "file: merged, the previous file kept as a backup",
+                {"client": Option("enum", "the MCP client", required=True,
+                                  choices=MCP_CLIENTS),
+                 "scope": Option("enum", "the user's file (every project) or the project's "
+                                 "(the current folder)", choices=MCP_SCOPES, default="user"),
+                 "dry_run": Option("boolean", "print what would change; write nothing",
+                                   negatable=False)},
+                errors=[{"code": "invalid_config", "exit": 5,
+                         "when": "the client's file does not parse (or holds the server in a "
+                                 "form burgee cannot replace): it is left as it was"}]),
+        Builtin(("mcp", "doctor"), "why this program's setup fails: the program, its server "
+                "command, the MCP server's answer, each client's configuration",
+                {"client": Option("enum", "check only this client's files",
+                                  choices=MCP_CLIENTS),
+                 "timeout": Option("number", "seconds the MCP server has to answer "
+                                   "initialize", default=10.0, min=0.1,
+                                   placeholder="<seconds>")},
+                errors=[{"code": "setup_problems", "exit": 1,
+                         "when": "a check failed; each finding names its fix"}]),
         Builtin(("skills",), "Agent Skills (SKILL.md) and llms.txt for this program: print or "
                 "install them",
                 {"client": Option("enum", "install into this client's skills folder",

@@ -13,7 +13,8 @@ from workbench.declaration.params import TYPES, Argument, Option  # noqa: F401 (
 
 TYPE_CHECKING = False   # typing costs start-up time; only checkers and the reference read it
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Sequence
+    from typing import Any
 
 EFFECTS = ("read_only", "idempotent", "non_idempotent", "withheld")
 """Declared effects a command may have; adapters also use "undeclared"."""
@@ -36,6 +37,9 @@ NO_KEYS: frozenset = frozenset()
 class DefinitionError(ValueError):
     """A declaration that cannot work, raised when the `Program` is constructed; the message
     names the exact fix (`command 'deploy': effects is required; use one of: ...`)."""
+
+    lazy = False
+    """Raised while importing a lazy group (a call reports it as an envelope)."""
 
 
 class Fail(Exception):
@@ -121,17 +125,22 @@ class Command:
 
     is_group = False
     _extras_attached = False   # until `_extras.attach` adds the framework's options
+    options: dict[str, Option]   # the instance's attributes a checker cannot infer
+    arguments: list[Argument]
+    examples: list[str]
+    aliases: tuple[str, ...]
+    errors: tuple[str | dict[str, Any], ...]
 
     def __init__(self, name: str, description: str = "", effects: str | None = None,
                  options: dict[str, Option] | None = None, arguments: Sequence[Argument] = (),
-                 examples: Sequence[str] = (), output: dict | None = None,
+                 examples: Sequence[str] = (), output: dict[str, Any] | None = None,
                  run: Callable[..., object] | None = None,
                  plan: Callable[..., object] | None = None,
-                 text: Callable[[object], str] | None = None, aliases: Sequence[str] = (),
+                 text: Callable[[Any], str] | None = None, aliases: Sequence[str] = (),
                  hidden: bool = False, *,
                  since: str | None = None, deprecated: str | bool | None = None,
                  replaced_by: str | None = None, paginated: bool | int = False,
-                 batch: bool = False, errors: Sequence[str | dict] = (),
+                 batch: bool = False, errors: Sequence[str | dict[str, Any]] = (),
                  help: str | None = None, epilog: str | None = None,
                  destructive: bool | None = None, open_world: bool | None = None,
                  title: str | None = None):
@@ -160,9 +169,10 @@ class Command:
         self.title = title
         self.path: tuple[str, ...] = (name,)
         self.program: Program | None = None
-        self.adapter = None  # set by workbench.adapt for undeclared programs
-        self.framework_keys: frozenset = NO_KEYS  # options the framework added (_extras)
-        self.inherited: tuple = ()   # ((Program or Group, keys), ...) whose options it takes
+        self.adapter: Any = None  # set by workbench.adapt for undeclared programs
+        self.framework_keys: frozenset[str] = NO_KEYS  # options the framework added (_extras)
+        # ((Program or Group, keys), ...) whose options it takes
+        self.inherited: tuple[tuple[Any, tuple[str, ...]], ...] = ()
         _key_options(self.options)
 
     @property
@@ -171,13 +181,13 @@ class Command:
         return "_".join(self.path).replace("-", "_")
 
     @property
-    def words(self) -> tuple:
+    def words(self) -> tuple[str, ...]:
         """The words that select this command after the program name: its path, or none in
         a single-command program (`black --check x.py`)."""
         return () if getattr(self.program, "single", False) else self.path
 
     @property
-    def declared_options(self) -> dict:
+    def declared_options(self) -> dict[str, Option]:
         """Options the author declared on it (without --limit, --dry-run, ... the framework
         added, nor the options it takes from its program and groups)."""
         shared = self.shared_keys
@@ -185,14 +195,14 @@ class Command:
                 if k not in self.framework_keys and k not in shared}
 
     @property
-    def shared_keys(self) -> frozenset:
+    def shared_keys(self) -> frozenset[str]:
         """Keys of the options it takes from its program and groups (`Program(options=)`)."""
         if not self.inherited:
             return NO_KEYS
         return frozenset(key for _, keys in self.inherited for key in keys)
 
     @property
-    def listed_options(self) -> dict:
+    def listed_options(self) -> dict[str, Option]:
         """The options its own help, card and usage line list: its own and the framework's,
         not the shared ones (listed once, by the program or group that declares them)."""
         if not self.inherited:
@@ -201,9 +211,9 @@ class Command:
         return {k: o for k, o in self.options.items() if k not in shared}
 
     @property
-    def inputs(self) -> list:
+    def inputs(self) -> list[Option | Argument]:
         """Options then arguments, in declaration order."""
-        return list(self.options.values()) + self.arguments
+        return [*self.options.values(), *self.arguments]
 
     def __repr__(self) -> str:
         return f"Command({' '.join(self.path)!r})"
@@ -247,6 +257,8 @@ class Group:
     """
 
     is_group = True
+    aliases: tuple[str, ...]   # the instance's attributes a checker cannot infer
+    options: dict[str, Option]
 
     def __init__(self, name: str, description: str = "",
                  commands: Sequence[Command | Group] = (), aliases: Sequence[str] = (),
@@ -266,7 +278,8 @@ class Group:
         if load is not None and commands:
             raise DefinitionError(f"group {name!r}: give commands= or load=, not both; "
                                   f"keep load='{load}' and move the commands into that module")
-        self._commands: list | None = None if load is not None else list(commands)
+        self._commands: list[Command | Group] | None = None if load is not None \
+            else list(commands)
 
     @property
     def loaded(self) -> bool:
@@ -274,7 +287,7 @@ class Group:
         return self._commands is not None
 
     @property
-    def commands(self) -> list:
+    def commands(self) -> list[Command | Group]:
         """Its children; a lazy group imports them here on first use."""
         if self._commands is None:
             try:
@@ -288,7 +301,7 @@ class Group:
         return self._commands
 
     @commands.setter
-    def commands(self, value) -> None:
+    def commands(self, value: Iterable[Command | Group]) -> None:
         self._commands = list(value)
 
     def __repr__(self) -> str:
@@ -370,16 +383,24 @@ class Program:
         discovery: what MCP `tools/list` holds: `"full"` every tool; `"progressive"` only
             `search_tools`, `describe_tool` and the read-only top-level commands, every tool
             still callable by name; `"auto"` (the default) progressive past 1,000 tools.
+        mcp_filters: True gives every MCP tool the optional `fields` and `jq` arguments, the
+            CLI's `--fields` and `--jq` (off by default: two more properties in every tool's
+            schema, which every session pays for; a paginated tool has `fields` either way).
     """
 
     is_group = True
+    adapter_problems: Sequence[tuple[Any, ...]] = ()
+    commands: list[Command | Group]   # the instance's attributes a checker cannot infer
+    budgets: dict[str, int]
+    options: dict[str, Option]
+    """What adapting an undeclared program found: (severity, code, message, fix, where)."""
 
     def __init__(self, name: str, version: str = "0.0.0", description: str = "",
-                 commands: Sequence[Command | Group] = (), budgets: dict | None = None, *, schema_version: str = "1",
+                 commands: Sequence[Command | Group] = (), budgets: dict[str, int] | None = None, *, schema_version: str = "1",
                  output_budget: int | None = None, check: bool = True, single: bool = False,
                  options: dict[str, Option] | None = None,
                  setup: Callable[..., object] | None = None, env_prefix: str | None = None,
-                 discovery: str = "auto"):
+                 discovery: str = "auto", mcp_filters: bool = False):
         self.name = name
         self.single = single  # one command, typed without its name (adapted `black`, `http`)
         self.version = version
@@ -394,6 +415,7 @@ class Program:
         self.setup = setup
         self.env_prefix = env_prefix
         self.discovery = discovery
+        self.mcp_filters = mcp_filters
         self.source: str | None = None  # file it was loaded from, set by loaders
         self._index: dict[tuple[str, ...], Command | Group] = {}
         if single and (len(self.commands) != 1 or self.commands[0].is_group):
@@ -443,12 +465,13 @@ class Program:
 
     def _load_all(self) -> None:
         """Import every lazy group (nested ones too); put `_index` back in declared order."""
-        pending = [node for node in self._index.values() if node.is_group and not node.loaded]
+        pending = [node for node in self._index.values()
+                   if isinstance(node, Group) and not node.loaded]
         while pending:
             for group in pending:
                 group.commands   # noqa: B018 (imports and binds it)
             pending = [node for node in self._index.values()
-                       if node.is_group and not node.loaded]
+                       if isinstance(node, Group) and not node.loaded]
         if not self._ordered:
             index: dict = {}
 
@@ -461,7 +484,7 @@ class Program:
             self._index = index
             self._ordered = True
 
-    def walk(self, *, load: bool = True):
+    def walk(self, *, load: bool = True) -> Iterator[Command]:
         """Every runnable command, depth first in declaration order (hidden ones included).
 
         `load=False` skips lazy groups not imported yet (what one call has touched)."""
@@ -469,21 +492,22 @@ class Program:
             self._load_all()
         for node in list(self._index.values()):
             if not node.is_group:
-                yield node
+                yield node   # type: ignore[misc]  # not a group: a Command
 
-    def groups(self):
+    def groups(self) -> list[Group]:
         """Every group, depth first in declaration order."""
         self._load_all()
-        return [node for node in self._index.values() if node.is_group]
+        return [node for node in self._index.values() if node.is_group]  # type: ignore[misc]
 
     @property
     def generation(self) -> int:
         """How many commands are bound so far: grows when a lazy group loads (cache key)."""
         return len(self._index)
 
-    def find(self, path) -> Command | Group | None:
-        """The command or group at `path` (names or aliases), or None."""
-        node = self
+    def find(self, path: Iterable[str]) -> Program | Command | Group | None:
+        """The command or group at `path` (names or aliases; the program itself for an empty
+        path), or None."""
+        node: Program | Command | Group | None = self
         for part in path:
             node = child_named(node, part)
             if node is None:
@@ -520,6 +544,15 @@ def _shared(node, path, prefix) -> tuple:
         from workbench.declaration._inherit import derive_env
         derive_env(node, prefix, path, options)
     return ((node, options),)
+
+
+def object_output(command) -> dict | None:
+    """The declared `output` when its root is an object (what an MCP outputSchema may be:
+    `surfaces.tools.output_schema`), else None."""
+    output = command.output
+    if isinstance(output, dict) and output.get("type") == "object":
+        return output
+    return None
 
 
 def child_named(node, name: str):

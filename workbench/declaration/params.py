@@ -13,6 +13,7 @@ from __future__ import annotations
 TYPE_CHECKING = False   # typing costs start-up time; only checkers and the reference read it
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Any
 
 TRUE_WORDS = ("true", "1", "yes", "on")
 FALSE_WORDS = ("false", "0", "no", "off")
@@ -36,18 +37,18 @@ class ValueType:
     explains = False
     """`convert`'s ValueError says why, in words worth showing (custom types)."""
 
-    def __init__(self, choices=None):
-        self.choices = list(choices) if choices is not None else None
+    def __init__(self, choices: Sequence[object] | None = None):
+        self.choices: list[Any] | None = list(choices) if choices is not None else None
 
-    def convert(self, raw: str):
+    def convert(self, raw: str) -> Any:
         """The typed value of a command-line string; ValueError when it is not one."""
         return raw
 
-    def fits(self, value) -> bool:
+    def fits(self, value: object) -> bool:
         """Whether a JSON value (an MCP argument) is already of this type."""
         return isinstance(value, str)
 
-    def coerce(self, value):
+    def coerce(self, value: object) -> Any:
         """The value a JSON caller most likely meant, in this type, or None."""
         if isinstance(value, str):
             try:
@@ -56,7 +57,7 @@ class ValueType:
                 return None
         return None
 
-    def json_schema(self) -> dict:
+    def json_schema(self) -> dict[str, Any]:
         return {"type": self.name}
 
     def describe(self) -> str:
@@ -66,7 +67,7 @@ class ValueType:
         """A value it accepts near the refused `raw`, as text, for a fix; None for none."""
         return None
 
-    def default_problem(self, value) -> str:
+    def default_problem(self, value: object) -> str:
         """'' when `value` is a valid default, else what is wrong and how to write it."""
         if not isinstance(value, str):
             return f"is not a string; use e.g. default='{value}'"
@@ -137,7 +138,7 @@ class _Enum(ValueType):
     name = "enum"
 
     @property
-    def words(self) -> str:
+    def words(self) -> str:   # type: ignore[override]  # a class attribute in ValueType
         return "one of: " + ", ".join(map(str, self.choices or ()))
 
     def convert(self, raw):
@@ -226,12 +227,26 @@ class Param:
     __slots__ = ("type", "description", "required", "default", "choices", "items",
                  "sensitive", "value_type", "since", "deprecated", "replaced_by", "__dict__")
 
-    min = max = None
-    exists = readable = writable = False
-    kind = None
-    env = None
+    min: float | None = None
+    max: float | None = None
+    exists: bool = False
+    readable: bool = False
+    writable: bool = False
+    kind: str | None = None
+    env: str | None = None
     nargs = 1
     hidden = False
+    type: str | object   # the slots' types, for checkers
+    items: str | object
+    choices: list[Any] | None
+    value_type: ValueType | None
+    description: str
+    required: bool
+    default: Any
+    sensitive: bool
+    since: str | None
+    deprecated: str | bool | None
+    replaced_by: str | None
 
     def _init_value(self, type, items, choices) -> None:
         self.type = type
@@ -362,7 +377,7 @@ class Param:
 
     def path_words(self) -> str:
         """`the path of an existing file`, `a path (writable)`..., or '' when not a path."""
-        what = {"file": "file", "dir": "folder"}.get(self.kind, "file or folder")
+        what = {"file": "file", "dir": "folder"}.get(str(self.kind), "file or folder")
         if self.exists:
             words = f"the path of an existing {what}"
         elif self.kind:
@@ -373,9 +388,9 @@ class Param:
                                         ("writable", self.writable)) if on]
         return words + (f" ({' and '.join(access)})" if access else "")
 
-    def convert(self, raw: str):
+    def convert(self, raw: str) -> Any:
         """One command-line string as this parameter's (item) type; ValueError if not."""
-        return self.value_type.convert(raw)
+        return self.value_type.convert(raw)   # type: ignore[union-attr]  # a checked type
 
     @property
     def checked(self) -> bool:
@@ -383,7 +398,7 @@ class Param:
         return self.min is not None or self.max is not None or bool(
             self.exists or self.kind or self.readable or self.writable)
 
-    def check(self, value) -> str:
+    def check(self, value: Any) -> str:
         """'' when a converted value keeps the declared limits, else what is wrong with it
         (`must be at least 1`, `does not exist`); every item of a list or tuple is checked."""
         if isinstance(value, (list, tuple)):
@@ -415,7 +430,7 @@ class Param:
             return "is not writable"
         return ""
 
-    def clamped(self, value):
+    def clamped(self, value: Any) -> Any:
         """`value` moved inside `min`..`max` (for a fix that runs)."""
         if self.min is not None and value < self.min:
             return self.min
@@ -423,7 +438,7 @@ class Param:
             return self.max
         return value
 
-    def value_schema(self) -> dict:
+    def value_schema(self) -> dict[str, Any]:
         """The JSON Schema of the value (arrays for lists, variadics and tuples)."""
         schema = self.value_type.json_schema() if self.value_type is not None else {}
         if self.min is not None:
@@ -459,13 +474,13 @@ class Param:
             if not isinstance(value, (list, tuple)) or len(value) != self.nargs:
                 return f"is not {self.nargs} values; use a tuple of {self.nargs}"
             for element in value:
-                problem = self.value_type.default_problem(element)
+                problem = self.value_type.default_problem(element)  # type: ignore[union-attr]
                 if problem:
                     return problem
             return ""
-        return self.value_type.default_problem(value)
+        return self.value_type.default_problem(value)   # type: ignore[union-attr]
 
-    def default_value(self):
+    def default_value(self) -> Any:
         """The declared default as the handler gets it: a number as a float, a date or UUID
         (or a custom type's value) converted from its string, a tuple for `nargs`."""
         value = self.default
@@ -501,7 +516,7 @@ class Param:
         return str(default) if default is not None and default in choices else str(choices[0])
 
     @property
-    def enum_values(self) -> list | None:
+    def enum_values(self) -> list[Any] | None:
         """The allowed values of an enum input (or list of enums), else None."""
         return list(self.choices or ()) if isinstance(self.value_type, _Enum) else None
 
@@ -587,15 +602,28 @@ class Option(Param):
     __slots__ = ("_key", "_spelled", "env", "short", "placeholder", "aliases", "negatable",
                  "flag", "short_flag", "negation", "alias_flags", "metavar", "spellings")
     variadic = False   # only an Argument can be; read without a miss (`Param.many`)
-    count = False
-    off = None
-    prompt = None
-    confirmation_prompt = hide_input = False
-    requires = conflicts = ()
-    bare = None
+    count: bool = False
+    off: str | bool | None = None
+    prompt: str | bool | None = None
+    confirmation_prompt: bool = False
+    hide_input: bool = False
+    env: str | None   # the slots' types, for checkers
+    short: str | None
+    placeholder: str | None
+    aliases: tuple[str, ...]
+    negatable: bool
+    flag: str
+    short_flag: str | None
+    negation: str | None
+    alias_flags: tuple[str, ...]
+    metavar: str
+    spellings: dict[str, tuple[bool, str | None]]
+    requires: tuple[str, ...] = ()
+    conflicts: tuple[str, ...] = ()
+    bare: tuple | None = None
     """`(value,)`: the value its flag takes when given without one (argparse's `nargs="?"`
     with `const`; set by the adapter)."""
-    greedy = None
+    greedy: int | None = None
     """For a list: the flag takes every value after it up to the next flag, at least this
     many (argparse's `nargs="+"` 1, `"*"` 0; set by the adapter)."""
 
@@ -692,7 +720,7 @@ class Option(Param):
         return self._key.replace("_", " ").capitalize()
 
     @property
-    def value_slots(self) -> list:
+    def value_slots(self) -> list[str]:
         """The tokens that stand for its value in a fix: `[<target>]`, one per value for
         `nargs`, none for a flag that takes no value."""
         if self.flag_only:
@@ -722,12 +750,12 @@ class Option(Param):
         boolean = self.type == "boolean"
         off = self.off
         if boolean and isinstance(off, str) and _flag_word(off):
-            self.negation = "--" + _flag_word(off)
+            self.negation = "--" + str(_flag_word(off))
         else:
             self.negation = "--no-" + word if boolean and self.negatable else None
         self.alias_flags = tuple("--" + w for w in map(_flag_word, self.aliases) if w) \
             if self.aliases else ()
-        spellings = {self.flag: (False, None)}
+        spellings: dict[str, tuple[bool, str | None]] = {self.flag: (False, None)}
         if self.short_flag:
             spellings[self.short_flag] = (False, None)
         for alias in self.alias_flags:
@@ -779,8 +807,12 @@ class Argument(Param):
     """
 
     __slots__ = ("name", "variadic", "stdin")
+    name: str   # the slots' types, for checkers
+    variadic: bool
+    stdin: bool
+    env: str | None
 
-    rest = False
+    rest: bool = False
     """A variadic argument that takes every token after the arguments before it verbatim,
     option-looking ones included (argparse's `REMAINDER`; set by the adapter)."""
 
@@ -802,7 +834,7 @@ class Argument(Param):
         self.sensitive = False
         self.since = since
         self.deprecated = deprecated
-        self.replaced_by = None
+        self.replaced_by: str | None = None
         if env is not None:
             self.env = env
         if min is not None or max is not None or exists or kind is not None or readable \

@@ -65,13 +65,15 @@ def main(file: str | None = None, *, headless: bool = False, update: bool = Fals
          port: int | None = None, program_name: str | None = None, run_writes: bool = False,
          snapshots: str | None = None, out: TextIO | None = None, schema_version: str = "1",
          record: bool = False, replay: str | None = None, policy: Policy | None = None,
-         check: bool = True, check_calls: int | None = None) -> int:
+         check: bool = True, check_calls: int | None = None,
+         picture: bool = False) -> int:
     """Run `burgee dev FILE`; returns the process exit code.
 
     headless: no screen; check the snapshot folder (default `.burgee/snapshots/` beside the
     file), print one JSON envelope report to `out` (stdout), exit non-zero on drift, a budget
     overrun, an error-level problem or a CLI/MCP mismatch (codes in docs/ci.md).
     update: with headless, accept the current surfaces as the new snapshots.
+    picture: with headless, also draw the dashboard as SVG beside the snapshot folder.
     replay: with headless, replay the calls recorded in that file instead (docs/ci.md).
     check: with headless, also run `burgee check` on the file (`check_calls` calls per
     command, default that of `burgee check`); its violations and a recovery rate under
@@ -87,7 +89,8 @@ def main(file: str | None = None, *, headless: bool = False, update: bool = Fals
     if headless:
         return _report(_headless_doc(file, update=update, program_name=program_name,
                                      run_writes=run_writes, snapshots=snapshots, replay=replay,
-                                     check=check, check_calls=check_calls),
+                                     check=check, check_calls=check_calls,
+                                     picture=picture),
                        out, schema_version)
     if not os.path.isfile(file):
         raise Fail("file_not_found", f"{file} does not exist", exit=3,
@@ -104,18 +107,17 @@ def main(file: str | None = None, *, headless: bool = False, update: bool = Fals
 
 def _headless_doc(file: str, *, update: bool, program_name: str | None, run_writes: bool,
                   snapshots: str | None, replay: str | None, check: bool = True,
-                  check_calls: int | None = None) -> dict[str, Any]:
+                  check_calls: int | None = None, picture: bool = False) -> dict[str, Any]:
     """The `--headless` check's envelope (its `data` is the report, passed or failed), with
-    the dashboard picture written; or the replay's, with `replay`."""
+    the dashboard picture written when asked (`picture`); or the replay's, with `replay`."""
     if replay:
         from workbench.dev.replay import replay as replay_calls
         return replay_calls(file, replay, run_writes=run_writes, program_name=program_name)
     from workbench.dev.headless import check_snapshots
-    doc = check_snapshots(file, update=update, program_name=program_name,
-                          run_writes=run_writes, snapshots=snapshots, check=check,
-                          check_calls=check_calls)
-    _dashboard_svg(file, doc, program_name, update=update)
-    return doc
+    return check_snapshots(file, update=update, program_name=program_name,
+                           run_writes=run_writes, snapshots=snapshots, check=check,
+                           check_calls=check_calls,
+                           picture=_dashboard_svg if picture else None)
 
 
 def _report(doc: dict[str, Any], out: TextIO | None, schema_version: str) -> int:
@@ -131,23 +133,22 @@ def _report(doc: dict[str, Any], out: TextIO | None, schema_version: str) -> int
     return _envelope.exit_code(doc)
 
 
-def _dashboard_svg(file: str, doc: dict[str, Any], program_name: str | None,
-                   update: bool = False) -> None:
-    """Write an SVG of the dashboard beside the snapshot folder; the path goes in the report
-    (a picture that cannot be drawn never fails the check). A failed check keeps the
-    committed picture and draws the failing state beside it (`….dashboard.failed.svg`)."""
-    report = doc.get("data")
-    if not isinstance(report, dict) or not report.get("snapshots"):
-        return
+def _dashboard_svg(bench: Any, report: dict[str, Any], *, ok: bool,
+                   update: bool) -> None:
+    """Draw the dashboard of `bench` (already loaded: not loaded again) beside the snapshot
+    folder; the path goes in the report (a picture that cannot be drawn never fails the
+    check). A failed check keeps the committed picture and draws the failing state beside it
+    (`….dashboard.failed.svg`)."""
     try:
         from workbench.dev.dashboard import svg_path_for_snapshots, write_svg
         path = svg_path_for_snapshots(report["snapshots"])
         failed = path[:-len(".svg")] + ".failed.svg"
-        if doc.get("ok") is not True and not update:
+        if not ok and not update:
             path = failed
         elif os.path.exists(failed):
             os.remove(failed)   # the failure it pictured is gone
-        report["dashboard_svg"] = write_svg(file, path, program_name=program_name)
+        report["dashboard_svg"] = write_svg(bench.file, path, program_name=bench.program_name,
+                                            bench=bench)
     except Exception as exc:  # noqa: BLE001 - the picture never fails the check
         report["dashboard_svg"] = None
         report["dashboard_svg_error"] = f"{type(exc).__name__}: {exc}"
@@ -189,7 +190,8 @@ def _headless(ctx: Context) -> dict[str, Any]:
                         run_writes=bool(options.get("run_writes")),
                         snapshots=options.get("snapshots"), replay=options.get("replay"),
                         check=options.get("check") is not False,
-                        check_calls=options.get("check_calls"))
+                        check_calls=options.get("check_calls"),
+                        picture=bool(options.get("picture")))
     report = doc.get("data")
     if doc.get("ok") is True:
         return doc["data"]

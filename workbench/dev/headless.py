@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from typing import Any, Callable
 
 from workbench.dev import cost as _cost
 from workbench.dev.changes import Review, review_files
@@ -47,10 +47,13 @@ def _unreadable(existing: dict[str, str | None]) -> list[str]:
 def check_snapshots(file: str, *, update: bool = False, program_name: str | None = None,
                     run_writes: bool = False, snapshots: str | None = None,
                     load_timeout: float | None = None, check: bool = True,
-                    check_calls: int | None = None) -> dict[str, Any]:
+                    check_calls: int | None = None,
+                    picture: Callable[..., None] | None = None) -> dict[str, Any]:
     """Run the whole headless check; returns the envelope (not printed). `check`: also run
     `burgee check` (`check_calls` calls per command), whose report is `check.json` in the
-    snapshot folder and `check` in the report."""
+    snapshot folder and `check` in the report. `picture`: called as
+    `picture(bench, report, ok=, update=)` with the Workbench that loaded FILE, to draw the
+    dashboard from it (the workbench's entry point passes one; this room draws nothing)."""
     file = os.path.abspath(file)
     if not os.path.isfile(file):
         return _envelope.failure("file_not_found", f"{file} does not exist", exit=3,
@@ -162,6 +165,8 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
     if recovery.get("within_budget") is False:
         failures.append("recovery_below_budget")
     report["failures"] = failures
+    if picture is not None:
+        picture(bench, report, ok=not failures, update=update)
     if not failures:
         return _envelope.success(report)
     from workbench.check.report import recovery_line   # ~40 ms: only for a failed run

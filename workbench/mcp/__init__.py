@@ -111,16 +111,16 @@ def listen(host: str, port: int):
         if error.errno == errno.EADDRINUSE:
             raise Fail("port_in_use", f"cannot listen on {shown}:{port}: {reason}", exit=2,
                        hint="another process listens there; pick another port, or 0 for any "
-                            "free one", fix=["mcp", "--http", f"{shown}:0"]) from None
+                            "free one", fix=f"mcp --http {shown}:0") from None
         raise Fail("cannot_listen", f"cannot listen on {shown}:{port}: {reason}", exit=2,
                    hint="serve on an address of this machine and a port you may use (ports "
                         "under 1024 need privileges), or 127.0.0.1:0",
-                   fix=["mcp", "--http", "127.0.0.1:0"]) from None
+                   fix="mcp --http 127.0.0.1:0") from None
     return sock
 
 
-def asgi(program: Program | str | os.PathLike, *, stateless: bool = True, path: str = "/mcp",
-         allowed_hosts: list[str] | None = None, environ: dict | None = None,
+def asgi(program: Program | str | os.PathLike[str], *, stateless: bool = True, path: str = "/mcp",
+         allowed_hosts: list[str] | None = None, environ: dict[str, str] | None = None,
          token: str | None = None, auth: bool = True) -> Starlette:
     """An ASGI app serving `program` (a Program, or a file burgee can load) over streamable
     HTTP at `path`, for any ASGI server:

@@ -23,6 +23,7 @@ import threading
 import time
 from contextvars import ContextVar
 from dataclasses import replace
+from typing import Any
 
 import anyio
 import anyio.from_thread
@@ -199,10 +200,10 @@ class ProgramServer:
         self.stopping: str | None = None   # why new calls are refused (a SIGTERM)
         self.grace = SHUTDOWN_GRACE
         self._calls = 0                    # tools/call being answered
-        self._threads = None               # the worker threads' limiter (made on first use)
+        self._threads: anyio.CapacityLimiter | None = None   # made on first use
         self.bus = InMemorySubscriptionBus()
         self.listen = ListenHandler(self.bus)
-        self._connections: dict[int, object] = {}
+        self._connections: dict[int, Any] = {}
         self._listings: list = []         # `_Listing`s: the newest, and the served one
         self._listing_lock = threading.Lock()   # the loop and a loading thread both list
         self._serial = 0                  # listings computed: a page cursor names its listing
@@ -651,7 +652,7 @@ class ProgramServer:
         port = sock.getsockname()[1]
         config = uvicorn.Config(self.http_app(host=host, policy=policy), host=host, port=port,
                                 log_config=None, log_level="warning", lifespan="on",
-                                timeout_graceful_shutdown=self.grace + 6)
+                                timeout_graceful_shutdown=self.grace + 6)  # type: ignore[arg-type]
         served = self
         loop = asyncio.get_running_loop()
 
@@ -666,7 +667,7 @@ class ProgramServer:
             from sse_starlette.sse import AppStatus   # flight unanswered: they end below
             AppStatus.disable_automatic_graceful_drain()
         except ImportError:
-            AppStatus = None
+            AppStatus = None   # type: ignore[misc, assignment]
 
         async def wind_down() -> None:
             await served.stop_calls()

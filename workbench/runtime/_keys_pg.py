@@ -15,6 +15,10 @@ import threading
 from workbench.declaration.model import Fail
 from workbench.runtime._keys import COLUMNS, _refusal, takeable
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 TABLE = "burgee_idempotency"
 _CREATE = (f"CREATE TABLE IF NOT EXISTS {TABLE} (scope text, key text, digest text, "
            "state text, result text, exit integer, created double precision, "
@@ -68,7 +72,8 @@ def passwords(url: str) -> list:
 
 def _keyword_passwords(text: str) -> list:
     """The values of `password=` in a keyword DSN (`host=db password='a b' dbname=x`)."""
-    found, at = [], 0
+    found: list = []
+    at = 0
     lowered = text.lower()
     while True:
         at = lowered.find("password", at)
@@ -121,8 +126,8 @@ class PostgresStore:
         self.url = url
         self.psycopg = _psycopg()
         self.errors = (self.psycopg.Error, OSError)
-        self.connection = None
-        self.secret = None   # the HMAC key of the digests (`_KEY_TABLE`)
+        self.connection: Any = None
+        self.secret: bytes | None = None   # the HMAC key of the digests (`_KEY_TABLE`)
 
     def unavailable(self, error) -> Fail:
         reason = _masked(str(error).strip(), self.url) or type(error).__name__

@@ -232,7 +232,7 @@ def with_arguments(command, values, tokens, missing_at: int, spots=()) -> list:
                  for slot in fill(argument)]
         return kept[:insert] + slots + kept[insert:]
     insert = _insert_at(tokens)
-    missing = []
+    missing: list = []
     for index, argument in enumerate(command.arguments):
         given = values.get("#" + argument.key)
         if "#" + argument.key in values or not argument.required:

@@ -47,26 +47,29 @@ def run_builtin(program, request, world, serve=None):
     process entry point hands it in; in-process callers have none)."""
     builtin = request.builtin
     if request.flags["help"]:
-        return _about(program, builtin, request.json)
+        return _about(program, builtin, request.json, world)
     return _HANDLERS[builtin.path](program, request, world, serve)
 
 
-def _about(program, node, as_json):
+def _about(program, node, as_json, world):
+    from workbench.runtime.pipeline import help_layout
     from workbench.surfaces import cards, help
     if as_json:
         return Document(cards.card(node), None)
-    return Document(None, help.render_help(program, node))
+    return Document(None, help.render_help(program, node, **help_layout(world)))
 
 
 def _help(program, request, world, serve):
     path = list(request.args.get("path") or [])
     node = _help_target(program, path)
     as_json = request.json
+    from workbench.runtime.pipeline import help_layout
     from workbench.surfaces import cards, help
     if node in BUILTINS.values():
-        return _about(program, node, as_json)
+        return _about(program, node, as_json, world)
     if not as_json:
-        return Document(None, help.render_help(program, None if node is program else node))
+        return Document(None, help.render_help(program, None if node is program else node,
+                                               **help_layout(world)))
     level = request.options["level"]
     if node is program:
         return Document(cards.help_document(program, level), None)
@@ -254,6 +257,149 @@ def _mcp_config(program, request, world, serve):
     return Envelope(_envelope.success(config), config_text)
 
 
+def _mcp_install(program, request, world, serve):
+    import os
+    from workbench.runtime import install
+    from workbench.runtime.pipeline import runnable
+    from workbench.surfaces import clients
+    options = request.options
+    client, scope, dry_run = options["client"], options["scope"], bool(options.get("dry_run"))
+    environ = world.environ or {}
+    try:
+        path = clients.config_file(client, scope, _home(environ), os.getcwd(), environ)
+    except ValueError as error:
+        raise Refusal("invalid_option", f"--scope {scope}: {error}",
+                      hint="drop --scope (the user's file)",
+                      fix=["mcp", "install", "--client", client]) from None
+    config = clients.client_config(program, client, install_command(program, environ))
+    key, name, entry = clients.server_entry(config)
+    fix = ["mcp", "install", "--client", client, "--scope", scope]
+    try:
+        change = install.plan(path, key, name, entry)
+    except install.InvalidConfig as error:
+        return Envelope(_envelope.failure(
+            "invalid_config", f"{error.path} is not a file burgee can merge into: "
+                              f"{error.reason}; it was left as it was",
+            exit=_envelope.EXIT_CONFLICT,
+            hint=f"fix or move that file, then run again; or add this to it by hand: "
+                 f"{config['snippet']}",
+            fix=runnable(program, fix, request.json)))
+    except OSError as error:
+        raise _unwritable(path, error, fix) from None
+    backup = None
+    if change["action"] != "unchanged" and not dry_run:
+        try:
+            backup = install.write(path, change["after"], change["existed"])
+        except OSError as error:
+            raise _unwritable(path, error, fix) from None
+    data = {"client": client, "scope": scope, "name": name, "path": path,
+            "action": change["action"], "entry": change["entry"], "previous": change["previous"],
+            "backup": backup, "dry_run": dry_run,
+            "diff": install.diff(path, change["before"], change["after"], change["existed"])}
+    note = _INSTALL_NOTES.get((client, scope)) or _INSTALL_NOTES.get(client)
+    if note:
+        data["note"] = note
+    changed = change["action"] != "unchanged" and not dry_run
+    return Envelope(_envelope.success(data, {"changed": changed}), _install_text)
+
+
+_INSTALL_NOTES = {
+    "claude-desktop": "restart Claude Desktop to load it",
+    ("codex", "project"): "Codex reads .codex/config.toml only in a project you trust",
+    ("claude-code", "project"): "Claude Code asks each person to approve a server of .mcp.json",
+}
+
+
+def _install_text(data) -> str:
+    where = data["path"]
+    if data["action"] == "unchanged":
+        return f"{data['name']} in {where} is already this server: unchanged\n"
+    verb = {"added": "add", "replaced": "replace"}[data["action"]]
+    if data["dry_run"]:
+        head = f"would {verb} {data['name']} in {where} (dry run: nothing written)\n"
+    else:
+        head = f"{data['action']} {data['name']} in {where}"
+        head += f" (the previous file: {data['backup']})\n" if data["backup"] else "\n"
+    note = f"note: {data['note']}\n" if data.get("note") else ""
+    return head + data["diff"] + note
+
+
+def _unwritable(path, error, fix):
+    return Refusal("unwritable", f"cannot write {path}: {error.strerror or error}",
+                   hint="check that file's and its folder's permissions, or try --dry-run to "
+                        "see the change", fix=fix + ["--dry-run"])
+
+
+def _home(environ) -> str:
+    import os
+    return environ.get("HOME") or environ.get("USERPROFILE") or os.path.expanduser("~")
+
+
+def install_command(program, environ):
+    """The server command a client's file gets: `mcp config`'s, with an installed console
+    script's absolute path (a client such as Claude Desktop starts it with a short PATH): the
+    script running now, else the one on PATH."""
+    command = _script_command(program)
+    if command is None and not program.source:
+        import os
+        import shutil
+        import sys
+        running = sys.argv[0] if sys.argv else ""
+        if os.path.basename(running) == program.name and os.path.isfile(running):
+            found = running
+        else:
+            found = shutil.which(program.name, path=environ.get("PATH"))
+        if found:
+            command = [os.path.abspath(found), "mcp"]
+    return command
+
+
+def _doctor(program, request, world, serve):
+    from workbench.runtime import doctor
+    from workbench.runtime.pipeline import runnable
+    from workbench.surfaces import clients
+    environ = world.environ or {}
+    options = request.options
+    argv = clients.server_command(program, install_command(program, environ))
+    findings = [doctor.check_program(program), doctor.check_command(argv, environ),
+                doctor.check_extra()]
+    if all(item["status"] == "ok" for item in findings):
+        findings.append(doctor.check_server(argv, environ, options["timeout"]))
+    else:
+        findings.append(doctor.finding("mcp server", "skipped", "not started: a check above "
+                                       "failed", "fix that first"))
+    import os
+    home, project = _home(environ), os.getcwd()
+    seen = set()
+    for client in [options["client"]] if options.get("client") else clients.CLIENTS:
+        config = clients.client_config(program, client, install_command(program, environ))
+        for scope in clients.SCOPES:
+            try:
+                path = clients.config_file(client, scope, home, project, environ)
+            except ValueError:   # no file of that scope (Claude Desktop's project)
+                continue
+            if path in seen:   # the project is the home folder: one file, checked once
+                continue
+            seen.add(path)
+            fix = runnable(program, ["mcp", "install", "--client", client]
+                           + (["--scope", scope] if scope != "user" else []), request.json)
+            findings.append(doctor.check_client(client, scope, path, config, fix, environ))
+            if (client, scope) == ("claude-code", "user"):
+                local = doctor.check_claude_local(path, project, config, environ)
+                findings += [local] if local is not None else []
+    data = {"program": program.name, "command": argv, "findings": findings,
+            "summary": doctor.summary(findings)}
+    failed = [item for item in findings if item["status"] == "fail"]
+    if not failed:
+        return Envelope(_envelope.success(data), doctor.render)
+    first = failed[0]
+    doc = _envelope.failure("setup_problems", f"{len(failed)} problem(s); first, "
+                            f"{first['check']}: {first['message']}", exit=_envelope.EXIT_FAILURE,
+                            hint="each finding in data.findings names its fix")
+    doc["data"] = data
+    return Envelope(doc, doctor.render)
+
+
 def _script_command(program):
     """`[python, SCRIPT, "mcp"]` when a program with no loader-set source runs as a .py script."""
     if program.source:
@@ -333,4 +479,5 @@ def parse_address(text: str):
 
 
 _HANDLERS = {("help",): _help, ("help", "search"): _search, ("completion",): _completion,
-             ("mcp",): _mcp, ("mcp", "config"): _mcp_config, ("skills",): _skills}
+             ("mcp",): _mcp, ("mcp", "config"): _mcp_config, ("mcp", "install"): _mcp_install,
+             ("mcp", "doctor"): _doctor, ("skills",): _skills}

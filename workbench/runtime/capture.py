@@ -17,6 +17,13 @@ import _thread   # the lock alone: `threading` costs ~5 ms of imports on every -
 import os
 import sys
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import threading
+    from typing import Any, TextIO
+
+    from workbench.runtime.redact import Redactor
+
 KEEP = 64 * 1024
 """Characters of each stream kept in `meta.output` (the end of it, where errors are)."""
 
@@ -27,7 +34,7 @@ class KeepOpen:
     """A stream a handler may close without harm (`with sys.stdout:` in `json.tool`): closing
     only flushes, so whoever handed it out can still read or write it."""
 
-    def __init__(self, stream):
+    def __init__(self, stream: TextIO):
         self._stream = stream
 
     def close(self) -> None:   # `with sys.stdout:` in a handler must not close the real thing
@@ -37,13 +44,13 @@ class KeepOpen:
     def closed(self) -> bool:
         return False
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
 
-    def __enter__(self):
+    def __enter__(self) -> KeepOpen:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
@@ -55,7 +62,7 @@ class Capture:
     """
 
     def __init__(self, keep: int = KEEP, wait: bool = True, seal: bool = False,
-                 redactor=None):
+                 redactor: Redactor | None = None):
         self.keep = keep   # characters of each stream kept (an adapted program's data: more)
         self.wait = wait   # False: when another capture holds fds 1 and 2 (they already go to
         #                    its files, so nothing reaches a screen or a wire), capture nothing
@@ -64,11 +71,11 @@ class Capture:
         #                    a thread running, fds 1 and 2 go to /dev/null, so that thread
         #                    prints nothing after the envelope (`threads_left`)
         self.redactor = redactor   # the call's secrets: masked before the tail is cut
-        self.real_stdout = None
-        self.real_stderr = None
+        self.real_stdout: TextIO | None = None
+        self.real_stderr: TextIO | None = None
         self._saved: list[int] = []
         self._files: list = []
-        self._streams = None
+        self._streams: tuple | None = None
         self._text: dict | None = None
         self._held = False
 
@@ -92,7 +99,7 @@ class Capture:
             raise
         return self
 
-    def __exit__(self, kind, *exc) -> None:
+    def __exit__(self, kind: object, *exc: object) -> None:
         self._restore(sealed=self.seal and kind is None)
 
     def _restore(self, sealed: bool = False) -> None:
@@ -120,7 +127,7 @@ class Capture:
                 self._held = False
                 _LOCK.release()
 
-    def output(self) -> dict | None:
+    def output(self) -> dict[str, Any] | None:
         """What the handler wrote: {"stdout": text, "stderr": text} (the last KEEP characters
         of each, with `truncated` counts where more was written), or None when nothing."""
         if self._text is None:   # still capturing (a stream's @end): flush, then read
@@ -227,11 +234,11 @@ class Masked:
     WAIT = 2.0
     """Seconds to wait for what is still in a pipe once the handler is done."""
 
-    def __init__(self, redactor, linger: bool = False):
+    def __init__(self, redactor: Redactor, linger: bool = False):
         self.redactor = redactor
         self.linger = linger   # the process ends with this call: keep masking what threads
         #                        the handler left write, until the interpreter exits
-        self._streams = None
+        self._streams: tuple | None = None
         self._restore: list[tuple[int, int]] = []
         self._threads: list[threading.Thread] = []
 
@@ -241,8 +248,8 @@ class Masked:
             _flush(sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__)
             for fd in (1, 2):
                 self._pipe(fd)
-            self._streams = (sys.stdout, sys.stderr)
-            sys.stdout, sys.stderr = (_MaskingStream(s, self.redactor) for s in self._streams)
+            self._streams = streams = (sys.stdout, sys.stderr)
+            sys.stdout, sys.stderr = (_MaskingStream(s, self.redactor) for s in streams)
         except BaseException:
             self.linger = False
             self._end()
@@ -264,7 +271,7 @@ class Masked:
         thread.start()
         self._threads.append(thread)
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self.linger:   # masked to the end: at exit (once Python has joined the threads
             _flush(sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__)   # left running)
             import atexit
@@ -328,5 +335,5 @@ class _MaskingStream:
         self._stream.write(self._redactor.text(text) if isinstance(text, str) else text)
         return len(text)
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)

@@ -4,8 +4,25 @@ from __future__ import annotations
 
 TYPE_CHECKING = False   # typing costs start-up time; only checkers and the reference read it
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-    from typing import NoReturn
+    from collections.abc import Iterable, Mapping, Sequence
+    from typing import Any, Generic, NoReturn
+
+    from typing_extensions import TypeVar
+
+    from workbench.declaration.model import Command, Program
+    from workbench.runtime.parser import Request, Values
+
+    OptionsT = TypeVar("OptionsT", default=Values)
+    """The type `ctx.options` has: `Context[DeployOptions]` (a Protocol or class of
+    attributes) for editors and checkers; plain `Context` is `Values` (any key, Any)."""
+else:
+    class Generic:
+        """Run-time stand-in for `typing.Generic` (typing stays off start-up): `Context[T]`
+        in a handler's hint is `Context`."""
+
+        def __class_getitem__(cls, item):
+            return cls
+    OptionsT = None
 
 AGENT_VARIABLES = (("AI_AGENT", None), ("CLAUDECODE", "claude-code"), ("CURSOR_AGENT", "cursor"),
                    ("CODEX_THREAD_ID", "codex"), ("GEMINI_CLI", "gemini"),
@@ -85,12 +102,12 @@ class Partial:
         failed: one dict per failed item, with `item`, `code`, `message` and `retryable`.
     """
 
-    def __init__(self, succeeded, failed):
-        self.succeeded = list(succeeded)
-        self.failed = [dict(item) for item in failed]
+    def __init__(self, succeeded: Iterable[Any], failed: Iterable[Mapping[str, Any]]):
+        self.succeeded: list[Any] = list(succeeded)
+        self.failed: list[dict[str, Any]] = [dict(item) for item in failed]
 
 
-class Context:
+class Context(Generic[OptionsT]):
     """What a handler gets as `ctx`: its inputs, who is calling, and ways to ask without waiting.
 
         def deploy(ctx):
@@ -118,23 +135,23 @@ class Context:
             (Click's `ctx.obj`); None until one does.
     """
 
-    def __init__(self, program, command, request, world):
+    def __init__(self, program: Program, command: Command, request: Request, world: Any):
         self.program = program
         self.command = command
-        self.options = request.options
-        self.args = request.args
-        self.json = request.json
-        self.agent = detect_agent(world.environ)
-        self.interactive = is_interactive(world.environ, world.stdout_tty, self.agent)
-        self.environ = world.environ
+        self.options: OptionsT = request.options
+        self.args: Values = request.args
+        self.json: bool = request.json
+        self.agent: str | None = detect_agent(world.environ)
+        self.interactive: bool = is_interactive(world.environ, world.stdout_tty, self.agent)
+        self.environ: Mapping[str, str] = world.environ
         self._request = request
         self._world = world
-        self._changed = None
+        self._changed: bool | None = None
         self._next: list = []      # `ctx.next(...)`: what to run after this success
-        self._total = None         # `ctx.total(n)`: items in all, for a paginated list
-        self._stdin_text = None
-        self.plan = None   # the plan this call was checked against (commands with `plan=`)
-        self.obj = None    # what a `setup(ctx)` left for the handler
+        self._total: int | None = None   # `ctx.total(n)`: items in all, for a paginated list
+        self._stdin_text: str | None = None
+        self.plan: Any = None   # the plan this call was checked against (with `plan=`)
+        self.obj: Any = None    # what a `setup(ctx)` left for the handler
 
     @property
     def can_prompt(self) -> bool:
@@ -144,7 +161,8 @@ class Context:
         return (self.interactive and self._world.stdin_tty and self._world.stdin is not None
                 and not self.json and not _truthy(self.environ.get("CI")))
 
-    def action_required(self, reason: str, message: str, next: Sequence[dict] = ()) -> NoReturn:
+    def action_required(self, reason: str, message: str,
+                        next: Sequence[dict[str, Any]] = ()) -> NoReturn:
         """Stop with exit 4: `next` lists runnable commands, e.g. `[{"command": "deploy --yes", "when": "..."}]`.
 
         Args:
@@ -230,11 +248,13 @@ class Context:
 
     def progress(self, done: float, total: float | None = None,
                  message: str | None = None) -> None:
-        """Report progress: JSON lines on stderr for a person or under `--progress`; throttled.
+        """Report progress: a bar for a person at a terminal, JSON lines on stderr for an agent
+        there or under `--progress`, `@progress` lines in the stream under `--format ndjson`;
+        throttled.
 
         Over MCP it is a progress notification (when the client asked for them). The first and
         the final report always go out; between them one every 0.04 s (MCP: reports 50 ms
-        apart all reach the client) or 2 s (stderr).
+        apart all reach the client), 1 s (ndjson) or 2 s (stderr).
 
         Args:
             done: how much is done, in any unit.
@@ -243,7 +263,7 @@ class Context:
         """
         self._world.progress(self, done, total, message)
 
-    def partial(self, succeeded: Sequence[object], failed: Sequence[dict]) -> Partial:
+    def partial(self, succeeded: Sequence[object], failed: Sequence[dict[str, Any]]) -> Partial:
         """Return this from a batch handler: `failed` items are dicts with `item`, `code`,
         `message` and `retryable`. Some of each gives `"ok":"partial"` and exit 8.
 
@@ -310,7 +330,7 @@ class Context:
             wait = 10.0
         import os
         import select
-        chunks = []
+        chunks: list = []
         while True:
             ready, _, _ = select.select([fd], [], [], wait)
             if not ready:
@@ -334,6 +354,6 @@ class Context:
         slot = stdin.metavar if stdin is not None else "<text>"
         return [slot if token == "-" else token for token in self.invocation()]
 
-    def invocation(self) -> list:
+    def invocation(self) -> list[str]:
         """This call's argv after the program name (sensitive values masked), for `next`/`fix`."""
         return list(self.command.words) + list(self._request.tokens)

@@ -95,7 +95,7 @@ def _on_path(name: str) -> bool:
     import shutil
     own = os.path.join(os.path.dirname(sys.executable), name)
     found = shutil.which(name)
-    return bool(found) and os.path.realpath(found) == os.path.realpath(own)
+    return found is not None and os.path.realpath(found) == os.path.realpath(own)
 
 
 def _editable_folder() -> str | None:

@@ -10,13 +10,20 @@ from __future__ import annotations
 
 from workbench.runtime.parser import Refusal
 
+TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Sequence
+    from typing import Any, NoReturn
 
-def wanted(text: str) -> list:
+    from workbench.declaration.model import Command
+
+
+def wanted(text: str) -> list[str]:
     """The field paths of a `--fields` value, in the order given, each once."""
     return list(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
 
 
-def known_paths(schema: dict | None, sample) -> list:
+def known_paths(schema: dict[str, Any] | None, sample: Iterable[object]) -> list[str]:
     """Every field path an object can have: from `schema` (an object's, nested properties as
     dotted paths) when it declares properties, else from the objects in `sample`."""
     paths: list = []
@@ -43,7 +50,7 @@ def _data_paths(item, prefix: str, paths: list) -> None:
         _data_paths(value, prefix + str(key) + ".", paths)
 
 
-def item_schema(command) -> dict | None:
+def item_schema(command: Command) -> dict[str, Any] | None:
     """The schema of one object of the command's data (a list's items), if declared."""
     schema = command.output or None
     if schema and schema.get("type") == "array":
@@ -51,7 +58,8 @@ def item_schema(command) -> dict | None:
     return schema if isinstance(schema, dict) else None
 
 
-def check(command, paths: list, sample, invocation) -> None:
+def check(command: Command, paths: list[str], sample: Iterable[object],
+          invocation: Sequence[str]) -> None:
     """Refuse (exit 2, `unknown_field`) a path the data cannot hold, naming the known ones
     and the command line with the nearest instead; nothing to check against lets all pass."""
     known = known_paths(item_schema(command), sample)
@@ -70,7 +78,7 @@ def check(command, paths: list, sample, invocation) -> None:
                   fix=list(invocation) + ["--fields", ",".join(fixed) or known[0]])
 
 
-def refuse_shape(command, data, invocation) -> None:
+def refuse_shape(command: Command, data: object, invocation: Sequence[str]) -> NoReturn:
     """`--fields` on data that is not an object or a list of objects: a usage refusal."""
     kind = "a list of values" if isinstance(data, list) else "nothing" if data is None else \
         "a boolean" if isinstance(data, bool) else "a number" if isinstance(data, (int, float)) \
@@ -80,7 +88,7 @@ def refuse_shape(command, data, invocation) -> None:
                   hint="drop --fields for this command", fix=list(invocation))
 
 
-def pick(item, paths: list):
+def pick(item: object, paths: list[str]) -> object:
     """`item` with only `paths` (each always present, `null` when unset); not an object:
     as it is."""
     if not isinstance(item, dict):
@@ -88,7 +96,7 @@ def pick(item, paths: list):
     out: dict = {}
     for path in paths:
         parts = path.split(".")
-        value = item
+        value: object = item
         for part in parts:
             value = value.get(part) if isinstance(value, dict) else None
         into = out
@@ -101,7 +109,7 @@ def pick(item, paths: list):
     return out
 
 
-def select(command, data, text: str, invocation):
+def select(command: Command, data: object, text: str, invocation: Sequence[str]) -> object:
     """`data` (an object or a list of objects) with only the fields `text` names, after
     checking them (`check`); other data is refused (`refuse_shape`)."""
     paths = wanted(text)
@@ -114,7 +122,8 @@ def select(command, data, text: str, invocation):
     refuse_shape(command, data, invocation)
 
 
-def select_stream(command, items, text: str, invocation):
+def select_stream(command: Command, items: Iterable[object], text: str,
+                  invocation: Sequence[str]) -> Iterator[object]:
     """A stream's items with only the named fields; the first object is checked (with the
     declared schema, or its own fields)."""
     paths = wanted(text)

@@ -46,6 +46,12 @@ from workbench.runtime import envelope as _envelope
 from workbench.runtime.pipeline import Outcome
 from workbench.runtime.serving import DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_CALLS
 
+TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+
+    from workbench.declaration.model import Command, Program
+
 SPARES = 2
 """Call processes the fork server keeps forked and warm ahead of calls."""
 _WARM_UP = None
@@ -63,12 +69,12 @@ class Ticket:
 
     __slots__ = ("pid", "cancelled")
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.pid: int | None = None
-        self.cancelled = False
+        self.cancelled: bool = False
 
 
-TICKET: ContextVar = ContextVar("burgee_call_ticket", default=None)
+TICKET: ContextVar[Ticket | None] = ContextVar("burgee_call_ticket", default=None)
 """The `Ticket` of the call this context runs, if its caller may cancel it."""
 
 
@@ -81,7 +87,7 @@ def available() -> bool:
 class ForkServer:
     """The server's side of a fork server; see the module. Thread-safe."""
 
-    def __init__(self, pid: int, control: socket.socket, program, *, max_calls: int,
+    def __init__(self, pid: int, control: socket.socket, program: Program, *, max_calls: int,
                  timeout: float, max_result_bytes: int | None):
         self.pid = pid
         self.program = program
@@ -97,7 +103,8 @@ class ForkServer:
         self.closed = False
 
     @classmethod
-    def start(cls, program, *, environ=None, max_calls: int = DEFAULT_MAX_CALLS,
+    def start(cls, program: Program, *, environ: Mapping[str, str] | None = None,
+              max_calls: int = DEFAULT_MAX_CALLS,
               timeout: float = DEFAULT_CALL_TIMEOUT, max_result_bytes: int | None = None
               ) -> ForkServer:
         """Fork the fork server for `program` (call it while this process has one thread).
@@ -123,12 +130,14 @@ class ForkServer:
 
     # --- calls -------------------------------------------------------------------------
 
-    def run(self, program, command, argv, on_progress=None) -> Outcome:
+    def run(self, program: Program, command: Command, argv: Sequence[str],
+            on_progress: Callable[[float, float | None, str | None], None] | None = None) -> Outcome:
         """The `ProgramServer` caller hook: run argv in a call process (`program` is the one
         the fork server holds)."""
         return self.call(argv, tool=command.tool_name, on_progress=on_progress)
 
-    def call(self, argv, *, tool: str | None = None, on_progress=None,
+    def call(self, argv: Sequence[str], *, tool: str | None = None,
+             on_progress: Callable[[float, float | None, str | None], None] | None = None,
              timeout: float | None = None) -> Outcome:
         """Run argv (`--json` included) in a call process; its Outcome. Blocks while
         `max_calls` others run. `tool`: the tool name, so a result over `max_result_bytes`
@@ -449,8 +458,12 @@ class _Forker:
             return False
         kind, ident = message[:1], message[1:]
         pid = int(ident) if ident.isdigit() else 0
-        if kind == b"T" and pid in self.children:
-            self.busy.add(pid)
+        if kind == b"T" and pid:
+            if pid in self.children:
+                self.busy.add(pid)
+            # one new spare for each taken, even one whose call has ended and been reaped
+            # before this message was read (a loaded machine): else the spares dwindle to
+            # none and the next call waits for one for ever
             self._fork_spare()
         elif kind == b"K" and pid in self.busy:
             _kill_group(pid)
@@ -555,7 +568,7 @@ def _warm_up(program) -> None:
     program's runs."""
     from workbench.runtime.pipeline import call
     try:
-        call(_WARM_UP, ["noop", "--json"], environ={})
+        call(_WARM_UP, ["noop", "--json"], environ={})   # type: ignore[arg-type]  # set by _prepare
         call(program, ["--version", "--json"], environ={})
         json.loads(json.dumps({"outcome": [0, "", "", {"ok": True}]}))
     except Exception:  # noqa: BLE001 - a warm-up that fails only costs time

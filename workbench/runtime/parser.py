@@ -7,9 +7,17 @@ definition checks parse (`placeholders=True` lets `<slot>` and `$ENV` stand for 
 
 from __future__ import annotations
 
-from workbench.declaration.builtins import GLOBAL_OPTIONS, GLOBAL_SPELLINGS, find_builtin
+from workbench.declaration.builtins import (GLOBAL_OPTIONS, GLOBAL_SPELLINGS, SHARED_SPELLINGS,
+                                            find_builtin)
 from workbench.declaration.model import child_named
 from workbench.declaration.params import FALSE_WORDS, TRUE_WORDS, number_token
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+    _ValuesBase = dict[str, Any]
+else:
+    _ValuesBase = dict
 
 class Refusal(Exception):
     """A usage refusal (exit 2): `fix` is the corrected argv after the program name."""
@@ -24,10 +32,10 @@ class Refusal(Exception):
         self.exit = exit
 
 
-class Values(dict):
+class Values(_ValuesBase):
     """Parsed inputs with attribute and item access: `ctx.options.target`, `ctx.options["target"]`."""
 
-    def __getattr__(self, key):
+    def __getattr__(self, key: str) -> Any:
         try:
             return self[key]
         except KeyError:
@@ -71,6 +79,7 @@ def split_globals(argv) -> tuple:
     Refuses a global flag's bad value (`--format bogus`) as any option's would be refused."""
     flags = _default_flags()
     rest: list[str] = []
+    json_fields = None
     i = 0
     while i < len(argv):
         token = argv[i]
@@ -84,8 +93,11 @@ def split_globals(argv) -> tuple:
             i += 1
             continue
         if option.type == "boolean":
-            if eq:
-                rest.append(token)   # `--json=x`: not a global spelling; the command refuses it
+            if eq and option.key == "json" and inline:
+                flags["json"] = True   # `--json=a,b`: the envelope with these fields only
+                json_fields = inline
+            elif eq:
+                rest.append(token)   # `--flag=x`: not a global spelling; the command refuses it
             else:
                 flags[option.key] = True
             i += 1
@@ -111,7 +123,27 @@ def split_globals(argv) -> tuple:
                           hint=f"did you mean {fixed}?" if close else None,
                           fix=rest + [option.flag, fixed] + argv[i + width:]) from None
         i += width
+    if json_fields is not None:
+        flags["fields"] = _json_fields(json_fields, flags["fields"], argv)
     return flags, rest
+
+
+def _json_fields(inline: str, given, argv: list) -> str:
+    """The field list of `--json=a,b` (Frazer's spelling of `--fields a,b --json`). Only the
+    `=` form takes fields: `--json a,b` would make a positional argument ambiguous. Refused
+    beside a different `--fields`, the fix keeping `--json=a,b` and dropping `--fields`."""
+    if given is None or given == inline:
+        return inline
+    fix, skip = [], False
+    for token in argv:
+        if skip:
+            skip = False
+        elif token == "--fields":
+            skip = True
+        elif not token.startswith("--fields="):
+            fix.append(token)
+    raise Refusal("conflicting_options", f"--json={_clip(inline)} and --fields {_clip(given)} "
+                  "name different fields", hint="give the fields once", fix=fix)
 
 
 def _clip(text: str) -> str:
@@ -179,12 +211,23 @@ def parse(program, argv, environ, *, placeholders: bool = False) -> Request:
     if flags["help"] or flags["schema"] or node.run is None and node.adapter is None:
         return request
     try:
-        _parse_command(request, node, leading + argv[i:], environ, placeholders)
+        _parse_command(request, node, _shared_back(flags, node, leading + argv[i:]), environ,
+                       placeholders)
     except Refusal as refusal:
         if refusal.fix is not None:
             refusal.fix = words + list(refusal.fix)
         raise
     return request
+
+
+def _shared_back(flags, command, tokens) -> list:
+    """A shared global spelling (`--no-color`) the command declares too goes back to its own
+    tokens (before any `--`): the command reads it as well as the global flag."""
+    for spelling in SHARED_SPELLINGS:
+        if flags[GLOBAL_SPELLINGS[spelling].key] and spelling in flag_table(command):
+            at = tokens.index("--") if "--" in tokens else len(tokens)
+            tokens = tokens[:at] + [spelling] + tokens[at:]
+    return tokens
 
 
 def _parse_builtin(request, builtin, argv, used, environ):
@@ -409,6 +452,8 @@ def _parse_command(request, command, tokens, environ, placeholders=False, trial=
         request.provenance["fields"] = {"source": "flag", "location": "--fields"}
         if "fields" in extra_keys:   # a paginated command's MCP argument is the global flag
             request.extras["fields"] = request.flags["fields"]
+    if request.flags["jq"] is not None:   # a filter (`surfaces.output.filtered_in`)
+        request.provenance["jq"] = {"source": "flag", "location": "--jq"}
     if command.deprecated or command.replaced_by:
         request.warnings.append(
             f"'{' '.join(command.path)}' is deprecated" +

@@ -25,6 +25,7 @@ from workbench.runtime.redact import (Redactor, mask_argv, secrets_in_argv,
 TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
     from workbench.declaration.model import Program
 
@@ -85,9 +86,11 @@ class World:
         self.colour_out = False   # colour on stdout, on stderr (`_colours`)
         self.colour_err = False
         self.delivered = False    # the call's envelope (or stream end) went out
+        self.stream_open = False  # an ndjson stream's @meta line went out (`open_stream`)
         self.progress_lines = False
         self.progress_bar = False   # a person at a terminal: `ctx.progress` draws a bar
         self._bar_start = None      # when the bar's first report came; None: no bar drawn
+        self._stream_start = None   # when a stream's first @progress line went out
         self.on_progress = None   # the MCP server forwards progress as notifications
         self._last_progress = None
         self.exc_info = None      # what the handler raised, for `workbench.testing.Result`
@@ -133,7 +136,8 @@ class World:
         final = total is not None and done >= total
         if self.progress_bar and self.on_progress is None:
             return self._draw_bar(now, done, total, message, final)
-        interval = MCP_PROGRESS_EVERY if self.on_progress is not None else LINE_PROGRESS_EVERY
+        interval = MCP_PROGRESS_EVERY if self.on_progress is not None else \
+            STREAM_PROGRESS_EVERY if self.ndjson else LINE_PROGRESS_EVERY
         if self._last_progress is not None and now - self._last_progress < interval and not final:
             return
         self._last_progress = now
@@ -142,6 +146,8 @@ class World:
         if self.on_progress is not None:
             self.on_progress(done, total, message)
             return
+        if self.ndjson:
+            return self._stream_progress(ctx, now, done, total, message)
         record = {"progress": {"command": " ".join(ctx.command.path), "done": done}}
         if total is not None:
             record["progress"]["total"] = total
@@ -149,6 +155,22 @@ class World:
             record["progress"]["message"] = message
         self.err(_envelope.encode(record) + "\n", masked=True)   # the message is masked
 
+
+    def _stream_progress(self, ctx, now, done, total, message) -> None:
+        """An `@progress` line in an ndjson stream (opened first when the handler reports
+        before its first item): done, of, elapsed_ms and eta_ms (null until a rate is
+        known)."""
+        if self._stream_start is None:
+            self._stream_start = now
+        elapsed = now - self._stream_start
+        eta = None
+        if total is not None and done and elapsed > 0:
+            eta = max(0, round((total - done) * elapsed / done * 1000))
+        record = {"done": done, "of": total, "elapsed_ms": round(elapsed * 1000), "eta_ms": eta}
+        if message:
+            record["message"] = message
+        open_stream(ctx.program, self, ctx.command)
+        self.out(_envelope.encode({"@progress": record}) + "\n", masked=True)   # masked
 
     def _draw_bar(self, now, done, total, message, final) -> None:
         """A person's progress bar on stderr, redrawn in place at most ten times a second:
@@ -163,6 +185,9 @@ class World:
         width = shutil.get_terminal_size((80, 24)).columns
         line = progress_line(done, total, 0.0 if final else now - self._bar_start, width,
                              self.redact(str(message)) if message is not None else None)
+        if self.colour_err:
+            from workbench.runtime import colour
+            line = colour.bar(line)
         self.err("\r" + line + "\x1b[K" + ("\n" if final else ""))
         if final:
             self._bar_start = None
@@ -217,6 +242,8 @@ MCP_PROGRESS_EVERY = 0.04
 (the conformance suite's `tools-call-with-progress`), a tight loop is still thinned."""
 LINE_PROGRESS_EVERY = 2.0
 """Seconds between progress lines on stderr, where a person or a log reads them."""
+STREAM_PROGRESS_EVERY = 1.0
+"""Seconds between `@progress` lines in an ndjson stream."""
 BAR_EVERY = 0.1
 """Seconds between redraws of a person's progress bar."""
 
@@ -249,8 +276,12 @@ class Outcome:
     """
 
     __slots__ = ("exit", "stdout", "stderr", "envelope")
+    exit: int   # the slots' types, for checkers
+    stdout: str
+    stderr: str
+    envelope: dict[str, Any] | None
 
-    def __init__(self, exit, stdout, stderr, envelope):
+    def __init__(self, exit: int, stdout: str, stderr: str, envelope: dict[str, Any] | None):
         self.exit = exit
         self.stdout = stdout
         self.stderr = stderr
@@ -300,10 +331,10 @@ def execute(program, argv, world, *, serve=None):
     `serve(program, address, policy=)` runs `tool mcp` (handed in by the process entry
     point; `policy`: `workbench.runtime.serving.Policy`)."""
     from workbench.runtime.checks import ensure_checked
-    as_json, world.ndjson, debug, progress, asked = _modes(argv)
+    as_json, world.ndjson, debug, progress, asked, no_color = _modes(argv)
     world.as_json = as_json
     world.tsv = text_format(world, asked) == "tsv"
-    _colours(world, as_json)
+    _colours(world, as_json, no_color)
     world.progress_lines = progress or (not as_json and world.stdout_tty)
     world.progress_bar = world.progress_lines and not progress and not world.ndjson and \
         _is_terminal(world.stderr) and world.environ.get("TERM") != "dumb" and \
@@ -342,7 +373,7 @@ def execute(program, argv, world, *, serve=None):
             from workbench.surfaces import cards, help
             if as_json:
                 return _show(world, True, cards.card(command), None)
-            return _help(world, help.render_help(program, command))
+            return _help(world, help.render_help(program, command, **help_layout(world)))
         if request.flags["schema"]:
             from workbench.surfaces.schema import input_schema
             return _show(world, True, input_schema(command), None)
@@ -396,21 +427,23 @@ def _definition_failure(error) -> dict:
 
 
 def _modes(argv) -> tuple:
-    """(--json or --format json, --format ndjson, --debug, --progress, the --format asked),
-    read as the parser reads global flags, so that even a refusal is printed the way the
-    caller asked."""
+    """(--json or --format json, --format ndjson, --debug, --progress, the --format asked,
+    --no-color), read as the parser reads global flags, so that even a refusal is printed the
+    way the caller asked."""
     from workbench.runtime.parser import split_globals
     try:
         flags = split_globals(argv)[0]
     except Refusal:
         head = argv[:argv.index("--")] if "--" in argv else argv
-        return "--json" in head, False, "--debug" in head, "--progress" in head, None
+        as_json = "--json" in head or any(t.startswith("--json=") for t in head)
+        return (as_json, False, "--debug" in head, "--progress" in head, None,
+                "--no-color" in head)
     fmt = flags["format"]
     return (flags["json"] or fmt == "json", fmt == "ndjson", flags["debug"], flags["progress"],
-            fmt)
+            fmt, flags["no_color"])
 
 
-def _colours(world, as_json) -> None:
+def _colours(world, as_json, no_color) -> None:
     """Whether stdout and stderr get colour (`workbench.runtime.colour.enabled`); a pipe with
     no FORCE_COLOR decides without importing anything."""
     err_tty = _is_terminal(world.stderr)
@@ -420,8 +453,8 @@ def _colours(world, as_json) -> None:
     from workbench.runtime.context import detect_agent
     agent = detect_agent(world.environ)
     world.colour_out = not world.ndjson and colour.enabled(world.environ, world.stdout_tty,
-                                                           agent)
-    world.colour_err = colour.enabled(world.environ, err_tty, agent)
+                                                           no_color, agent)
+    world.colour_err = colour.enabled(world.environ, err_tty, no_color, agent)
 
 
 def text_format(world, asked) -> str:
@@ -457,7 +490,8 @@ def _describe_node(program, request, world):
             cards.group_document(program, node)
         return _show(world, True, doc, None)
     from workbench.surfaces import help
-    return _help(world, help.render_help(program, None if node is program else node))
+    return _help(world, help.render_help(program, None if node is program else node,
+                                         **help_layout(world)))
 
 
 def _builtin(program, request, world, serve):
@@ -474,6 +508,8 @@ def _builtin(program, request, world, serve):
         return result.exit, None
     if isinstance(result, builtins.Envelope):
         return _deliver(program, world, result.doc, as_json, text=result.text)
+    if result.data is None and (request.flags["help"] or request.builtin.path == ("help",)):
+        return _help(world, result.text)   # `tool help`, `tool mcp --help`: help, as --help
     return _show(world, as_json and result.data is not None, result.data, result.text)
 
 
@@ -507,6 +543,8 @@ def runnable(program, tokens, as_json, command=None) -> str:
             continue
         else:
             head.append(token)
+    if "--json" in mode and any(t.startswith("--json=") for t in head):
+        mode = [m for m in mode if m != "--json"]   # `--json=a,b` already says it
     tokens = head + list(tokens[at:])
     if tokens[:1] == [program.name]:
         tokens = tokens[1:]
@@ -560,6 +598,25 @@ def _is_table(doc) -> bool:
     return isinstance(data, list) and bool(data) and all(isinstance(i, dict) for i in data)
 
 
+def help_layout(world) -> dict:
+    """How help is laid out (`render_help`'s `width` and `person`): for a person at a
+    terminal with no agent, the person's help at the terminal's width ($COLUMNS, else the
+    terminal's own; kept between 40 and 120); else the full text at the stable
+    `surfaces.help.WIDTH` (80), so what agents, pipes and snapshots read never changes with
+    a window."""
+    from workbench.surfaces.help import WIDTH
+    if not world.stdout_tty or not _no_agent(world.environ):
+        return {"width": WIDTH, "person": False}
+    columns = world.environ.get("COLUMNS", "")
+    if not columns.isdigit():
+        fd = _fileno(world.stdout)
+        try:
+            columns = os.get_terminal_size(fd).columns if fd is not None else WIDTH
+        except OSError:
+            columns = WIDTH
+    return {"width": max(40, min(120, int(columns) or WIDTH)), "person": True}
+
+
 def _help(world, text):
     """Help for a person: section headings and flags coloured when colour is on."""
     if world.colour_out:
@@ -570,7 +627,7 @@ def _help(world, text):
 
 def _deliver_stream(program, world, doc, command=None) -> int:
     """An envelope under `--format ndjson`: the @meta line, its data as items, the @end line."""
-    world.out_json({"@meta": _stream_head(program, command)})
+    open_stream(program, world, command)
     count = 0
     if doc.get("ok") is True or doc.get("ok") == "partial":   # `doc` is sealed: masked
         data = doc.get("data")
@@ -583,6 +640,14 @@ def _deliver_stream(program, world, doc, command=None) -> int:
     world.out(_envelope.encode({"@end": end}) + "\n", masked=True)
     world.delivered = True
     return end["exit"]
+
+
+def open_stream(program, world, command) -> None:
+    """The @meta line that opens an ndjson stream, once (an `@progress` line may open it
+    before the first item)."""
+    if not world.stream_open:
+        world.stream_open = True
+        world.out_json({"@meta": _stream_head(program, command)})
 
 
 def _stream_head(program, command) -> dict:
@@ -989,7 +1054,7 @@ def _without_flag(tokens, flag):
 def _stream(program, command, request, world, ctx, items, debug, page=None, captured=None):
     """`--format ndjson`: an @meta line, one line per item, an @end line (count, exit, next)."""
     encode = _envelope.encode
-    world.out_json({"@meta": _stream_head(program, command)})
+    open_stream(program, world, command)
     count = 0
     doc = None
     if not hasattr(items, "__next__") and not isinstance(items, list):

@@ -18,6 +18,12 @@ from __future__ import annotations
 
 from workbench.declaration._derived import derived
 
+TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+
+    from workbench.declaration.model import Command, Option, Program
+
 PLACEHOLDER = "***"
 MIN_SECRET = 3
 """Shorter values are not masked inside text: masking `ab` would shred every message."""
@@ -30,12 +36,12 @@ class Redactor:
 
     __slots__ = ("secrets", "_exact")
 
-    def __init__(self, secrets=()):
+    def __init__(self, secrets: Iterable[str] = ()):
         self.secrets: list[str] = []
         self._exact: frozenset = frozenset()
         self.add(secrets)
 
-    def add(self, secrets) -> None:
+    def add(self, secrets: Iterable[str]) -> None:
         from workbench._text import placeholder
         found = set(self.secrets)
         for secret in secrets:
@@ -214,12 +220,12 @@ def _sensitive_keys(program) -> dict:
                                               sensitive_spellings(program).values()}.values()}
 
 
-def sensitive_spellings(program) -> dict:
+def sensitive_spellings(program: Program) -> dict[str, Option]:
     """Every spelling of a sensitive option anywhere in the program -> that Option."""
     return _spellings(program)[0]
 
 
-def sensitive_flag(program, flag: str):
+def sensitive_flag(program: Program, flag: str) -> Option | None:
     """The sensitive Option a flag spells, or nearly spells (`--tokn`, `--TOKEN`,
     `--api-token`, `-T` for `-t`, when that is no option's own spelling), else None."""
     sensitive, known = _spellings(program)
@@ -250,7 +256,8 @@ def _names_a_flag(token: str, known) -> bool:
     return token.startswith("-") and token.partition("=")[0] in known
 
 
-def secrets_in_argv(program, argv, environ=None) -> list[str]:
+def secrets_in_argv(program: Program, argv: Sequence[str],
+                    environ: Mapping[str, str] | None = None) -> list[str]:
     """Values argv (and the environment) give to sensitive options, however misplaced: after
     `--` too, where a flag is only a word (`tool login -- --token V`) but is still a secret."""
     spellings = sensitive_spellings(program)
@@ -281,7 +288,7 @@ def secrets_in_argv(program, argv, environ=None) -> list[str]:
     return found
 
 
-def secrets_in_request(command, options) -> list[str]:
+def secrets_in_request(command: Command, options: Mapping[str, object]) -> list[str]:
     """The values a parsed call gives its command's sensitive options, by whatever route
     they came (flag, short, cluster, environment)."""
     return [leaf for key, option in command.options.items()
@@ -289,7 +296,8 @@ def secrets_in_request(command, options) -> list[str]:
             for leaf in _leaves(options.get(key))]
 
 
-def secrets_in_arguments(program, command, arguments) -> list[str]:
+def secrets_in_arguments(program: Program | None, command: Command | None,
+                         arguments: object) -> list[str]:
     """Values MCP arguments give to sensitive properties, including misspelt keys, keys nested
     in an object and a sensitive key of another command; with no command (an unknown tool
     name), the sensitive properties of every command count."""
@@ -346,7 +354,7 @@ def _objects(value) -> list[dict]:
     return []
 
 
-def mask_argv(program, tokens) -> list[str]:
+def mask_argv(program: Program, tokens: Sequence[str]) -> list[str]:
     """argv tokens with the value after any sensitive spelling replaced by its slot."""
     spellings = sensitive_spellings(program)
     if not spellings:

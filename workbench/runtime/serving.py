@@ -10,6 +10,10 @@ Pure checks and data, no server imports: `tool mcp --http`, `burgee mcp FILE --h
 
 from __future__ import annotations
 
+TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 TOKEN_ENV = "BURGEE_MCP_TOKEN"
 """A bearer token to use instead of a random one (the same for every start)."""
 MAX_SESSIONS_ENV = "BURGEE_MCP_MAX_SESSIONS"
@@ -63,10 +67,10 @@ def _addresses(host: str) -> list:
         found = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
     except (OSError, UnicodeError):
         return []
-    return [ipaddress.ip_address(info[4][0].split("%", 1)[0]) for info in found]
+    return [ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]) for info in found]
 
 
-def handler_environ(environ) -> dict:
+def handler_environ(environ: Mapping[str, str] | None) -> dict[str, str]:
     """The environment a handler runs with: the server's, without the bearer token that
     authenticates its clients (a handler, or a child it starts, must not be able to read it)."""
     return {name: value for name, value in (environ or {}).items() if name != TOKEN_ENV}
@@ -78,11 +82,24 @@ class Policy:
 
     __slots__ = ("host", "port", "token", "token_source", "allow_remote", "max_sessions",
                  "idle_timeout", "max_result_bytes", "call_timeout", "max_calls", "grace")
+    host: str   # the slots' types, for checkers
+    port: int
+    token: str | None
+    token_source: str | None
+    allow_remote: bool
+    max_sessions: int
+    idle_timeout: float
+    max_result_bytes: int
+    call_timeout: float
+    max_calls: int
+    grace: float
 
-    def __init__(self, host="127.0.0.1", port=0, token=None, token_source=None,
-                 allow_remote=False, max_sessions=DEFAULT_MAX_SESSIONS,
-                 idle_timeout=DEFAULT_IDLE_TIMEOUT, max_result_bytes=DEFAULT_MAX_RESULT_BYTES,
-                 call_timeout=DEFAULT_CALL_TIMEOUT, max_calls=DEFAULT_MAX_CALLS):
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, token: str | None = None,
+                 token_source: str | None = None, allow_remote: bool = False,
+                 max_sessions: int = DEFAULT_MAX_SESSIONS,
+                 idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+                 max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES,
+                 call_timeout: float = DEFAULT_CALL_TIMEOUT, max_calls: int = DEFAULT_MAX_CALLS):
         self.host, self.port = host, port
         self.token, self.token_source = token, token_source
         self.allow_remote = allow_remote
@@ -100,7 +117,12 @@ class PolicyError(ValueError):
     """A refused HTTP setting: `code`, the message, a `hint` and the flags that fix it
     (`fix`: tokens to put in place of the refused ones)."""
 
-    def __init__(self, code: str, message: str, hint: str, fix: list):
+    code: str
+    message: str
+    hint: str
+    fix: list[str]
+
+    def __init__(self, code: str, message: str, hint: str, fix: list[str]):
         super().__init__(message)
         self.code, self.message, self.hint, self.fix = code, message, hint, fix
 
@@ -147,8 +169,9 @@ def _number(environ, name, value, default, kind, flag):
     return value
 
 
-def limits(environ=None, *, max_sessions=None, idle_timeout=None, max_result_bytes=None,
-           http: bool = False):
+def limits(environ: Mapping[str, str] | None = None, *, max_sessions: int | None = None,
+           idle_timeout: float | None = None, max_result_bytes: int | None = None,
+           http: bool = False) -> tuple[int, float, int]:
     """(max_sessions, idle_timeout, max_result_bytes): each flag, else its variable, else
     its default (for the result over `http`, the smaller `HTTP_MAX_RESULT_BYTES`). Raises
     PolicyError for a value that is not a positive number."""
@@ -161,7 +184,8 @@ def limits(environ=None, *, max_sessions=None, idle_timeout=None, max_result_byt
                     "--max-result-bytes"))
 
 
-def call_bounds(environ=None, *, call_timeout=None, max_calls=None) -> tuple:
+def call_bounds(environ: Mapping[str, str] | None = None, *, call_timeout: float | None = None,
+                max_calls: int | None = None) -> tuple[float, int]:
     """(call_timeout, max_calls): each flag, else its variable, else its default. Raises
     PolicyError for a value that is not a positive number."""
     return (_number(environ, CALL_TIMEOUT_ENV, call_timeout, DEFAULT_CALL_TIMEOUT, float,
@@ -170,7 +194,7 @@ def call_bounds(environ=None, *, call_timeout=None, max_calls=None) -> tuple:
                     "--max-concurrent-calls"))
 
 
-def shutdown_grace(environ=None) -> float:
+def shutdown_grace(environ: Mapping[str, str] | None = None) -> float:
     """Seconds calls in flight get when the server stops: $BURGEE_MCP_SHUTDOWN_GRACE, else
     the default (0 ends them at once)."""
     text = (environ or {}).get(GRACE_ENV)
@@ -186,19 +210,20 @@ def shutdown_grace(environ=None) -> float:
     return grace
 
 
-def max_result_bytes(environ=None, value=None) -> int:
+def max_result_bytes(environ: Mapping[str, str] | None = None, value: int | None = None) -> int:
     """The result size limit: `value`, else BURGEE_MCP_MAX_RESULT_BYTES, else the default."""
     return limits(environ, max_result_bytes=value)[2]
 
 
-def env_token(environ) -> str | None:
+def env_token(environ: Mapping[str, str] | None) -> str | None:
     """The bearer token $BURGEE_MCP_TOKEN gives (surrounding whitespace dropped), or None."""
     return (environ or {}).get(TOKEN_ENV, "").strip() or None
 
 
-def http_policy(host: str, port: int, *, environ=None, token_file: str | None = None,
-                no_auth: bool = False, allow_remote: bool = False, max_sessions=None,
-                idle_timeout=None, max_result_bytes=None) -> Policy:
+def http_policy(host: str, port: int, *, environ: Mapping[str, str] | None = None,
+                token_file: str | None = None, no_auth: bool = False, allow_remote: bool = False,
+                max_sessions: int | None = None, idle_timeout: float | None = None,
+                max_result_bytes: int | None = None) -> Policy:
     """The Policy for an HTTP server at host:port, or PolicyError naming the fix.
 
     The token: `token_file`'s, else $BURGEE_MCP_TOKEN, else a random one; none with
@@ -237,7 +262,7 @@ def http_policy(host: str, port: int, *, environ=None, token_file: str | None = 
     return Policy(host, port, token, source, allow_remote, sessions, idle, result)
 
 
-def exposure(policy: Policy, url: str) -> list:
+def exposure(policy: Policy, url: str) -> list[str]:
     """The lines a person sees beside "serving MCP at URL": how to authenticate, and who can
     reach the server. The token itself only when it was made for this start."""
     lines = []

@@ -16,8 +16,17 @@ from workbench.runtime import envelope as _envelope
 from workbench.runtime.arguments import check_arguments, to_argv, with_json
 from workbench.surfaces import tools as _tools
 
+TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
-def plan(program, name, arguments):
+    from workbench.declaration.model import Command, Program
+    from workbench.runtime.pipeline import Outcome
+
+
+def plan(program: Program, name: str, arguments: object
+         ) -> tuple[Command, list[str]] | dict[str, Any]:
     """(command, argv) to run for a call of tool `name`, or the refusing result (a dict)."""
     command = _tools.callable_tool(program, name)
     if command is None:
@@ -25,11 +34,12 @@ def plan(program, name, arguments):
     refusal = check_arguments(command, arguments)
     if refusal is not None:
         return result(refusal, False)
-    return command, with_json(to_argv(command, arguments or {}))
+    return command, with_json(to_argv(command, arguments or {}))  # type: ignore[arg-type]
 
 
-def call_tool(program, name, arguments, run, max_result_bytes: int | None = None,
-              reraise: bool = False) -> dict:
+def call_tool(program: Program, name: str, arguments: object,
+              run: Callable[[Command, list[str]], Outcome], max_result_bytes: int | None = None,
+              reraise: bool = False) -> dict[str, Any]:
     """The CallToolResult for tool `name` with `arguments`; `run(command, argv)` returns the
     `Outcome` of running argv (in-process: `workbench.runtime.pipeline.call`). A result over
     `max_result_bytes` (default: the server's, `workbench.runtime.serving`) is
@@ -65,7 +75,7 @@ def call_tool(program, name, arguments, run, max_result_bytes: int | None = None
         return internal_result(program, error)
 
 
-def internal_result(program, error: BaseException) -> dict:
+def internal_result(program: Program, error: BaseException) -> dict[str, Any]:
     """The result for a failure of the server itself while running a call."""
     doc = _envelope.failure("internal", f"{type(error).__name__}: {error}", exit=1,
                             hint="the MCP server failed to run the command; "
@@ -73,7 +83,8 @@ def internal_result(program, error: BaseException) -> dict:
     return result(_envelope.stamp(doc, program.schema_version), False)
 
 
-def result(doc: dict, ok: bool, text: str | None = None, structured=None) -> dict:
+def result(doc: dict[str, Any], ok: bool, text: str | None = None,
+           structured: dict[str, Any] | None = None) -> dict[str, Any]:
     """A CallToolResult wire dict: one text content (the envelope's JSON unless `text`)."""
     out = {"content": [{"type": "text",
                         "text": _envelope.encode(doc) if text is None else text}],
@@ -83,31 +94,35 @@ def result(doc: dict, ok: bool, text: str | None = None, structured=None) -> dic
     return out
 
 
-def outcome_result(command, outcome) -> dict:
+def outcome_result(command: Command, outcome: Outcome) -> dict[str, Any]:
     """The CallToolResult (wire dict) for what `runtime.call` gave.
 
     Data that breaks the command's output schema is an `invalid_output` error result (the
     same error `workbench.surfaces.output` gives everywhere), never a `structuredContent`
-    the client's SDK would reject.
+    the client's SDK would reject. Data the caller filtered with `jq` has no schema to keep
+    (`jq` is offered only to tools without an outputSchema).
     """
-    text = outcome.stdout[:-1] if outcome.stdout.endswith("\n") else outcome.stdout
+    from workbench.surfaces.output import filtered_in
+    text: str | None = outcome.stdout[:-1] if outcome.stdout.endswith("\n") else outcome.stdout
     doc = outcome.envelope
     if _fix_as_arguments(command, doc):
         text = None   # encoded again with the fix changed
     ok = doc.get("ok") is True if isinstance(doc, dict) else outcome.exit == 0
-    if ok and isinstance(doc, dict) and command.output:
+    if ok and isinstance(doc, dict) and command.output and not filtered_in(doc):
         from workbench.runtime.extras import require
         from workbench.surfaces.output import output_problem, projected_in
         require("validate", f"checking the output schema of tool {command.tool_name!r}")
         problem = output_problem(command, doc.get("data"), projected_in(doc))
         if problem is not None:
-            meta = doc.get("meta") if isinstance(doc.get("meta"), dict) else {}
+            meta = doc.get("meta")
+            if not isinstance(meta, dict):
+                meta = {}
             return result(_envelope.stamp(_envelope.from_output_problem(problem),
                                           meta.get("schema_version", "1")), False)
     return result(doc or {}, ok, text=text, structured=structured_content(command, doc))
 
 
-def structured_content(command, doc):
+def structured_content(command: Command, doc: object) -> dict[str, Any] | None:
     """The `structuredContent` of a result: the data of a success of a command with an output
     schema, when it is an object (the MCP rule); else None."""
     if isinstance(doc, dict) and doc.get("ok") is True and isinstance(doc.get("data"), dict) \
@@ -116,7 +131,7 @@ def structured_content(command, doc):
     return None
 
 
-def wire_bytes(command, outcome) -> int:
+def wire_bytes(command: Command, outcome: Outcome) -> int:
     """The bytes a result puts on the wire: its text as a JSON string (quotes and backslashes
     escaped), and its data once more as `structuredContent` when that is sent."""
     text = outcome.stdout
@@ -132,7 +147,9 @@ def _fix_as_arguments(command, doc) -> bool:
     type) names its fix as a command line; over MCP an argument refusal's fix is the
     arguments to send (compact JSON), so turn it into them. True when the fix was changed."""
     error = doc.get("error") if isinstance(doc, dict) else None
-    fix = error.get("fix") if isinstance(error, dict) else None
+    if not isinstance(error, dict):
+        return False
+    fix = error.get("fix")
     program = command.program
     if not isinstance(fix, str) or command.adapter is None or \
             error.get("exit") != _envelope.EXIT_USAGE or not fix.startswith(program.name + " "):
@@ -150,7 +167,8 @@ def _fix_as_arguments(command, doc) -> bool:
     return True
 
 
-def too_large(program, command, outcome, limit: int):
+def too_large(program: Program, command: Command, outcome: Outcome, limit: int
+              ) -> dict[str, Any] | None:
     """The `result_too_large` envelope when the result of `outcome` would put more than
     `limit` UTF-8 bytes on the wire (`wire_bytes`; it is then never encoded), else None.
     Names the paging arguments when the command is paginated."""
@@ -178,7 +196,7 @@ def too_large(program, command, outcome, limit: int):
 
 
 
-def unknown_tool(program, name) -> dict:
+def unknown_tool(program: Program, name: object) -> dict[str, Any]:
     """The usage envelope for a call to a tool that is not offered, naming the closest ones."""
     from workbench._text import clip, nearest
     names = [command.tool_name for command in _tools.listed(program)]

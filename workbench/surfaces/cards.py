@@ -9,11 +9,20 @@ from __future__ import annotations
 
 from workbench.surfaces import _facts
 
+TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from workbench.declaration.model import Command, Group, Program
+
 LEVELS = ("names", "summary", "card")
 """Detail levels of `help --json`, smallest first."""
 
 
-def help_document(program, level: str = "summary", *, card_of=None, summary_of=None) -> dict:
+def help_document(program: Program, level: str = "summary", *,
+                  card_of: Callable[[Command], dict[str, Any]] | None = None,
+                  summary_of: Callable[[Command], dict[str, Any]] | None = None) -> dict[str, Any]:
     """The program as help data: name, version, exit codes, and its commands at `level`.
 
     `card_of(command)` and `summary_of(command)` give one command's entry at the card and
@@ -21,7 +30,7 @@ def help_document(program, level: str = "summary", *, card_of=None, summary_of=N
     if level not in LEVELS:
         raise ValueError(f"level {level!r} is not one of {', '.join(LEVELS)}")
     name = program.name
-    doc = {
+    doc: dict[str, Any] = {
         "name": name,
         "version": program.version,
         "description": program.description,
@@ -54,7 +63,7 @@ def help_document(program, level: str = "summary", *, card_of=None, summary_of=N
     return doc
 
 
-def group_document(program, group, level: str = "summary") -> dict:
+def group_document(program: Program, group: Group, level: str = "summary") -> dict[str, Any]:
     """One group as help data (`tool GROUP --help --json`): its commands at `level`."""
     if level not in LEVELS:
         raise ValueError(f"level {level!r} is not one of {', '.join(LEVELS)}")
@@ -89,17 +98,17 @@ def _group_summary(group) -> dict:
     return out
 
 
-def summary(command) -> dict:
+def summary(command: Command) -> dict[str, Any]:
     """One command at the summary level: path, description, effects, aliases, deprecation."""
-    out = {"command": " ".join(command.path), "description": command.description,
-           "effects": command.effects}
+    out: dict[str, Any] = {"command": " ".join(command.path),
+                           "description": command.description, "effects": command.effects}
     if command.aliases:
         out["aliases"] = list(command.aliases)
     _mark_deprecated(out, command)
     return out
 
 
-def card(command) -> dict:
+def card(command: Command) -> dict[str, Any]:
     """One command as data: what it does, effects and hints, inputs, examples, errors, tool name."""
     from workbench.declaration.model import EFFECT_MEANINGS
     program = command.program
@@ -116,7 +125,7 @@ def card(command) -> dict:
     if command.aliases:
         out["aliases"] = list(command.aliases)
     out["effects"] = command.effects
-    out["effects_meaning"] = EFFECT_MEANINGS.get(command.effects, "")
+    out["effects_meaning"] = EFFECT_MEANINGS.get(str(command.effects), "")
     hints = _facts.hints(command)
     if hints is not None:
         out["hints"] = hints

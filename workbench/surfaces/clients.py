@@ -16,10 +16,18 @@ from __future__ import annotations
 import json
 import sys
 
-CLIENTS = ("claude-code", "claude-desktop", "cursor", "vscode", "codex", "gemini")
+from workbench.declaration.builtins import MCP_CLIENTS as CLIENTS
+from workbench.declaration.builtins import MCP_SCOPES as SCOPES
+
+TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from workbench.declaration.model import Program
 
 
-def server_command(program, command=None) -> list[str]:
+def server_command(program: Program, command: Sequence[str] | None = None) -> list[str]:
     """The argv that starts this program's MCP server over stdio."""
     if command is not None:
         return list(command)
@@ -32,11 +40,9 @@ def server_command(program, command=None) -> list[str]:
 
 
 def _desktop_path(platform: str) -> str:
-    if platform == "darwin":
-        return "~/Library/Application Support/Claude/claude_desktop_config.json"
-    if platform.startswith("win"):
-        return "%APPDATA%\\Claude\\claude_desktop_config.json"
-    return "~/.config/Claude/claude_desktop_config.json"
+    """Claude Desktop's file as a person reads it (`~`, `%APPDATA%`), for `mcp config`."""
+    folder = _app_data(platform, "~", {"APPDATA": "%APPDATA%"})
+    return ("\\" if platform.startswith("win") else "/").join((folder, *_DESKTOP_FILE))
 
 
 def _toml_string(text: str) -> str:
@@ -48,14 +54,15 @@ def _toml_key(name: str) -> str:
     return name if bare else _toml_string(name)
 
 
-def client_config(program, client: str, command=None) -> dict:
+def client_config(program: Program, client: str,
+                  command: Sequence[str] | None = None) -> dict[str, Any]:
     """`{"client", "name", "path", "format", "snippet", "data", "note"}` for one client.
 
     Raises ValueError for a client not in CLIENTS.
     """
     argv = server_command(program, command)
     name = program.name
-    stdio = {"command": argv[0], "args": argv[1:]}
+    stdio: dict = {"command": argv[0], "args": argv[1:]}
     if client == "claude-code":
         from workbench._text import join
         line = join(["claude", "mcp", "add", name, "--"] + argv)
@@ -91,7 +98,7 @@ def client_config(program, client: str, command=None) -> dict:
     raise ValueError(f"unknown client {client!r}; one of: {', '.join(CLIENTS)}")
 
 
-def config_text(config: dict) -> str:
+def config_text(config: dict[str, Any]) -> str:
     """What `tool mcp config --client NAME` prints for a person."""
     lines = []
     if config["path"]:
@@ -107,7 +114,7 @@ CODEX_TOKEN_ENV = "BURGEE_MCP_TOKEN"
 """The variable a Codex config names (`bearer_token_env_var`): Codex takes no token inline."""
 
 
-def http_config(name: str, client: str, url: str, token: str | None) -> dict:
+def http_config(name: str, client: str, url: str, token: str | None) -> dict[str, Any]:
     """Like `client_config`, for the streamable-HTTP server at `url` that wants
     `Authorization: Bearer <token>` (no header when `token` is None: a --no-auth server).
 
@@ -159,3 +166,62 @@ def http_config(name: str, client: str, url: str, token: str | None) -> dict:
                 "format": "toml", "snippet": snippet, "url": url,
                 "data": {"mcp_servers": {name: entry}}, "note": note}
     raise ValueError(f"unknown client {client!r}; one of: {', '.join(CLIENTS)}")
+
+
+_DESKTOP_FILE = ("Claude", "claude_desktop_config.json")
+"""Claude Desktop's file, under the folder where desktop applications keep settings."""
+
+_PROJECT_FILES = {"claude-code": ".mcp.json", "cursor": ".cursor/mcp.json",
+                  "vscode": ".vscode/mcp.json", "codex": ".codex/config.toml",
+                  "gemini": ".gemini/settings.json"}
+"""Each client's file in a project, relative to its root (Claude Desktop has none)."""
+
+
+def _app_data(platform: str, home: str, environ) -> str:
+    """Where desktop applications keep their settings: `~/Library/Application Support` on
+    macOS, `%APPDATA%` on Windows, `$XDG_CONFIG_HOME` (default `~/.config`) elsewhere."""
+    import os
+    if platform == "darwin":
+        return os.path.join(home, "Library", "Application Support")
+    if platform.startswith("win"):
+        return environ.get("APPDATA") or os.path.join(home, "AppData", "Roaming")
+    return environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+
+
+def config_file(client: str, scope: str, home: str, project: str, environ=None,
+                platform: str | None = None) -> str:
+    """The absolute path of the file `client` reads its MCP servers from, for `scope`
+    (`user`: under `home`; `project`: under the folder `project`). Sources: docs/mcp.md
+    ("Writing the client's file").
+
+    Raises ValueError with the reason when the client has no file for that scope.
+    """
+    import os
+    environ = environ or {}
+    platform = platform or sys.platform
+    if client not in CLIENTS:
+        raise ValueError(f"unknown client {client!r}; one of: {', '.join(CLIENTS)}")
+    if scope == "project":
+        if client not in _PROJECT_FILES:
+            raise ValueError(f"{client} has no project file; it reads only the user's")
+        return os.path.join(project, *_PROJECT_FILES[client].split("/"))
+    if scope != "user":
+        raise ValueError(f"unknown scope {scope!r}; one of: {', '.join(SCOPES)}")
+    if client == "claude-code":
+        return os.path.join(home, ".claude.json")
+    if client == "claude-desktop":
+        return os.path.join(_app_data(platform, home, environ), *_DESKTOP_FILE)
+    if client == "vscode":
+        return os.path.join(_app_data(platform, home, environ), "Code", "User", "mcp.json")
+    if client == "codex":
+        return os.path.join(environ.get("CODEX_HOME") or os.path.join(home, ".codex"),
+                            "config.toml")
+    folder = {"cursor": ".cursor", "gemini": ".gemini"}[client]
+    return os.path.join(home, folder, "mcp.json" if client == "cursor" else "settings.json")
+
+
+def server_entry(config: dict) -> tuple[str, str, dict]:
+    """(the file's key for servers, the server's name, its entry) of a `client_config`."""
+    [(key, servers)] = config["data"].items()
+    [(name, entry)] = servers.items()
+    return key, name, entry

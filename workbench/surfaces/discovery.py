@@ -14,6 +14,12 @@ from __future__ import annotations
 
 from workbench.surfaces import _facts
 
+TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
+if TYPE_CHECKING:
+    from typing import Any
+
+    from workbench.declaration.model import Command, Program
+
 SEARCH, DESCRIBE = "search_tools", "describe_tool"
 AUTO_FROM = 1000
 """Under `discovery="auto"` (the default), a program listing more tools than this is
@@ -47,7 +53,7 @@ _DESCRIBE_TOOL = {
                     "openWorldHint": False}}
 
 
-def progressive(program) -> bool:
+def progressive(program: Program) -> bool:
     """Whether tools/list holds the discovery tools instead of every tool."""
     mode = getattr(program, "discovery", "auto")
     if mode == "progressive":
@@ -63,13 +69,13 @@ def _own(program, name: str) -> bool:
     return program.tool(name) is not None
 
 
-def discovery_tools(program) -> list[dict]:
+def discovery_tools(program: Program) -> list[dict[str, Any]]:
     """The discovery tools a progressive program lists (those its own tools do not shadow)."""
     return [dict(tool) for tool in (_SEARCH_TOOL, _DESCRIBE_TOOL)
-            if not _own(program, tool["name"])]
+            if not _own(program, str(tool["name"]))]
 
 
-def entry_points(program) -> list:
+def entry_points(program: Program) -> list[Command]:
     """The read-only top-level commands listed beside the discovery tools."""
     from workbench.surfaces.tools import offered
     top = [c for c in _facts.visible(program) if not c.is_group and offered(c)
@@ -77,20 +83,21 @@ def entry_points(program) -> list:
     return top[:ENTRY_POINTS]
 
 
-def listed_tools(program) -> list[dict]:
+def listed_tools(program: Program) -> list[dict[str, Any]]:
     """tools/list of a progressive program: the discovery tools, then its entry points."""
     from workbench.surfaces.tools import tool_definition
     return discovery_tools(program) + [tool_definition(c) for c in entry_points(program)]
 
 
-def input_schema(program, name: str) -> dict | None:
+def input_schema(program: Program, name: str) -> dict[str, Any] | None:
     """The input schema of a discovery tool the program answers, else None."""
     if not progressive(program) or _own(program, name):
         return None
-    return {SEARCH: _SEARCH_TOOL, DESCRIBE: _DESCRIBE_TOOL}.get(name, {}).get("inputSchema")
+    tool: dict = {SEARCH: _SEARCH_TOOL, DESCRIBE: _DESCRIBE_TOOL}.get(name, {})
+    return tool.get("inputSchema")
 
 
-def answer(program, name, arguments) -> tuple | None:
+def answer(program: Program, name: object, arguments: object) -> tuple[bool, Any] | None:
     """A call of a discovery tool: `(True, data)`, or `(False, error)` for a usage refusal
     (`code`, `message`, `hint`, `fix`, exit 2); None when `name` is not one this program
     answers. The runtime makes the envelope (`workbench.runtime.toolcall`)."""
@@ -125,7 +132,7 @@ def _found(program, query: str, limit: int) -> list[dict]:
     from workbench.surfaces.tools import callable_tool
     found = []
     for hit in search(program, query, limit=limit * 2):
-        if callable_tool(program, hit.get("tool")) is None:   # withheld: not an MCP tool
+        if callable_tool(program, str(hit.get("tool"))) is None:   # withheld: not an MCP tool
             continue
         found.append({"name": hit["tool"], "description": hit["description"],
                       "command": hit["command"]})

@@ -10,17 +10,28 @@ from workbench.declaration.builtins import BUILTINS
 from workbench.surfaces import _facts
 
 WIDTH = 80
+"""The width help wraps to unless told another: what agents, pipes and snapshots read."""
 _LABEL_MAX = 26
 
 
-def render_help(program, node=None) -> str:
-    """Help text for the program (node None), a Group or a Command; ends with one newline."""
+PERSON_BUILTINS = (("help",), ("help", "search"), ("completion",))
+"""The built-ins a person's help lists under their own heading; the rest (mcp, skills) are
+for agents, named in its closing line."""
+_AGENT_KEYS = frozenset(("idempotency_key",))
+"""Options a person's help leaves out: the framework's, for agents that retry."""
+
+
+def render_help(program, node=None, width: int = WIDTH, person: bool = False) -> str:
+    """Help text for the program (node None), a Group or a Command, wrapped to `width`
+    columns; ends with one newline. `person`: the help a person at a terminal reads (effects
+    as read-only / writes / destructive, built-ins under their own heading, the agent-facing
+    lines as one closing line); else the full text agents and pipes read."""
     if node is None or node is program:
-        lines = _program_help(program)
+        lines = _program_help(program, width, person)
     elif node.is_group:
-        lines = _group_help(program, node)
+        lines = _group_help(program, node, width, person)
     else:
-        lines = _command_help(program, node)
+        lines = _command_help(program, node, width, person)
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -56,29 +67,29 @@ def _units(text: str) -> list[str]:
     return units
 
 
-def _rows(rows: list[tuple[str, str]]) -> list[str]:
+def _rows(rows: list[tuple[str, str]], width: int) -> list[str]:
     """Two columns: labels padded to a shared width, details wrapped under themselves."""
     if not rows:
         return []
-    width = min(max(len(label) for label, _ in rows), _LABEL_MAX)
-    pad = " " * (2 + width + 2)
+    column = min(max(len(label) for label, _ in rows), _LABEL_MAX, width // 3)
+    pad = " " * (2 + column + 2)
     out: list[str] = []
     for label, detail in rows:
-        if len(label) > width:
+        if len(label) > column:
             out.append("  " + label)
             if detail:
-                out.extend(_wrap(detail, WIDTH, pad, pad))
+                out.extend(_wrap(detail, width, pad, pad))
             continue
-        head = "  " + label.ljust(width) + "  "
-        out.extend(_wrap(detail, WIDTH, pad, head) if detail else [head.rstrip()])
+        head = "  " + label.ljust(column) + "  "
+        out.extend(_wrap(detail, width, pad, head) if detail else [head.rstrip()])
     return out
 
 
-def _title(program) -> list[str]:
+def _title(program, width: int) -> list[str]:
     head = f"{program.name} {program.version}"
     if program.description:
         head += " - " + program.description
-    return _wrap(head, WIDTH)
+    return _wrap(head, width)
 
 
 def _child_row(child) -> tuple[str, str]:
@@ -99,45 +110,71 @@ def _child_row(child) -> tuple[str, str]:
 
 # -- program and groups --------------------------------------------------------------------
 
-def _program_help(program) -> list[str]:
+def _program_help(program, width: int, person: bool) -> list[str]:
     name = program.name
-    lines = _title(program)
+    lines = _title(program, width)
     lines += ["", f"Usage: {_facts.usage(program, program)}", "", "Commands:"]
-    lines += _rows([_child_row(child) for child in _facts.visible(program)])
-    lines += ["", "Options:"]
-    lines += _rows([_option_row(option) for option in _shown(program.options)] + [
-        ("--json", "one JSON document on stdout (the envelope)"),
-        ("--schema", "the whole program as data (JSON Schema)"),
-        ("--version", "print the version"),
-        ("-h, --help", "this help"),
-    ])
+    lines += _rows([_child_row(child) for child in _facts.visible(program)], width)
+    if person:
+        return lines + _person_program_tail(program, width)
+    lines += ["", "Options:"] + _program_options(program, width, False)
     lines += ["", f"Built in: {name} help, {name} completion bash|zsh|fish, {name} mcp, "
               f"{name} skills"]
     lines += [""]
     lines += _wrap(f"Run '{name} <command> --help' for one command. As data: "
                    f"'{name} help --json' (--level names|summary|card), "
-                   f"'{name} <command> --help --json'.", WIDTH)
+                   f"'{name} <command> --help --json'.", width)
     return lines
 
 
-def _group_help(program, group) -> list[str]:
+def _program_options(program, width: int, person: bool) -> list[str]:
+    """The program's options and the global flags its help names: `--schema` for agents,
+    `--no-color` for a person."""
+    return _rows([_option_row(option) for option in _shown(program.options)] + [
+        ("--json", "one JSON document on stdout (the envelope)"),
+        ("--no-color", "no colour (also NO_COLOR=1)") if person else
+        ("--schema", "the whole program as data (JSON Schema)"),
+        ("--version", "print the version"),
+        ("-h, --help", "this help"),
+    ], width)
+
+
+def _person_program_tail(program, width: int) -> list[str]:
+    """A person's program help after its commands: the built-ins a person uses, the options,
+    and one closing line for agents."""
+    name = program.name
+    lines = ["", "Built-in commands:"]
+    lines += _rows([(_facts.usage(program, BUILTINS[path])[len(name) + 1:]
+                     .replace(" [options]", ""), BUILTINS[path].description)
+                    for path in PERSON_BUILTINS], width)
+    lines += ["", "Options:"] + _program_options(program, width, True)
+    lines += [""] + _wrap(f"Run '{name} <command> --help' for one command.", width)
+    lines += _wrap(f"For agents: '{name} help --json', '{name} --schema', '{name} mcp' (an MCP "
+                   f"server), '{name} skills'.", width)
+    return lines
+
+
+def _group_help(program, group, width: int, person: bool) -> list[str]:
     name = program.name
     path = " ".join(group.path)
     lines = [f"Usage: {_facts.usage(program, group)}"]
     if group.description:
-        lines += [""] + _wrap(group.description, WIDTH)
+        lines += [""] + _wrap(group.description, width)
     if group.aliases:
         lines += ["", "Aliases: " + ", ".join(group.aliases)]
     lines += ["", "Commands:"]
-    lines += _rows([_child_row(child) for child in _facts.visible(group)])
+    lines += _rows([_child_row(child) for child in _facts.visible(group)], width)
     options = _shown(group.options)
     if options:
         lines += ["", "Options (before or after the command's name):"]
-        lines += _rows([_option_row(option) for option in options])
+        lines += _rows([_option_row(option) for option in options], width)
     lines += [""]
+    if person:
+        return lines + _wrap(f"Run '{name} {path} <command> --help' for one command.", width) \
+            + _wrap(f"For agents: '{name} help {path} --json', '{name} {path} --schema'.", width)
     lines += _wrap(f"Run '{name} {path} <command> --help' for one command. As data: "
                    f"'{name} {path} --schema' (its commands), '{name} {path} <command> --help "
-                   f"--json', '{name} help --json'.", WIDTH)
+                   f"--json', '{name} help --json'.", width)
     return lines
 
 
@@ -227,7 +264,7 @@ def _argument_row(argument) -> tuple[str, str]:
     return argument.metavar, (detail + " " if detail else "") + "(" + "; ".join(facts) + ")"
 
 
-def _paragraphs(text) -> list[str]:
+def _paragraphs(text, width: int) -> list[str]:
     """Long help or an epilog: each paragraph (blank-line separated) wrapped, a blank line
     before each; a paragraph whose lines are indented keeps its lines as written."""
     if not text:
@@ -241,7 +278,7 @@ def _paragraphs(text) -> list[str]:
         if all(row.startswith(" ") for row in rows):
             lines += rows
         else:
-            lines += _wrap(" ".join(row.strip() for row in rows), WIDTH)
+            lines += _wrap(" ".join(row.strip() for row in rows), width)
     return lines
 
 
@@ -253,50 +290,77 @@ def _show(value) -> str:
     return str(value)
 
 
-def _command_help(program, command) -> list[str]:
+def _effect_marker(command) -> str:
+    """What running a command does, in a person's words: `read-only`, `writes` or
+    `destructive`, with what that means for running it again."""
+    hints = _facts.hints(command)
+    if command.effects == "undeclared":
+        return "Effects not declared: treat it as unsafe."
+    if hints is None:   # withheld: no MCP hints; destructive= still says
+        return "Destructive: may delete or overwrite data." if command.destructive else \
+            "Writes: may change data."
+    if hints["readOnlyHint"]:
+        return "Read-only: changes nothing."
+    again = "running it again changes nothing more" if hints["idempotentHint"] else \
+        "each run changes data again"
+    if hints["destructiveHint"]:
+        return f"Destructive: deletes or overwrites data; {again}."
+    return f"Writes: {again}."
+
+
+def _command_help(program, command, width: int, person: bool) -> list[str]:
     from workbench.declaration.model import EFFECT_MEANINGS
     name = program.name
     path = " ".join((name, *command.words))
-    lines = _wrap(_facts.usage(program, command), WIDTH, "         ", "Usage: ")
+    lines = _wrap(_facts.usage(program, command), width, "         ", "Usage: ")
     if command.description:
-        lines += [""] + _wrap(command.description, WIDTH)
-    lines += _paragraphs(command.help)
+        lines += [""] + _wrap(command.description, width)
+    lines += _paragraphs(command.help, width)
     note = _facts.deprecation(command)
     if note or command.since:
         marks = [m for m in (note[:1].upper() + note[1:],
                              f"Since {command.since}." if command.since else "") if m]
-        lines += [""] + _wrap(" ".join(m if m.endswith(".") else m + "." for m in marks), WIDTH)
+        lines += [""] + _wrap(" ".join(m if m.endswith(".") else m + "." for m in marks), width)
     if command.aliases:
         lines += ["", "Aliases: " + ", ".join(command.aliases)]
-    if not _builtin(command):   # a built-in's effects are the same everywhere: no line
+    if _builtin(command):   # a built-in's effects are the same everywhere: no line
+        pass
+    elif person:
+        lines += [""] + _wrap(_effect_marker(command), width, "  ")
+    else:
         lines += [""] + _wrap(EFFECT_MEANINGS.get(command.effects, command.effects or "")
-                              + ".", WIDTH, "  ", f"Effects: {command.effects} - ")
+                              + ".", width, "  ", f"Effects: {command.effects} - ")
     options = _shown(command.listed_options)
+    if person:
+        options = [option for option in options if option.key not in _AGENT_KEYS]
     if options:
         lines += ["", "Options:"]
-        lines += _rows([_option_row(option) for option in options])
+        lines += _rows([_option_row(option) for option in options], width)
     for node, keys in command.inherited:
         flags = [command.options[key].flag for key in keys if not command.options[key].hidden]
         if flags:
             owner = " ".join((name, *node.path))
             lines += [""] + _wrap(f"Also {', '.join(flags)}, before or after the command's "
-                                  f"name: see '{owner} --help'.", WIDTH)
+                                  f"name: see '{owner} --help'.", width)
     if command.arguments:
         lines += ["", "Arguments:"]
-        lines += _rows([_argument_row(argument) for argument in command.arguments])
+        lines += _rows([_argument_row(argument) for argument in command.arguments], width)
     if command.examples:
         lines += ["", "Examples:"]
         lines += ["  " + example for example in command.examples]
-    lines += _paragraphs(command.epilog)
+    lines += _paragraphs(command.epilog, width)
     from workbench.declaration.exits import EXIT_CODES
     lines += [""]
     lines += _wrap(", ".join(f"{code} {EXIT_CODES[code][0]}" if code in EXIT_CODES else str(code)
                              for code in _facts.exit_codes(command)),
-                   WIDTH, "  ", "Exit codes: ")
+                   width, "  ", "Exit codes: ")
     lines += [""]
+    if person:
+        return lines + _wrap(f"For agents: --json, '{path} --help --json', '{path} --schema'.",
+                             width)
     lines += _wrap("Also: --json (one JSON envelope on stdout). As data: "
                    f"'{path} --help --json', input schema: '{path} --schema'.",
-                   WIDTH)
+                   width)
     return lines
 
 

@@ -60,9 +60,18 @@ def output_problem(command, data, projected: bool = False) -> dict | None:
 
 def projected_in(doc) -> bool:
     """Whether an envelope's data is a projection the caller asked for (`--fields`)."""
+    return "fields" in _provenance(doc)
+
+
+def filtered_in(doc) -> bool:
+    """Whether an envelope's data is what the caller's `--jq` filter made of it."""
+    return "jq" in _provenance(doc)
+
+
+def _provenance(doc) -> dict:
     meta = doc.get("meta") if isinstance(doc, dict) else None
     provenance = meta.get("provenance") if isinstance(meta, dict) else None
-    return isinstance(provenance, dict) and "fields" in provenance
+    return provenance if isinstance(provenance, dict) else {}
 
 
 def _order(error):

@@ -14,6 +14,10 @@ import json
 
 from workbench.surfaces import _facts
 
+TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
+if TYPE_CHECKING:
+    from workbench.declaration.model import Program
+
 SCHEME = "burgee"
 
 
@@ -26,7 +30,7 @@ def _commands(program) -> list:
     return [c for c in _facts.listed_commands(program) if c.effects != "withheld"]
 
 
-def resources(program) -> list[dict]:
+def resources(program: Program) -> list[dict[str, str]]:
     """Every resource of `program`, in a stable order: schema, llms.txt, skills, cards."""
     from workbench.surfaces.skills import skill_files
     base = _base(program)
@@ -52,7 +56,7 @@ def resources(program) -> list[dict]:
     return found
 
 
-def read(program, uri: str) -> tuple[str, str] | None:
+def read(program: Program, uri: str) -> tuple[str, str] | None:
     """(text, mime type) of the resource at `uri`, or None when `program` has none there."""
     base = _base(program) + "/"
     if not isinstance(uri, str) or not uri.startswith(base):

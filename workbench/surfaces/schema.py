@@ -10,6 +10,12 @@ from __future__ import annotations
 
 from workbench.surfaces import _facts
 
+TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
+if TYPE_CHECKING:
+    from typing import Any
+
+    from workbench.declaration.model import Command, Group, Program
+
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 DEFAULT_BUDGET = 8000
 """Characters of compact JSON `tool --schema` keeps to unless `program.budgets["schema"]` says."""
@@ -36,7 +42,7 @@ def _property(item, flag: str) -> dict:
     return prop
 
 
-def input_schema(command) -> dict:
+def input_schema(command: Command) -> dict[str, Any]:
     """The command's input as JSON Schema (draft 2020-12): one property per option and
     argument (the program's and groups' shared options included: one MCP tool takes all);
     `requires` as `dependentRequired` and `conflicts` as `not`, where they can be said."""
@@ -50,7 +56,7 @@ def input_schema(command) -> dict:
         properties[argument.key] = _property(argument, argument.metavar)
         if argument.needed:
             required.append(argument.key)
-    schema = {"$schema": DRAFT, "title": " ".join(command.path),
+    schema: dict[str, Any] = {"$schema": DRAFT, "title": " ".join(command.path),
               "description": command.description or "", "type": "object",
               "properties": properties}
     if required:
@@ -163,7 +169,7 @@ def _own_input(command) -> dict:
     schema["properties"] = {key: prop for key, prop in schema["properties"].items()
                             if key not in shared}
     required = [key for key in schema.pop("required", []) if key not in shared]
-    rest = {key: schema.pop(key) for key in ("dependentRequired", "not", "allOf",
+    rest: dict[str, Any] = {key: schema.pop(key) for key in ("dependentRequired", "not", "allOf",
                                              "additionalProperties") if key in schema}
     if required:
         schema["required"] = required
@@ -175,7 +181,8 @@ def _own_input(command) -> dict:
     return schema
 
 
-def shared_options(program, scope, detail: str = "full") -> list:
+def shared_options(program: Program, scope: Program | Group | Command,
+                   detail: str = "full") -> list[dict[str, Any]]:
     """The options the program and the groups down to `scope` give every command under them,
     once each: `[{"scope": "tool items", "properties": {...}, "required": [...]}]`."""
     out = []
@@ -227,7 +234,8 @@ def _note(program, detail: str, budget: int, dropped: int = 0) -> str:
             f"--json' for its card")
 
 
-def program_schema(program, budget: int | None = None, node=None) -> dict:
+def program_schema(program: Program, budget: int | None = None,
+                   node: Program | Group | None = None) -> dict[str, Any]:
     """The whole program as data, kept within `budget` characters of compact JSON.
 
     `node`, a Group, scopes the document to the commands under it (`tool GROUP --schema`).
@@ -250,7 +258,7 @@ def program_schema(program, budget: int | None = None, node=None) -> dict:
     if groups is not None:
         return groups
     names = [_command_entry(c, "names") for c in _facts.iter_listed(scope)]
-    sizes = [_string_size(name) for name in names]
+    sizes = [_string_size(str(name)) for name in names]
     total = sum(sizes)
     headers: dict = {}
     keep = len(names) - 1
@@ -277,7 +285,7 @@ def _entries_within(program, scope, detail: str, budget: int) -> list | None:
     entries: list = []
     for command in _facts.iter_listed(scope):
         entry = _command_entry(command, detail)
-        used += (_string_size(entry) if detail == "names" else _encoded_size(entry)) + \
+        used += (_string_size(str(entry)) if detail == "names" else _encoded_size(entry)) + \
             (1 if entries else 0)
         if used > budget:
             return None
@@ -288,7 +296,8 @@ def _entries_within(program, scope, detail: str, budget: int) -> list | None:
 def _groups_within(program, scope, budget: int) -> dict | None:
     """The groups document (the commands directly under `scope`, and its groups) if `scope`
     has a group and the document fits `budget`, else None."""
-    commands, groups = [], []
+    commands: list = []
+    groups: list = []
     for child in _facts.visible(scope):
         (groups if child.is_group else commands).append(" ".join(child.path))
     if not groups:

@@ -11,6 +11,13 @@ from functools import lru_cache as _lru_cache
 
 from workbench.surfaces import _facts
 
+TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from workbench.declaration.model import Command, Program
+
 STOPWORDS = frozenset("a an and are as at be by do for from how i in is it me my of on or the "
                       "this to what with want can".split())
 
@@ -56,7 +63,8 @@ def _fields(command):
         yield "example", example
 
 
-def index(program, weights_of=None) -> list:
+def index(program: Program, weights_of: Callable[[Command], dict[str, float]] | None = None
+          ) -> list[tuple[Command, dict[str, float]]]:
     """[(command, {term: weight})] for every listed command (none hidden, none in a hidden
     group: what `help --json` lists). `weights_of(command)`: one command's weights (default
     `command_weights`; the workbench passes a cached one)."""
@@ -64,7 +72,7 @@ def index(program, weights_of=None) -> list:
             for command in _facts.listed_commands(program)]
 
 
-def command_weights(command) -> dict:
+def command_weights(command: Command) -> dict[str, float]:
     """{term: weight} of one command: its name, group, description, options, examples."""
     return _weights(tuple(_fields(command)))
 
@@ -79,7 +87,8 @@ def _weights(fields: tuple) -> dict:
     return weights
 
 
-def search(program, sentence: str, limit: int = 5, entries=None) -> list[dict]:
+def search(program: Program, sentence: str, limit: int = 5,
+           entries: list[tuple[Command, dict[str, float]]] | None = None) -> list[dict[str, Any]]:
     """Best matching commands for `sentence`, best first, with their scores; `entries`: the
     program's `index`, when a caller searches it several times."""
     import math

@@ -11,6 +11,10 @@ from __future__ import annotations
 
 from workbench.surfaces import _facts
 
+TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
+if TYPE_CHECKING:
+    from workbench.declaration.model import Group, Program
+
 SPLIT_FROM = 40
 """Programs listing more commands than this get one skill per top-level group."""
 
@@ -27,7 +31,7 @@ _EFFECT_WORDS = {
 }
 
 
-def skill_name(program, group=None) -> str:
+def skill_name(program: Program, group: Group | None = None) -> str:
     """The skill's name: lowercase letters, digits and single hyphens, at most 64 characters
     (also its folder's name)."""
     words = [program.name, *(group.path if group is not None else ())]
@@ -43,12 +47,12 @@ def skill_name(program, group=None) -> str:
     return name or "program"
 
 
-def split(program) -> bool:
+def split(program: Program) -> bool:
     """Whether the program is large enough to get one skill per top-level group."""
     return len(_facts.listed_commands(program)) > SPLIT_FROM
 
 
-def skill_files(program) -> dict:
+def skill_files(program: Program) -> dict[str, str]:
     """`{folder}/SKILL.md` -> text, for the program and (large programs) each group."""
     files = {f"{skill_name(program)}/SKILL.md": skill_md(program)}
     if split(program):
@@ -107,7 +111,7 @@ def _command_line(program, command) -> str:
     return line + (f" ({words})" if words else "")
 
 
-def skill_md(program, group=None) -> str:
+def skill_md(program: Program, group: Group | None = None) -> str:
     """One SKILL.md: front matter, then which command to use when, effects, and how to get a
     card and call a command. `group` None: the program's own skill."""
     name = program.name
@@ -142,7 +146,7 @@ def skill_md(program, group=None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def llms_txt(program) -> str:
+def llms_txt(program: Program) -> str:
     """The llms.txt index: title, summary, then one line per command (grouped), each with the
     command that prints its card."""
     name = program.name

@@ -9,30 +9,53 @@ from __future__ import annotations
 
 from workbench.surfaces import _facts
 
+TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
+if TYPE_CHECKING:
+    from typing import Any
 
-def output_schema(command) -> dict | None:
+    from workbench.declaration.model import Command, Program
+
+
+def output_schema(command: Command) -> dict[str, Any] | None:
     """The tool's outputSchema: the declared `output` when its root is an object, else None.
 
     Handshake-era MCP (through 2025-11-25) allows only `type: "object"` at the root of an
     output schema and a JSON object as structuredContent, so other shapes are left out rather
     than offered to some clients and refused by others. The data still arrives in the text.
     """
-    output = command.output
-    if isinstance(output, dict) and output.get("type") == "object":
-        return output
-    return None
+    from workbench.declaration.model import object_output
+    return object_output(command)
 
 
-def tool_definition(command) -> dict:
-    """`{"name", "description", "inputSchema", ["outputSchema"], ["annotations"]}` for a command."""
+_SAID_BY_THE_TOOL = ("$schema", "title", "description")
+"""Keys of `tool CMD --schema` a tool's inputSchema leaves out: MCP's default dialect is draft
+2020-12, and the tool's name and description say the command's path and description."""
+
+
+def tool_input_schema(command: Command) -> dict[str, Any]:
+    """The tool's inputSchema: `tool CMD --schema` without what the tool already says
+    (`_SAID_BY_THE_TOOL`) and without each property's `flag`, which an MCP caller never types
+    (an option's flag is always `--` and its key with `-` for `_`; an argument's is its place
+    on the command line). Every rule of the input stays: types, enums, defaults, required,
+    dependencies, conflicts, `additionalProperties: false`."""
     from workbench.surfaces.schema import input_schema
+    schema = input_schema(command)
+    for key in _SAID_BY_THE_TOOL:
+        schema.pop(key, None)
+    for prop in schema["properties"].values():
+        prop.pop("flag", None)
+    return schema
+
+
+def tool_definition(command: Command) -> dict[str, Any]:
+    """`{"name", "description", "inputSchema", ["outputSchema"], ["annotations"]}` for a command."""
     description = command.description or ""
     if command.help:
         description = (description + "\n\n" + command.help.strip()).strip()
-    tool = {"name": command.tool_name}
+    tool: dict[str, Any] = {"name": command.tool_name}
     if command.title:
         tool["title"] = command.title
-    tool.update({"description": description, "inputSchema": input_schema(command)})
+    tool.update({"description": description, "inputSchema": tool_input_schema(command)})
     output = output_schema(command)
     if output is not None:
         tool["outputSchema"] = output
@@ -42,17 +65,17 @@ def tool_definition(command) -> dict:
     return tool
 
 
-def offered(command) -> bool:
+def offered(command: Command) -> bool:
     """Whether a command is an MCP tool: anything but `withheld`."""
     return command.effects != "withheld"
 
 
-def listed(program) -> list:
+def listed(program: Program) -> list[Command]:
     """The commands `tools/list` shows: offered, and not hidden (nor inside a hidden group)."""
     return [command for command in _facts.listed_commands(program) if offered(command)]
 
 
-def list_tools(program) -> list[dict]:
+def list_tools(program: Program) -> list[dict[str, Any]]:
     """What tools/list holds: every tool of the program, in declaration order; for a
     progressive program the discovery tools and its entry points (`surfaces.discovery`)."""
     from workbench.surfaces import discovery
@@ -61,7 +84,7 @@ def list_tools(program) -> list[dict]:
     return [tool_definition(command) for command in listed(program)]
 
 
-def callable_tool(program, name: str):
+def callable_tool(program: Program, name: str) -> Command | None:
     """The command a `tools/call` for `name` runs, or None (unknown or withheld).
 
     Hidden commands are not listed but stay callable, as they do on the command line.

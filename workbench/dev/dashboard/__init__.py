@@ -36,18 +36,19 @@ def run_dashboard(file: str, *, port: int | None = None, program_name: str | Non
 
 async def render_svg(file: str, *, program_name: str | None = None, tab: str = "help",
                      command: str | None = None, size: tuple = (120, 36),
-                     title: str | None = None) -> str:
-    """The dashboard for FILE as SVG text, in the stable form (masked URL, no timings)."""
+                     title: str | None = None, bench=None) -> str:
+    """The dashboard for FILE as SVG text, in the stable form (masked URL, no timings).
+    `bench`: a Workbench that already loaded FILE (drawn without loading it again)."""
     from workbench.dev.dashboard.shots import Shot, capture   # Textual: only once drawn
     return await capture(file, Shot("view", tab, command), program_name=program_name,
-                         size=size, title=title)
+                         size=size, title=title, bench=bench)
 
 
 def write_svg(file: str, path: str, *, program_name: str | None = None, tab: str = "help",
-              command: str | None = None, size: tuple = (120, 36)) -> str:
+              command: str | None = None, size: tuple = (120, 36), bench=None) -> str:
     """Write `render_svg(...)` to `path` (folders made as needed); returns the path."""
     svg = asyncio.run(render_svg(file, program_name=program_name, tab=tab, command=command,
-                                 size=size))
+                                 size=size, bench=bench))
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(svg)

@@ -88,8 +88,10 @@ VIEWS = (
 
 
 async def capture(file: str, shot: Shot, *, program_name: str | None = None,
-                  size: tuple = SIZE, title: str | None = None) -> str:
-    """The SVG of one view of the dashboard on FILE (never edited: "broken" edits a copy)."""
+                  size: tuple = SIZE, title: str | None = None, bench=None) -> str:
+    """The SVG of one view of the dashboard on FILE (never edited: "broken" edits a copy).
+    `bench`: a Workbench that already loaded FILE, drawn as it is (not loaded again); only
+    for views that edit nothing."""
     # Only the broken-save view edits the file, so only it works on a copy, in a fixed folder:
     # surfaces such as client configs hold the file's path, and their token counts (in the
     # header) would change with a random folder name.
@@ -102,7 +104,7 @@ async def capture(file: str, shot: Shot, *, program_name: str | None = None,
             return await _capture(file, shot, program_name, size, title, shared=True)
         finally:
             lock.close()
-    return await _capture(file, shot, program_name, size, title, shared=False)
+    return await _capture(file, shot, program_name, size, title, shared=False, bench=bench)
 
 
 def _lock(path: str):
@@ -113,7 +115,7 @@ def _lock(path: str):
 
 
 async def _capture(file: str, shot: Shot, program_name: str | None, size: tuple,
-                   title: str | None, *, shared: bool) -> str:
+                   title: str | None, *, shared: bool, bench=None) -> str:
     folder = None
     copy = os.path.abspath(file)
     if shared:
@@ -127,7 +129,7 @@ async def _capture(file: str, shot: Shot, program_name: str | None, size: tuple,
             copy = os.path.join(folder, os.path.basename(file))
             shutil.copy(file, copy)
     try:
-        bench = Workbench(copy, program_name=program_name)
+        bench = bench or Workbench(copy, program_name=program_name)
         app = DashboardApp(bench, serve=False, watch=False, auto_diffs=False, stable=True)
         app.animation_level = "none"
         async with app.run_test(size=size) as pilot:

@@ -1,0 +1,309 @@
+"""`tool mcp doctor`: why this program's setup fails, each finding with its fix.
+
+It checks, in order: the program (it loaded: a file that does not load is `burgee doctor
+FILE`'s finding), the command a client starts (`surfaces.clients.server_command`, as `mcp
+install` writes it: on PATH, its file there), the `mcp` extra, the MCP server itself (started
+as a client would, it must answer `initialize` and `tools/list` over stdio within the timeout),
+and each client's configuration file (present, parsed, its entry for this program pointing at
+a command that runs).
+
+A finding is `{"check", "status", "message", "fix"}`: status `ok`, `fail` (setup is broken),
+`warn` (works, but not as this program would register itself), `absent` (nothing there:
+fine unless you use that client) or `skipped` (not tried: a check it needs failed); `fix` is a command line to run where there is one, else what
+to do, else None.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+STATUSES = ("ok", "fail", "warn", "absent", "skipped")
+
+
+def finding(check: str, status: str, message: str, fix=None) -> dict:
+    return {"check": check, "status": status, "message": message, "fix": fix}
+
+
+def check_program(program) -> dict:
+    """The program loaded; its size as MCP sees it."""
+    from workbench.surfaces.tools import offered
+    commands = [c for c in program.walk() if not c.is_group]
+    tools = sum(1 for c in commands if offered(c))
+    version = f" {program.version}" if program.version else ""
+    return finding("program", "ok", f"{program.name}{version} loads: {len(commands)} "
+                   f"command(s), {tools} MCP tool(s)")
+
+
+def check_command(argv, environ) -> dict:
+    """The server command: its executable found (on PATH when it is a bare name), and the
+    program file it names there."""
+    import shutil
+    from workbench._text import join
+    shown = join(argv)
+    executable = argv[0]
+    if os.sep in executable or (os.altsep and os.altsep in executable):
+        if not os.path.isfile(executable) or not os.access(executable, os.X_OK):
+            return finding("server command", "fail", f"{executable} does not exist or cannot "
+                           f"run, so a client cannot start '{shown}'",
+                           "reinstall the environment it belongs to, then run "
+                           "'mcp install' again for each client")
+    elif shutil.which(executable, path=environ.get("PATH")) is None:
+        return finding("server command", "fail", f"'{executable}' is not on PATH, so a client "
+                       f"cannot start '{shown}'",
+                       f"install the package that provides the '{executable}' console script "
+                       f"(pip install -e . in its project), or serve the file: "
+                       f"'python FILE mcp'")
+    for word in argv[1:]:
+        if word.endswith(".py") and not os.path.isfile(word):
+            return finding("server command", "fail", f"{word} does not exist",
+                           "run mcp doctor from the program's file, where it is now")
+    return finding("server command", "ok", shown)
+
+
+def check_extra() -> dict:
+    from workbench.runtime.extras import install_command, missing
+    absent = missing("mcp")
+    if absent:
+        return finding("mcp extra", "fail", f"the MCP SDK is not installed ({', '.join(absent)}), "
+                       "so the server cannot start", install_command("mcp"))
+    return finding("mcp extra", "ok", "installed")
+
+
+def check_server(argv, environ, timeout: float) -> dict:
+    """Start the server as a client would and ask for `initialize`, then `tools/list`."""
+    from workbench._text import join
+    shown = join(argv)
+    by_hand = f"run '{shown}' in a terminal and read what it prints on stderr"
+    answers, problem = _ask(argv, environ, timeout)
+    if problem is not None:
+        fix = STDOUT_FIX if problem.startswith(NOT_JSON_RPC) else by_hand
+        return finding("mcp server", "fail", problem, fix)
+    init, listed = answers.get(1), answers.get(2)
+    if "error" in init:
+        return finding("mcp server", "fail", f"initialize was refused: "
+                       f"{init['error'].get('message')}", by_hand)
+    info = init.get("result", {}).get("serverInfo", {})
+    tools = len((listed or {}).get("result", {}).get("tools", []))
+    more = " (more pages)" if (listed or {}).get("result", {}).get("nextCursor") else ""
+    return finding("mcp server", "ok", f"answered initialize as {info.get('name')} "
+                   f"{info.get('version')} (protocol {init['result'].get('protocolVersion')}); "
+                   f"tools/list: {tools} tool(s){more}")
+
+
+NOT_JSON_RPC = "the server wrote something that is not JSON-RPC on stdout"
+STDOUT_FIX = ("print nothing to stdout outside a command (at import, say): use sys.stderr; an "
+              "MCP server's stdout carries JSON-RPC only")
+
+MAX_LINE = 64 << 20
+"""Bytes of one stdout line doctor reads before giving up on the server."""
+
+PROTOCOL = "2025-06-18"
+"""The protocol version doctor's initialize offers: one every server of the handshake era
+accepts (it answers with the version it speaks)."""
+
+
+def _ask(argv, environ, timeout: float):
+    """({id: response}, None) for initialize (id 1) and tools/list (id 2) sent to a server
+    started with `argv`; ({}, why) when it fails, times out or writes something else."""
+    import selectors
+    import subprocess
+    import time
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": PROTOCOL, "capabilities": {},
+                    "clientInfo": {"name": "burgee-doctor", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
+    try:
+        process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, env=dict(environ),
+                                   start_new_session=True)
+    except OSError as error:
+        return {}, f"'{argv[0]}' cannot start: {error.strerror or error}"
+    answers: dict = {}
+    buffered = b""
+    err = b""
+    problem = None
+    try:
+        process.stdin.write(  # type: ignore[union-attr]  # PIPE: a stream
+            "".join(json.dumps(r) + "\n" for r in requests).encode())
+        process.stdin.flush()   # type: ignore[union-attr]
+        deadline = time.monotonic() + timeout
+        selector = selectors.DefaultSelector()
+        selector.register(process.stdout, selectors.EVENT_READ)   # type: ignore[arg-type]
+        selector.register(process.stderr, selectors.EVENT_READ)   # type: ignore[arg-type]
+        open_streams = 2
+        while len(answers) < 2 and open_streams:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                problem = f"no answer to {'initialize' if 1 not in answers else 'tools/list'} " \
+                          f"within {timeout:g} s"
+                break
+            for key, _ in selector.select(left):
+                chunk = os.read(key.fd, 65536)
+                if not chunk:
+                    selector.unregister(key.fileobj)
+                    open_streams -= 1
+                elif key.fileobj is process.stderr:
+                    err = (err + chunk)[-4096:]
+                else:
+                    buffered += chunk
+                    if len(buffered) > MAX_LINE:
+                        problem = f"the server wrote over {MAX_LINE >> 20} MiB on stdout " \
+                                  "without ending a line"
+                        break
+                    problem = _read_lines(buffered, answers)
+                    buffered = buffered[buffered.rfind(b"\n") + 1:]
+                    if problem:
+                        break
+            if problem:
+                break
+        if problem is None and len(answers) < 2:
+            code = process.wait(timeout=1) if process.poll() is None else process.returncode
+            last = _last_line(err)
+            problem = f"the server exited (status {code}) before answering" + (
+                f": {last}" if last else "")
+        selector.close()
+    except (OSError, ValueError, subprocess.TimeoutExpired) as error:
+        problem = problem or f"the server stopped talking: {error}"
+    finally:
+        _stop(process)
+    return answers, problem
+
+
+def _read_lines(buffered: bytes, answers: dict):
+    """Record the responses among the complete lines of `buffered`; a line that is not
+    JSON-RPC is the problem returned (None when all are)."""
+    for raw in buffered.split(b"\n")[:-1]:
+        if not raw.strip():
+            continue
+        try:
+            message = json.loads(raw)
+        except ValueError:
+            text = raw.decode("utf-8", "replace").strip()[:120]
+            return f"{NOT_JSON_RPC}: {text!r} (an MCP client gives up on it)"
+        if isinstance(message, dict) and message.get("id") in (1, 2):
+            answers[message["id"]] = message
+    return None
+
+
+def _last_line(err: bytes) -> str:
+    lines = [line for line in err.decode("utf-8", "replace").splitlines() if line.strip()]
+    return lines[-1].strip()[:200] if lines else ""
+
+
+def _stop(process) -> None:
+    """Close the server's stdin (its way to stop), then end its whole process group."""
+    import signal
+    import subprocess
+    try:
+        process.stdin.close()
+    except OSError:
+        pass
+    try:
+        process.wait(timeout=2)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        process.wait()
+    for stream in (process.stdout, process.stderr):
+        stream.close()
+
+
+def check_client(client: str, scope: str, path: str, wanted: dict, fix, environ) -> dict:
+    """One client file: absent, unreadable, without this server, pointing at a command that
+    cannot run, at another command, or at this one."""
+    from workbench.runtime import install
+    from workbench.surfaces.clients import server_entry
+    check = f"{client} ({scope})"
+    key, name, entry = server_entry(wanted)
+    if not os.path.exists(path):
+        return finding(check, "absent", f"no {path}", fix)
+    try:
+        servers = install.read_servers(path, key)
+    except install.InvalidConfig as error:
+        return finding(check, "fail", f"{path} does not parse: {error.reason}",
+                       "fix or move that file (mcp install will not write into it)")
+    except OSError as error:
+        return finding(check, "fail", f"{path} cannot be read: {error.strerror or error}",
+                       "check that file's permissions")
+    found = servers.get(name)
+    if found is None:
+        return finding(check, "absent", f"{path} has no server named {name!r}", fix)
+    return _judge(check, path, key, name, found, entry, fix, environ)
+
+
+def check_claude_local(path: str, project: str, wanted: dict, environ) -> dict | None:
+    """Claude Code's `local` scope: an entry for this program under the project's path in
+    `~/.claude.json`, which wins over the user's and the project's; None when there is none
+    (or the file does not parse: `check_client` said so)."""
+    from workbench.runtime import install
+    from workbench.surfaces.clients import server_entry
+    key, name, entry = server_entry(wanted)
+    try:
+        projects = install.read_servers(path, "projects")
+    except (install.InvalidConfig, OSError):
+        return None
+    here = projects.get(project)
+    found = here.get(key, {}).get(name) if isinstance(here, dict) and isinstance(
+        here.get(key), dict) else None
+    if found is None:
+        return None
+    fix = f"claude mcp remove {name} -s local (it wins over the user's and the project's)"
+    return _judge("claude-code (local)", f"{path} (projects[{project!r}])", key, name, found,
+                  entry, fix, environ)
+
+
+def _judge(check, path, key, name, found, entry, fix, environ) -> dict:
+    """An entry for this program: this program's command, an HTTP server, another command that
+    runs, or one that cannot start."""
+    from workbench.runtime import install
+    if not isinstance(found, dict):
+        return finding(check, "fail", f"{path}: {key}.{name} is not a table", fix)
+    if install.kept_settings(found, entry) == found:
+        return finding(check, "ok", f"{path}: {name!r} starts this program")
+    url = found.get("url") or found.get("httpUrl") or found.get("serverUrl")
+    if url:
+        return finding(check, "ok", f"{path}: {name!r} is the HTTP server at {url} (not "
+                       "checked: it runs only while served)")
+    command = found.get("command")
+    if not isinstance(command, str):
+        return finding(check, "fail", f"{path}: {name!r} has no command", fix)
+    args = found.get("args")
+    args = args if isinstance(args, list) else []
+    runs = check_command([command, *map(str, args)], environ)
+    if runs["status"] == "fail":
+        return finding(check, "fail", f"{path}: {name!r} cannot start: {runs['message']}", fix)
+    return finding(check, "warn", f"{path}: {name!r} starts another command: {runs['message']}",
+                   fix)
+
+
+def summary(findings) -> dict:
+    """Counts by status."""
+    return {status: sum(1 for f in findings if f["status"] == status) for status in STATUSES}
+
+
+def render(data) -> str:
+    """The person's form: one line per finding, its fix under it when it is not ok; the
+    clients with nothing registered on one line at the end."""
+    marks = {"ok": "ok", "fail": "FAIL", "warn": "warn", "skipped": "--"}
+    shown = [item for item in data["findings"] if item["status"] != "absent"]
+    absent = [item for item in data["findings"] if item["status"] == "absent"]
+    width = max((len(item["check"]) for item in shown), default=0)
+    lines = []
+    for item in shown:
+        lines.append(f"{marks[item['status']]:<4}  {item['check']:<{width}}  {item['message']}")
+        if item["status"] != "ok" and item["fix"]:
+            lines.append(f"{'':<4}  {'':<{width}}  fix: {item['fix']}")
+    if absent:
+        names = ", ".join(item["check"] for item in absent)
+        lines.append(f"--    not set up: {names}")
+        command = absent[0]["fix"].split(" --client ")[0]
+        lines.append(f"      fix: {command} --client <client> [--scope project]")
+    counts = data["summary"]
+    lines.append(f"{counts['fail']} problem(s), {counts['warn']} warning(s)")
+    return "\n".join(lines) + "\n"
