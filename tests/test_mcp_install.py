@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tomllib
@@ -235,6 +236,11 @@ def test_doctor_on_a_working_setup(place):
                                          "cursor (user)")] == ["ok"] * 5
     assert found["mcp server"]["message"].startswith("answered initialize as notes 0.3.0")
     assert "tools/list: 7 tool(s)" in found["mcp server"]["message"]
+    contract = found["contract"]
+    assert contract["status"] == "ok" and contract["fix"] is None
+    assert contract["message"].startswith("burgee check, 3 call(s) per command (seed 0): ")
+    assert ", 0 violations, recovery 100% (" in contract["message"]
+    assert "next" not in done.json
     assert found["codex (user)"] == {
         "check": "codex (user)", "status": "absent",
         "message": f"no {place / FILES['codex', 'user']}",
@@ -281,13 +287,65 @@ def test_doctor_names_each_broken_part_and_its_fix(place):
     assert vscode["fix"].startswith("fix or move that file")
     assert found["codex (user)"]["status"] == "warn"
     assert found["codex (user)"]["message"].endswith("starts another command: /bin/cat")
-    assert envelope["data"]["summary"] == {"ok": 3, "fail": 3, "warn": 1, "absent": 8,
+    assert envelope["data"]["summary"] == {"ok": 4, "fail": 3, "warn": 1, "absent": 8,
                                            "skipped": 0}
+    assert envelope["next"] == [   # the failures whose fix is a command, in the caller's mode
+        {"command": "notes mcp install --client cursor --json", "when": "to fix cursor (user)"}]
     person = run(place, "mcp", "doctor", program=noisy)
     assert person.exit == 1
     assert "FAIL  mcp server" in person.stdout and "fix: print nothing to stdout" in \
         person.stdout
     assert person.stderr.startswith("error: 3 problem(s); first, mcp server: ")
+    assert person.stderr.endswith("next: notes mcp install --client cursor   # to fix cursor "
+                                  "(user)\n")
+
+
+SHAKY = '''from workbench import Command, Fail, Program, run
+
+
+def look(ctx):
+    raise Fail("gone", "no such thing", exit=3)
+
+
+program = Program(name="shaky", version="1.0.0", description="Breaks its card", commands=[
+    Command(name="look", description="Looks for a thing", effects="read_only",
+            examples=["shaky look"], run=look)])
+
+if __name__ == "__main__":
+    run(program)
+'''
+
+
+def test_doctor_runs_the_contract_check_and_names_the_rule_broken(place):
+    shaky = place / "project" / "shaky.py"
+    shaky.write_text(SHAKY)
+    done = run(place, "mcp", "doctor", "--client", "cursor", "--json", program=shaky)
+    assert done.exit == 1, done
+    contract = _findings(done)["contract"]
+    assert contract["status"] == "fail"
+    assert contract["message"].startswith("burgee check, 3 call(s) per command (seed 0): ")
+    assert "C4 exit_on_card in 'look': " in contract["message"]
+    assert contract["fix"].endswith(f" check {shaky} --json")
+    assert done.json["error"]["message"].startswith("1 problem(s); first, contract: ")
+    [step] = done.json["next"]
+    assert step == {"command": contract["fix"], "when": "to fix contract"}
+    followed = subprocess.run(shlex.split(step["command"]), capture_output=True, text=True,
+                              env=_env(place), cwd=place / "project", timeout=300)
+    assert followed.returncode == 1, followed.stderr   # runs as printed: the full check
+    report = json.loads(followed.stdout)["error"]["report"]
+    assert report["calls_per_command"] == 24
+    assert "C4" in {violation["rule"] for violation in report["violations"]}
+    person = run(place, "mcp", "doctor", "--client", "cursor", program=shaky)
+    assert person.exit == 1
+    assert "FAIL  contract" in person.stdout
+    assert person.stderr.endswith(f" check {shaky}   # to fix contract\n")
+    assert person.stderr.splitlines()[-1].startswith("next: ")
+    skipped = run(place, "mcp", "doctor", "--client", "cursor", "--no-check", "--json",
+                  program=shaky)
+    assert skipped.exit == 0, skipped
+    assert _findings(skipped)["contract"] == {
+        "check": "contract", "status": "skipped", "message": "not run (--no-check)",
+        "fix": contract["fix"]}
 
 
 def test_doctor_gives_a_silent_server_its_timeout(place):
@@ -307,7 +365,9 @@ def test_doctor_on_a_file_that_does_not_load(place):
     broken.write_text("from workbench import Program\nimport nosuchmodule\n")
     done = burgee(place, "doctor", str(broken), "--json")
     assert done.exit == 1, done
-    [found] = done.json["data"]["findings"]
+    found, contract = done.json["data"]["findings"]
+    assert contract == {"check": "contract", "status": "skipped",
+                        "message": "not run: the program did not load", "fix": "fix that first"}
     assert found["status"] == "fail"
     assert found["message"] == (f"{broken} does not load: ModuleNotFoundError: No module named "
                                 "'nosuchmodule'")
@@ -348,6 +408,8 @@ def test_an_installed_console_script_is_written_as_its_absolute_path(place):
     assert checked.exit == 0, checked
     found = _findings(checked)
     assert found["mcp server"]["message"].startswith("answered initialize as burgee")
+    assert found["contract"]["status"] == "skipped"   # an installed script: its file unknown
+    assert found["contract"]["message"].startswith("not run: the program's file is not known")
     assert found["cursor (user)"]["status"] == "ok"
 
 
@@ -398,3 +460,61 @@ def test_a_file_with_windows_line_endings_keeps_them(place, client):
     assert b"\r\n" in written and b"\n" not in written.replace(b"\r\n", b"")
     assert "notes" in _load(path)[KEY.get(client, "mcpServers")]
     assert run(place, "mcp", "install", "--client", client).stdout.endswith("unchanged\n")
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (Linux /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def _gone(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM"])
+def test_doctor_stopped_takes_its_contract_check_with_it(place, signal_name):
+    import signal
+    import time
+    slow = place / "project" / "slow.py"   # its server never answers: doctor waits on it
+    slow.write_text('import sys, time\nif sys.argv[1:] == ["mcp"]:\n    time.sleep(60)\n'
+                    + NOTES.read_text())
+    doctor = subprocess.Popen([sys.executable, str(slow), "mcp", "doctor", "--client", "cursor",
+                               "--timeout", "60", "--json"], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, env=_env(place), cwd=place / "project")
+    try:
+        deadline = time.monotonic() + 60
+        checker = None
+        while checker is None and time.monotonic() < deadline:
+            for child in _children(doctor.pid):
+                try:
+                    if b"\0check\0" in Path(f"/proc/{child}/cmdline").read_bytes():
+                        checker = child
+                except OSError:   # it ended meanwhile
+                    continue
+            time.sleep(0.05)
+        assert checker is not None, "the contract check never started"
+        doctor.send_signal(getattr(signal, signal_name))
+        doctor.communicate(timeout=60)
+        assert doctor.returncode in (130, 143), doctor.returncode
+        assert not Path(f"/proc/{checker}").exists(), "the contract check outlived doctor"
+        while not _gone(checker) and time.monotonic() < deadline:   # its workers: killed
+            time.sleep(0.05)
+        assert _gone(checker), "a worker of the contract check outlived doctor"
+    finally:
+        if doctor.poll() is None:
+            doctor.kill()
+            doctor.communicate()

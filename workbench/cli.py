@@ -166,8 +166,10 @@ def doctor_file(path: str, argv) -> int:
                                "check the file's path" if code == 3 else
                                f"burgee dev {path} shows the traceback; fix the file, then run "
                                f"'burgee doctor {path}' again")
-        data = {"program": None, "command": None, "findings": [found],
-                "summary": doctor.summary([found])}
+        findings = [found, doctor.finding("contract", "skipped", "not run: the program did "
+                                          "not load", "fix that first")]
+        data = {"program": None, "command": None, "findings": findings,
+                "summary": doctor.summary(findings)}
         doc = envelope.failure("not_found" if code == 3 else "setup_problems",
                                envelope.safe_text(found["message"]), code, hint=found["fix"])
         doc["data"] = data

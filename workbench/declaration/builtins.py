@@ -166,12 +166,16 @@ def _builtins() -> dict:
                          "when": "the client's file does not parse (or holds the server in a "
                                  "form burgee cannot replace): it is left as it was"}]),
         Builtin(("mcp", "doctor"), "why this program's setup fails: the program, its server "
-                "command, the MCP server's answer, each client's configuration",
+                "command, the MCP server's answer, its contract (a quick burgee check), each "
+                "client's configuration",
                 {"client": Option("enum", "check only this client's files",
                                   choices=MCP_CLIENTS),
                  "timeout": Option("number", "seconds the MCP server has to answer "
                                    "initialize", default=10.0, min=0.1,
-                                   placeholder="<seconds>")},
+                                   placeholder="<seconds>"),
+                 "check": Option("boolean", "also run a quick burgee check (3 calls per "
+                                 "command) on the program's file; --no-check skips it",
+                                 default=True)},
                 errors=[{"code": "setup_problems", "exit": 1,
                          "when": "a check failed; each finding names its fix"}]),
         Builtin(("skills",), "Agent Skills (SKILL.md) and llms.txt for this program: print or "

@@ -356,18 +356,39 @@ def install_command(program, environ):
 
 def _doctor(program, request, world, serve):
     from workbench.runtime import doctor
-    from workbench.runtime.pipeline import runnable
+    from workbench.runtime.pipeline import output_mode, runnable
     from workbench.surfaces import clients
     environ = world.environ or {}
     options = request.options
     argv = clients.server_command(program, install_command(program, environ))
     findings = [doctor.check_program(program), doctor.check_command(argv, environ),
                 doctor.check_extra()]
-    if all(item["status"] == "ok" for item in findings):
-        findings.append(doctor.check_server(argv, environ, options["timeout"]))
-    else:
-        findings.append(doctor.finding("mcp server", "skipped", "not started: a check above "
-                                       "failed", "fix that first"))
+    commands = set()   # the fixes that are command lines: the envelope's `next` on a failure
+    source = program.source or (_script_command(program) or [None, None])[1]
+    checking = None
+    if source:
+        check_fix = doctor.check_command_line(source, environ, output_mode(world, request.json))
+        commands.add(check_fix)
+        if options["check"]:   # runs while the server is checked
+            checking = doctor.start_contract(source, environ)
+    try:
+        if all(item["status"] == "ok" for item in findings):
+            findings.append(doctor.check_server(argv, environ, options["timeout"]))
+        else:
+            findings.append(doctor.finding("mcp server", "skipped", "not started: a check "
+                                           "above failed", "fix that first"))
+        if checking is not None:
+            findings.append(doctor.finish_contract(checking, check_fix))
+        elif source:
+            findings.append(doctor.finding("contract", "skipped", "not run (--no-check)",
+                                           check_fix))
+        else:
+            findings.append(doctor.finding("contract", "skipped", "not run: the program's file "
+                                           "is not known (an installed console script)",
+                                           "run 'burgee check FILE' on the file that declares "
+                                           "it"))
+    finally:   # interrupted or terminated: the checker's processes end with doctor
+        doctor.stop_contract(checking)
     import os
     home, project = _home(environ), os.getcwd()
     seen = set()
@@ -383,6 +404,7 @@ def _doctor(program, request, world, serve):
             seen.add(path)
             fix = runnable(program, ["mcp", "install", "--client", client]
                            + (["--scope", scope] if scope != "user" else []), request.json)
+            commands.add(fix)
             findings.append(doctor.check_client(client, scope, path, config, fix, environ))
             if (client, scope) == ("claude-code", "user"):
                 local = doctor.check_claude_local(path, project, config, environ)
@@ -393,10 +415,15 @@ def _doctor(program, request, world, serve):
     if not failed:
         return Envelope(_envelope.success(data), doctor.render)
     first = failed[0]
-    doc = _envelope.failure("setup_problems", f"{len(failed)} problem(s); first, "
-                            f"{first['check']}: {first['message']}", exit=_envelope.EXIT_FAILURE,
-                            hint="each finding in data.findings names its fix")
-    doc["data"] = data
+    error = _envelope.failure("setup_problems", f"{len(failed)} problem(s); first, "
+                              f"{first['check']}: {first['message']}",
+                              exit=_envelope.EXIT_FAILURE,
+                              hint="each finding in data.findings names its fix")["error"]
+    steps: list = []
+    for item in failed:
+        if item["fix"] in commands and item["fix"] not in (s["command"] for s in steps):
+            steps.append({"command": item["fix"], "when": f"to fix {item['check']}"})
+    doc = {"ok": False, "data": data, **({"next": steps} if steps else {}), "error": error}
     return Envelope(doc, doctor.render)
 
 

@@ -70,6 +70,91 @@ def check_extra() -> dict:
     return finding("mcp extra", "ok", "installed")
 
 
+CHECK_CALLS = 3
+"""Calls per command doctor's contract check makes (seeded 0): a quick look; the fix is the
+full `burgee check FILE`."""
+
+CHECK_LIMIT = 120.0
+"""Seconds doctor's contract check may take before it is killed with its processes."""
+
+
+def check_command_line(path: str, environ, mode=()) -> str:
+    """`burgee check FILE` (the caller's output mode carried) as a line to run: the `burgee`
+    console script when it is on PATH, else this interpreter's `-m workbench.cli`."""
+    import shutil
+    import sys
+    from workbench._text import join
+    head = ["burgee"] if shutil.which("burgee", path=environ.get("PATH")) else [
+        sys.executable, "-m", "workbench.cli"]
+    return join([*head, "check", path, *mode])
+
+
+def start_contract(path: str, environ):
+    """Start `burgee check FILE --calls 3 --seed 0 --json` in a process group of its own (it
+    runs while the MCP server is checked); `finish_contract` reads its verdict. The checker
+    runs as a subprocess: the runtime does not import it."""
+    import subprocess
+    import sys
+    env = dict(environ)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, (root, env.get("PYTHONPATH"))))
+    argv = [sys.executable, "-m", "workbench.cli", "check", path, "--calls", str(CHECK_CALLS),
+            "--seed", "0", "--json"]
+    try:
+        return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env=env, start_new_session=True)
+    except OSError as error:
+        return error
+
+
+def finish_contract(process, fix: str, limit: float = CHECK_LIMIT) -> dict:
+    """The contract finding from a started check: ok (its calls, no violation, the recovery
+    rate), fail (the first violations: rule, name, command), or warn (it could not check the
+    file, or did not finish within `limit` seconds and was killed)."""
+    import subprocess
+    head = f"burgee check, {CHECK_CALLS} call(s) per command (seed 0): "
+    if isinstance(process, OSError):
+        return finding("contract", "warn", f"burgee check cannot start: "
+                       f"{process.strerror or process}", fix)
+    try:
+        out, err = process.communicate(timeout=limit)
+    except subprocess.TimeoutExpired:
+        _kill(process)
+        return finding("contract", "warn", f"burgee check did not finish within {limit:g} s "
+                       "and was stopped", fix)
+    try:
+        doc = json.loads(out.decode("utf-8", "replace").strip().splitlines()[-1])
+        error = doc.get("error") or {}
+        report = doc["data"] if doc.get("ok") is True else error.get("report")
+    except (ValueError, IndexError, AttributeError, KeyError, TypeError):
+        last = _last_line(err)
+        return finding("contract", "warn", f"burgee check gave no report (status "
+                       f"{process.returncode})" + (f": {last}" if last else ""), fix)
+    if not isinstance(report, dict):
+        return finding("contract", "warn", f"burgee check could not check the file: "
+                       f"{error.get('message', 'no report')}", fix)
+    violations = report.get("violations") or []
+    if violations:
+        shown = "; ".join(f"{v['rule']} {v['name']} in {v['command']!r}: {v['message']}"
+                          for v in violations[:3])
+        more = f" (and {len(violations) - 3} more)" if len(violations) > 3 else ""
+        return finding("contract", "fail", f"{head}{len(violations)} violation(s) in "
+                       f"{report['calls']} call(s): {shown}{more}", fix)
+    if error:   # recovery_below_budget: its message is the checker's recovery line
+        return finding("contract", "fail", f"{head}{error.get('message')}", fix)
+    recovery = report.get("recovery") or {}
+    rate = (f"recovery {recovery['rate']:.0%} ({recovery['recovered']} of "
+            f"{recovery['refusals']} refusals recovered by their fix)"
+            if recovery.get("refusals") else "no refusal to recover")
+    return finding("contract", "ok", f"{head}{report['calls']} call(s), 0 violations, {rate}")
+
+
+def stop_contract(process) -> None:
+    """End a started check that is still running, with its processes (None: none started)."""
+    if process is not None and not isinstance(process, OSError) and process.poll() is None:
+        _kill(process)
+
+
 def check_server(argv, environ, timeout: float) -> dict:
     """Start the server as a client would and ask for `initialize`, then `tools/list`."""
     from workbench._text import join
@@ -196,7 +281,6 @@ def _last_line(err: bytes) -> str:
 
 def _stop(process) -> None:
     """Close the server's stdin (its way to stop), then end its whole process group."""
-    import signal
     import subprocess
     try:
         process.stdin.close()
@@ -205,13 +289,19 @@ def _stop(process) -> None:
     try:
         process.wait(timeout=2)
     except subprocess.TimeoutExpired:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        process.wait()
+        _kill(process)
     for stream in (process.stdout, process.stderr):
         stream.close()
+
+
+def _kill(process) -> None:
+    """End a process started with `start_new_session` and its whole group."""
+    import signal
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except OSError:
+        pass
+    process.wait()
 
 
 def check_client(client: str, scope: str, path: str, wanted: dict, fix, environ) -> dict:

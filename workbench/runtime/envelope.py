@@ -178,17 +178,19 @@ def render_problem(doc: dict) -> str:
 def _problem_lines(doc: dict) -> str:
     if doc.get("status") == "action_required":
         lines = [f"action required: {doc['message']}"]
-        for step in doc["next"]:
-            lines.append(f"next: {step['command']}" + (f"   # {step['when']}"
-                                                      if step.get("when") else ""))
-        return "\n".join(lines) + "\n"
+        return "\n".join(lines + [_next_line(step) for step in doc["next"]]) + "\n"
     error = doc["error"]
     lines = [f"error: {error['message']}"]
     if error.get("hint"):
         lines.append(f"hint: {error['hint']}")
     if error.get("fix"):
         lines.append(f"next: {error['fix']}")
+    lines += [_next_line(step) for step in doc.get("next", ())]   # a failure's steps to run
     return "\n".join(lines) + "\n"
+
+
+def _next_line(step: dict) -> str:
+    return f"next: {step['command']}" + (f"   # {step['when']}" if step.get("when") else "")
 
 
 def render(doc: dict, text=None, tsv: bool = False) -> tuple[str, str]:
@@ -219,8 +221,7 @@ def _rendered(doc: dict, text, failed: bool, tsv: bool) -> tuple[str, str]:
     page = doc.get("page")
     if page and page.get("total") is not None:   # "50 of 120"
         err += f"{page['count']} of {page['total']}\n"
-    for step in doc.get("next", ()):
-        err += f"next: {step['command']}   # {step['when']}\n"
+    err += "".join(_next_line(step) + "\n" for step in doc.get("next", ()))
     truncated = meta.get("truncated")
     if truncated:
         err += (f"{truncated['omitted']} more not shown ({truncated['reason']}); "
