@@ -61,9 +61,11 @@ def adapt(obj: object, effects: dict[str, str] | None = None, *,
         name: overrides the program name the library object gives.
         version: overrides its version.
         description: overrides its description.
-        main: (argparse only) the program's entry point, `main(argv)` or `main()` with
-            `sys.argv` set; without it, the parser's `set_defaults(func=...)` handler is
-            called with the parsed namespace.
+        main: the program's entry point, `main(argv)` or `main()` with `sys.argv` set. For
+            argparse, without it the parser's `set_defaults(func=...)` handler is called
+            with the parsed namespace. For Click, a `main` that calls the command inside its
+            own error handling (`try: cli() except AppError: ...`): each call runs through
+            it, so its handler prints what it prints and exits as it exits.
         source: the file it came from (its stem names a program that has no name of its own).
     """
     kind = adaptable_kind(obj)
@@ -71,19 +73,19 @@ def adapt(obj: object, effects: dict[str, str] | None = None, *,
         raise TypeError(f"cannot adapt {type(obj).__name__}: pass a click.Command or "
                         f"click.Group, a typer.Typer, or an argparse.ArgumentParser")
     fallback = _stem(source) if source else None
+    if main is not None and not callable(main):
+        raise TypeError("main= must be the program's entry function, e.g. main=main")
     if kind == "click":
         from workbench.adapters import _click
-        spec = _click.describe(obj, fallback)
+        spec = _click.describe(obj, fallback, main)
     elif kind == "typer":
         from workbench.adapters import _typer
-        spec = _typer.describe(obj, fallback)
+        spec = _typer.describe(obj, fallback, main)
     else:
-        if main is not None and not callable(main):
-            raise TypeError("main= must be the program's entry function, e.g. main=main")
         from workbench.adapters import _argparse
         spec = _argparse.describe(obj, fallback, main)
     if name is None or version is None:
-        script, release = _entry_point(obj, kind)
+        script, release = _entry_point(obj, kind, main)
         name, version = name or script, version or spec.version or release
     from workbench.adapters import _build
     program = _build.program(spec, effects, name=name, version=version,
@@ -96,28 +98,47 @@ def adapt(obj: object, effects: dict[str, str] | None = None, *,
     return program
 
 
-def _entry_point(obj, kind) -> tuple:
+def _entry_point(obj, kind, main=None) -> tuple:
     """(name, version) of the installed console script that runs `obj`'s module (`black`,
-    `sqlite-utils`, `flask`), else (None, None): a program is named as people type it."""
+    `sqlite-utils`, `flask`), or failing that one in the same top-level package (the
+    commands in `pkg.commands`, the script at `pkg.__main__:main`), else (None, None): a
+    program is named as people type it. An argparse parser is found by its `main`: the
+    module it is defined in, else the modules of what it calls (a wrapper around the
+    package's own `run`), else the parser's own class (codespell's)."""
     if kind == "argparse":
-        return None, None
-    callback = getattr(obj, "callback", None) if kind == "click" else \
-        getattr(getattr(obj, "registered_callback", None), "callback", None) or next(
-            (c.callback for c in getattr(obj, "registered_commands", ())), None)
+        callback = main
+    elif kind == "click":
+        callback = getattr(obj, "callback", None)
+    else:
+        callback = getattr(getattr(obj, "registered_callback", None), "callback", None) or \
+            next((c.callback for c in getattr(obj, "registered_commands", ())), None)
     module = getattr(callback, "__module__", None)
     if module is None and kind == "click":   # a group class without a callback (FlaskGroup)
         module = type(obj).__module__
         if module.split(".")[0] in ("click", "typer"):
             return None, None
-    if not module or module.startswith("__"):
-        return None, None
-    hits = [(script, target, folder) for script, target, folder in _console_scripts()
-            if target.split(":")[0].strip() == module]
-    hits.sort(key=lambda hit: hit[1].split(":")[-1].strip() !=
-              getattr(callback, "__name__", None))   # the function itself first
-    if not hits:
-        return None, None
-    return hits[0][0], _dist_version(hits[0][2])
+    modules = [module]
+    if kind == "argparse":   # a wrapper's main: the package functions it calls, its parser class
+        code, names = getattr(main, "__code__", None), getattr(main, "__globals__", {})
+        modules += [getattr(names.get(name), "__module__", None)
+                    for name in (code.co_names if code is not None else ())]
+        modules.append(type(obj).__module__)
+    for module in modules:
+        if not module or module.startswith("__") or module.split(".")[0] in _LIBRARIES:
+            continue
+        package = module.split(".")[0]
+        hits = [(script, target, folder) for script, target, folder in _console_scripts()
+                if target.split(":")[0].strip().split(".")[0] == package]
+        hits.sort(key=lambda hit: (hit[1].split(":")[0].strip() != module,   # its module first,
+                                   hit[1].split(":")[-1].strip() !=      # then the function
+                                   getattr(callback, "__name__", None)))
+        if hits:
+            return hits[0][0], _dist_version(hits[0][2])
+    return None, None
+
+
+_LIBRARIES = frozenset({"argparse", "sys", "os", "builtins", "click", "typer", "workbench"})
+"""Modules no program's console script is named after."""
 
 
 def _console_scripts():
@@ -245,11 +266,19 @@ def _stem(path: str) -> str:
     return os.path.splitext(os.path.basename(path))[0]
 
 
+def _calls(function, obj) -> bool:
+    """Whether `function`'s own code names `obj` (a `main` that runs `cli()` in a `try`)."""
+    code, names = getattr(function, "__code__", None), getattr(function, "__globals__", {})
+    return code is not None and any(names.get(name) is obj for name in code.co_names)
+
+
 def adapt_namespace(namespace: dict, name: str | None = None, source: str | None = None):
     """(variable name, Program) for the Click/Typer/argparse object of a loaded module, or None.
 
     What the loaders call when a file declares no Program. For an argparse parser, a
-    module-level `main` function defined in that file is its entry point. Raises LookupError
+    module-level `main` function defined in that file (or imported with the parser from the
+    module that defines both) is its entry point; for a Click command, such a `main` is when
+    its code calls the command or the Typer app (its own error handling around it is kept). Raises LookupError
     (several candidates, listed) or ValueError (the object cannot be adapted; message says why).
     """
     hit = find_adaptable(namespace, name)
@@ -257,10 +286,12 @@ def adapt_namespace(namespace: dict, name: str | None = None, source: str | None
         return None
     key, obj = hit
     main = None
-    if adaptable_kind(obj) == "argparse":
-        candidate = namespace.get("main")
-        if callable(candidate) and getattr(candidate, "__module__", None) == \
-                namespace.get("__name__"):
+    kind = adaptable_kind(obj)
+    candidate = namespace.get("main")
+    if candidate is not obj and callable(candidate) and kind in ("argparse", "click", "typer") and (
+            getattr(candidate, "__module__", None) == namespace.get("__name__") or any(
+                value is obj for value in getattr(candidate, "__globals__", {}).values())):
+        if kind == "argparse" or _calls(candidate, obj):   # or beside the parser
             main = candidate
     from workbench.declaration.model import DefinitionError
     try:

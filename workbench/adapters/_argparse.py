@@ -14,7 +14,7 @@ import sys
 
 from workbench.adapters._build import (CommandSpec, GroupSpec, Input, Spec, first_paragraph,
                                        group_argument_dropped, group_name, rebuild_argv,
-                                       text_value)
+                                       takes_argument, text_value)
 
 HANDLER_KEYS = ("func", "handler", "callback", "run", "command")
 """`set_defaults` names that hold a subcommand's handler, in the order they are looked for."""
@@ -122,14 +122,21 @@ def _input(action, parser, level):
     elif isinstance(action, argparse.BooleanOptionalAction):
         kind, choices = "boolean", None
         default = action.default if isinstance(action.default, bool) else None
+        off = [o for o in action.option_strings if o.startswith("--no-")]
+        if off:
+            more["off"] = off[0]
     elif isinstance(action, argparse._CountAction):
         kind, choices, default = "integer", None, action.default
         more["count"] = True
+    elif nargs == 0 and not positional:   # a custom Action taking no value: a flag
+        kind, choices, default = "boolean", None, False
     else:
         default = action.default
         many = nargs in ("*", "+", argparse.REMAINDER) or (isinstance(nargs, int) and nargs > 1)
         if positional and many:
             variadic = True
+            if nargs == argparse.REMAINDER:   # option-looking tokens included
+                more["rest"] = True
         elif isinstance(nargs, int) and nargs > 1:   # -p NAME VALUE: a tuple per use
             more["nargs"] = nargs
             if isinstance(action, (argparse._AppendAction, argparse._ExtendAction)):
@@ -139,6 +146,10 @@ def _input(action, parser, level):
                 default = tuple(default)
         elif many or isinstance(action, (argparse._AppendAction, argparse._ExtendAction)):
             kind, items = "list", kind
+            if nargs in ("+", "*"):   # `-k a b`: the flag takes the values after it
+                more["greedy"] = 1 if nargs == "+" else 0
+        elif nargs == "?" and not positional:   # `-L` alone is its const
+            more["bare"] = (action.const,)
     if default == argparse.SUPPRESS:
         default = None
     if positional:
@@ -148,6 +159,8 @@ def _input(action, parser, level):
     else:
         required = bool(action.required)
         longs = [o for o in action.option_strings if o.startswith("--")]
+        if isinstance(action, argparse.BooleanOptionalAction):   # named from --x, not --no-x
+            longs = [o for o in longs if o != more.get("off")] or longs
         # the longest long flag names it: isort's `--df` is short for `--diff`
         name = max(longs, key=len) if longs else action.dest
         shorts = [o[1] for o in action.option_strings if len(o) == 2 and o[1] != "-"]
@@ -160,7 +173,10 @@ def _input(action, parser, level):
 
 def _kind(action):
     if action.choices is not None and not isinstance(action.choices, dict):
-        return "enum", "string", [str(c) for c in action.choices]
+        choices = [str(c) for c in action.choices]
+        if isinstance(action.choices, (set, frozenset)):   # no order of its own: sorted,
+            choices.sort()                                 # so schemas stay the same
+        return "enum", "string", choices
     if action.type is int:
         return "integer", "string", None
     if action.type is float:
@@ -203,6 +219,9 @@ def _tokens(action, item, value) -> list:
             off = [o for o in strings if o.startswith("--no-")]
             return off[:1]
         return []
+    if action.nargs == "?" and not item.positional and value == action.const \
+            and not isinstance(action, (argparse._AppendAction, argparse._ExtendAction)):
+        return [flag]   # the const, as the flag alone gives it (whatever its type)
     if item.type == "list":
         values = [text_value(v) for v in value or ()]
         if isinstance(action, (argparse._AppendAction, argparse._ExtendAction)) and \
@@ -240,7 +259,7 @@ class _Runner:
             try:
                 if self.main is not None:
                     sys.argv = [root.prog] + argv
-                    result = self.main(argv) if _takes_argument(self.main) else self.main()
+                    result = self.main(argv) if takes_argument(self.main) else self.main()
                 else:
                     namespace = root.parse_args(argv)
                     handler = _handler(namespace)
@@ -253,22 +272,13 @@ class _Runner:
             except argparse.ArgumentError as error:   # parsers built with exit_on_error=False
                 sys.stderr.write(f"{root.prog}: error: {error}\n")
                 return 2
-            return result if isinstance(result, int) and not isinstance(result, bool) else 0
+            # as `sys.exit(main())` reads it: a number is the status, True is 1
+            return int(result) if isinstance(result, int) else 0
 
         code, out, err = _capture.captured(call, world, request)
         if err is not None and code == 2 and ": error: " in err:
             raise _usage(err, command, request, given)
         return _capture.finish(code, out, err, command, request, world)
-
-
-def _takes_argument(fn) -> bool:
-    import inspect
-    try:
-        parameters = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    return any(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
-               for p in parameters)
 
 
 def _handler(namespace):

@@ -194,7 +194,8 @@ def _working_directory(value) -> bool:
         return False
     import os
     try:
-        return os.path.abspath(os.fspath(value)) == os.getcwd() and os.fspath(value) != "."
+        text = os.fspath(value)
+        return text not in ("", ".") and os.path.abspath(text) == os.getcwd()
     except (TypeError, ValueError, OSError):
         return False
 
@@ -339,13 +340,19 @@ def _option_for(inp, shorts: set):
     env = inp.env if isinstance(inp.env, str) and inp.env and "=" not in inp.env \
         and " " not in inp.env else None
     more = dict(inp.more)
+    bare, greedy = more.pop("bare", None), more.pop("greedy", None)
     if more.get("prompt") is not None:
         required = False   # asked for, or refused as input_required when nobody can answer
     if more.get("count") and more.get("max") is None:
         more["max"] = COUNT_LIMIT   # the runner spells a count as that many flags
-    return Option(type=kind, description=first_paragraph(inp.description),
-                  required=required, default=default, choices=choices, env=env,
-                  short=short, sensitive=bool(inp.sensitive), items=items, **more)
+    option = Option(type=kind, description=first_paragraph(inp.description),
+                    required=required, default=default, choices=choices, env=env,
+                    short=short, sensitive=bool(inp.sensitive), items=items, **more)
+    if bare is not None:
+        option.bare = bare
+    if greedy is not None and kind == "list":
+        option.greedy = greedy
+    return option
 
 
 COUNT_LIMIT = 1000
@@ -476,6 +483,8 @@ def _command(spec, item: CommandSpec, label, aliases, effect, where, shared):
         arguments.append(Argument(name, type=kind, description=first_paragraph(inp.description),
                                   required=required, variadic=variadic, choices=choices,
                                   default=None if variadic else default, env=env, **checks))
+        if variadic and inp.more.get("rest") and index == len(positionals) - 1:
+            arguments[-1].rest = True
         inp.key = key
         by_key[key] = inp
     command = Command(label, first_paragraph(item.description), effects=effect, options=options,
@@ -534,18 +543,37 @@ def rebuild_argv(chain, given, option_tokens) -> list:
     `option_tokens(ref, item, value)` spells one option in the library's syntax.
     """
     options: list[list] = [[] for _ in chain]
-    positionals = []
+    positionals: list = []
+    rest: list = []
     for item, value in given:
-        if item.positional:
-            positionals += [text_value(v) for v in value] if isinstance(value, list) \
-                else [text_value(value)]
-        else:
+        if not item.positional:
             options[item.level] += option_tokens(item.ref, item, value)
+            continue
+        values = [text_value(v) for v in value] if isinstance(value, list) \
+            else [text_value(value)]
+        if item.more.get("rest"):
+            rest = values   # argparse's REMAINDER: taken as they come, flags and all
+        else:
+            positionals += values
     argv = []
     for level, (_, token) in enumerate(chain):
         if level:
             argv.append(token)
         argv += options[level]
-    if any(p.startswith("-") and p != "-" for p in positionals):
+    flagged = positionals if positionals else rest[:1]
+    takes_more = any("greedy" in item.more or "bare" in item.more   # `-k a b`, `-L [x]`
+                     for item, _ in given if not item.positional)
+    if any(p.startswith("-") and p != "-" for p in flagged) or (positionals and takes_more):
         argv.append("--")
-    return argv + positionals
+    return argv + positionals + rest
+
+
+def takes_argument(fn) -> bool:
+    """Whether an entry function takes the argv (`main(argv)`), else it reads `sys.argv`."""
+    import inspect
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
+               for p in parameters)

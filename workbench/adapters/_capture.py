@@ -31,6 +31,10 @@ def captured(fn, world, request):
     lock, _ = _state()
     live = reads_live(world, request)
     stdin = world.stdin if world.stdin is not None else io.StringIO("")
+    if isinstance(stdin, io.StringIO):   # text in memory (MCP's empty stdin): give it the
+        rest = stdin.getvalue()[stdin.tell():]   # `.buffer` a real stdin has
+        stdin = io.TextIOWrapper(io.BytesIO(rest.encode("utf-8", "surrogateescape")),
+                                 encoding="utf-8", errors="surrogateescape")
     capture = Capture(keep=DATA_KEEP)
     with lock:
         saved = sys.stdin, sys.argv, sys.stdout, sys.stderr
@@ -61,11 +65,64 @@ def _status(fn) -> int:
     """Run the original; its exit status, as Python would exit (a SystemExit text goes to
     stderr)."""
     try:
-        return exit_status(fn())
+        with _fresh_interpreter_state():
+            return exit_status(fn())
     except SystemExit as exit_:
         if exit_.code is not None and not isinstance(exit_.code, int):
             sys.stderr.write(f"{exit_.code}\n")
         return exit_status(exit_.code)
+
+
+class _fresh_interpreter_state:
+    """Logging and warnings as a fresh process has them, for one call, then put back: the
+    root logger without handlers at WARNING (so the original's `basicConfig` takes effect,
+    not a no-op beside the server's handler), every logger's level, handlers and `disable`
+    restored after (so one call's levels do not reach the next), and the warning filters
+    saved and reset (a warning shown once per location shows again in the next call)."""
+
+    def __enter__(self):
+        import warnings
+        self._warnings = warnings.catch_warnings()
+        self._warnings.__enter__()
+        logging = sys.modules.get("logging")
+        self._saved = _logging_state(logging) if logging is not None else None
+        if logging is not None:
+            logging.root.handlers = []
+            logging.root.setLevel(logging.WARNING)
+        return self
+
+    def __exit__(self, *exc):
+        logging = sys.modules.get("logging")
+        if logging is not None:
+            _restore_logging(logging, self._saved)
+        self._warnings.__exit__(*exc)
+        return False
+
+
+def _logging_state(logging) -> dict:
+    manager = logging.root.manager
+    loggers = {name: (lg.level, list(lg.handlers), lg.propagate, lg.disabled)
+               for name, lg in list(manager.loggerDict.items())
+               if isinstance(lg, logging.Logger)}
+    return {"root": (logging.root.level, list(logging.root.handlers)),
+            "disable": manager.disable, "loggers": loggers}
+
+
+def _restore_logging(logging, saved) -> None:
+    manager = logging.root.manager
+    saved = saved or {"root": (logging.WARNING, []), "disable": 0, "loggers": {}}
+    for handler in logging.root.handlers:   # the call's own (basicConfig's): flushed, dropped
+        if all(handler is not kept for kept in saved["root"][1]):
+            handler.flush()
+    logging.root.setLevel(saved["root"][0])
+    logging.root.handlers = saved["root"][1]
+    logging.disable(saved["disable"])
+    for name, lg in list(manager.loggerDict.items()):
+        if isinstance(lg, logging.Logger):
+            level, handlers, propagate, disabled = saved["loggers"].get(
+                name, (logging.NOTSET, [], True, False))
+            lg.setLevel(level)
+            lg.handlers, lg.propagate, lg.disabled = handlers, propagate, disabled
 
 
 def exit_status(code) -> int:

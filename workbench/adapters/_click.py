@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from workbench.adapters._build import (CommandSpec, GroupSpec, Input, Spec, first_paragraph,
                                        group_argument_dropped, group_name, rebuild_argv,
-                                       text_value)
+                                       takes_argument, text_value)
 
 
 class Flavour:
     """How one Click-like library spells types and exceptions (overridden by Typer)."""
 
     library = "click"
+    entry = None
+    """The program's entry function that runs the command (`main()` around `cli()`), if any."""
 
     def __init__(self):
         import click
@@ -33,6 +35,20 @@ class Flavour:
 
     def is_group(self, node) -> bool:
         return isinstance(getattr(node, "commands", None), dict)
+
+    def running(self, root):
+        """What a call through the entry function runs inside (Typer's makes `app()` run
+        `root`); for Click, `cli()` is `root` already."""
+        import contextlib
+        return contextlib.nullcontext()
+
+    def show(self, error, root) -> None:
+        """Print a failure as the library's own `main()` does (a custom `show()` included)."""
+        error.show()
+
+    def show_abort(self, root) -> None:
+        import sys
+        sys.stderr.write("Aborted!\n")
 
     def kind(self, param):
         """(type, items, choices) of a parameter's values, before multiple/nargs."""
@@ -111,9 +127,12 @@ def choice_text(choice) -> str:
     return choice.name if _is_enum(choice) else str(choice)
 
 
-def describe(obj, fallback=None) -> Spec:
-    """The Spec of a click.Command or click.Group."""
-    return walk(obj, Flavour(), fallback)
+def describe(obj, fallback=None, main=None) -> Spec:
+    """The Spec of a click.Command or click.Group; `main`, the program's entry function that
+    runs it (each call goes through it, so its own error handling is kept)."""
+    flavour = Flavour()
+    flavour.entry = main
+    return walk(obj, flavour, fallback)
 
 
 def walk(root, flavour, fallback=None, *, name=None, description=None) -> Spec:
@@ -125,7 +144,8 @@ def walk(root, flavour, fallback=None, *, name=None, description=None) -> Spec:
     prefix = prefix.upper().replace("-", "_") if prefix else None
     problems: list = []
     options = []
-    if flavour.is_group(root):
+    group = flavour.is_group(root) and not _callback_only(root)
+    if group:
         children = _children(root, flavour, [(root, name)], [prefix], problems)
         options = _own_options(root, flavour, 0, prefix)
     else:
@@ -134,8 +154,14 @@ def walk(root, flavour, fallback=None, *, name=None, description=None) -> Spec:
     spec = Spec(flavour.library, name, children, description=description,
                 version=declared_version(root), options=options)
     spec.problems = problems
-    spec.single = not flavour.is_group(root)
+    spec.single = not group
     return spec
+
+
+def _callback_only(group) -> bool:
+    """A group without subcommands whose callback does the work (`invoke_without_command`,
+    a Typer app of one `@app.callback()`): one command, its own."""
+    return not group.commands and bool(getattr(group, "invoke_without_command", False))
 
 
 def declared_version(root) -> str | None:
@@ -234,8 +260,14 @@ def _resolved(group, ctx, name):
 def _own_options(group, flavour, level, prefix) -> list:
     """A group's own options (no arguments, no eager actions), as Inputs at its level."""
     return [_input(param, flavour, level, False, prefix) for param in group.params
-            if getattr(param, "expose_value", True) and param.param_type_name != "argument"
+            if not _is_action(param) and param.param_type_name != "argument"
             and not (getattr(param, "is_eager", False) and param.callback)]
+
+
+def _is_action(param) -> bool:
+    """An eager option that gives the command no value (--version, --install-completion);
+    a non-eager one (`-q` whose callback sets `ctx.obj`) is an input like any other."""
+    return not getattr(param, "expose_value", True) and getattr(param, "is_eager", False)
 
 
 def _help(node) -> str:
@@ -247,7 +279,7 @@ def _command(node, token, flavour, chain, prefixes, problems) -> CommandSpec:
     last = len(chain) - 1
     for level, (owner, _) in enumerate(chain):
         for param in owner.params:
-            if not getattr(param, "expose_value", True):
+            if _is_action(param):
                 continue   # --version, --install-completion
             positional = param.param_type_name == "argument"
             if level != last and getattr(param, "is_eager", False) and param.callback:
@@ -387,30 +419,76 @@ class _Runner:
         by_param = {id(item.ref): item for item, _ in given}
         by_param.update({id(item.ref): item for item in command.adapter.inputs.values()})
 
+        usage: list = []
+
+        def run(**settings):
+            with root.make_context(command.program.name, argv, **settings) as ctx:
+                root.invoke(ctx)
+
         def call():
+            if flavour.entry is not None:
+                return _through_entry(flavour, root, command.program.name, argv, run, usage)
             try:
-                with root.make_context(command.program.name, argv) as ctx:
-                    root.invoke(ctx)
+                run()
                 return 0
             except flavour.Exit as done:
                 return done.exit_code
             except flavour.Abort:
-                import sys
-                sys.stderr.write("Aborted!\n")
+                flavour.show_abort(root)
                 return 1
             except flavour.UsageError as error:
                 raise usage_refusal(error, flavour, by_param, command, request, given) from None
             except flavour.ClickException as error:
-                import sys
-                sys.stderr.write(f"Error: {error.format_message()}\n")
+                flavour.show(error, root)
                 return error.exit_code
             except (EOFError, KeyboardInterrupt):
-                import sys
-                sys.stderr.write("Aborted!\n")
+                flavour.show_abort(root)
                 return 1
 
         code, out, err = _capture.captured(call, world, request)
+        if usage:   # a usage error the entry function did not handle itself
+            raise usage_refusal(usage[0], flavour, by_param, command, request, given)
         return _capture.finish(code, out, err, command, request, world)
+
+
+def _through_entry(flavour, root, prog, argv, run, usage):
+    """Run the program's own entry function (`main()` around `cli()`) with `sys.argv` set,
+    its command's `main` standing in for Click's for this call: the argv the caller gave,
+    the context settings the entry passes (`obj=`), failures printed as Click's `main()`
+    prints them. A usage error is kept in `usage` for the caller's refusal. The status."""
+    import sys
+
+    def main(args=None, prog_name=None, complete_var=None, standalone_mode=True, **settings):
+        if not standalone_mode:
+            run(**settings)
+            return None
+        try:
+            run(**settings)
+        except flavour.Exit as done:
+            sys.exit(done.exit_code)
+        except flavour.Abort:
+            flavour.show_abort(root)
+            sys.exit(1)
+        except flavour.UsageError as error:
+            usage.append(error)
+            sys.exit(2)
+        except flavour.ClickException as error:
+            flavour.show(error, root)
+            sys.exit(error.exit_code)
+        except (EOFError, KeyboardInterrupt):
+            flavour.show_abort(root)
+            sys.exit(1)
+        sys.exit(0)
+
+    sys.argv = [prog] + argv
+    root.main = main   # an instance attribute: `cli()` calls it
+    try:
+        entry = flavour.entry
+        with flavour.running(root):
+            result = entry(argv) if takes_argument(entry) else entry()
+    finally:
+        del root.main
+    return int(result) if isinstance(result, int) else 0
 
 
 def usage_refusal(error, flavour, by_param, command, request, given):

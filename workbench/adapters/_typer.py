@@ -16,6 +16,9 @@ from workbench.adapters._click import path_checks, walk
 
 class TyperFlavour:
     library = "typer"
+    entry = None
+    """The program's entry function that runs the app (`main()` around `app()`), if any."""
+    app = None
 
     def __init__(self):
         from typer import exceptions as typer_exceptions
@@ -30,6 +33,45 @@ class TyperFlavour:
 
     def is_group(self, node) -> bool:
         return isinstance(getattr(node, "commands", None), dict)
+
+    def show(self, error, root) -> None:
+        """Print a failure as Typer's `main()` does: with Rich when it would use it."""
+        if self._rich(root):
+            from typer import rich_utils
+            rich_utils.rich_format_error(error)
+        else:
+            error.show()
+
+    def show_abort(self, root) -> None:
+        if self._rich(root):
+            from typer import rich_utils
+            rich_utils.rich_abort_error()
+        else:
+            import sys
+            sys.stderr.write("Aborted!\n")
+
+    @staticmethod
+    def _rich(root) -> bool:
+        from typer import core
+        return bool(core.HAS_RICH) and getattr(root, "rich_markup_mode", None) is not None
+
+    def running(self, root):
+        """For a call through the entry function: `app()` runs `root`, the command this
+        adapter walked (whose `main` the call replaces), not a new one."""
+        import contextlib
+
+        import typer.main
+        built, app = typer.main.get_command, self.app
+
+        @contextlib.contextmanager
+        def patched():
+            typer.main.get_command = lambda typer_app: root if typer_app is app else \
+                built(typer_app)
+            try:
+                yield
+            finally:
+                typer.main.get_command = built
+        return patched()
 
     def kind(self, param):
         """(type, items, choices) from the parameter's annotation."""
@@ -89,11 +131,14 @@ class TyperFlavour:
         return value
 
 
-def describe(app, fallback=None):
-    """The Spec of a typer.Typer app (or a command Typer built)."""
+def describe(app, fallback=None, main=None):
+    """The Spec of a typer.Typer app (or a command Typer built); `main`, the program's entry
+    function that runs it (each call goes through it, so its own error handling is kept)."""
     import typer
     import typer.main
     if isinstance(app, typer.Typer):
+        flavour = TyperFlavour()
+        flavour.entry, flavour.app = main, app
         info = app.info
         name = _given(getattr(info, "name", None))
         help_text = _given(getattr(info, "help", None))
@@ -102,7 +147,7 @@ def describe(app, fallback=None):
             getattr(getattr(app, "registered_callback", None), "callback", None)
         if not help_text and callback is not None and callback.__doc__:
             help_text = callback.__doc__
-        return walk(root, TyperFlavour(), fallback,
+        return walk(root, flavour, fallback,
                     name=name or fallback or root.name,
                     description=first_paragraph(help_text or getattr(root, "help", None)))
     return walk(app, TyperFlavour(), fallback)

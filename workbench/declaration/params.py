@@ -626,6 +626,12 @@ class Option(Param):
     spellings: dict[str, tuple[bool, str | None]]
     requires: tuple[str, ...] = ()
     conflicts: tuple[str, ...] = ()
+    bare: tuple | None = None
+    """`(value,)`: the value its flag takes when given without one (argparse's `nargs="?"`
+    with `const`; set by the adapter)."""
+    greedy: int | None = None
+    """For a list: the flag takes every value after it up to the next flag, at least this
+    many (argparse's `nargs="+"` 1, `"*"` 0; set by the adapter)."""
 
     def __init__(self, type: str | object = "string", description: str = "",
                  required: bool = False, default: object = None,
@@ -816,6 +822,10 @@ class Argument(Param):
     variadic: bool
     stdin: bool
     env: str | None
+
+    rest: bool = False
+    """A variadic argument that takes every token after the arguments before it verbatim,
+    option-looking ones included (argparse's `REMAINDER`; set by the adapter)."""
 
     def __init__(self, name: str, type: str | object = "string", description: str = "",
                  required: bool = True, variadic: bool = False, stdin: bool = False, *,

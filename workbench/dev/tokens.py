@@ -206,8 +206,12 @@ def clear_cache() -> None:
 # --- budgets ----------------------------------------------------------------------------
 
 def find_pyproject(file: str) -> str | None:
-    """The nearest pyproject.toml at or above the program file's folder."""
+    """The nearest pyproject.toml at or above the program file's folder; for an installed
+    program (a file under `site-packages`), at or above the working directory: the project
+    that runs it, not the package's own."""
     folder = os.path.dirname(os.path.abspath(file))
+    if {"site-packages", "dist-packages"} & set(folder.split(os.sep)):
+        folder = os.getcwd()
     while True:
         candidate = os.path.join(folder, "pyproject.toml")
         if os.path.isfile(candidate):

@@ -56,7 +56,8 @@ def to_argv(command: Command, arguments: dict[str, object] | None) -> list[str]:
 
     The command path first, then options in the order given (booleans as `--x` / `--no-x`,
     lists as repeated flags, a value that starts with `-` as `--x=-v`), then positional
-    arguments in declaration order, after `--` when one of them starts with `-`. A `None`
+    arguments in declaration order, after `--` when one of them starts with `-` or an
+    option given could take them (an adapted `nargs="+"` or `"?"` one). A `None`
     value means not given. Raises ValueError for a property the command does not have.
 
     Args:
@@ -101,7 +102,11 @@ def to_argv(command: Command, arguments: dict[str, object] | None) -> list[str]:
             continue
         values = value if isinstance(value, (list, tuple)) else [value]
         positionals.extend(_scalar_token(one) for one in values)
-    if any(token.startswith("-") and token != "-" for token in positionals):
+    takes_more = any(value is not None and key in inputs and (   # `-k a b`, `-L [x]`
+        getattr(inputs[key], "greedy", None) is not None or
+        getattr(inputs[key], "bare", None) is not None) for key, value in given.items())
+    if any(token.startswith("-") and token != "-" for token in positionals) or (
+            positionals and takes_more):
         argv.append("--")
     argv.extend(positionals)
     return argv
@@ -308,7 +313,12 @@ def check_arguments(command, arguments, *, partial: bool = False) -> dict | None
                 continue
         if item is None:
             from workbench._text import nearest
-            close = [name for name in nearest(str(key), list(inputs)) if name not in arguments]
+            from workbench.runtime.parser import adapted_spellings
+            names = dict(zip(inputs, inputs))
+            names.update({flag[2:].replace("-", "_"): option.key for flag, option
+                          in adapted_spellings(command).items()})
+            close = list(dict.fromkeys(names.get(n, n) for n in nearest(str(key), names)))
+            close = [name for name in close if name not in arguments]
             if close:
                 problems.append(("unknown_option", f"'{label}' has no property {key!r}",
                                  "did you mean " + " or ".join(repr(c) for c in close) + "?",

@@ -345,8 +345,16 @@ def _parse_command(request, command, tokens, environ, placeholders=False, trial=
     request.tokens = list(tokens)
     i = 0
     only_positional = False
+    rest = _rest_at(command)
     while i < len(tokens):
         token = tokens[i]
+        if rest is not None and not only_positional and (
+                len(positionals) >= rest > 0 or (rest == 0 and not token.startswith("-"))):
+            only_positional = True   # the rest argument's from here on, `--strict` included
+            positionals.append(token)
+            spots.append(i)
+            i += 1
+            continue
         if only_positional or token == "-" or not token.startswith("-") \
                 or (_looks_negative_number(token) and token not in table):
             if token == "--" and not only_positional:
@@ -407,11 +415,23 @@ def _parse_command(request, command, tokens, environ, placeholders=False, trial=
                    tokens, i, 1)
             i += 1
             continue
+        if option.greedy is not None and not eq:   # `-k a b`: every value up to a flag
+            taken = _values_after(tokens, i + 1)
+            if len(taken) >= option.greedy:
+                value = [raw if placeholders and _is_slot(raw) else convert(
+                    option, raw, flag, lambda: _replace(tokens, i, [flag, option.metavar],
+                                                        len(taken) + 1)) for raw in taken]
+                _store(option, values, where, value, option.flag, tokens, i, len(taken) + 1)
+                i += len(taken) + 1
+                continue
         if eq:
             raw, width = inline, 1
-        elif i + 1 < len(tokens) and (not tokens[i + 1].startswith("-") or tokens[i + 1] == "-"
-                                      or _looks_negative_number(tokens[i + 1])):
+        elif _values_after(tokens, i + 1)[:1]:
             raw, width = tokens[i + 1], 2
+        elif option.bare is not None:   # `-L` alone: the value its flag means by itself
+            _store(option, values, where, option.bare[0], option.flag, tokens, i, 1)
+            i += 1
+            continue
         else:
             _refuse_missing_value(table, option, flag, tokens, i)
         if placeholders and _is_slot(raw):
@@ -451,6 +471,25 @@ def _parse_command(request, command, tokens, environ, placeholders=False, trial=
             (f"; use '{command.replaced_by}'" if command.replaced_by else "") +
             (f" ({command.deprecated})" if isinstance(command.deprecated, str) else "") +
             _removal(command))
+
+
+def _values_after(tokens, i) -> list:
+    """The tokens from `i` on that are values, not flags, up to the first flag or `--`."""
+    out = []
+    for token in tokens[i:]:
+        if token.startswith("-") and token != "-" and not _looks_negative_number(token):
+            break
+        out.append(token)
+    return out
+
+
+def _rest_at(command) -> int | None:
+    """The index of a command's `rest` argument (everything after the arguments before it
+    is its value, as argparse's `REMAINDER` takes it), or None."""
+    for index, argument in enumerate(command.arguments):
+        if argument.rest:
+            return index
+    return None
 
 
 def _cluster(table, token):
@@ -683,8 +722,10 @@ def _refuse_unknown_option(command, tokens, i, flag, environ=None, placeholders=
     table = flag_table(command)
     known = [f for f in table if f.startswith("--") and table[f][2] is None
              and not table[f][1]]
-    spellings = [f for f in table if f.startswith("--")]
-    close = list(dict.fromkeys(_canonical(table, f) for f in nearest(flag, spellings)))
+    spellings = {f: _canonical(table, f) for f in table if f.startswith("--")}
+    spellings.update({was: option.flag for was, option in adapted_spellings(command).items()
+                      if was not in spellings})
+    close = list(dict.fromkeys(spellings[f] for f in nearest(flag, spellings)))
     label = " ".join(command.path)
     token = tokens[i]
     from workbench.runtime.redact import sensitive_flag
@@ -724,6 +765,19 @@ def _refuse_unknown_option(command, tokens, i, flag, environ=None, placeholders=
             fix = tokens[:i] + tokens[i + width:]
     raise Refusal("unknown_option", f"'{label}' has no option {_clip(flag)}", hint=hint,
                   fix=fix, field=_field_of(flag))
+
+
+def adapted_spellings(command) -> dict:
+    """An adapted command's original flags the model had to rename (`--format` is a global
+    flag, so the original's is `--format-option`) -> the Option now: a near miss of the name
+    the caller knows suggests the option that reaches it (on the command line and over MCP)."""
+    adapter = getattr(command, "adapter", None)
+    out = {}
+    for key, item in getattr(adapter, "inputs", {}).items():
+        option = command.options.get(key)
+        if option is not None and item.name.startswith("--") and item.name != option.flag:
+            out[item.name] = option
+    return out
 
 
 def _canonical(table, spelling: str) -> str:

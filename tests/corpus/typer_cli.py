@@ -1,0 +1,2 @@
+"""Typer's own `typer` command as installed: its Typer app."""
+from typer.cli import app  # noqa: F401
