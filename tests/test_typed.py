@@ -636,3 +636,19 @@ def test_the_loader_compiles_a_file_without_its_own_future_imports(tmp_path):
     program = load_program(str(ROOT / "sample_programs" / "typed" / "notes.py"))
     notes = program.find(["list"]).output["properties"]["notes"]
     assert notes["items"]["additionalProperties"] is False
+
+
+def test_opt_passes_untrusted_and_removed_in_to_the_option():
+    from typing import Annotated
+
+    from workbench.typed import App, Opt
+    app = App("relay", version="1.0", description="relays text")
+
+    @app.command(effects="read_only")
+    def send(body: Annotated[str, Opt(untrusted=True)],
+             old: Annotated[str, Opt(deprecated="use --body", removed_in="3.0")] = ""):
+        """Send a body."""
+        return {"body": body}
+
+    options = app.program.commands[0].options
+    assert options["body"].untrusted is True and options["old"].removed_in == "3.0"

@@ -89,6 +89,9 @@ class Opt:
         conflicts: names of other parameters that must not be given with this one.
         type: a value type (`convert`, `json_schema`, `describe`) for a hint burgee does
             not read itself (`Annotated[ParseResult, Opt(type=URL())]`).
+        untrusted: its value is text a third party wrote: listed in `meta.untrusted`, never
+            put into a `next` step, escaped for terminals.
+        removed_in: with `deprecated`, the version that removes it (`"3.0"`).
     """
 
     __slots__ = ("description", "short", "env", "sensitive", "aliases", "placeholder",
@@ -117,7 +120,8 @@ class Opt:
                  hidden: bool = False, prompt: str | bool | None = None,
                  confirmation_prompt: bool = False, hide_input: bool = False,
                  requires: tuple[str, ...] | list[str] = (),
-                 conflicts: tuple[str, ...] | list[str] = (), type: object = None):
+                 conflicts: tuple[str, ...] | list[str] = (), type: object = None,
+                 untrusted: bool = False, removed_in: str | None = None):
         self.description = description
         self.short = short
         self.env = env
@@ -133,7 +137,8 @@ class Opt:
             min=min, max=max, exists=exists, kind=kind, readable=readable, writable=writable,
             count=count, off=off, hidden=hidden, prompt=prompt,
             confirmation_prompt=confirmation_prompt, hide_input=hide_input,
-            requires=tuple(requires), conflicts=tuple(conflicts), type=type)
+            requires=tuple(requires), conflicts=tuple(conflicts), type=type,
+            untrusted=untrusted, removed_in=removed_in)
 
 
 def _given_settings(**settings: object) -> dict[str, Any]:
