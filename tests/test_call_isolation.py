@@ -440,6 +440,30 @@ def test_the_fork_server_keeps_its_spares_when_calls_end_before_it_hears_of_them
     assert done.stdout.split() == [str(SPARES)], done.stdout + done.stderr[-2000:]
 
 
+_A_STOPPED_FORK_SERVER = _SPARES_AFTER_A_SLOW_FORK_SERVER.split("os.kill(server.pid, signal.SIGSTOP)")[0] + r"""
+os.kill(server.pid, signal.SIGSTOP)      # no new spare will come
+for _ in range(forks.SPARES):
+    assert server.call(["ping", "--json"], tool="ping").exit == 0
+import json
+stuck = server.call(["ping", "--json"], tool="ping", timeout=1.0)   # none left: not for ever
+print(stuck.exit, json.loads(stuck.stdout)["error"]["code"])
+os.kill(server.pid, signal.SIGCONT)
+print(server.call(["ping", "--json"], tool="ping").exit)
+server.close()
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_call_waits_for_a_call_process_no_longer_than_its_time_limit():
+    """A fork server that stops making spares (stopped, starved) must not hang a call: it
+    answers `unavailable` (exit 7, nothing ran) after the call's time limit, and the next
+    call runs once the fork server is back."""
+    done = subprocess.run([sys.executable, "-c", _A_STOPPED_FORK_SERVER],
+                          capture_output=True, text=True, env=clean_env(), timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == ["7", "unavailable", "0"], done.stdout + done.stderr[-2000:]
+
+
 KITCHEN = PROGRAMS / "kitchen.py"
 BOTH_PATHS = [("echo", {"name": "x", "count": 2, "tag": ["a", "b"]}),   # a success
               ("db_fail", {}),                                          # the handler's Fail

@@ -149,11 +149,17 @@ class ForkServer:
             if self._ending:
                 return self._ended()
             try:
-                pid, sock = self._spare()
+                pid, sock = self._spare(timeout)
+            except TimeoutError:
+                return self._outcome(_envelope.failure(
+                    "unavailable", f"no call process was ready within {timeout:g} s (the "
+                    "server's fork server is stopped or the machine is overloaded); nothing ran",
+                    exit=_envelope.EXIT_UNAVAILABLE, effects="none",
+                    hint="retry the call; if it keeps happening, restart the server"))
             except OSError as error:
                 return self._outcome(_envelope.failure(
                     "unavailable", f"the server cannot start a call process ({error})",
-                    exit=_envelope.EXIT_UNAVAILABLE,
+                    exit=_envelope.EXIT_UNAVAILABLE, effects="none",
                     hint="the server's fork server is gone; restart the server"))
             ticket = TICKET.get()
             with self._lock:
@@ -175,10 +181,14 @@ class ForkServer:
                 with self._lock:
                     self._running.discard(pid)
 
-    def _spare(self) -> tuple:
+    def _spare(self, wait: float) -> tuple:
         """(pid, socket) of a warm call process the fork server made ready, taken for a call;
-        the fork server is told, so it makes the next one while this call runs."""
+        the fork server is told, so it makes the next one while this call runs. TimeoutError
+        when none is ready within `wait` seconds (a stopped fork server never hangs a call)."""
+        deadline = time.monotonic() + wait
         with self._take:
+            if not _readable(self._control, deadline - time.monotonic()):
+                raise TimeoutError
             message, fds, _flags, _address = socket.recv_fds(self._control, 64, 1)
             if not message or not fds or message[:1] != b"S":
                 for fd in fds:
