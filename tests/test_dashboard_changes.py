@@ -46,7 +46,7 @@ async def test_a_reload_lists_breaking_changes_first_since_the_load_and_the_snap
             in app.pane("problems").text
 
         file.write_text(source.replace('version="1.0.0"', 'version="2.0.0"')
-                        .replace('"build": Option', '"build_id": Option'))
+                        .replace('"build": Option', '"build_id": Option', 1))   # deploy's
         generation = app.state.generation
         await app.bench.areload()
         await until(pilot, lambda: app.state.generation > generation, what="the reload")

@@ -79,7 +79,7 @@ async def test_the_header_counts_the_tokens_agents_read():
         assert tokens.read_by_agents + tokens.not_read_by_agents == tokens.total
         assert f"{read} tokens read by agents" in app.header.text
         cheapest = cost.cheapest_path(app.state)
-        assert f"3 commands, a session {cheapest['tokens']} tokens via {cheapest['title']}, " \
+        assert f"4 commands, a session {cheapest['tokens']} tokens via {cheapest['title']}, " \
             in app.header.text
         assert cheapest["tokens"] == min(app.state.cost.table()["typical"].values())
         assert f"(+{tokens.not_read_by_agents} in completions/configs)" in app.header.text

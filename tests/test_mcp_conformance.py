@@ -15,6 +15,7 @@ import pytest
 
 from _mcp_helpers import (SAMPLES, State, authed, caller_env, examples, http_server, run_cli,
                           sample_files, stdio_params, text_of)
+from workbench.runtime._failures import as_mcp_sends   # the checker's rule for C10
 from workbench.runtime.arguments import from_argv
 from workbench.loader import load_program
 from workbench.surfaces.tools import output_schema
@@ -28,6 +29,9 @@ def _plan(program):
     for command, argv in examples(program):
         if command.effects == "withheld":
             out.append((command, argv, None, "withheld"))
+            continue
+        if command.person_only:   # not an MCP tool: a call by name is refused with exit 13
+            out.append((command, argv, None, "person_only"))
             continue
         if any(t == "--format" or t.startswith("--format=") for t in argv):
             out.append((command, argv, None, "--format ndjson streams lines; MCP answers with "
@@ -60,6 +64,11 @@ async def _compare(client, file, program, plan, state, extra, cwd):
             doc = json.loads(text_of(result))
             assert result.is_error and doc["error"]["code"] == "tool_withheld", doc
             continue
+        if skip == "person_only":
+            result = await client.call_tool(command.tool_name, {})
+            doc = json.loads(text_of(result))
+            assert result.is_error and doc["error"]["code"] == "person_required", doc
+            continue
         if skip is not None:
             continue
         state.save()
@@ -71,6 +80,7 @@ async def _compare(client, file, program, plan, state, extra, cwd):
         compared += 1
         text = text_of(result)
         expected = cli.stdout[:-1] if cli.stdout.endswith("\n") else cli.stdout
+        expected = as_mcp_sends(program, expected)   # a failure's next steps as tool calls
         problem = None
         if cli.stderr:
             problem = f"CLI wrote to stderr under --json: {cli.stderr!r}"

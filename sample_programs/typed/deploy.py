@@ -16,8 +16,10 @@ Target = Literal["staging", "prod", "canary"]
 app = App("tool", version="1.0.0", description="Ship builds")
 
 
-@app.command(effects="non_idempotent", examples=["tool deploy --target staging --yes"],
-             errors=[UNKNOWN_TARGET, CANCELLED],
+@app.command(effects="non_idempotent",
+             examples=["tool deploy --target staging --yes",
+                       "tool deploy --target canary --yes --why 'try the new cache'"],
+             errors=[UNKNOWN_TARGET, CANCELLED], why="optional",
              text=lambda d: f"deployed {d['build']} to {d['target']}")
 def deploy(ctx, target: Annotated[str, Opt(short="t")],
            yes: Annotated[bool, Opt(short="y")] = False, build: str = "latest"):
@@ -53,8 +55,8 @@ def status(target: Target = "staging"):
     return {"target": target, "build": "2026.11.30-1", "healthy": True}
 
 
-@app.command(effects="idempotent",
-             examples=["tool rollback --target staging --to 2026.11.29-3"])
+@app.command(effects="idempotent", why="required",
+             examples=["tool rollback --target staging --to 2026.11.29-3 --why 'build broke login'"])
 def rollback(ctx, target: Annotated[Target, Opt()], to: Annotated[str, Opt()]):
     """Point a target at an earlier build
 
@@ -63,7 +65,19 @@ def rollback(ctx, target: Annotated[Target, Opt()], to: Annotated[str, Opt()]):
         to: build to go back to
     """
     ctx.changed(to != "2026.11.30-1")
-    return {"target": target, "build": to}
+    return {"target": target, "build": to, "why": ctx.why}
+
+
+@app.command(effects="non_idempotent", examples=["tool promote --build 2026.11.30-1"],
+             person_only={"reason": "promoting to production needs a person's sign-off",
+                          "how": "run `tool promote --build BUILD` yourself in a terminal"})
+def promote(build: Annotated[str, Opt()]):
+    """Promote a build to production for good
+
+    Args:
+        build: build to promote
+    """
+    return {"target": "prod", "build": build, "promoted": True}
 
 
 if __name__ == "__main__":

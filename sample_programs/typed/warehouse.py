@@ -96,6 +96,23 @@ def import_items(ctx, lines: Annotated[list[str], Arg("SKU=COUNT pairs")]):
     return _add_counts(ctx, lines)
 
 
+@items.command(effects="read_only", verdict=True,
+               examples=["warehouse items audit --min 0", "warehouse items audit --min 1"])
+def audit(ctx, min: Annotated[int, Opt("the fewest each item should have", min=0)] = 1):
+    """Check every item has a minimum in stock"""
+    return _data["audit"](ctx)
+
+
+@items.command(effects="read_only", errors=["limit_reached"],
+               examples=["warehouse items find --name bolt --want 5 --max-scan 20",
+                         "warehouse items find --name hinge --want 2"])
+def find(ctx, name: Annotated[str, Opt("text the item's name holds")],
+         want: Annotated[int, Opt("how many matches to find", min=1)] = 5,
+         max_scan: Annotated[int, Opt("the most items to look at", min=1)] = 20):
+    """Find items by name, looking at a limited number"""
+    return _data["find_items"](ctx)
+
+
 orders = app.group("orders", "Customer orders")
 
 

@@ -525,7 +525,8 @@ def _over_mcp(context, runner, call) -> None:
     cli = runner.cli(call.argv, "piped", "json", call.env, None)
     if cli.timed_out:
         return
-    text = _as_mcp_sends(context.program, cli.stdout[:-1] if cli.stdout.endswith("\n")
+    from workbench.runtime._failures import as_mcp_sends
+    text = as_mcp_sends(context.program, cli.stdout[:-1] if cli.stdout.endswith("\n")
                          else cli.stdout)
     if text != run.stdout and _without_usage_fix(text) != _without_usage_fix(run.stdout):
         import difflib
@@ -537,22 +538,6 @@ def _over_mcp(context, runner, call) -> None:
     if call.is_source or call.index % REPEAT_EVERY == 0:
         _twice(context, call, run, runner.mcp(command.tool_name, arguments, call.env,
                                               again=True))
-
-
-def _as_mcp_sends(program, text: str) -> str:
-    """The CLI's --json text as MCP sends the same envelope: a failure's `next` steps as tool
-    calls (`runtime._failures.mcp_steps`); any other text unchanged."""
-    if '"next":' not in text or not text.startswith('{"ok":false'):
-        return text
-    import json
-
-    from workbench.runtime._failures import mcp_steps
-    from workbench.runtime.envelope import encode
-    try:
-        doc = json.loads(text)
-    except ValueError:
-        return text
-    return encode(doc) if mcp_steps(program, doc) else text
 
 
 def _without_usage_fix(text: str):

@@ -86,6 +86,9 @@ def diff_example(served: Served, server: DevServer, command: Command, example: s
     if command.effects == "withheld":
         return Diff(name, example, tuple(argv), None, None, None,
                     skipped="withheld: the command is not an MCP tool")
+    if command.person_only:
+        return Diff(name, example, tuple(argv), None, None, None,
+                    skipped="person only: the command is not an MCP tool")
     if command.effects not in SAFE_EFFECTS and not run_writes:
         return Diff(name, example, tuple(argv), None, None, None,
                     skipped=f"{command.effects}: runs only with --run-writes")
@@ -118,7 +121,8 @@ def diff_example(served: Served, server: DevServer, command: Command, example: s
     if pool is not None and pool.cancelled:
         raise Cancelled()
     mcp = result["text"]
-    equal = cli == mcp and (code == 0) == (not result["is_error"])
+    from workbench.runtime._failures import as_mcp_sends   # a failure's next as tool calls
+    equal = as_mcp_sends(program, cli) == mcp and (code == 0) == (not result["is_error"])
     problem, unchecked_cli = invalid_output(command, cli, mcp)
     if problem is not None and unchecked_cli:
         # The MCP server refused the data (invalid_output); this CLI printed it without the

@@ -123,3 +123,19 @@ def mcp_steps(program, doc) -> bool:
         step.update(rest)
         changed = True
     return changed
+
+
+def as_mcp_sends(program, text: str) -> str:
+    """The CLI's --json text as MCP sends the same envelope: a failure's `next` steps as tool
+    calls (`mcp_steps`); any other text unchanged. What a CLI-vs-MCP comparison (the checker's
+    C10, the workbench's diffs) compares the MCP text with."""
+    if '"next":' not in text or not text.startswith('{"ok":false'):
+        return text
+    import json
+
+    from workbench.runtime.envelope import encode
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return text
+    return encode(doc) if mcp_steps(program, doc) else text

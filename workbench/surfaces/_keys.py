@@ -13,7 +13,7 @@ from __future__ import annotations
 COMMAND = ("name", "path", "description", "effects", "aliases", "hidden", "since", "deprecated",
            "replaced_by", "paginated", "batch", "errors", "examples", "output",
            "framework_keys", "help", "epilog", "destructive", "open_world", "title",
-           "instead", "input_json", "plan_tool", "removed_in")
+           "instead", "input_json", "plan_tool", "removed_in", "verdict", "person_only", "why")
 """Command fields the surfaces read (help, card, input schema, tool, completion, lint)."""
 
 OPTION = ("key", "type", "items", "choices", "description", "required", "default", "sensitive",
