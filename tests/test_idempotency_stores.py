@@ -312,3 +312,35 @@ def test_the_digest_is_keyed_by_the_stores_own_secret(keyed, store_env):
             (secret,) = conn.execute("SELECT secret FROM burgee_idempotency_key").fetchone()
         assert len(secret) == 64
     assert digest.startswith("h1:") and len(digest) == 67
+
+
+def test_a_first_use_that_made_the_key_never_forgets_a_claim_made_meanwhile(tmp_path,
+                                                                            monkeypatch):
+    """Two first callers of a fresh state folder: A makes the store's key, B (reading that key)
+    makes the store and claims the idempotency key, then A opens the store. A made a key but
+    did not find a store made under a lost one, so it must not forget B's claim (it did: the
+    'lost key' cleanup deleted B's pending row, A took the key and the body ran twice;
+    tests/test_contract_extras.py saw `x\\nx\\n` under load)."""
+    path = str(tmp_path / "state" / "idempotency.db")
+    os.makedirs(os.path.dirname(path), mode=0o700)
+    make_store = _keys._create
+    others = []
+
+    def b_claims_first(store_path):            # A has made the key; before A makes the
+        monkeypatch.setattr(_keys, "_create", make_store)   # store, B makes it and claims
+        b = _keys.SQLiteStore(path)
+        b.connect()
+        assert b.attempt("prog cmd", "K", "h1:x", "b", _keys.holder(), 30.0)[0] is True
+        others.append(b)
+        return make_store(store_path)
+    monkeypatch.setattr(_keys, "_create", b_claims_first)
+    a = _keys.SQLiteStore(path)
+    a.connect()
+    monkeypatch.undo()
+    try:
+        taken, row = a.attempt("prog cmd", "K", "h1:x", "a", _keys.holder(), 30.0)
+    finally:
+        a.close()
+        for b in others:
+            b.close()
+    assert taken is False and row[1] == "pending"

@@ -227,8 +227,9 @@ class SQLiteStore:
         import sqlite3
         path = self.path
         _private_folder(os.path.dirname(path) or ".")
+        existed = os.path.lexists(path)   # before the key: a store made after it uses it
         self.secret, new_secret = _secret(os.path.splitext(path)[0] + ".key")
-        created = _create(path)
+        _create(path)
         try:
             handle = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
         except OSError as error:
@@ -258,8 +259,9 @@ class SQLiteStore:
         for attempt in range(200):   # creating the table can race another process's first use
             try:
                 connection.execute(_TABLE)
-                if new_secret and not created:   # digests of a lost key can never match
-                    connection.execute("DELETE FROM claims WHERE digest LIKE 'h1:%'")
+                if new_secret and existed:   # a store kept under a lost key: its digests
+                    connection.execute(        # can never match (a store another first
+                        "DELETE FROM claims WHERE digest LIKE 'h1:%'")   # caller made now can)
                 break
             except sqlite3.OperationalError as error:
                 if attempt == 199 or "locked" not in str(error):
