@@ -36,6 +36,7 @@ from workbench.dev.processes import environ_for, run_limited, worker_command
 from workbench.dev.records import Diff, Served
 from workbench.dev.sandbox import Sandbox
 from workbench.dev.server import CallTool, DevServer
+from workbench.runtime._failures import as_mcp_sends
 from workbench.surfaces.output import CODE, output_problem, projected_in
 
 PARALLEL = 4
@@ -121,7 +122,6 @@ def diff_example(served: Served, server: DevServer, command: Command, example: s
     if pool is not None and pool.cancelled:
         raise Cancelled()
     mcp = result["text"]
-    from workbench.runtime._failures import as_mcp_sends   # a failure's next as tool calls
     equal = as_mcp_sends(program, cli) == mcp and (code == 0) == (not result["is_error"])
     problem, unchecked_cli = invalid_output(command, cli, mcp)
     if problem is not None and unchecked_cli:
