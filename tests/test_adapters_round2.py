@@ -233,13 +233,17 @@ REMAINDER = """
 """
 
 
-@pytest.mark.parametrize("argv", [["check", "--strict", "f"], ["--verbose", "check", "-x"],
-                                  ["check", "--verbose", "--", "f"], ["check"]])
-def test_a_remainder_argument_takes_option_looking_tokens(argv, tmp_path):
-    file = program(tmp_path, REMAINDER)
+def _runs_as_itself(file, argv, tmp_path):
+    """`burgee run FILE ARGV` succeeds and prints what the original prints for ARGV."""
     own = itself(file, *argv, tmp_path=tmp_path)
     done = burgee("run", file, *argv, tmp_path=tmp_path)
     assert (done.returncode, done.stdout) == (0, own.stdout), done.stderr
+
+
+@pytest.mark.parametrize("argv", [["check", "--strict", "f"], ["--verbose", "check", "-x"],
+                                  ["check", "--verbose", "--", "f"], ["check"]])
+def test_a_remainder_argument_takes_option_looking_tokens(argv, tmp_path):
+    _runs_as_itself(program(tmp_path, REMAINDER), argv, tmp_path)
 
 
 @pytest.mark.asyncio
@@ -434,10 +438,7 @@ SEVERAL_VALUES = """
                                   ["-k", "a", "b"], ["-k", "a", "b", "-L"],
                                   ["-L", "-k", "a", "--", "f"], ["f", "-k", "a", "-j"]])
 def test_options_with_several_or_optional_values_take_what_the_original_takes(argv, tmp_path):
-    file = program(tmp_path, SEVERAL_VALUES)
-    own = itself(file, *argv, tmp_path=tmp_path)
-    done = burgee("run", file, *argv, tmp_path=tmp_path)
-    assert (done.returncode, done.stdout) == (0, own.stdout), done.stderr
+    _runs_as_itself(program(tmp_path, SEVERAL_VALUES), argv, tmp_path)
 
 
 @pytest.mark.asyncio
