@@ -18,7 +18,8 @@ already its own), and hands the server one end of each one's socket. A call take
 the server writes the request on its socket; the call process runs
 `workbench.runtime.pipeline.call` (fds 1 and 2 captured there), writes progress lines and the
 outcome, and `os._exit`s: what it left running dies with it, and its process group is killed
-when it is reaped. The fork server forks the next spare while the call runs, and writes each
+when it is reaped. The fork server forks the next spare once no call runs (at once when
+no spare is left), so a fork never takes the CPU from a running call, and writes each
 call process's wait status on its own copy of the socket, so a call process that died before
 answering (`os._exit`, a signal, the OOM killer) is still reported: an `internal` envelope
 for that call and nothing more.
@@ -406,8 +407,8 @@ class _Forker:
     """The fork server's state. It keeps `SPARES` call processes forked ahead and warmed up
     (`_spare`), each with its socket handed to the server (`S<pid>` and the fd); the server
     writes a request on one and tells the fork server it took it (`T<pid>`), which forks the
-    next one while the call runs. So neither the fork nor the first touch of the pages a call
-    uses is on the call's path, and the fork server is not on it at all. `K<pid>` kills a
+    next one once no call runs (`_replace`). So neither the fork nor the first touch of the
+    pages a call uses is on the call's path, and the fork server is not on it at all. `K<pid>` kills a
     call's process group, `C<pid>` cancels a call (SIGTERM to its group, SIGKILL after
     `CANCEL_GRACE` seconds), `A` kills every call's; the end of the control socket ends them
     all."""
@@ -418,6 +419,7 @@ class _Forker:
         self.children: dict = {}   # pid -> the fork server's copy of its socket
         self.busy: set = set()     # pids given a call
         self.doomed: dict = {}     # pid -> when a cancelled call's group gets SIGKILL
+        self.owed = 0              # spares taken and not yet replaced (`_replace`)
 
     def run(self) -> None:
         poller = select.poll()
@@ -440,6 +442,8 @@ class _Forker:
                         _kill_group(pid)
             self._reap()
             self._kill_doomed()
+            if open_control:
+                self._replace()
 
     def _wait_ms(self, open_control: bool):
         """How long to wait for the next message: until the next cancelled call's SIGKILL."""
@@ -474,7 +478,7 @@ class _Forker:
             # one new spare for each taken, even one whose call has ended and been reaped
             # before this message was read (a loaded machine): else the spares dwindle to
             # none and the next call waits for one for ever
-            self._fork_spare()
+            self.owed += 1
         elif kind == b"K" and pid in self.busy:
             _kill_group(pid)
         elif kind == b"C" and pid in self.busy and pid not in self.doomed:
@@ -484,6 +488,14 @@ class _Forker:
             for busy in self.busy:
                 _kill_group(busy)
         return True
+
+    def _replace(self) -> None:
+        """Fork the spares owed for taken ones once no call runs, or at once when none is
+        left: a fork and a spare's warm-up take the CPU a running call needs (on 2 cores
+        under load they made every call 2-8 times slower), so they wait for it."""
+        while self.owed and (not self.busy or len(self.children) <= len(self.busy)):
+            self.owed -= 1
+            self._fork_spare()
 
     def _fork_spare(self) -> None:
         """Fork a call process and hand the server its socket."""
