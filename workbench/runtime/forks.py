@@ -57,6 +57,8 @@ SPARES = 2
 """Call processes the fork server keeps forked and warm ahead of calls."""
 _WARM_UP = None
 """A no-op program every spare runs once before its call (`_warm_up`)."""
+_PRCTL = None
+"""libc's `prctl` where there is one (Linux), looked up once by `_prepare`."""
 _REAPED_WAIT = 10.0
 """Seconds to wait for a killed call's status before answering anyway."""
 CANCEL_GRACE = 5.0
@@ -356,14 +358,17 @@ def _prepare(program) -> None:
     _WARM_UP = _warm_up_program()
     from workbench.runtime.pipeline import call
     call(_WARM_UP, ["noop", "--json"], environ={})   # its checks and tables, once
+    call(program, ["--version", "--json"], environ={})   # what `_warm_up` imports, once
     redact._spellings(program)
     redact._sensitive_options(program)
     program.tool("")
     import io  # noqa: F401 - capture's streams
-    try:
-        import ctypes  # noqa: F401 - every call process's `_die_with`, imported once here
-    except ImportError:
-        pass
+    global _PRCTL
+    try:   # every call process's `_die_with`: loading libc's symbols is 0.4 ms a call
+        import ctypes
+        _PRCTL = ctypes.CDLL(None, use_errno=True).prctl
+    except (ImportError, OSError, AttributeError):
+        _PRCTL = None
 
 
 # --- the fork server ------------------------------------------------------------------------
@@ -648,11 +653,9 @@ def _die_with(fork_server: int) -> None:
     """Linux: SIGKILL this call process when the fork server ends. A call process has a
     process group of its own, so a kill of the server's group (a client ending the server
     with SIGKILL) would otherwise leave a hanging call running, an orphan, for good."""
-    try:
-        import ctypes
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
+    if _PRCTL is None:
         return
+    _PRCTL(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
     if os.getppid() != fork_server:   # it ended before the line above
         os._exit(70)
 
