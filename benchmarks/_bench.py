@@ -4,6 +4,11 @@ docs/performance.md, and an MCP client transport that sends the bearer token.
 `--smoke` runs a benchmark once in a tiny configuration (seconds) so that
 tests/test_benchmarks_smoke.py can check it still runs as written; its figures mean nothing,
 so it never writes the doc.
+
+`--in-place` (`add_in_place`): a benchmark whose figures include interpreter start-ups runs
+itself again under a throwaway venv holding burgee as a regular wheel install
+(`in_wheel_venv`), since an editable install's finder adds ~20 ms to every start and shrinks
+every ratio; `--in-place` runs it under the current interpreter as it is.
 """
 
 from __future__ import annotations
@@ -11,6 +16,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -87,3 +94,50 @@ def save(path, text: str) -> float:
         handle.write(text)
     os.replace(temporary, path)
     return time.perf_counter()
+
+
+INSTALL_ENV = "BURGEE_BENCH_INSTALL"
+"""Set by `in_wheel_venv` for the run it starts: how burgee was installed for it."""
+
+
+def add_in_place(parser: argparse.ArgumentParser) -> None:
+    """Add `--in-place` (see the module)."""
+    parser.add_argument("--in-place", action="store_true",
+                        help="run under this interpreter as it is, instead of re-running in a "
+                             "throwaway venv with burgee installed from a wheel (an editable "
+                             "install's finder adds ~20 ms to every start and shrinks ratios)")
+
+
+def install() -> str:
+    """How burgee was installed for this run, for the report."""
+    return os.environ.get(INSTALL_ENV, f"in place (`--in-place`): {sys.executable}")
+
+
+def in_wheel() -> bool:
+    """Whether this run is the one `in_wheel_venv` started (burgee installed from a wheel:
+    never put the source tree on PYTHONPATH then)."""
+    return INSTALL_ENV in os.environ
+
+
+def tree_path() -> dict:
+    """The environment entries that make a child interpreter import burgee from this tree:
+    PYTHONPATH=ROOT in place, nothing under the wheel venv (its install is this tree)."""
+    return {} if in_wheel() else {"PYTHONPATH": str(ROOT)}
+
+
+def in_wheel_venv(script: str, argv: list) -> int:
+    """Run `script` again with `argv` and `--in-place` under a throwaway venv holding burgee
+    as a regular wheel install (benchmarks/cold_start.py builds it); its exit code."""
+    from cold_start import make_env
+    name = Path(script).stem
+
+    def log(message: str) -> None:
+        print(f"{name}: {message}", file=sys.stderr, flush=True)
+    env = make_env(sys.executable, log)
+    try:
+        log(f"install: {env.how}")
+        environ = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        return subprocess.run([env.python, script, *argv, "--in-place"],
+                              env={**environ, INSTALL_ENV: env.how}).returncode
+    finally:
+        env.close(keep=False)

@@ -42,7 +42,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import mcp_call  # noqa: E402 - a sibling benchmark
-from _bench import add_smoke, parse, replace_section, unpack  # noqa: E402
+from _bench import (add_in_place, add_smoke, in_wheel_venv, install, parse,  # noqa: E402
+                    replace_section, tree_path, unpack)
 
 SECTION = "## One process per server call"
 
@@ -51,7 +52,7 @@ BURGEE, SDK = mcp_call.BURGEE, mcp_call.SDK   # the same ping tool in both bench
 
 def _env(tree: Path) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("CLAUDECODE", "AI_AGENT", "CI")}
-    env["PYTHONPATH"] = str(tree)
+    env.update(tree_path() if tree == ROOT else {"PYTHONPATH": str(tree)})
     return env
 
 
@@ -201,8 +202,11 @@ def main(argv=None) -> int:
     parser.add_argument("--warmup", type=int, default=2,
                         help="uncounted rounds of starts (default 2)")
     parser.add_argument("--write", action="store_true")
+    add_in_place(parser)
     add_smoke(parser, calls=3, starts=1, sessions=1, warmup=0, before="")
     options = parse(parser, argv)
+    if not options.in_place:
+        return in_wheel_venv(__file__, sys.argv[1:] if argv is None else list(argv))
     folder = Path(tempfile.mkdtemp(prefix="burgee-call-bench-"))
     try:
         return _measure(options, folder)
@@ -243,7 +247,8 @@ def _measure(options, folder: Path) -> int:
              f"- Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
              f"- Machine: {os.cpu_count()} CPUs, {platform.machine()}, Linux "
              f"{platform.release()}, CPython {platform.python_version()}; 1-minute load "
-             f"{load:.1f} before the run (a shared machine: compare ratios)", ""]
+             f"{load:.1f} before the run (a shared machine: compare ratios)",
+             f"- Install: {install()}", ""]
     lines += _table(round_trips(stdio, options.calls, "stdio", options.sessions), base_name,
                     f"tools/call round trip over stdio, SDK client (handshake era), "
                     f"{options.calls} calls each:")

@@ -31,7 +31,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from _bench import add_smoke, parse, replace_section  # noqa: E402
+from _bench import (add_in_place, add_smoke, in_wheel_venv, install, parse,  # noqa: E402
+                    replace_section, tree_path)
 
 BURGEE = textwrap.dedent('''
     from workbench import Command, Program, run
@@ -71,7 +72,7 @@ def _percentile(values, q):
 
 def _env():
     env = {k: v for k, v in os.environ.items() if k not in ("CLAUDECODE", "AI_AGENT", "CI")}
-    env["PYTHONPATH"] = str(ROOT)
+    env.update(tree_path())
     return env
 
 
@@ -183,8 +184,11 @@ def main(argv=None) -> int:
     parser.add_argument("--warmup", type=int, default=2,
                         help="uncounted rounds of starts (default 2)")
     parser.add_argument("--write", action="store_true")
+    add_in_place(parser)
     add_smoke(parser, calls=3, starts=1, sessions=1, warmup=0)
     options = parse(parser, argv)
+    if not options.in_place:
+        return in_wheel_venv(__file__, sys.argv[1:] if argv is None else list(argv))
     folder = Path(tempfile.mkdtemp(prefix="burgee-mcp-bench-"))
     try:
         return _measure(options, folder)
@@ -209,6 +213,7 @@ def _measure(options, folder: Path) -> int:
              f"- Load: 1-minute load average {os.getloadavg()[0]:.1f} before the run",
              f"- Machine: {os.cpu_count()} CPUs, {platform.machine()}, Linux "
              f"{platform.release()}, CPython {platform.python_version()}",
+             f"- Install: {install()}",
              f"- mcp {_version('mcp')}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
              ""]
     for mode, title in (("legacy", "handshake era (2025-11-25)"),

@@ -41,7 +41,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from _bench import add_smoke, parse, replace_section  # noqa: E402
+from _bench import (add_in_place, add_smoke, in_wheel_venv, install, parse,  # noqa: E402
+                    replace_section)
 
 SECTION = "## Big programs"
 SIZES = (10, 100, 1000, 5000)
@@ -276,7 +277,7 @@ def render_lazy(medians: dict, runs: int, sizes=LAZY_SIZES) -> str:
              f"- Command: `.venv/bin/python benchmarks/scale.py --lazy --runs {runs} --write`",
              f"- Machine: {os.cpu_count()} CPUs, {platform.machine()}, "
              f"{platform.system()} {platform.release()}, CPython {platform.python_version()}",
-             f"- Install: {_install()}",
+             f"- Install: {install()}",
              f"- Runs: {runs} timed per case after one warm-up; "
              f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average at the end "
              f"{os.getloadavg()[0]:.1f} (shared machine: absolute times swell with it)", "",
@@ -546,7 +547,7 @@ def render_workbench(rows: dict, saves: int, sizes) -> str:
              f"{','.join(map(str, sizes))} --runs {saves} --write`",
              f"- Machine: {os.cpu_count()} CPUs, {platform.machine()}, "
              f"{platform.system()} {platform.release()}, CPython {platform.python_version()}",
-             f"- Install: {_install()}",
+             f"- Install: {install()}",
              f"- {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average at the end "
              f"{os.getloadavg()[0]:.1f} on 2 cores (a shared machine): wall times "
              f"swell with it, CPU times much less", "",
@@ -579,7 +580,7 @@ def render(result: dict, runs: int, sizes=SIZES) -> str:
              f"- Command: `.venv/bin/python benchmarks/scale.py --runs {runs} --write`",
              f"- Machine: {os.cpu_count()} CPUs, {platform.machine()}, "
              f"{platform.system()} {platform.release()}, CPython {platform.python_version()}",
-             f"- Install: {_install()}",
+             f"- Install: {install()}",
              f"- Runs: {runs} timed per case after one warm-up; "
              f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average at the end "
              f"{os.getloadavg()[0]:.1f} (absolute times swell with it; the ratios are "
@@ -630,27 +631,6 @@ def render(result: dict, runs: int, sizes=SIZES) -> str:
     return "\n".join(lines)
 
 
-def _install() -> str:
-    """How burgee was installed for this run (set by `_in_wheel_venv`)."""
-    return os.environ.get("BURGEE_BENCH_INSTALL", f"in place (`--in-place`): {sys.executable}")
-
-
-def _in_wheel_venv() -> int:
-    """Run this benchmark again, with the same arguments and `--in-place`, under a throwaway
-    venv holding burgee as a regular wheel install (benchmarks/cold_start.py builds it)."""
-    from cold_start import make_env
-
-    def log(message: str) -> None:
-        print(f"scale: {message}", file=sys.stderr, flush=True)
-    env = make_env(sys.executable, log)
-    try:
-        log(f"install: {env.how}")
-        return subprocess.run([env.python, __file__, *sys.argv[1:], "--in-place"],
-                              env=dict(os.environ, BURGEE_BENCH_INSTALL=env.how)).returncode
-    finally:
-        env.close(keep=False)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
@@ -663,14 +643,11 @@ def main() -> None:
                         help="burgee dev at each N: --headless, and save -> new tools/list")
     parser.add_argument("--lazy", action="store_true",
                         help="lazy groups against eager and Click: call, --help, usage error, --schema")
-    parser.add_argument("--in-place", action="store_true",
-                        help="run under this interpreter as it is, instead of re-running in a "
-                             "throwaway venv with burgee installed from a wheel (an editable "
-                             "install's finder adds ~20 ms to every start and shrinks ratios)")
+    add_in_place(parser)
     add_smoke(parser, runs=1, sizes="10,20")
     args = parse(parser)
     if not args.in_place:
-        raise SystemExit(_in_wheel_venv())
+        raise SystemExit(in_wheel_venv(__file__, sys.argv[1:]))
     sizes = tuple(int(s) for s in args.sizes.split(",")) if args.sizes else \
         LAZY_SIZES if args.lazy else SIZES
     if args.lazy:
