@@ -98,6 +98,9 @@ def save(path, text: str) -> float:
 
 INSTALL_ENV = "BURGEE_BENCH_INSTALL"
 """Set by `in_wheel_venv` for the run it starts: how burgee was installed for it."""
+SOURCE_ENV = "BURGEE_BENCH_SOURCE_PYTHON"
+"""Set by `in_wheel_venv`: the interpreter it was started with (its venv's `bin/` holds the
+peers' console scripts)."""
 
 
 def add_in_place(parser: argparse.ArgumentParser) -> None:
@@ -119,6 +122,12 @@ def in_wheel() -> bool:
     return INSTALL_ENV in os.environ
 
 
+def source_bin() -> Path:
+    """The `bin/` folder of the venv the benchmark was started from (its peers' console
+    scripts), also under the wheel venv."""
+    return Path(os.environ.get(SOURCE_ENV, sys.executable)).parent
+
+
 def tree_path() -> dict:
     """The environment entries that make a child interpreter import burgee from this tree:
     PYTHONPATH=ROOT in place, nothing under the wheel venv (its install is this tree)."""
@@ -138,6 +147,7 @@ def in_wheel_venv(script: str, argv: list) -> int:
         log(f"install: {env.how}")
         environ = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         return subprocess.run([env.python, script, *argv, "--in-place"],
-                              env={**environ, INSTALL_ENV: env.how}).returncode
+                              env={**environ, INSTALL_ENV: env.how,
+                                   SOURCE_ENV: sys.executable}).returncode
     finally:
         env.close(keep=False)

@@ -2,7 +2,9 @@
 
 Each corpus program of tests/test_corpus.py (sqlite-utils, black, httpie, flask,
 `python -m json.tool`) is started `--runs` times both ways, alternating, in an empty working
-directory; the table gives the medians and the ratio. `--write` puts it in docs/performance.md
+directory; the table gives the medians and the ratio. Both sides run under one interpreter:
+a throwaway venv with burgee installed from a wheel (`--in-place`: this one), each
+original as its own console script. `--write` puts it in docs/performance.md
 under "Adapted programs".
 
     .venv/bin/python benchmarks/adapters.py --runs 15 --write
@@ -23,14 +25,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus"
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from _bench import add_smoke, parse, replace_section  # noqa: E402
+from _bench import (add_in_place, add_smoke, in_wheel_venv, install, parse,  # noqa: E402
+                    replace_section, source_bin, tree_path)
 
-BIN = Path(sys.executable).parent
-PROGRAMS = {   # name: (wrapper in tests/corpus, the original's argv)
-    "sqlite-utils": ("sqlite_utils_cli", [str(BIN / "sqlite-utils")]),
-    "black": ("black_cli", [str(BIN / "black")]),
-    "http": ("httpie_cli", [str(BIN / "http")]),
-    "flask": ("flask_cli", [str(BIN / "flask")]),
+BIN = source_bin()
+PROGRAMS = {   # name: (wrapper in tests/corpus, the original's argv): each original's own
+    # console script, run by this interpreter (as burgee's side is) whatever its shebang
+    "sqlite-utils": ("sqlite_utils_cli", [sys.executable, str(BIN / "sqlite-utils")]),
+    "black": ("black_cli", [sys.executable, str(BIN / "black")]),
+    "http": ("httpie_cli", [sys.executable, str(BIN / "http")]),
+    "flask": ("flask_cli", [sys.executable, str(BIN / "flask")]),
     "python -m json.tool": ("json_tool_cli", [sys.executable, "-m", "json.tool"]),
 }
 SECTION = "## Adapted programs"
@@ -44,7 +48,7 @@ def _once(argv, cwd, env) -> float:
 
 
 def measure(runs: int) -> list:
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=str(ROOT))
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", **tree_path())
     rows = []
     with tempfile.TemporaryDirectory() as cwd:
         # httpie would fork a daemon fetching packages.httpie.io after every start
@@ -55,7 +59,11 @@ def measure(runs: int) -> list:
             ours = [sys.executable, "-m", "workbench.cli", "run", str(CORPUS / f"{wrapper}.py"),
                     "--help"]
             theirs = original + ["--help"]
-            _once(ours, cwd, env), _once(theirs, cwd, env)   # warm the file cache
+            for argv in (ours, theirs):   # warm the file cache; a failing start is no figure
+                done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True)
+                if done.returncode:
+                    raise SystemExit(f"{' '.join(argv)} exited {done.returncode}:\n"
+                                     + done.stderr[-2000:])
             a, b = [], []
             for _ in range(runs):
                 a.append(_once(theirs, cwd, env))
@@ -77,9 +85,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--write", action="store_true", help="update docs/performance.md")
+    add_in_place(parser)
     add_smoke(parser, runs=1)
     args = parse(parser)
-    text = table(measure(args.runs), args.runs)
+    if not args.in_place:
+        raise SystemExit(in_wheel_venv(__file__, sys.argv[1:]))
+    text = table(measure(args.runs), args.runs) + f"\n\nInstall: {install()}."
     print(text)
     if args.write:
         body = (f"{SECTION}\n\nStartup of the corpus programs of `tests/test_corpus.py`, adapted "
