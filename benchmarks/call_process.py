@@ -3,7 +3,8 @@
 
 1. tools/call round trip with the SDK's own client (handshake era), over stdio and over
    streamable HTTP (`--no-auth` for burgee: the token check is measured in
-   `mcp_http_bounds.py`); per-call wall time of a trivial tool (`ping`).
+   `mcp_http_bounds.py`), back to back and `--spaced` ms apart (default 50, an agent's
+   pace); per-call wall time of a trivial tool (`ping`).
 2. Start-up: spawn `python app.py mcp`, write initialize + initialized + a tools/call as raw
    JSON-RPC lines over stdio, time until the tools/call answer arrives (the fork server and
    its first call process included).
@@ -67,17 +68,17 @@ def _free_port() -> int:
 
 # -- round trips ------------------------------------------------------------------------------
 
-async def _stdio(case, calls):
+async def _stdio(case, calls, pause=0.0):
     from mcp import Client, StdioServerParameters
     argv, tree = case
     params = StdioServerParameters(command=sys.executable, args=argv, env=_env(tree),
                                    cwd=str(ROOT))
     with mcp_call.stuck_after():
         async with Client(params, mode="legacy", cache=None) as client:
-            return await mcp_call.timed_calls(client, calls)
+            return await mcp_call.timed_calls(client, calls, pause)
 
 
-async def _http(case, calls):
+async def _http(case, calls, pause=0.0):
     import anyio
     from mcp import Client
     argv, tree = case
@@ -96,7 +97,7 @@ async def _http(case, calls):
         with mcp_call.stuck_after():
             async with Client(f"http://127.0.0.1:{port}/mcp", mode="legacy",
                               cache=None) as client:
-                return await mcp_call.timed_calls(client, calls)
+                return await mcp_call.timed_calls(client, calls, pause)
     finally:
         process.terminate()
         try:
@@ -106,8 +107,9 @@ async def _http(case, calls):
             process.wait()
 
 
-def round_trips(cases, calls, transport, rounds=3):
-    """Per-call seconds for each case, `rounds` alternating sessions of `calls // rounds`."""
+def round_trips(cases, calls, transport, rounds=3, pause=0.0):
+    """Per-call seconds for each case, `rounds` alternating sessions of `calls // rounds`;
+    `pause` seconds before each call (0: back to back)."""
     import anyio
     run = _stdio if transport == "stdio" else _http
     found = {name: [] for name in cases}
@@ -116,7 +118,7 @@ def round_trips(cases, calls, transport, rounds=3):
         if index % 2:
             order.reverse()
         for name, case in order:
-            found[name] += anyio.run(run, case, calls // rounds)
+            found[name] += anyio.run(run, case, calls // rounds, pause)
     return found
 
 
@@ -201,6 +203,9 @@ def main(argv=None) -> int:
                         help="alternating sessions per server and transport (default 3)")
     parser.add_argument("--warmup", type=int, default=2,
                         help="uncounted rounds of starts (default 2)")
+    parser.add_argument("--spaced", type=float, default=50, metavar="MS",
+                        help="also time calls MS milliseconds apart, as an agent makes them "
+                             "(default 50; 0: only back to back)")
     parser.add_argument("--write", action="store_true")
     add_in_place(parser)
     add_smoke(parser, calls=3, starts=1, sessions=1, warmup=0, before="")
@@ -243,6 +248,7 @@ def _measure(options, folder: Path) -> int:
              f"{against} (lower is faster).", "",
              f"- Command: `.venv/bin/python benchmarks/call_process.py --before "
              f"{options.before or chr(39) * 2} --calls {options.calls} --starts {options.starts}"
+             f"{f' --spaced {options.spaced:g}' if options.spaced != 50 else ''}"
              f"{' --write' if options.write else ''}`",
              f"- Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
              f"- Machine: {os.cpu_count()} CPUs, {platform.machine()}, Linux "
@@ -255,6 +261,14 @@ def _measure(options, folder: Path) -> int:
     lines += _table(round_trips(http, options.calls, "http", options.sessions), base_name,
                     f"tools/call round trip over streamable HTTP (no auth), SDK client, "
                     f"{options.calls} calls each:")
+    if options.spaced:
+        for transport, cases, words in (("stdio", stdio, "stdio"),
+                                        ("http", http, "streamable HTTP")):
+            lines += _table(round_trips(cases, options.calls // 2, transport, options.sessions,
+                                        options.spaced / 1000), base_name,
+                            f"tools/call round trip over {words}, calls {options.spaced:g} ms "
+                            "apart (as an agent makes them: each finds a warm spare), "
+                            f"{options.calls // 2} calls each:")
     lines += _table(starts(stdio, options.starts, options.warmup), base_name,
                     f"Process start to the first tools/call answer (raw JSON-RPC over stdio, "
                     f"{options.starts} starts each after {options.warmup} warm-up rounds):")

@@ -76,13 +76,17 @@ def _env():
     return env
 
 
-async def timed_calls(client, calls):
-    """Per-call seconds of `calls` pings on an open session, after a warm-up."""
+async def timed_calls(client, calls, pause: float = 0.0):
+    """Per-call seconds of `calls` pings on an open session, after a warm-up; `pause`
+    seconds before each (0: back to back)."""
+    import anyio
     await client.list_tools()
     for _ in range(min(20, calls)):           # warm-up
         await client.call_tool("ping", {})
     times = []
     for _ in range(calls):
+        if pause:
+            await anyio.sleep(pause)
         started = time.perf_counter()
         result = await client.call_tool("ping", {})
         times.append(time.perf_counter() - started)
