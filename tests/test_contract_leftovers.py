@@ -60,3 +60,30 @@ async def test_a_refusal_after_a_step_says_partial_with_the_steps_over_mcp(tmp_p
     assert asked_error and asked["error"]["code"] == "input_required"
     assert asked["error"]["effects"] == "partial"
     assert asked["error"]["steps"] == [{"done": "pulled", "file": "a.txt"}]
+
+
+# -- 2. a stream's @end says which fields are untrusted, as an envelope's meta does ---------
+
+AGENTIC = ROOT / "tests" / "programs" / "agentic.py"
+
+
+def _end(*argv):
+    lines = _cli(AGENTIC, *argv, "--format", "ndjson").stdout.splitlines()
+    return json.loads(lines[-1])["@end"]
+
+
+@pytest.mark.parametrize("argv", [["feed", "--text", "hi"], ["report", "--body", "hi"],
+                                  ["feed", "--follow"]])
+def test_a_streams_end_lists_untrusted_fields_as_the_envelope_does(argv):
+    envelope = _cli(AGENTIC, *argv, "--json").json
+    end = _end(*argv)
+    assert end["untrusted"] == envelope["meta"]["untrusted"]
+    assert end["untrusted"]["data"] == (["/*/text"] if argv[0] == "feed" else ["/body"])
+
+
+def test_a_streamed_untrusted_value_never_reaches_the_streams_next():
+    envelope = _cli(AGENTIC, "feed", "--follow", "--json").json
+    assert envelope["next"][0]["command"] == "tasks report --body <untrusted> --json"
+    end = _end("feed", "--follow")
+    assert end["next"] == [{"command": "tasks report --body <untrusted> --format ndjson",
+                            "when": "to report the last item"}]

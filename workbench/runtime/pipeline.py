@@ -1189,8 +1189,10 @@ def _stream(program, command, request, world, ctx, items, debug, page=None, capt
     open_stream(program, world, command)
     count = 0
     doc = declared = None
-    if not hasattr(items, "__next__") and not isinstance(items, list):
+    whole = not hasattr(items, "__next__") and not isinstance(items, list)   # one object
+    if whole:
         items = [items]
+    marks: dict | None = {} if _untrusted(command) else None   # the @end's `untrusted`
     try:
         for item in items:
             try:   # encoded once: the check that it is JSON is the line itself
@@ -1198,6 +1200,9 @@ def _stream(program, command, request, world, ctx, items, debug, page=None, capt
             except (TypeError, ValueError, RecursionError) as error:
                 doc = _invalid_result(error)
                 break
+            if marks is not None:   # pointers into the whole data, as an envelope's
+                from workbench.runtime._agentic import mark_untrusted
+                mark_untrusted(command, ctx, item if whole else [item], marks)
             world.out(line + "\n", masked=True)
             count += 1
     except PipeClosed:
@@ -1228,7 +1233,10 @@ def _stream(program, command, request, world, ctx, items, debug, page=None, capt
     if doc:
         from workbench.runtime._failures import settle
         settle(doc, command, ctx, declared)
-    end = _envelope.stream_end(doc if doc else {"ok": True}, count)
+    closing = doc if doc else {"ok": True}
+    if marks:
+        closing["meta"] = {**closing.get("meta", {}), **marks}
+    end = _envelope.stream_end(closing, count)
     output = captured.output() if captured is not None else None
     if output:
         end["output"] = output
