@@ -6,6 +6,8 @@ command line (a subprocess) and MCP (the SDK's client over stdio) where the beha
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -87,3 +89,56 @@ def test_a_streamed_untrusted_value_never_reaches_the_streams_next():
     end = _end("feed", "--follow")
     assert end["next"] == [{"command": "tasks report --body <untrusted> --format ndjson",
                             "when": "to report the last item"}]
+
+
+# -- 3. removed_in against the program's version: refused at definition, with the fix -------
+
+def _finishing(version, removed_in="3.0", on="command"):
+    """A program at `version` whose `finish` (or its option `--quiet`) goes in `removed_in`."""
+    from workbench import Command, Option, Program
+    deprecation = {"deprecated": "renamed", "removed_in": removed_in}
+    quiet = Option(type="boolean", description="say less",
+                   **(deprecation if on == "option" else {}))
+    return Program(name="tasks", version=version, commands=[
+        Command(name="done", description="Mark it done", effects="idempotent",
+                examples=["tasks done"], run=lambda ctx: {}),
+        Command(name="finish", description="Old name of done", effects="idempotent",
+                options={"quiet": quiet}, examples=["tasks finish"], run=lambda ctx: {},
+                **(deprecation if on == "command" else {}))])
+
+
+@pytest.mark.parametrize("version,removed_in,on", [
+    ("3.0", "3.0", "command"), ("3.0.0", "3.0", "command"), ("3.1.4", "3", "option"),
+    ("v4.0", "3.0", "command"), ("3.0.post1", "3.0", "option")])
+def test_a_deprecation_due_for_removal_is_refused_at_definition(version, removed_in, on):
+    from workbench import DefinitionError
+    with pytest.raises(DefinitionError) as refused:
+        _finishing(version, removed_in, on)
+    said = str(refused.value)
+    what = "command 'finish'" if on == "command" else "option 'quiet'"
+    assert what in said and f"removed_in={removed_in!r}" in said and version in said
+    assert "remove it" in said and "raise removed_in" in said   # the fix, both ways
+
+
+@pytest.mark.parametrize("version,removed_in", [
+    ("2.9", "3.0"), ("3.0rc1", "3.0"), ("3.0.0.dev2", "3.0"), ("0.0.0", "1.0"),
+    ("dev", "3.0"), ("2.1.0", "next major")])
+def test_a_deprecation_not_yet_due_or_without_a_comparable_version_is_kept(version, removed_in):
+    assert _finishing(version, removed_in).version == version
+    assert _finishing(version, removed_in, on="option").version == version
+
+
+def test_a_due_removal_is_refused_on_the_command_line_too(tmp_path):
+    program = (AGENTIC.read_text(encoding="utf-8")
+               .replace('version="2.1.0"', 'version="3.0.0"'))
+    path = tmp_path / "tasks.py"
+    path.write_text(program, encoding="utf-8")
+    for argv in ([sys.executable, str(path), "--help"],   # as any definition error: raised
+                 [sys.executable, "-m", "workbench.cli", "check", str(path)]):
+        done = subprocess.run(argv, env=clean_env(TASKS_FILE=str(tmp_path / "tasks.json")),
+                              capture_output=True, text=True, timeout=120,
+                              stdin=subprocess.DEVNULL)
+        assert done.returncode != 0 and done.stdout == ""
+        said = done.stderr.splitlines()[-2 if "hint:" in done.stderr else -1]
+        assert "command 'finish' is deprecated with removed_in='3.0'" in said
+        assert "version 3.0.0: remove it" in said
