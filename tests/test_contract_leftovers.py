@@ -142,3 +142,49 @@ def test_a_due_removal_is_refused_on_the_command_line_too(tmp_path):
         said = done.stderr.splitlines()[-2 if "hint:" in done.stderr else -1]
         assert "command 'finish' is deprecated with removed_in='3.0'" in said
         assert "version 3.0.0: remove it" in said
+
+
+# -- 4. plan twins are found by discovery's search, as the tools they are -------------------
+
+def _progressive(tmp_path):
+    path = tmp_path / "tasks.py"
+    path.write_text(AGENTIC.read_text(encoding="utf-8").replace(
+        'version="2.1.0",', 'version="2.1.0", discovery="progressive",'), encoding="utf-8")
+    return path
+
+
+@pytest.mark.asyncio
+async def test_search_tools_finds_and_describe_tool_describes_a_plan_twin(tmp_path):
+    from mcp import Client
+    path = _progressive(tmp_path)
+    async with Client(stdio_params(path, caller_env(tmp_path / "state"), tmp_path),
+                      mode="legacy", cache=None) as client:
+        names = [tool.name for tool in (await client.list_tools()).tools]
+        assert "search_tools" in names and "done_plan" not in names
+        found = json.loads(text_of(await client.call_tool(
+            "search_tools", {"query": "plan marking a task done"})))["data"]["tools"]
+        assert found[0] == {"name": "done_plan", "command": "done --dry-run",
+                            "description": found[0]["description"]}
+        assert found[0]["description"].startswith("What 'done' would change, changing nothing")
+        assert "done" in [tool["name"] for tool in found]
+        described = json.loads(text_of(await client.call_tool(
+            "describe_tool", {"name": "done_plan"})))["data"]
+        assert described["name"] == "done_plan"
+        assert described["annotations"]["readOnlyHint"] is True
+        assert "expect_plan" not in described["inputSchema"]["properties"]
+        await client.call_tool("claim", {"title": "write the docs"})
+        called = await client.call_tool("done_plan", {"id": 1})   # found, described, called
+        assert json.loads(text_of(called))["data"]["plan"] == {"close": 1, "was_done": False}
+
+
+def test_help_search_finds_a_plan_twin_with_its_command_line_and_tool(tmp_path):
+    path = _progressive(tmp_path)
+    results = _cli(path, "help", "search", "plan marking a task done", "--json",
+                   TASKS_FILE=str(tmp_path / "tasks.json")).json["data"]["results"]
+    twin = results[0]
+    assert (twin["command"], twin["tool"], twin["effects"]) == (
+        "done --dry-run", "done_plan", "read_only")
+    assert twin["usage"] == "tasks done --help"
+    person = _cli(path, "help", "search", "plan marking a task done",
+                  TASKS_FILE=str(tmp_path / "tasks.json"))
+    assert person.stdout.splitlines()[0].startswith("done --dry-run  What 'done' would change")
