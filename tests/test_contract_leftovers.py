@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from _mcp_helpers import caller_env, stdio_params, text_of
-from conftest import ROOT, clean_env, run_program
+from conftest import ROOT, SAMPLES, clean_env, run_in_pty, run_program
 
 VOCAB = ROOT / "tests" / "programs" / "vocabulary.py"
 STEPS = [{"done": "copied", "file": "a.txt"}]
@@ -188,3 +188,25 @@ def test_help_search_finds_a_plan_twin_with_its_command_line_and_tool(tmp_path):
     person = _cli(path, "help", "search", "plan marking a task done",
                   TASKS_FILE=str(tmp_path / "tasks.json"))
     assert person.stdout.splitlines()[0].startswith("done --dry-run  What 'done' would change")
+
+
+# -- 5. a person's help lists the program's ambiguous words, as help --json does -------------
+
+def test_a_persons_help_lists_each_ambiguous_word_and_its_meanings(tmp_path):
+    env = clean_env(NO_COLOR="1", TASKS_FILE=str(tmp_path / "tasks.json"))
+    code, screen = run_in_pty([AGENTIC, "--help"], env, columns=100)
+    assert code == 0
+    lines = screen.replace("\r\n", "\n").splitlines()
+    at = lines.index("Words with several meanings (alone, each is refused; run the one you "
+                     "mean):")
+    words = _cli(AGENTIC, "help", "--json").json["ambiguous"]
+    assert lines[at + 1:at + 3] == [
+        "  close  'tasks done' to mark a task done; 'tasks drop' to drop a task",
+        "  take   'tasks claim' to claim a new task; 'tasks mine' to list your tasks"]
+    assert list(words) == ["close", "take"]   # the same words, in the same order
+    assert at < lines.index("Built-in commands:")   # after the commands, before the built-ins
+    code, notes = run_in_pty([SAMPLES / "notes.py", "--help"], env, columns=80)
+    assert "  delete  'notes remove' to remove one note; 'notes purge' to delete every note" \
+        in notes.replace("\r\n", "\n")
+    piped = _cli(AGENTIC, "--help").stdout   # agents and pipes: the same bytes as before
+    assert "several meanings" not in piped
