@@ -210,3 +210,25 @@ def test_a_persons_help_lists_each_ambiguous_word_and_its_meanings(tmp_path):
         in notes.replace("\r\n", "\n")
     piped = _cli(AGENTIC, "--help").stdout   # agents and pipes: the same bytes as before
     assert "several meanings" not in piped
+
+
+# -- 6. the dashboard's Help pane shows what a person's terminal shows ----------------------
+
+async def test_the_dashboards_help_pane_shows_the_persons_help():
+    from _dashboard_helpers import dashboard
+
+    from workbench.surfaces.help import render_help
+    async with dashboard(SAMPLES / "notes.py") as (app, pilot):
+        app.show_tab("help")
+        await pilot.pause()
+        text = app.pane("help").text
+        person = render_help(app.state.program, person=True)
+        assert person in text and "notes --help" in text
+        assert "Words with several meanings" in text and "Built-in commands:" in text
+        assert "Built in:" not in text   # the agent's line
+        app.select_command("add")
+        await pilot.pause()
+        text = app.pane("help").text
+        command = next(c for c in app.state.commands() if tuple(c.path) == ("add",))
+        assert render_help(app.state.program, command, person=True) in text
+        assert "For agents:" in text and "--idempotency-key" not in text
