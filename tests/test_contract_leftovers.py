@@ -53,6 +53,13 @@ def test_a_refusal_after_a_step_says_partial_with_the_steps_on_the_cli(fmt):
     assert before["effects"] == "none" and "steps" not in before
 
 
+def test_a_stream_believes_a_fail_that_says_it_changed_nothing():
+    lines = _cli(VOCAB, "drain", "--format", "ndjson").stdout.splitlines()
+    end = json.loads(lines[-1])["@end"]
+    assert end["count"] == 1 and end["error"]["effects"] == "none"   # as --json says it
+    assert _cli(VOCAB, "drain", "--json").json["error"]["effects"] == "none"
+
+
 @pytest.mark.asyncio
 async def test_a_refusal_after_a_step_says_partial_with_the_steps_over_mcp(tmp_path):
     (moved_error, moved), (asked_error, asked) = await _calls(

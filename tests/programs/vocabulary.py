@@ -39,6 +39,11 @@ def sync(ctx):
     return {"pushed": ctx.prompt("where to push", option="to")}
 
 
+def drain(ctx):
+    yield {"item": 1}
+    raise Fail("conflict", "it is locked", exit=5, effects="none", hint="unlock it first")
+
+
 def careful(ctx):
     raise Fail("conflict", "it is locked", exit=5, effects="none", hint="unlock it first")
 
@@ -68,6 +73,9 @@ program = Program(
                 effects="non_idempotent",
                 options={"to": Option(type="string", description="the remote")},
                 examples=["vocab sync --to origin"], run=sync),
+        Command(name="drain", description="Stream items until the lock says no",
+                effects="non_idempotent", errors=[{"code": "conflict", "exit": 5}],
+                examples=["vocab drain"], run=drain),
         Command(name="careful", description="A write that knows it changed nothing",
                 effects="non_idempotent", errors=[{"code": "conflict", "exit": 5}],
                 examples=["vocab careful"], run=careful),
