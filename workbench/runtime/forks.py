@@ -413,10 +413,10 @@ class _Forker:
     (`_spare`), each with its socket handed to the server (`S<pid>` and the fd); the server
     writes a request on one and tells the fork server it took it (`T<pid>`), which forks the
     next one once no call runs (`_replace`). So neither the fork nor the first touch of the
-    pages a call uses is on the call's path, and the fork server is not on it at all. `K<pid>` kills a
-    call's process group, `C<pid>` cancels a call (SIGTERM to its group, SIGKILL after
-    `CANCEL_GRACE` seconds), `A` kills every call's; the end of the control socket ends them
-    all."""
+    pages a call uses is on the call's path, and the fork server is not on it at all.
+    `K<pid>` kills a call's process group, `C<pid>` cancels a call (SIGTERM to its group,
+    SIGKILL after `CANCEL_GRACE` seconds), `A` kills every call's; the end of the control
+    socket ends them all."""
 
     def __init__(self, program, control, wake_read, wake_write):
         self.program, self.control = program, control
