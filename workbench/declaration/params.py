@@ -181,7 +181,7 @@ class _Enum(ValueType):
         return ""
 
 
-VALUE_TYPES = {"string": _String, "integer": _Integer, "number": _Number,
+VALUE_TYPES: dict[str, type[ValueType]] = {"string": _String, "integer": _Integer, "number": _Number,
                "boolean": _Boolean, "enum": _Enum}
 """Scalar value types by name; `list` is a parameter whose items have one of these. The
 shaped ones (`date`, `datetime`, `uuid`, `path`) and custom types live in `_types`, imported
@@ -192,7 +192,7 @@ _WITHOUT_CHOICES = {name: factory(None) for name, factory in VALUE_TYPES.items()
 nothing else), so declaring thousands of options builds none."""
 
 
-def is_value_type(kind) -> bool:
+def is_value_type(kind: object) -> bool:
     """Whether `kind` speaks the custom value type protocol (`convert`, `json_schema`,
     `describe`)."""
     return all(callable(getattr(kind, name, None)) for name in ("convert", "json_schema",
@@ -271,7 +271,7 @@ class Param:
         if writable:
             self.writable = writable
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         # Only reached for an unset slot: a value type nothing has read since it was built.
         if name == "value_type":
             self.value_type = value_type = self._value_type()
@@ -626,7 +626,7 @@ class Option(Param):
     spellings: dict[str, tuple[bool, str | None]]
     requires: tuple[str, ...] = ()
     conflicts: tuple[str, ...] = ()
-    bare: tuple | None = None
+    bare: tuple[Any, ...] | None = None
     """`(value,)`: the value its flag takes when given without one (argparse's `nargs="?"`
     with `const`; set by the adapter)."""
     greedy: int | None = None
@@ -741,7 +741,7 @@ class Option(Param):
             return words if len(words) == self.nargs else [self.metavar] * self.nargs
         return [self.metavar]
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         # Only reached for an unset slot: spellings nothing has read since it was built.
         if name in _SPELLED:
             self._spell()

@@ -14,7 +14,9 @@ from workbench.declaration.params import FALSE_WORDS, TRUE_WORDS, number_token
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, NoReturn
+
+    from workbench.declaration.model import Group, Program
     _ValuesBase = dict[str, Any]
 else:
     _ValuesBase = dict
@@ -118,8 +120,9 @@ def split_globals(argv) -> tuple:
             flags[option.key] = option.convert(raw)
         except ValueError:
             from workbench._text import nearest
-            close = nearest(raw, [str(c) for c in option.choices], n=1)
-            fixed = close[0] if close else str(option.choices[0])
+            choices = option.choices or []   # only an enum's value fails to convert
+            close = nearest(raw, [str(c) for c in choices], n=1)
+            fixed = close[0] if close else str(choices[0])
             raise Refusal("invalid_choice", f"{option.flag} must be {option.describe()}; "
                           f"got {_shown_raw(raw)}",
                           hint=f"did you mean {fixed}?" if close else None,
@@ -287,7 +290,8 @@ def _visible_names(node):
     return [child.name for child in node.commands if not child.hidden]
 
 
-def _refuse_unknown_command(program, node, name, argv, i):
+def _refuse_unknown_command(program: Program, node: Program | Group, name: str,
+                            argv: list[str], i: int) -> NoReturn:
     from workbench._text import nearest
     names = _visible_names(node)
     aliases = [a for child in node.commands if not child.hidden for a in child.aliases]
