@@ -8,7 +8,7 @@ each example runs as written needs the parser, a layer up, so it is checked here
 from __future__ import annotations
 
 from workbench.declaration._derived import derived
-from workbench.declaration.model import DefinitionError
+from workbench.declaration.model import Command, DefinitionError, Program
 from workbench.runtime.parser import Refusal, parse
 
 
@@ -41,7 +41,7 @@ def mark_examples_checked(program) -> None:
     derived(program).examples_checked = True
 
 
-def check_example(program, command, example: str) -> None:
+def check_example(program: Program, command: Command, example: str) -> None:
     """Refuse an example that does not run `command` as written (placeholders allowed)."""
     from workbench._text import join, split
     path = " ".join(command.path)
