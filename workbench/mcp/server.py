@@ -44,9 +44,10 @@ from workbench.runtime.serving import LOOPBACK, SHUTDOWN_GRACE
 
 if TYPE_CHECKING:
     import socket
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Mapping
 
     from workbench.declaration.model import Program
+    from workbench.runtime.forks import ForkServer
     from workbench.runtime.serving import Policy
 
 logger = logging.getLogger("workbench.mcp")
@@ -207,6 +208,15 @@ class ProgramServer:
     "client", "session", "method", "tool", "arguments", "result", "is_error", "seconds",
     "error"}`.
     """
+
+    program: Program   # the attributes' types, for checkers
+    caller: Callable[..., Any] | None
+    observer: Callable[[dict[str, Any]], object] | None
+    environ: Mapping[str, str] | None
+    forks: ForkServer | None
+    max_result_bytes: int
+    drain_seconds: float
+    server: _Server
 
     def __init__(self, program, *, caller=None, observer=None, environ=None,
                  max_result_bytes: int | None = None, forks=None):
@@ -400,7 +410,7 @@ class ProgramServer:
             return await anyio.to_thread.run_sync(answer, limiter=self._threads,
                                                   abandon_on_cancel=True)
         except anyio.get_cancelled_exc_class():
-            self.forks.cancel(ticket)
+            self.forks.cancel(ticket)   # type: ignore[union-attr]  # only called with forks
             raise
         finally:
             TICKET.reset(token)
@@ -507,7 +517,7 @@ class ProgramServer:
 
     def _observe(self, record: dict[str, Any]) -> None:
         try:
-            self.observer(record)
+            self.observer(record)   # type: ignore[misc]  # only called with an observer
         except Exception:  # noqa: BLE001 - an observer must never break a request
             logger.debug("observer failed", exc_info=True)
 

@@ -9,6 +9,7 @@ from workbench.dev.dashboard._view import group_note, heading, json_view, plain,
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from rich.console import RenderableType
     from typing import Any
 
     from textual.app import ComposeResult
@@ -33,14 +34,14 @@ class Pane(VerticalScroll):
         yield Static(classes="pane-title")
         yield Static(classes="pane-body")
 
-    def show(self, view) -> None:
+    def show(self, view: View) -> None:
         title, body = self.render_view(view)
         self.query_one(".pane-title", Static).update(title)
         self.query_one(".pane-body", Static).update(body)
         self.text = plain(title) + "\n" + plain(body)
         self.stale = False
 
-    def render_view(self, view):  # -> (title renderable, body renderable)
+    def render_view(self, view: View) -> tuple[RenderableType, RenderableType]:
         raise NotImplementedError
 
 
@@ -58,8 +59,8 @@ class SurfacePane(Pane):
     command_note: str = ""
     """Said after the title for a command (not for a group)."""
 
-    def render_view(self, view):
-        name = view.program.name
+    def render_view(self, view: View) -> tuple[RenderableType, RenderableType]:
+        name = view.loaded.name
         if view.node is None:
             surface_id, title = self.program_surface, f"{name} {self.program_title}"
         elif view.is_group:

@@ -33,7 +33,10 @@ from workbench.runtime.arguments import to_argv
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from rich.console import RenderableType
     from textual.app import ComposeResult
+
+    from workbench.dev.dashboard._view import View
 
 
 CALL_PANE_CLIENT = "burgee dev (Call pane)"
@@ -86,7 +89,7 @@ class CallPane(Pane):
 
     # --- drawing -------------------------------------------------------------------------
 
-    def show(self, view) -> None:
+    def show(self, view: View) -> None:
         self._view = view
         command = view.node if view.node is not None and not view.is_group else None
         if view.name != self._for:
@@ -94,7 +97,7 @@ class CallPane(Pane):
             self.last, self.pending, self.armed, self.status = None, None, None, ""
             self.output, self.output_text = Text(""), ""
             self._build_form(command)
-        what = view.name or view.program.name
+        what = view.name or view.loaded.name
         title = heading(f"call {what}", "fill the form; Run CLI or Run MCP"
                         if command is not None else "select a command in the tree")
         self._title = title.plain

@@ -26,6 +26,7 @@ from workbench.dev.inputs import dry_run_input, example_argv, target_command, wr
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from rich.console import RenderableType
     from typing import Any
 
     from textual.app import ComposeResult
@@ -158,14 +159,14 @@ class EnvironmentsPane(Pane):
                 cell.border_title = name
                 yield cell
 
-    def show(self, view) -> None:
+    def show(self, view: View) -> None:
         self._view = view
         if view.name != self._for:
             self._for = view.name
             field = self.query_one("#env-input", Input)
             field.value = default_input(view)
             field.placeholder = placeholder(view)
-        title = heading(f"environments for {view.name or view.program.name}",
+        title = heading(f"environments for {view.name or view.loaded.name}",
                         "terminal, pipe, agents, CI and MCP side by side")
         self.query_one(".pane-title", Static).update(title)
         self._title = title.plain

@@ -19,11 +19,14 @@ from workbench.dev.dashboard.panes._base import Pane
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from rich.console import RenderableType
     from typing import Any
 
     from textual.app import ComposeResult
 
     from workbench.dev.records import TrafficEntry
+
+    from workbench.dev.dashboard._view import View
 
 SHOWN = 200
 COLUMNS = ("time", "client", "method", "tool", "arguments", "result", "ms")
@@ -100,7 +103,7 @@ class TrafficPane(Pane):
         table.display = False
         yield table
 
-    def show(self, view) -> None:
+    def show(self, view: View) -> None:
         title, body = self.render_view(view)
         self.query_one(".pane-title", Static).update(title)
         self.query_one(".pane-body", Static).update(body)
@@ -109,10 +112,11 @@ class TrafficPane(Pane):
         self.text = plain(title) + "\n" + plain(body) + "\n" + self._lines
         self.stale = False
 
-    def render_view(self, view):
+    def render_view(self, view: View) -> tuple[RenderableType, RenderableType]:
         entries = sorted(view.bench.traffic, key=lambda e: e.at)[-SHOWN:]
-        if view.node is not None and not view.is_group:
-            tool = view.node.tool_name
+        command = view.command
+        if command is not None:
+            tool = command.tool_name
             scope = f"tool {tool}"
             entries = [e for e in entries if e.tool == tool]
         else:
