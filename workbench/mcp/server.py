@@ -46,6 +46,8 @@ if TYPE_CHECKING:
     import socket
     from collections.abc import Callable, Iterable, Mapping
 
+    from mcp.server.models import InitializationOptions
+
     from workbench.declaration.model import Program
     from workbench.runtime.forks import ForkServer
     from workbench.runtime.serving import Policy
@@ -63,15 +65,17 @@ class _Server(Server):
     changed here rather than passed in.
     """
 
-    def create_initialization_options(self, notification_options=None,
-                                      experimental_capabilities=None, extensions=None):
+    def create_initialization_options(
+            self, notification_options: NotificationOptions | None = None,
+            experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+            extensions: dict[str, dict[str, Any]] | None = None) -> InitializationOptions:
         return super().create_initialization_options(
             notification_options or NotificationOptions(tools_changed=True,
                                                         resources_changed=True),
             experimental_capabilities or _experimental(), extensions)
 
 
-def _experimental() -> dict:
+def _experimental() -> dict[str, dict[str, Any]]:
     """`capabilities.experimental.burgee.capabilities`: the program's features, as data."""
     from workbench.declaration.capabilities import capabilities
     return {"burgee": {"capabilities": capabilities()}}
@@ -218,8 +222,10 @@ class ProgramServer:
     drain_seconds: float
     server: _Server
 
-    def __init__(self, program, *, caller=None, observer=None, environ=None,
-                 max_result_bytes: int | None = None, forks=None):
+    def __init__(self, program: Program, *, caller: Callable[..., Any] | None = None,
+                 observer: Callable[[dict[str, Any]], object] | None = None,
+                 environ: Mapping[str, str] | None = None,
+                 max_result_bytes: int | None = None, forks: ForkServer | None = None) -> None:
         from workbench.runtime.serving import DEFAULT_MAX_RESULT_BYTES
         self.program = program
         self.max_result_bytes = max_result_bytes or DEFAULT_MAX_RESULT_BYTES

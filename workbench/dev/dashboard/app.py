@@ -36,11 +36,14 @@ if TYPE_CHECKING:
 
     from textual.app import ComposeResult
 
+    from workbench.dev.engine import Workbench
+    from workbench.dev.records import Diff, Event
+
 
 class EngineEvent(Message):
     """One engine Event (state, run, diffs, traffic, serving), delivered on the app's loop."""
 
-    def __init__(self, event) -> None:
+    def __init__(self, event: Event) -> None:
         super().__init__()
         self.event = event
 
@@ -48,10 +51,10 @@ class EngineEvent(Message):
 class DashboardApp(App):
     """`burgee dev FILE`. See the module docstring; keys are in `keys.KEYS`."""
 
-    TITLE = "burgee dev"
-    AUTO_FOCUS = "#tree"
+    TITLE: str | None = "burgee dev"
+    AUTO_FOCUS: ClassVar[str | None] = "#tree"
     COMMANDS = App.COMMANDS | {CommandsProvider}
-    CSS = """
+    CSS: ClassVar[str] = """
     #body { height: 1fr; }
     #tabs { width: 1fr; height: 1fr; }
     #tabs TabPane { padding: 0; height: 1fr; }
@@ -95,12 +98,12 @@ class DashboardApp(App):
         self.auto_check = auto_check   # burgee check after each load's diffs (Problems)
         self.stable = stable
         self.state = bench.state
-        self.selected: tuple = ()          # the selected path; () is the program
-        self.diffs: tuple = tuple(bench.diffs)
-        self.diff_status = "not run"
+        self.selected: tuple[str, ...] = ()   # the selected path; () is the program
+        self.diffs: tuple[Diff, ...] = tuple(bench.diffs)
+        self.diff_status: str = "not run"
         self.mcp_error: str | None = None
-        self.watching = False               # the folder watcher is running
-        self.notice = ""                    # the last reload's summary
+        self.watching: bool = False         # the folder watcher is running
+        self.notice: str = ""               # the last reload's summary
         self.last_copied: str | None = None
         self._applied = 0
         self._loaded = asyncio.Event()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import ClassVar
 
 from rich.text import Text
 from textual.containers import VerticalScroll
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
 
 
 class ErrorPanel(VerticalScroll):
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     ErrorPanel { display: none; height: auto; max-height: 14; border: heavy $error;
                  background: $error 10%; padding: 0 1; }
     ErrorPanel.visible { display: block; }
@@ -24,7 +25,7 @@ class ErrorPanel(VerticalScroll):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.text = ""
+        self.text: str = ""
 
     def compose(self) -> ComposeResult:
         yield Static(id="error-text")

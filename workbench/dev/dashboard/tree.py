@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.text import Text
 from textual.containers import Vertical
 from textual.widgets import Input, Tree
@@ -56,7 +58,7 @@ def matches(node: Command | Group, words: str) -> bool:
 class CommandTree(Vertical):
     """A filter input over a Tree of the program; node data is the command path (a tuple)."""
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     CommandTree { width: 34; border-right: vkey $primary 40%; }
     CommandTree #filter { border: none; height: 1; padding: 0 1; margin: 0 0 1 0; }
     CommandTree Tree { height: 1fr; }
@@ -64,7 +66,7 @@ class CommandTree(Vertical):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.filter_text = ""
+        self.filter_text: str = ""
         self.shown: list = []      # paths shown after the filter, in order
         self.pending: tuple | None = None
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
@@ -9,9 +11,9 @@ from workbench.dev.dashboard._view import group_note, heading, json_view, plain,
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from rich.console import RenderableType
     from typing import Any
 
+    from rich.console import RenderableType
     from textual.app import ComposeResult
 
     from workbench.dev.dashboard._view import View
@@ -20,10 +22,13 @@ if TYPE_CHECKING:
 class Pane(VerticalScroll):
     """A scrolling pane made of one or more Statics; subclasses implement `render_view`."""
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     Pane { padding: 0 1; }
     Pane > .pane-title { margin-bottom: 1; }
     """
+
+    stale: bool   # drawn from an older View: redraw when next shown
+    text: str     # what it shows, as plain text
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -14,7 +14,7 @@ import asyncio
 import json
 import os
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.console import Group
 from rich.syntax import Syntax
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from rich.console import RenderableType
     from textual.app import ComposeResult
 
+    from workbench.dev.calls import Field
     from workbench.dev.dashboard._view import View
 
 
@@ -48,7 +49,7 @@ def field_id(key: str) -> str:
 
 
 class CallPane(Pane):
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     CallPane #call-form { height: auto; }
     CallPane .call-row { height: auto; }
     CallPane .call-row Label { width: 22; padding: 1 1 0 0; }
@@ -60,11 +61,18 @@ class CallPane(Pane):
     CallPane #call-output { height: auto; }
     """
 
+    fields: list[Field]   # the attributes' types, for checkers
+    last: dict[str, Any] | None   # {"via", "request", "text", "exit", "seconds", "arguments"}
+    pending: tuple[str, str, str, str] | None   # (path, source, new source, diff)
+    status: str
+    output: RenderableType
+    output_text: str
+
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self._for = object()
         self._view = None
-        self.fields: list = []
+        self.fields = []
         self.last = None              # {"via", "request", "text", "exit", "seconds", "arguments"}
         self.pending = None           # (path, new source, diff) of an example not written yet
         self.armed: str | None = None  # "cli"/"mcp": a write confirmed by a second press

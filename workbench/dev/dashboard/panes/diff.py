@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.console import Group
 from rich.syntax import Syntax
 from rich.text import Text
@@ -14,9 +16,9 @@ from workbench.dev.dashboard.panes._base import Pane
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from rich.console import RenderableType
     from typing import Any
 
+    from rich.console import RenderableType
     from textual.app import ComposeResult
 
     from workbench.dev.dashboard._view import View
@@ -36,7 +38,7 @@ def status_of(diff) -> tuple[Any, ...]:
 
 
 class DiffPane(Pane):
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     DiffPane #diff-progress { display: none; margin-bottom: 1; }
     DiffPane #diff-progress.running { display: block; }
     """

@@ -11,8 +11,9 @@ from workbench.dev.dashboard.panes._base import Pane
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from rich.console import RenderableType
     from typing import Any
+
+    from rich.console import RenderableType
 
     from workbench.dev.dashboard._view import View
 

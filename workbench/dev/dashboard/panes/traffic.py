@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from typing import ClassVar
 
 from rich.text import Text
 from textual.binding import Binding
@@ -19,14 +20,13 @@ from workbench.dev.dashboard.panes._base import Pane
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from rich.console import RenderableType
     from typing import Any
 
+    from rich.console import RenderableType
     from textual.app import ComposeResult
 
-    from workbench.dev.records import TrafficEntry
-
     from workbench.dev.dashboard._view import View
+    from workbench.dev.records import TrafficEntry
 
 SHOWN = 200
 COLUMNS = ("time", "client", "method", "tool", "arguments", "result", "ms")
@@ -72,7 +72,7 @@ class TrafficDetail(ModalScreen):
     """One request and its response, whole; escape or enter closes it."""
 
     BINDINGS = [Binding("escape,enter,q", "dismiss", "Close")]
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     TrafficDetail { align: center middle; }
     TrafficDetail > VerticalScroll { width: 90%; height: 90%; border: thick $primary;
                                      padding: 0 1; background: $surface; }
@@ -81,7 +81,7 @@ class TrafficDetail(ModalScreen):
     def __init__(self, entry, stable: bool = False):
         super().__init__()
         self.entry = entry
-        self.text = detail(entry, stable)
+        self.text: str = detail(entry, stable)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
