@@ -607,6 +607,7 @@ class Option(Param):
 
     __slots__ = ("_key", "_spelled", "env", "short", "placeholder", "aliases", "negatable",
                  "flag", "short_flag", "negation", "alias_flags", "metavar", "spellings")
+    removed_in: str | None   # Param's default (None), set on the instance when declared
     variadic = False   # only an Argument can be; read without a miss (`Param.many`)
     count: bool = False
     off: str | bool | None = None

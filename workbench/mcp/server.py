@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from workbench.runtime.forks import ForkServer
     from workbench.runtime.serving import Policy
 
-logger = logging.getLogger("workbench.mcp")
+logger: logging.Logger = logging.getLogger("workbench.mcp")
 _NOT_AN_OBJECT: ContextVar = ContextVar("burgee_arguments_not_an_object", default=None)
 """The `arguments` of the tools/call being handled, when they are not an object."""
 
@@ -237,8 +237,8 @@ class ProgramServer:
         self.grace = SHUTDOWN_GRACE
         self._calls = 0                    # tools/call being answered
         self._threads: anyio.CapacityLimiter | None = None   # made on first use
-        self.bus = InMemorySubscriptionBus()
-        self.listen = ListenHandler(self.bus)
+        self.bus: InMemorySubscriptionBus = InMemorySubscriptionBus()
+        self.listen: ListenHandler = ListenHandler(self.bus)
         self._connections: dict[int, Any] = {}
         self._listings: list = []         # `_Listing`s: the newest, and the served one
         self._listing_lock = threading.Lock()   # the loop and a loading thread both list
