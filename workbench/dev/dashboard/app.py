@@ -48,7 +48,7 @@ class EngineEvent(Message):
         self.event = event
 
 
-class DashboardApp(App):
+class DashboardApp(App[int]):
     """`burgee dev FILE`. See the module docstring; keys are in `keys.KEYS`."""
 
     TITLE: str | None = "burgee dev"

@@ -36,7 +36,7 @@ def message(command, described: str, count: int) -> Text:
     return text
 
 
-class ConfirmWrites(ModalScreen):
+class ConfirmWrites(ModalScreen[str | None]):
     """Asks before a non-read-only command runs; see the module docstring."""
 
     BINDINGS = [("y", "choose('run')", "Run"), ("d", "choose('dry-run')", "Dry run"),
@@ -80,7 +80,7 @@ class ConfirmWrites(ModalScreen):
                       "confirm-dry-run": "dry-run"}.get(event.button.id or ""))
 
 
-class ConfirmDiffWrites(ModalScreen):
+class ConfirmDiffWrites(ModalScreen[bool]):
     """Asks before the Diff runs the examples of commands that write (`D`); dismisses with
     True (run them) or False."""
 

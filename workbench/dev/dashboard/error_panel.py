@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 
     from textual.app import ComposeResult
 
+    from workbench.dev.state import State
+
 
 class ErrorPanel(VerticalScroll):
     DEFAULT_CSS: ClassVar[str] = """
@@ -30,7 +32,7 @@ class ErrorPanel(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static(id="error-text")
 
-    def draw(self, state, stable: bool = False) -> None:
+    def draw(self, state: State, stable: bool = False) -> None:
         error = state.load_error
         if error is None:
             self.remove_class("visible")

@@ -37,7 +37,7 @@ KEYS = (
 )
 
 
-class KeysScreen(ModalScreen):
+class KeysScreen(ModalScreen[None]):
     BINDINGS = [("escape", "dismiss", "Close"), ("question_mark", "dismiss", "Close"),
                 ("q", "dismiss", "Close")]
     DEFAULT_CSS: ClassVar[str] = """

@@ -68,7 +68,7 @@ def detail(entry, stable: bool = False) -> str:
     return "\n".join(lines)
 
 
-class TrafficDetail(ModalScreen):
+class TrafficDetail(ModalScreen[None]):
     """One request and its response, whole; escape or enter closes it."""
 
     BINDINGS = [Binding("escape,enter,q", "dismiss", "Close")]
