@@ -18,14 +18,18 @@ from __future__ import annotations
 import json
 import os
 
+TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
+if TYPE_CHECKING:
+    from typing import Any
+
 STATUSES = ("ok", "fail", "warn", "absent", "skipped")
 
 
-def finding(check: str, status: str, message: str, fix=None) -> dict:
+def finding(check: str, status: str, message: str, fix=None) -> dict[str, Any]:
     return {"check": check, "status": status, "message": message, "fix": fix}
 
 
-def check_program(program) -> dict:
+def check_program(program) -> dict[str, Any]:
     """The program loaded; its size as MCP sees it."""
     from workbench.surfaces.tools import offered
     commands = [c for c in program.walk() if not c.is_group]
@@ -35,7 +39,7 @@ def check_program(program) -> dict:
                    f"command(s), {tools} MCP tool(s)")
 
 
-def check_command(argv, environ) -> dict:
+def check_command(argv, environ) -> dict[str, Any]:
     """The server command: its executable found (on PATH when it is a bare name), and the
     program file it names there."""
     import shutil
@@ -61,7 +65,7 @@ def check_command(argv, environ) -> dict:
     return finding("server command", "ok", shown)
 
 
-def check_extra() -> dict:
+def check_extra() -> dict[str, Any]:
     from workbench.runtime.extras import install_command, missing
     absent = missing("mcp")
     if absent:
@@ -107,7 +111,7 @@ def start_contract(path: str, environ):
         return error
 
 
-def finish_contract(process, fix: str, limit: float = CHECK_LIMIT) -> dict:
+def finish_contract(process, fix: str, limit: float = CHECK_LIMIT) -> dict[str, Any]:
     """The contract finding from a started check: ok (its calls, no violation, the recovery
     rate), fail (the first violations: rule, name, command), or warn (it could not check the
     file, or did not finish within `limit` seconds and was killed)."""
@@ -155,7 +159,7 @@ def stop_contract(process) -> None:
         _kill(process)
 
 
-def check_server(argv, environ, timeout: float) -> dict:
+def check_server(argv, environ, timeout: float) -> dict[str, Any]:
     """Start the server as a client would and ask for `initialize`, then `tools/list`."""
     from workbench._text import join
     shown = join(argv)
@@ -258,7 +262,7 @@ def _ask(argv, environ, timeout: float):
     return answers, problem
 
 
-def _read_lines(buffered: bytes, answers: dict):
+def _read_lines(buffered: bytes, answers: dict[str, Any]):
     """Record the responses among the complete lines of `buffered`; a line that is not
     JSON-RPC is the problem returned (None when all are)."""
     for raw in buffered.split(b"\n")[:-1]:
@@ -304,7 +308,7 @@ def _kill(process) -> None:
     process.wait()
 
 
-def check_client(client: str, scope: str, path: str, wanted: dict, fix, environ) -> dict:
+def check_client(client: str, scope: str, path: str, wanted: dict[str, Any], fix, environ) -> dict[str, Any]:
     """One client file: absent, unreadable, without this server, pointing at a command that
     cannot run, at another command, or at this one."""
     from workbench.runtime import install
@@ -327,7 +331,7 @@ def check_client(client: str, scope: str, path: str, wanted: dict, fix, environ)
     return _judge(check, path, key, name, found, entry, fix, environ)
 
 
-def check_claude_local(path: str, project: str, wanted: dict, environ) -> dict | None:
+def check_claude_local(path: str, project: str, wanted: dict[str, Any], environ) -> dict[str, Any] | None:
     """Claude Code's `local` scope: an entry for this program under the project's path in
     `~/.claude.json`, which wins over the user's and the project's; None when there is none
     (or the file does not parse: `check_client` said so)."""
@@ -348,7 +352,7 @@ def check_claude_local(path: str, project: str, wanted: dict, environ) -> dict |
                   entry, fix, environ)
 
 
-def _judge(check, path, key, name, found, entry, fix, environ) -> dict:
+def _judge(check, path, key, name, found, entry, fix, environ) -> dict[str, Any]:
     """An entry for this program: this program's command, an HTTP server, another command that
     runs, or one that cannot start."""
     from workbench.runtime import install
@@ -372,7 +376,7 @@ def _judge(check, path, key, name, found, entry, fix, environ) -> dict:
                    fix)
 
 
-def summary(findings) -> dict:
+def summary(findings) -> dict[str, Any]:
     """Counts by status."""
     return {status: sum(1 for f in findings if f["status"] == status) for status in STATUSES}
 

@@ -24,7 +24,8 @@ from workbench.runtime.redact import (Redactor, mask_argv, secrets_in_argv,
 
 TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
+    from types import TracebackType
     from typing import Any
 
     from workbench.declaration.model import Program
@@ -66,6 +67,13 @@ def on_terminate():
 class World:
     """Where a call runs: environment, streams, whether each stream is a terminal, and the
     secrets this call must never print."""
+
+    environ: Mapping[str, str]   # the attributes' types, for checkers
+    stdin_tty: bool
+    stdout_tty: bool
+    redactor: Redactor
+    on_progress: Callable[[float, float | None, str | None], object] | None
+    exc_info: tuple[type[BaseException], BaseException, TracebackType | None] | None
 
     def __init__(self, environ, stdin, stdout, stderr, stdin_tty=False, stdout_tty=False):
         self.environ = environ
