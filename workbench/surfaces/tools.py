@@ -70,7 +70,7 @@ def tool_definition(command: Command) -> dict[str, Any]:
 PLAN_SUFFIX = "_plan"
 """`<tool>_plan`: the read-only twin of a command declared `plan_tool=True`."""
 
-PLAN_OUTPUT = {"type": "object",
+PLAN_OUTPUT: dict[str, Any] = {"type": "object",
                "properties": {"plan": {"description": "what the call would change"},
                               "digest": {"type": "string", "description": "pass it as "
                                          "expect_plan to the tool itself to apply this plan"}},
@@ -87,16 +87,19 @@ class PlanTwin:
 
     adapter = None
     paginated = False
-    output = PLAN_OUTPUT
+    output: dict[str, Any] = PLAN_OUTPUT
+    program: Program | None   # the attributes' types, for checkers
+    path: tuple[str, ...]
+    tool_name: str
 
-    def __init__(self, command):
+    def __init__(self, command: Command) -> None:
         self.command = command
         self.program = command.program
         self.path = command.path
         self.tool_name = command.tool_name + PLAN_SUFFIX
 
 
-def plan_twin(program, name):
+def plan_twin(program: Program, name: object) -> PlanTwin | None:
     """The `PlanTwin` called `name`, or None."""
     if not isinstance(name, str) or not name.endswith(PLAN_SUFFIX):
         return None
@@ -106,13 +109,13 @@ def plan_twin(program, name):
     return PlanTwin(command)
 
 
-def plan_twin_definition(command) -> dict:
+def plan_twin_definition(command: Command) -> dict[str, Any]:
     """The tools/list entry of `command`'s plan twin: read-only, `PLAN_ONLY_DROPS` left out."""
     from workbench.surfaces.schema import input_schema
     schema = input_schema(command)
     for key in PLAN_ONLY_DROPS:
         schema["properties"].pop(key, None)
-    twin = {"name": command.tool_name + PLAN_SUFFIX}
+    twin: dict[str, Any] = {"name": command.tool_name + PLAN_SUFFIX}
     if command.title:
         twin["title"] = command.title + " (plan only)"
     twin.update({"description": f"What '{' '.join(command.path)}' would change, changing "
