@@ -10,7 +10,19 @@ from workbench.declaration.exits import EXIT_CODES  # re-exported: the table is 
 
 TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable
+    from typing import Any, Protocol
+
+    from workbench.declaration.model import Fail
+
+    class _Refusal(Protocol):
+        """What `from_refusal` reads of a `runtime.parser.Refusal`: importing the parser, even
+        for checkers, would reach the pipeline from `_keys` (import-linter's runtime layers)."""
+
+        code: str
+        message: str
+        exit: int
+        hint: str | None
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_ACTION = 0, 1, 2, 3, 4
 EXIT_CONFLICT, EXIT_RETRY, EXIT_UNAVAILABLE, EXIT_PARTIAL = 5, 6, 7, 8
@@ -20,7 +32,7 @@ EXIT_CHECK_FAILED, EXIT_PERSON, EXIT_LIMIT = 11, 13, 14
 DEBUG_HINT = "run again with --debug to see the traceback"
 
 
-def success(data, meta: dict[str, Any] | None = None) -> dict[str, Any]:
+def success(data: Any, meta: dict[str, Any] | None = None) -> dict[str, Any]:
     """`{"ok":true,"data":...,"meta":{...}}`."""
     return {"ok": True, "data": data, "meta": meta if meta is not None else {}}
 
@@ -32,7 +44,7 @@ exception after a handler that changes state began); the `steps` it reported."""
 
 
 def error_body(code: str, message: str, exit: int, hint: str | None = None,
-               fix: str | None = None, effects: str = EFFECTS_NONE, **extra) -> dict[str, Any]:
+               fix: str | None = None, effects: str = EFFECTS_NONE, **extra: Any) -> dict[str, Any]:
     """The `error` object: code, exit, message, then hint and fix where known, the details,
     and `effects` last (`none` unless the caller knows better: the pipeline says `unknown` or
     `partial` for a failure after a handler began)."""
@@ -49,7 +61,7 @@ def error_body(code: str, message: str, exit: int, hint: str | None = None,
 
 
 def failure(code: str, message: str, exit: int = 1, hint: str | None = None,
-            fix: str | None = None, meta: dict[str, Any] | None = None, **extra) -> dict[str, Any]:
+            fix: str | None = None, meta: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
     """`{"ok":false,"error":{...}}`."""
     doc = {"ok": False, "error": error_body(code, message, exit, hint, fix, **extra)}
     if meta:
@@ -57,7 +69,7 @@ def failure(code: str, message: str, exit: int = 1, hint: str | None = None,
     return doc
 
 
-def from_fail(fail, fix: str | None, checked: bool = True) -> dict[str, Any]:
+def from_fail(fail: Fail, fix: str | None, checked: bool = True) -> dict[str, Any]:
     """A handler's `Fail` as an envelope: code, message, exit, hint, fix, retryable, details;
     a `data` detail (what the command found before it failed, e.g. a check's report) is the
     envelope's own `data`, beside `error`.
@@ -71,7 +83,7 @@ def from_fail(fail, fix: str | None, checked: bool = True) -> dict[str, Any]:
         return failure("invalid_exit", f"the handler raised Fail: {problem}", exit=EXIT_FAILURE,
                        hint=f"raise Fail({fail.code!r}, ..., exit=N) with N from the table, and "
                             f"list it in Command(errors=[...])")
-    details = dict(fail.details)
+    details: dict[str, Any] = dict(fail.details)
     found = details.pop("data", None)
     details.pop("effects", None)   # the pipeline decides (`runtime._failures.settle`)
     retryable = fail.retryable
@@ -86,7 +98,7 @@ def from_fail(fail, fix: str | None, checked: bool = True) -> dict[str, Any]:
     return doc
 
 
-def from_refusal(refusal, fix: str | None) -> dict[str, Any]:
+def from_refusal(refusal: _Refusal, fix: str | None) -> dict[str, Any]:
     """A usage refusal (exit 2) as an envelope; `fix` is the runnable command line."""
     return refused(refusal.code, refusal.message, refusal.exit, refusal.hint, fix,
                    getattr(refusal, "field", None))
@@ -120,7 +132,7 @@ def internal(error: BaseException, debug: bool) -> dict[str, Any]:
                    hint=None if debug else DEBUG_HINT)
 
 
-def handler_exit(code, meta: dict[str, Any]) -> dict[str, Any]:
+def handler_exit(code: object, meta: dict[str, Any]) -> dict[str, Any]:
     """A handler that called `sys.exit(code)`: 0/None is a success with no data (and a
     warning); anything else a `handler_exit` failure with the code the process would use."""
     if code is None or code == 0 or code is False:
@@ -247,7 +259,7 @@ def _next_line(step: dict[str, Any]) -> str:
     return f"next: {step['command']}" + (f"   # {note}" if note else "")
 
 
-def render(doc: dict[str, Any], text=None, tsv: bool = False) -> tuple[str, str]:
+def render(doc: dict[str, Any], text: Callable[[Any], str] | None = None, tsv: bool = False) -> tuple[str, str]:
     """(stdout, stderr) a reader gets for a finished envelope as text: `text(data)` where
     declared, else a table for a person or, with `tsv`, tab-separated values for a program
     (`tsv_text`). Control characters in the data are escaped (`\\x1b`): a terminal shows
@@ -283,7 +295,7 @@ def _rendered(doc: dict[str, Any], text, failed: bool, tsv: bool) -> tuple[str, 
     return out or "", err
 
 
-def default_text(data) -> str:
+def default_text(data: Any) -> str:
     """A tidy human rendering of returned data: scalars as is, dicts as aligned lines, lists as rows."""
     if data is None:
         return ""
@@ -310,7 +322,7 @@ def default_text(data) -> str:
     return str(data)
 
 
-def tsv_text(data) -> str:
+def tsv_text(data: Any) -> str:
     """Data for a program reading a pipe: a list of objects as a header row (the JSON field
     names) and one row per object; one object as `key<TAB>value` lines; other lists one
     value per line. Cells escaped by `tsv_cell`; no alignment, no colour."""
@@ -326,7 +338,7 @@ def tsv_text(data) -> str:
     return "" if data is None else tsv_cell(data)
 
 
-def tsv_row(item) -> str:
+def tsv_row(item: Any) -> str:
     """One streamed item as a TSV row (an object's values in its own key order)."""
     if isinstance(item, dict):
         return "\t".join(tsv_cell(v) for v in item.values())
@@ -336,7 +348,7 @@ def tsv_row(item) -> str:
 _TSV_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
 
 
-def tsv_cell(value) -> str:
+def tsv_cell(value: Any) -> str:
     """One value as a TSV cell: null as empty, booleans as true/false, objects and lists as
     compact JSON; backslash, tab, newline and carriage return escaped (`\\\\`, `\\t`, `\\n`,
     `\\r`), so every row is one line and every cell one column."""
@@ -345,14 +357,14 @@ def tsv_cell(value) -> str:
     return cell(value).translate(_TSV_ESCAPES)
 
 
-def one_line(item) -> str:
+def one_line(item: Any) -> str:
     """One streamed item as a line of text."""
     if isinstance(item, dict):
         return "  ".join(cell(v) for v in item.values())
     return cell(item)
 
 
-def cell(value) -> str:
+def cell(value: Any) -> str:
     if isinstance(value, str):
         return value
     if value is None:
@@ -377,7 +389,7 @@ def _make_encoder(markers: dict[int, Any]):
                               False, False, False)
 
 
-def encode(doc) -> str:
+def encode(doc: Any) -> str:
     """Compact UTF-8 JSON in the document's own key order; no trailing newline.
 
     Uses the C encoder directly: the same bytes as `json.dumps(doc, ensure_ascii=False,
