@@ -462,7 +462,8 @@ class Program:
         self.env_prefix = env_prefix
         self.discovery = discovery
         self.mcp_filters = mcp_filters
-        self.ambiguous: dict[str, Sequence[dict[str, str]]] = ambiguous if ambiguous is not None else {}   # word -> meanings
+        self.ambiguous: dict[str, Sequence[dict[str, str]]] = \
+            ambiguous if ambiguous is not None else {}   # word -> meanings
         self.source: str | None = None  # file it was loaded from, set by loaders
         self._index: dict[tuple[str, ...], Command | Group] = {}
         if single and (len(self.commands) != 1 or self.commands[0].is_group):

@@ -181,8 +181,9 @@ class _Enum(ValueType):
         return ""
 
 
-VALUE_TYPES: dict[str, type[ValueType]] = {"string": _String, "integer": _Integer, "number": _Number,
-               "boolean": _Boolean, "enum": _Enum}
+VALUE_TYPES: dict[str, type[ValueType]] = {
+    "string": _String, "integer": _Integer, "number": _Number, "boolean": _Boolean,
+    "enum": _Enum}
 """Scalar value types by name; `list` is a parameter whose items have one of these. The
 shaped ones (`date`, `datetime`, `uuid`, `path`) and custom types live in `_types`, imported
 by the first parameter that has one."""

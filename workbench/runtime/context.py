@@ -200,7 +200,8 @@ class Context(Generic[OptionsT]):
     def __init__(self, program: Program, command: Command, request: Request, world: Any):
         self.program = program
         self.command = command
-        self.options: OptionsT = request.options   # type: ignore[assignment]  # the declared view of these Values
+        # `OptionsT` is the declared view of these Values (a Protocol or class of the options)
+        self.options: OptionsT = request.options   # type: ignore[assignment]
         self.args: Values = request.args
         self.json: bool = request.json
         self.agent: str | None = detect_agent(world.environ)
@@ -407,7 +408,8 @@ class Context(Generic[OptionsT]):
         slot = stdin.metavar if stdin is not None else "<text>"
         return [slot if token == "-" else token for token in self.invocation()]
 
-    def verdict(self, passed: bool, details: object = None, message: str | None = None) -> dict[str, Any]:
+    def verdict(self, passed: bool, details: object = None,
+                message: str | None = None) -> dict[str, Any]:
         """The answer of a judging read (`Command(verdict=True)`): `return ctx.verdict(ok, found)`.
 
         Passed: the data `{"passed": true, "details": details}`, exit 0. Failed: the

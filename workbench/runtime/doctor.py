@@ -308,7 +308,8 @@ def _kill(process) -> None:
     process.wait()
 
 
-def check_client(client: str, scope: str, path: str, wanted: dict[str, Any], fix, environ) -> dict[str, Any]:
+def check_client(client: str, scope: str, path: str, wanted: dict[str, Any], fix,
+                 environ) -> dict[str, Any]:
     """One client file: absent, unreadable, without this server, pointing at a command that
     cannot run, at another command, or at this one."""
     from workbench.runtime import install
@@ -331,7 +332,8 @@ def check_client(client: str, scope: str, path: str, wanted: dict[str, Any], fix
     return _judge(check, path, key, name, found, entry, fix, environ)
 
 
-def check_claude_local(path: str, project: str, wanted: dict[str, Any], environ) -> dict[str, Any] | None:
+def check_claude_local(path: str, project: str, wanted: dict[str, Any],
+                       environ) -> dict[str, Any] | None:
     """Claude Code's `local` scope: an entry for this program under the project's path in
     `~/.claude.json`, which wins over the user's and the project's; None when there is none
     (or the file does not parse: `check_client` said so)."""

@@ -61,7 +61,8 @@ def error_body(code: str, message: str, exit: int, hint: str | None = None,
 
 
 def failure(code: str, message: str, exit: int = 1, hint: str | None = None,
-            fix: str | None = None, meta: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
+            fix: str | None = None, meta: dict[str, Any] | None = None,
+            **extra: Any) -> dict[str, Any]:
     """`{"ok":false,"error":{...}}`."""
     doc = {"ok": False, "error": error_body(code, message, exit, hint, fix, **extra)}
     if meta:
@@ -171,7 +172,8 @@ def timed_out(seconds: float, hint: str | None = None) -> dict[str, Any]:
                                 "server can raise the limit with --call-timeout SECONDS")
 
 
-def action_required(reason: str, message: str, next: list[Any], meta: dict[str, Any] | None = None) -> dict[str, Any]:
+def action_required(reason: str, message: str, next: list[Any],
+                    meta: dict[str, Any] | None = None) -> dict[str, Any]:
     """`{"ok":false,"status":"action_required",...}`; exit 4."""
     doc = {"ok": False, "status": "action_required", "reason": reason, "message": message,
            "next": next, "error": {"code": "action_required", "exit": EXIT_ACTION,
@@ -259,7 +261,8 @@ def _next_line(step: dict[str, Any]) -> str:
     return f"next: {step['command']}" + (f"   # {note}" if note else "")
 
 
-def render(doc: dict[str, Any], text: Callable[[Any], str] | None = None, tsv: bool = False) -> tuple[str, str]:
+def render(doc: dict[str, Any], text: Callable[[Any], str] | None = None,
+           tsv: bool = False) -> tuple[str, str]:
     """(stdout, stderr) a reader gets for a finished envelope as text: `text(data)` where
     declared, else a table for a person or, with `tsv`, tab-separated values for a program
     (`tsv_text`). Control characters in the data are escaped (`\\x1b`): a terminal shows

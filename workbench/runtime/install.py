@@ -168,7 +168,8 @@ def _json_loads(path: str, text: str) -> dict[str, Any]:
     return data
 
 
-def _json_merged(before: str, current: dict[str, Any], key: str, name: str, entry: dict[str, Any]) -> str:
+def _json_merged(before: str, current: dict[str, Any], key: str, name: str,
+                 entry: dict[str, Any]) -> str:
     import re
     found = re.search(r"\n([ \t]+)\"", before)
     indent = found.group(1) if found else 2

@@ -32,9 +32,12 @@ from workbench.dev.replay import Recorder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
     from typing import Any
 
+    from textual import events
     from textual.app import ComposeResult
+    from textual.screen import Screen
 
     from workbench.dev.engine import Workbench
     from workbench.dev.records import Diff, Event
@@ -85,7 +88,7 @@ class DashboardApp(App[int]):
         Binding("0", "tab(10)", show=False),
     ]
 
-    def __init__(self, bench, *, port: int | None = None, serve: bool = True,
+    def __init__(self, bench: Workbench, *, port: int | None = None, serve: bool = True,
                  watch: bool = True, auto_diffs: bool = True, stable: bool = False,
                  record: bool = False, auto_check: bool = False):
         super().__init__()
@@ -107,7 +110,7 @@ class DashboardApp(App[int]):
         self.last_copied: str | None = None
         self._applied = 0
         self._loaded = asyncio.Event()
-        self._unsubscribe = None
+        self._unsubscribe: Callable[[], None] | None = None
         self._stopped = False
 
     # --- layout ---------------------------------------------------------------------------
@@ -150,11 +153,12 @@ class DashboardApp(App[int]):
         program = self.state.program
         node = program.find(list(self.selected)) if (program is not None and self.selected) \
             else None
-        return View(self.state, node, self.bench, self.stable)
+        # a non-empty path never finds the program itself
+        return View(self.state, node, self.bench, self.stable)   # type: ignore[arg-type]
 
     # --- the engine -----------------------------------------------------------------------
 
-    def on_resize(self, event) -> None:
+    def on_resize(self, event: events.Resize) -> None:
         self._fit(event.size.width)
 
     def _fit(self, width: int) -> None:
@@ -477,7 +481,7 @@ class DashboardApp(App[int]):
         except (asyncio.TimeoutError, Exception):  # noqa: BLE001
             pass
 
-    def get_system_commands(self, screen):
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         ours = list(actions(self))
         titles = {title for title, _help, _callback in ours}
         for command in super().get_system_commands(screen):

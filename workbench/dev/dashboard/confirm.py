@@ -86,7 +86,8 @@ class ConfirmDiffWrites(ModalScreen[bool]):
 
     BINDINGS = [("y", "choose(True)", "Run"), ("n", "choose(False)", "Cancel"),
                 ("escape", "choose(False)", "Cancel")]
-    DEFAULT_CSS: ClassVar[str] = ConfirmWrites.DEFAULT_CSS.replace("ConfirmWrites", "ConfirmDiffWrites")
+    DEFAULT_CSS: ClassVar[str] = ConfirmWrites.DEFAULT_CSS.replace("ConfirmWrites",
+                                                                   "ConfirmDiffWrites")
 
     def __init__(self, commands):
         super().__init__()

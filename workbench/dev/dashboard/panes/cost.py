@@ -90,7 +90,8 @@ class CostPane(Pane):
                          min_width=max(map(len, cheaper.values()), default=0))
         lines = []
         for path in found.paths:
-            row: list[Text | str] = [Text(_cost.TITLES[path], style="bold" if path == cheapest else "")]
+            row: list[Text | str] = [Text(_cost.TITLES[path],
+                                          style="bold" if path == cheapest else "")]
             for name in shapes:
                 row.append(f"{table_data[name][path]:,}")
                 if name in moved:

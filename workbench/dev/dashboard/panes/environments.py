@@ -147,7 +147,7 @@ class EnvironmentsPane(Pane):
         self.timeout = DEFAULT_TIMEOUT
         self._for = object()
         self._view = None
-        self.worker: Worker[Any] | None = None   # the last run's worker (None while a confirm is open)
+        self.worker: Worker[Any] | None = None   # the last run's (None while a confirm is open)
 
     def compose(self) -> ComposeResult:
         yield Static(classes="pane-title")
