@@ -209,7 +209,7 @@ RANGED = ("integer", "number")
 PATH_KINDS = ("file", "dir")
 
 
-def number_token(value) -> str:
+def number_token(value: object) -> str:
     if isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 53:
         return str(int(value))
     return str(value)

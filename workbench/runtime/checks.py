@@ -12,7 +12,7 @@ from workbench.declaration.model import Command, DefinitionError, Program
 from workbench.runtime.parser import Refusal, parse
 
 
-def ensure_checked(program) -> None:
+def ensure_checked(program: Program) -> None:
     """Check the program's examples once (a DefinitionError names the fix); and those of
     each lazy group checked alone when it loaded (`_checks.check_lazy`)."""
     state = derived(program)
@@ -36,7 +36,7 @@ def ensure_checked(program) -> None:
     record_verdict(program)
 
 
-def mark_examples_checked(program) -> None:
+def mark_examples_checked(program: Program) -> None:
     """Another process parsed these very examples (the workbench's load check): skip them."""
     derived(program).examples_checked = True
 
