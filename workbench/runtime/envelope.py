@@ -216,7 +216,8 @@ def exit_code(doc: dict[str, Any]) -> int:
 
 def stream_end(doc: dict[str, Any], count: int) -> dict[str, Any]:
     """The `@end` record closing an NDJSON stream, from the envelope the stream ended with
-    (a partial batch: `"ok":"partial"` and the `failed` items, exit 8)."""
+    (a partial batch: `"ok":"partial"` and the `failed` items, exit 8); its `untrusted` is
+    the envelope's `meta.untrusted`."""
     code = exit_code(doc)
     if doc["ok"] == "partial":
         return {"ok": "partial", "count": count, "exit": code,
@@ -226,6 +227,9 @@ def stream_end(doc: dict[str, Any], count: int) -> dict[str, Any]:
         end["error"] = doc["error"]
     if doc.get("next"):
         end["next"] = doc["next"]
+    untrusted = (doc.get("meta") or {}).get("untrusted")
+    if untrusted:   # as the envelope's meta says it (`runtime._agentic.mark_untrusted`)
+        end["untrusted"] = untrusted
     return end
 
 
