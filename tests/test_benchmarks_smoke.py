@@ -24,6 +24,10 @@ DOC = ROOT / "docs" / "performance.md"
 REPORT = {"change_review.py": "commands, median of"}   # the one that prints a line, no table
 
 pytestmark = pytest.mark.slow
+WHEEL_SMOKE = "scale.py"
+"""The one benchmark whose smoke run builds its throwaway wheel venv (30-50 s); the others that
+can re-run from a wheel get `--in-place`, since the re-run is one shared helper
+(`_bench.in_wheel_venv`)."""
 SMOKE_BOUND = 900
 """Seconds a smoke run may take before it counts as stuck. Not a speed check: a smoke run is
 mostly interpreter and MCP SDK start-ups, ~15 s alone for the longest and more than 120 s
@@ -59,7 +63,10 @@ def test_smoke_runs_the_benchmark_once_and_never_writes_the_doc(name):
         if missing():
             pytest.skip(f"scale_out.py needs PostgreSQL: {missing()}")
     before = DOC.read_bytes()
-    args = ["--smoke"] + (["--write"] if "--write" in _run(name, "--help").stdout else [])
+    usage = _run(name, "--help").stdout
+    args = ["--smoke"] + (["--write"] if "--write" in usage else [])
+    if "--in-place" in usage and name != WHEEL_SMOKE:
+        args.append("--in-place")   # one wheel venv per suite is enough to keep that path true
     done = _run(name, *args, timeout=SMOKE_BOUND)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
     assert REPORT.get(name, "\n|---") in done.stdout, done.stdout[-2000:]
