@@ -319,6 +319,92 @@ def test_set_choices_are_listed_in_one_order_every_run(tmp_path):
     assert len(seen) == 1 and '"alpha", "bravo", "charlie", "delta", "echo"' in seen.pop()
 
 
+# --- 11b. a default computed when the program loads -------------------------------------------
+
+COMPUTED_DEFAULT = """
+    import argparse, os, random
+    parser = argparse.ArgumentParser(prog="prog")
+    parser.add_argument("--seed", type=int, default=random.randint(0, 10**9),
+                        help="the random seed")
+    parser.add_argument("--owner", default=f"pid-{os.getpid()}")
+    parser.add_argument("--count", type=int, default=3)
+    def main(argv=None):
+        args = parser.parse_args(argv)
+        print(args.seed == parser.get_default("seed"),
+              args.owner == parser.get_default("owner"), args.count)
+    if __name__ == "__main__":
+        main()
+"""
+
+
+def test_a_computed_default_is_described_not_baked_into_the_schema(tmp_path):
+    file = program(tmp_path, COMPUTED_DEFAULT)
+    schemas = {burgee("run", file, "--schema", tmp_path=tmp_path).stdout for _ in range(2)}
+    assert len(schemas) == 1, schemas
+    seed = _find(json.loads(schemas.pop()), "seed")
+    assert "default" not in seed and "computed at run time" in seed["description"], seed
+    helps = {burgee("run", file, "--help", tmp_path=tmp_path).stdout for _ in range(2)}
+    assert len(helps) == 1 and "computed at run time" in helps.pop()
+    card = json.loads(burgee("run", file, "--help", "--json", tmp_path=tmp_path).stdout)
+    options = {option["key"]: option for option in card["options"]}
+    assert "default" not in options["owner"] and options["count"]["default"] == 3, card
+    assert "computed at run time" in options["owner"]["description"], card
+    # the handler still gets the original's own value, computed where it runs
+    done = burgee("run", file, tmp_path=tmp_path)
+    assert (done.returncode, done.stdout) == (0, "True True 3\n"), done.stderr
+    assert json.loads(burgee("run", file, "--json", tmp_path=tmp_path).stdout)["data"] == \
+        "True True 3"
+
+
+def test_a_plain_default_keeps_its_value(tmp_path):
+    file = program(tmp_path, COMPUTED_DEFAULT)
+    count = _find(json.loads(burgee("run", file, "--schema", tmp_path=tmp_path).stdout), "count")
+    assert count["default"] == 3, count
+
+
+def test_only_help_and_schemas_load_the_program_a_second_time(tmp_path):
+    """The second load that tells computed defaults apart is never paid by a plain call."""
+    file = program(tmp_path, COMPUTED_DEFAULT.replace(
+        "import argparse, os, random", "import argparse, os, random\n"
+        "    open(os.path.join(os.path.dirname(__file__), 'loads'), 'a').write('x')"))
+    loads = tmp_path / "loads"
+    for argv, times in ((["--count", "4"], 1), (["--version"], 1), (["--schema"], 2),
+                        (["--help"], 2)):
+        loads.write_text("")
+        assert burgee("run", file, *argv, tmp_path=tmp_path).returncode == 0
+        assert len(loads.read_text()) == times, argv
+
+@pytest.mark.asyncio
+async def test_a_computed_default_over_mcp(tmp_path):
+    from mcp import Client, StdioServerParameters
+    file = program(tmp_path, COMPUTED_DEFAULT)
+    extra = {k: str(v) for k, v in env(tmp_path).items()
+             if k in ("XDG_STATE_HOME", "HOME", "PYTHONPATH")}
+    listed = []
+    for _ in range(2):
+        server = StdioServerParameters(command=sys.executable,
+                                       args=["-m", "workbench.cli", "mcp", str(file)],
+                                       env=extra, cwd=str(tmp_path))
+        async with Client(server, mode="legacy", cache=None) as client:
+            tools = (await client.list_tools()).tools
+            listed.append(json.dumps([t.input_schema for t in tools], sort_keys=True))
+            result = await client.call_tool(tools[0].name, {})
+    assert listed[0] == listed[1] and "computed at run time" in listed[0], listed
+    assert '"default": 3' in listed[0]
+    text = "".join(getattr(part, "text", "") for part in result.content)
+    assert not result.is_error and json.loads(text)["data"] == "True True 3", text
+
+
+def test_headless_passes_run_after_run_with_a_computed_default(tmp_path):
+    file = program(tmp_path, COMPUTED_DEFAULT)
+    dev = ["dev", file, "--headless", "--no-check", "--json", "--snapshots", tmp_path / "snaps"]
+    first = burgee(*dev, "--update", tmp_path=tmp_path)
+    assert first.returncode == 0, first.stdout[-2000:] + first.stderr[-2000:]
+    for _ in range(2):
+        again = burgee(*dev, tmp_path=tmp_path)
+        assert again.returncode == 0, again.stdout[-2000:] + again.stderr[-2000:]
+
+
 # --- 12. the version of an installed program --------------------------------------------------
 
 def _installed(site):
