@@ -639,6 +639,49 @@ def test_an_installed_programs_budgets_come_from_the_project_that_runs_it(tmp_pa
     assert "21 surfaces" in report and "budget_exceeded" not in report, report
 
 
+
+def _many_options(help_text):
+    lines = ["import argparse", "parser = argparse.ArgumentParser(prog='tool')"]
+    lines += [f"parser.add_argument('--option-{i}', help={help_text!r})" for i in range(30)]
+    return "\n".join(lines) + "\n"
+
+
+def test_an_adapted_command_with_many_inputs_passes_headless_on_default_budgets(tmp_path):
+    """The original's thirty options cannot be removed by whoever adapts it: each may carry
+    a two-line description within the default budgets; a whole docstring per option is over."""
+    two_lines = ("Write the changes to the files named instead of printing a diff of them; "
+                 "with --check, only report which files would change and exit 1.")
+    file = program(tmp_path, _many_options(two_lines), name="tool.py")
+    done = burgee("dev", file, "--headless", "--no-check", "--json", "--update",
+                  "--snapshots", tmp_path / "snaps", tmp_path=tmp_path)
+    assert done.returncode == 0 and json.loads(done.stdout)["data"]["over_budget"] == [], \
+        done.stdout[-3000:]
+    file = program(tmp_path, _many_options(two_lines * 4), name="tool.py")
+    done = burgee("dev", file, "--headless", "--no-check", "--json", "--update",
+                  "--snapshots", tmp_path / "snaps", tmp_path=tmp_path)
+    over = {row["kind"] for row in json.loads(done.stdout)["data"]["over_budget"]}
+    assert done.returncode == 1 and {"command_help", "card", "tool"} <= over, done.stdout[-3000:]
+
+
+def test_integer_choices_in_a_range_are_an_integer_with_bounds(tmp_path):
+    file = program(tmp_path, """
+        import argparse
+        parser = argparse.ArgumentParser(prog="prog")
+        parser.add_argument("-q", "--quiet-level", type=int, choices=range(64), default=34)
+        parser.add_argument("--mode", type=int, choices=[1, 2, 4])
+        def main(argv=None):
+            print(parser.parse_args(argv).quiet_level)
+    """)
+    schema = json.loads(burgee("run", file, "--schema", tmp_path=tmp_path).stdout)
+    level = schema["properties"]["quiet_level"]
+    assert (level["type"], level["minimum"], level["maximum"], level["default"]) == (
+        "integer", 0, 63, 34) and "enum" not in level, level
+    assert schema["properties"]["mode"]["enum"] == ["1", "2", "4"]
+    assert burgee("run", file, "-q", "7", tmp_path=tmp_path).stdout == "7\n"
+    refused = burgee("run", file, "-q", "70", "--json", tmp_path=tmp_path)
+    assert refused.returncode == 2 and json.loads(refused.stdout)["error"]["fix"] == \
+        "prog -q 63 --json", refused.stdout
+
 # --- 3, 4, 6: a call is a process of its own (signals, stdin's buffer, fresh logging) ---------
 
 PROCESS_STATE = """
