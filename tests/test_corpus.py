@@ -284,3 +284,15 @@ def test_burgee_dev_headless_passes_after_update(name, place):
     assert first.returncode == 0, first.stdout[-2000:] + first.stderr[-2000:]
     again = run(dev, place)
     assert again.returncode == 0, again.stdout[-2000:] + again.stderr[-2000:]
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_burgee_check_finds_no_violation(name, place):
+    """The agent contract holds on generated calls of every adapted command (12 calls a
+    command here to keep the suite short; the default 24 also pass, docs/adapters.md)."""
+    wrapper = CORPUS / f"{PROGRAMS[name][0]}.py"
+    done = run([sys.executable, "-m", "workbench.cli", "check", str(wrapper), "--calls", "12",
+                "--workers", "2", "--json"], place)
+    body = json.loads(done.stdout)
+    assert done.returncode == 0 and body["ok"], done.stdout[-3000:] + done.stderr[-2000:]
+    assert body["data"]["violations"] == [] and body["data"]["runs"] > 0, done.stdout[-3000:]
