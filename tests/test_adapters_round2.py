@@ -186,8 +186,33 @@ TYPER_ABORT = """
 """
 
 
-@pytest.mark.parametrize("source, argv", [(OWN_ERRORS, ["check"]), (OWN_ERRORS, ["stop"]),
-                                          (TYPER_ABORT, ["stop"])])
+RICH_CLICK_ERRORS = """
+    import rich_click as click
+    @click.group()
+    def cli():
+        \"\"\"A tool.\"\"\"
+    @cli.command()
+    @click.option("--name", default="x")
+    def fail(name):
+        raise click.ClickException(f"cannot do {name}")
+    @cli.command()
+    def stop():
+        raise click.Abort()
+    def main():
+        cli()
+    if __name__ == "__main__":
+        main()
+"""
+
+RICH_CLICK_ALONE = RICH_CLICK_ERRORS.replace("    def main():\n        cli()\n", "").replace(
+    "        main()", "        cli()")   # no entry function of its own: cli() itself
+
+
+@pytest.mark.parametrize("source, argv", [
+    (OWN_ERRORS, ["check"]), (OWN_ERRORS, ["stop"]), (TYPER_ABORT, ["stop"]),
+    (RICH_CLICK_ERRORS, ["fail"]), (RICH_CLICK_ERRORS, ["fail", "--name", "y"]),
+    (RICH_CLICK_ERRORS, ["stop"]),
+    (RICH_CLICK_ALONE, ["fail"]), (RICH_CLICK_ALONE, ["stop"])])
 def test_the_originals_own_error_printing_is_kept(source, argv, tmp_path):
     file = program(tmp_path, source)
     mine, theirs = burgee("run", file, *argv, tmp_path=tmp_path), itself(file, *argv,
@@ -203,6 +228,15 @@ async def test_a_custom_show_reaches_the_envelope_over_mcp(tmp_path):
     file = program(tmp_path, OWN_ERRORS)
     error, text = await over_mcp(file, "check", {}, tmp_path)
     assert error and json.loads(text)["error"]["output"] == "FAILED: 3 problems"
+
+
+@pytest.mark.asyncio
+async def test_a_rich_click_error_panel_gives_its_message_over_mcp(tmp_path):
+    file = program(tmp_path, RICH_CLICK_ERRORS)
+    error, text = await over_mcp(file, "fail", {"name": "z"}, tmp_path)
+    failure = json.loads(text)["error"]
+    assert error and failure["message"] == "cannot do z", text
+    assert "╭─ Error" in failure["stderr"], text
 
 
 # --- 8. an empty-string default ---------------------------------------------------------------
