@@ -27,16 +27,10 @@ _SECOND_LOAD = (
 
 
 def defaults(program) -> dict:
-    """{"command path / key": the default as JSON} of every option and argument modelled."""
+    """{"command path/key": the default as JSON} of every option and argument modelled."""
     import json
-    out = {}
-    nodes = [program, *program.groups(), *program.walk()]
-    for node in nodes:
-        where = " ".join(node.path)
-        params = [*node.options.items()] + [(a.key, a) for a in getattr(node, "arguments", ())]
-        for key, param in params:
-            out[f"{where}/{key}"] = json.dumps(param.default, sort_keys=True, default=repr)
-    return out
+    return {name: json.dumps(param.default, sort_keys=True, default=repr)
+            for name, param in _params(program)}
 
 
 def settler(program, source: str, key: str | None):
@@ -48,17 +42,23 @@ def settler(program, source: str, key: str | None):
         if seen is None:
             return   # the second load failed: nothing can be told apart, nothing is changed
         mine = defaults(program)
-        computed = {name for name, value in mine.items() if name in seen and seen[name] != value}
-        for node in [program, *program.groups(), *program.walk()]:
-            where = " ".join(node.path)
-            params = [*node.options.items()] + [(a.key, a) for a in getattr(node, "arguments", ())]
-            for name, param in params:
-                if f"{where}/{name}" in computed and param.default is not None:
-                    param.default = None
-                    if NOTE not in (param.description or ""):
-                        param.description = f"{param.description or ''} {NOTE}".strip()
+        for name, param in _params(program):
+            if name in seen and seen[name] != mine[name] and param.default is not None:
+                param.default = None
+                if NOTE not in (param.description or ""):
+                    param.description = f"{param.description or ''} {NOTE}".strip()
 
     return settle
+
+
+def _params(program):
+    """("command path/key", parameter) of the program's, each group's and command's inputs."""
+    for node in [program, *program.groups(), *program.walk()]:
+        where = " ".join(node.path)
+        for key, param in node.options.items():
+            yield f"{where}/{key}", param
+        for argument in getattr(node, "arguments", ()):
+            yield f"{where}/{argument.key}", argument
 
 
 def _second_load(source: str, key: str | None) -> dict | None:
