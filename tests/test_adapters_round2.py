@@ -231,6 +231,7 @@ async def test_a_custom_show_reaches_the_envelope_over_mcp(tmp_path):
 
 
 @pytest.mark.asyncio
+@pytest.mark.slow
 async def test_a_rich_click_error_panel_gives_its_message_over_mcp(tmp_path):
     file = program(tmp_path, RICH_CLICK_ERRORS)
     error, text = await over_mcp(file, "fail", {"name": "z"}, tmp_path)
@@ -409,6 +410,7 @@ def test_only_help_and_schemas_load_the_program_a_second_time(tmp_path):
         assert len(loads.read_text()) == times, argv
 
 @pytest.mark.asyncio
+@pytest.mark.slow
 async def test_a_computed_default_over_mcp(tmp_path):
     from mcp import Client, StdioServerParameters
     file = program(tmp_path, COMPUTED_DEFAULT)
