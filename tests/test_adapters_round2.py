@@ -186,8 +186,33 @@ TYPER_ABORT = """
 """
 
 
-@pytest.mark.parametrize("source, argv", [(OWN_ERRORS, ["check"]), (OWN_ERRORS, ["stop"]),
-                                          (TYPER_ABORT, ["stop"])])
+RICH_CLICK_ERRORS = """
+    import rich_click as click
+    @click.group()
+    def cli():
+        \"\"\"A tool.\"\"\"
+    @cli.command()
+    @click.option("--name", default="x")
+    def fail(name):
+        raise click.ClickException(f"cannot do {name}")
+    @cli.command()
+    def stop():
+        raise click.Abort()
+    def main():
+        cli()
+    if __name__ == "__main__":
+        main()
+"""
+
+RICH_CLICK_ALONE = RICH_CLICK_ERRORS.replace("    def main():\n        cli()\n", "").replace(
+    "        main()", "        cli()")   # no entry function of its own: cli() itself
+
+
+@pytest.mark.parametrize("source, argv", [
+    (OWN_ERRORS, ["check"]), (OWN_ERRORS, ["stop"]), (TYPER_ABORT, ["stop"]),
+    (RICH_CLICK_ERRORS, ["fail"]), (RICH_CLICK_ERRORS, ["fail", "--name", "y"]),
+    (RICH_CLICK_ERRORS, ["stop"]),
+    (RICH_CLICK_ALONE, ["fail"]), (RICH_CLICK_ALONE, ["stop"])])
 def test_the_originals_own_error_printing_is_kept(source, argv, tmp_path):
     file = program(tmp_path, source)
     mine, theirs = burgee("run", file, *argv, tmp_path=tmp_path), itself(file, *argv,
@@ -203,6 +228,16 @@ async def test_a_custom_show_reaches_the_envelope_over_mcp(tmp_path):
     file = program(tmp_path, OWN_ERRORS)
     error, text = await over_mcp(file, "check", {}, tmp_path)
     assert error and json.loads(text)["error"]["output"] == "FAILED: 3 problems"
+
+
+@pytest.mark.asyncio
+@pytest.mark.slow
+async def test_a_rich_click_error_panel_gives_its_message_over_mcp(tmp_path):
+    file = program(tmp_path, RICH_CLICK_ERRORS)
+    error, text = await over_mcp(file, "fail", {"name": "z"}, tmp_path)
+    failure = json.loads(text)["error"]
+    assert error and failure["message"] == "cannot do z", text
+    assert "╭─ Error" in failure["stderr"], text
 
 
 # --- 8. an empty-string default ---------------------------------------------------------------
@@ -317,6 +352,93 @@ def test_set_choices_are_listed_in_one_order_every_run(tmp_path):
                               capture_output=True, text=True, timeout=120, cwd=tmp_path)
         seen.add(json.dumps(_find(json.loads(done.stdout), "mode")))
     assert len(seen) == 1 and '"alpha", "bravo", "charlie", "delta", "echo"' in seen.pop()
+
+
+# --- 11b. a default computed when the program loads -------------------------------------------
+
+COMPUTED_DEFAULT = """
+    import argparse, os, random
+    parser = argparse.ArgumentParser(prog="prog")
+    parser.add_argument("--seed", type=int, default=random.randint(0, 10**9),
+                        help="the random seed")
+    parser.add_argument("--owner", default=f"pid-{os.getpid()}")
+    parser.add_argument("--count", type=int, default=3)
+    def main(argv=None):
+        args = parser.parse_args(argv)
+        print(args.seed == parser.get_default("seed"),
+              args.owner == parser.get_default("owner"), args.count)
+    if __name__ == "__main__":
+        main()
+"""
+
+
+def test_a_computed_default_is_described_not_baked_into_the_schema(tmp_path):
+    file = program(tmp_path, COMPUTED_DEFAULT)
+    schemas = {burgee("run", file, "--schema", tmp_path=tmp_path).stdout for _ in range(2)}
+    assert len(schemas) == 1, schemas
+    seed = _find(json.loads(schemas.pop()), "seed")
+    assert "default" not in seed and "computed at run time" in seed["description"], seed
+    helps = {burgee("run", file, "--help", tmp_path=tmp_path).stdout for _ in range(2)}
+    assert len(helps) == 1 and "computed at run time" in helps.pop()
+    card = json.loads(burgee("run", file, "--help", "--json", tmp_path=tmp_path).stdout)
+    options = {option["key"]: option for option in card["options"]}
+    assert "default" not in options["owner"] and options["count"]["default"] == 3, card
+    assert "computed at run time" in options["owner"]["description"], card
+    # the handler still gets the original's own value, computed where it runs
+    done = burgee("run", file, tmp_path=tmp_path)
+    assert (done.returncode, done.stdout) == (0, "True True 3\n"), done.stderr
+    assert json.loads(burgee("run", file, "--json", tmp_path=tmp_path).stdout)["data"] == \
+        "True True 3"
+
+
+def test_a_plain_default_keeps_its_value(tmp_path):
+    file = program(tmp_path, COMPUTED_DEFAULT)
+    count = _find(json.loads(burgee("run", file, "--schema", tmp_path=tmp_path).stdout), "count")
+    assert count["default"] == 3, count
+
+
+def test_only_help_and_schemas_load_the_program_a_second_time(tmp_path):
+    """The second load that tells computed defaults apart is never paid by a plain call."""
+    file = program(tmp_path, COMPUTED_DEFAULT.replace(
+        "import argparse, os, random", "import argparse, os, random\n"
+        "    open(os.path.join(os.path.dirname(__file__), 'loads'), 'a').write('x')"))
+    loads = tmp_path / "loads"
+    for argv, times in ((["--count", "4"], 1), (["--version"], 1), (["--schema"], 2),
+                        (["--help"], 2)):
+        loads.write_text("")
+        assert burgee("run", file, *argv, tmp_path=tmp_path).returncode == 0
+        assert len(loads.read_text()) == times, argv
+
+@pytest.mark.asyncio
+@pytest.mark.slow
+async def test_a_computed_default_over_mcp(tmp_path):
+    from mcp import Client, StdioServerParameters
+    file = program(tmp_path, COMPUTED_DEFAULT)
+    extra = {k: str(v) for k, v in env(tmp_path).items()
+             if k in ("XDG_STATE_HOME", "HOME", "PYTHONPATH")}
+    listed = []
+    for _ in range(2):
+        server = StdioServerParameters(command=sys.executable,
+                                       args=["-m", "workbench.cli", "mcp", str(file)],
+                                       env=extra, cwd=str(tmp_path))
+        async with Client(server, mode="legacy", cache=None) as client:
+            tools = (await client.list_tools()).tools
+            listed.append(json.dumps([t.input_schema for t in tools], sort_keys=True))
+            result = await client.call_tool(tools[0].name, {})
+    assert listed[0] == listed[1] and "computed at run time" in listed[0], listed
+    assert '"default": 3' in listed[0]
+    text = "".join(getattr(part, "text", "") for part in result.content)
+    assert not result.is_error and json.loads(text)["data"] == "True True 3", text
+
+
+def test_headless_passes_run_after_run_with_a_computed_default(tmp_path):
+    file = program(tmp_path, COMPUTED_DEFAULT)
+    dev = ["dev", file, "--headless", "--no-check", "--json", "--snapshots", tmp_path / "snaps"]
+    first = burgee(*dev, "--update", tmp_path=tmp_path)
+    assert first.returncode == 0, first.stdout[-2000:] + first.stderr[-2000:]
+    for _ in range(2):
+        again = burgee(*dev, tmp_path=tmp_path)
+        assert again.returncode == 0, again.stdout[-2000:] + again.stderr[-2000:]
 
 
 # --- 12. the version of an installed program --------------------------------------------------
@@ -552,6 +674,49 @@ def test_an_installed_programs_budgets_come_from_the_project_that_runs_it(tmp_pa
     report = done.stdout + done.stderr
     assert "21 surfaces" in report and "budget_exceeded" not in report, report
 
+
+
+def _many_options(help_text):
+    lines = ["import argparse", "parser = argparse.ArgumentParser(prog='tool')"]
+    lines += [f"parser.add_argument('--option-{i}', help={help_text!r})" for i in range(30)]
+    return "\n".join(lines) + "\n"
+
+
+def test_an_adapted_command_with_many_inputs_passes_headless_on_default_budgets(tmp_path):
+    """The original's thirty options cannot be removed by whoever adapts it: each may carry
+    a two-line description within the default budgets; a whole docstring per option is over."""
+    two_lines = ("Write the changes to the files named instead of printing a diff of them; "
+                 "with --check, only report which files would change and exit 1.")
+    file = program(tmp_path, _many_options(two_lines), name="tool.py")
+    done = burgee("dev", file, "--headless", "--no-check", "--json", "--update",
+                  "--snapshots", tmp_path / "snaps", tmp_path=tmp_path)
+    assert done.returncode == 0 and json.loads(done.stdout)["data"]["over_budget"] == [], \
+        done.stdout[-3000:]
+    file = program(tmp_path, _many_options(two_lines * 4), name="tool.py")
+    done = burgee("dev", file, "--headless", "--no-check", "--json", "--update",
+                  "--snapshots", tmp_path / "snaps", tmp_path=tmp_path)
+    over = {row["kind"] for row in json.loads(done.stdout)["data"]["over_budget"]}
+    assert done.returncode == 1 and {"command_help", "card", "tool"} <= over, done.stdout[-3000:]
+
+
+def test_integer_choices_in_a_range_are_an_integer_with_bounds(tmp_path):
+    file = program(tmp_path, """
+        import argparse
+        parser = argparse.ArgumentParser(prog="prog")
+        parser.add_argument("-q", "--quiet-level", type=int, choices=range(64), default=34)
+        parser.add_argument("--mode", type=int, choices=[1, 2, 4])
+        def main(argv=None):
+            print(parser.parse_args(argv).quiet_level)
+    """)
+    schema = json.loads(burgee("run", file, "--schema", tmp_path=tmp_path).stdout)
+    level = schema["properties"]["quiet_level"]
+    assert (level["type"], level["minimum"], level["maximum"], level["default"]) == (
+        "integer", 0, 63, 34) and "enum" not in level, level
+    assert schema["properties"]["mode"]["enum"] == ["1", "2", "4"]
+    assert burgee("run", file, "-q", "7", tmp_path=tmp_path).stdout == "7\n"
+    refused = burgee("run", file, "-q", "70", "--json", tmp_path=tmp_path)
+    assert refused.returncode == 2 and json.loads(refused.stdout)["error"]["fix"] == \
+        "prog -q 63 --json", refused.stdout
 
 # --- 3, 4, 6: a call is a process of its own (signals, stdin's buffer, fresh logging) ---------
 

@@ -208,6 +208,44 @@ def test_a_usage_errors_fix_runs_as_printed(name, place):
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+# program: (a call with a misspelt flag or choice, the call it means)
+MEANT = {
+    "sqlite-utils": (["tables", "data.db", "--count"], ["tables", "data.db", "--counts"]),
+    "black": (["--code", "x  =  [1,2]", "--line-lenght", "40"],
+              ["--code", "x  =  [1,2]", "--line-length", "40"]),
+    "http": (["--ignore-stdin", "--ofline", "--print=H", "example.org/get", "a==1"],
+             ["--ignore-stdin", "--offline", "--print=H", "example.org/get", "a==1"]),
+    "flask": (["routes", "--sort", "endpont"], ["routes", "--sort", "endpoint"]),
+    "python-m-json-tool": (["--sort-kyes", "in.json"], ["--sort-keys", "in.json"]),
+    "pydocstringformatter": (["mod.py", "--no-final-perod", "--style", "pep257", "numpydoc"],
+                             ["mod.py", "--no-final-period", "--style", "pep257", "numpydoc"]),
+    "codespell": (["--cont", "-L", "teh,speling", "typo.txt"],
+                  ["--count", "-L", "teh,speling", "typo.txt"]),
+    "mdformat": (["--chek", "--number", "doc.md"], ["--check", "--number", "doc.md"]),
+    "bump-my-version": (["show", "--formt", "json", "current_version"],
+                        ["show", "--format-option", "json", "current_version"]),
+    "bump-pydantic": (["--dif", "--disable", "BP001", "pkg"], ["--diff", "--disable", "BP001", "pkg"]),
+}
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_a_usage_fix_does_what_the_call_meant(name, place):
+    """A misspelt flag's fix, run as printed, prints what the original prints for the call
+    the caller meant, and exits as it does: the fix means the same, not just runs."""
+    import shlex
+    wrong, meant = MEANT[name]
+    refused = burgee(name, *wrong, "--json", place=place)
+    assert refused.returncode == 2, refused.stdout
+    fix = json.loads(refused.stdout)["error"]["fix"]
+    words = shlex.split(fix)
+    assert words[0] == name and words[-1] == "--json" and "<" not in fix, fix
+    fixed = burgee(name, *words[1:-1], place=place)
+    spelled = ORIGINAL_SPELLING.get(name, {})
+    own = run(PROGRAMS[name][1] + [spelled.get(word, word) for word in meant], place)
+    assert (fixed.returncode, _timeless(fixed.stdout), _timeless(fixed.stderr)) == (
+        own.returncode, _timeless(own.stdout), _timeless(own.stderr)), fix
+
+
 @pytest.mark.asyncio
 @pytest.mark.parametrize("name", list(PROGRAMS))
 async def test_the_mcp_result_is_the_clis_bytes(name, place, monkeypatch):
@@ -246,3 +284,15 @@ def test_burgee_dev_headless_passes_after_update(name, place):
     assert first.returncode == 0, first.stdout[-2000:] + first.stderr[-2000:]
     again = run(dev, place)
     assert again.returncode == 0, again.stdout[-2000:] + again.stderr[-2000:]
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_burgee_check_finds_no_violation(name, place):
+    """The agent contract holds on generated calls of every adapted command (12 calls a
+    command here to keep the suite short; the default 24 also pass, docs/adapters.md)."""
+    wrapper = CORPUS / f"{PROGRAMS[name][0]}.py"
+    done = run([sys.executable, "-m", "workbench.cli", "check", str(wrapper), "--calls", "12",
+                "--workers", "2", "--json"], place)
+    body = json.loads(done.stdout)
+    assert done.returncode == 0 and body["ok"], done.stdout[-3000:] + done.stderr[-2000:]
+    assert body["data"]["violations"] == [] and body["data"]["runs"] > 0, done.stdout[-3000:]

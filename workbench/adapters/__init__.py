@@ -295,6 +295,10 @@ def adapt_namespace(namespace: dict, name: str | None = None, source: str | None
             main = candidate
     from workbench.declaration.model import DefinitionError
     try:
-        return key, adapt(obj, main=main, source=source)
+        program = adapt(obj, main=main, source=source)
     except (DefinitionError, TypeError) as error:
         raise ValueError(f"cannot adapt {key!r}: {error}") from None
+    if source:   # its defaults computed as it loads are told apart where help is made
+        from workbench.adapters._computed import settler
+        program.defaults_settler = settler(program, source, key)
+    return key, program

@@ -150,6 +150,10 @@ def _input(action, parser, level):
                 more["greedy"] = 1 if nargs == "+" else 0
         elif nargs == "?" and not positional:   # `-L` alone is its const
             more["bare"] = (action.const,)
+    span = _span(action.choices) if kind == "enum" else None
+    if span is not None:   # choices=range(64): an integer from 0 to 63, not 64 listed values
+        kind, choices = "integer", None
+        more["min"], more["max"] = span
     if default == argparse.SUPPRESS:
         default = None
     if positional:
@@ -182,6 +186,18 @@ def _kind(action):
     if action.type is float:
         return "number", "string", None
     return "string", "string", None
+
+
+def _span(choices) -> tuple[int, int] | None:
+    """(lowest, highest) when the choices are every integer between them (three or more)."""
+    try:
+        values = sorted(set(choices))
+    except TypeError:
+        return None
+    if len(values) < 3 or not all(type(v) is int for v in values) or \
+            values[-1] - values[0] + 1 != len(values):
+        return None
+    return values[0], values[-1]
 
 
 def _expand(text, parser, action=None) -> str:

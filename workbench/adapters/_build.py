@@ -215,8 +215,22 @@ def clean_default(item: Input):
             return None
         kind = item.items if item.type == "list" else item.type
         out = [_scalar(kind, v, item.choices) for v in value]
-        return None if any(v is None for v in out) else out
-    return _scalar(item.type, item.default, item.choices)
+        return None if any(v is None for v in out) else _unstated(item, out)
+    return _unstated(item, _scalar(item.type, item.default, item.choices))
+
+
+def _unstated(item: Input, default):
+    """`default`, with the original's own statement of it at the end of the description
+    (`(default: True)`, `[default: 88]`, from `%(default)s`) dropped: help, cards and schemas
+    state the default once, from the model."""
+    if default is None:
+        return None
+    text = first_paragraph(item.description)
+    for stated in (f"(default: {item.default})", f"[default: {item.default}]"):
+        if text.endswith(stated):
+            item.description = text[:-len(stated)].rstrip(" ;,")
+            break
+    return default
 
 
 # -- the program -----------------------------------------------------------------------------

@@ -207,5 +207,11 @@ def render_text(data) -> str:
 
 
 def _last_line(text: str) -> str:
-    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    """The last line with words, a box's borders (a Rich panel's `│ … │`) left out."""
+    lines = [line.strip(_BORDERS) for line in text.strip().splitlines()]
+    lines = [line for line in lines if line]
     return lines[-1] if lines else ""
+
+
+_BORDERS = " \t" + "".join(map(chr, range(0x2500, 0x2580)))
+"""Blanks and the box-drawing characters a panel's frame is made of."""

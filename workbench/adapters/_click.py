@@ -43,12 +43,27 @@ class Flavour:
         return contextlib.nullcontext()
 
     def show(self, error, root) -> None:
-        """Print a failure as the library's own `main()` does (a custom `show()` included)."""
-        error.show()
+        """Print a failure as the library's own `main()` does (a custom `show()` included);
+        a rich-click command's `main` prints it through the command's error formatter (the
+        usage and error panel)."""
+        formatter = _rich_click_formatter(root)
+        if formatter is None:
+            error.show()
+        elif type(error).__name__ == "NoArgsIsHelpError":
+            print(error.message)
+        else:
+            import sys
+            formatter.write_error(error)
+            sys.stderr.write(formatter.getvalue())
 
     def show_abort(self, root) -> None:
         import sys
-        sys.stderr.write("Aborted!\n")
+        formatter = _rich_click_formatter(root)
+        if formatter is None:
+            sys.stderr.write("Aborted!\n")
+        else:   # its `aborted_text`
+            formatter.write_abort()
+            sys.stderr.write(formatter.getvalue())
 
     def kind(self, param):
         """(type, items, choices) of a parameter's values, before multiple/nargs."""
@@ -520,3 +535,18 @@ def _by_hint(hint, items):
         if names & wanted:
             return item
     return None
+
+
+def _rich_click_formatter(root):
+    """The formatter a rich-click command's own `main` prints failures through, else None
+    (a plain Click command). rich-click replaces `main` (`RichCommand.main`), which the
+    adapter does not call, so it asks the command for the formatter that `main` uses."""
+    if not any(kind.__module__.split(".")[0] == "rich_click" for kind in type(root).__mro__):
+        return None
+    make = getattr(root, "_error_formatter", None)
+    if make is None:
+        return None
+    try:
+        return make()
+    except Exception:  # noqa: BLE001 - its own `main` falls back to plain text the same way
+        return None

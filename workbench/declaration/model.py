@@ -435,6 +435,8 @@ class Program:
 
     is_group = True
     adapter_problems: Sequence[tuple[Any, ...]] = ()
+    defaults_settler: Callable[[], None] | None = None
+    """Set by the adapters: drops the defaults the original computes as it loads."""
     commands: list[Command | Group]   # the instance's attributes a checker cannot infer
     budgets: dict[str, int]
     options: dict[str, Option]
@@ -531,6 +533,13 @@ class Program:
             visit(self)
             self._index = index
             self._ordered = True
+
+    def settle_defaults(self) -> None:
+        """Before help, cards or schemas are made: an adapted program's defaults that the
+        original computes as it loads (a random seed) are described, not shown (once)."""
+        settle, self.defaults_settler = self.defaults_settler, None
+        if settle is not None:
+            settle()
 
     def walk(self, *, load: bool = True) -> Iterator[Command]:
         """Every runnable command, depth first in declaration order (hidden ones included).

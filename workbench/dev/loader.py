@@ -181,6 +181,7 @@ def load_in_process(file: str, source: str | None = None, *, program_name: str |
         finally:
             loaded.output = _printed(capture)
         name, program = find_program(module.__dict__, program_name, file)
+        program.settle_defaults()   # the workbench shows help and schemas of every load
         if ran is not None:
             ran(program)
         if verdict is not None:

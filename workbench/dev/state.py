@@ -147,7 +147,7 @@ def build_state(program: Program, previous: State, *, file: str, reviews: Review
     before = previous if previous.program is not None else None
     memo = Memo(before.memo if before is not None else None)
     surfaces = _snapshot.render(program, memo)
-    budgets = _tokens.budgets_for(program, file)
+    budgets = _tokens.budgets_for(program, file, surfaces)
     table = _tokens.token_table(surfaces, budgets, before.tokens if before else None,
                                 before.surfaces if before else None)
     changes = _snapshot.compare(before.surfaces if before else None, surfaces,

@@ -238,14 +238,52 @@ def pyproject_budgets(file: str | None) -> dict[str, int | None]:
     return {str(k): v for k, v in budgets.items() if v is None or isinstance(v, int)}
 
 
-def budgets_for(program: Program, file: str | None = None) -> dict[str, int | None]:
-    """Defaults, then pyproject.toml, then `Program(budgets=...)` (the declaration wins)."""
-    budgets = dict(DEFAULT_BUDGETS)
-    budgets.update(pyproject_budgets(file))
-    budgets.update(getattr(program, "budgets", None) or {})
+INPUT_ALLOWANCE: dict[str, int] = {"command_help": 55, "card": 65, "command_schema": 55,
+                                   "tool": 45}
+"""Tokens one input with a two-line description (135 characters) costs on each surface of
+its command, measured on adapted argparse commands of 0 and 40 such inputs (docs/decisions.md,
+2026-12-05). An adapted command's inputs are the original's, which whoever adapts it cannot
+remove: its default budgets grow by this much per input, so what they still catch is text
+longer than two lines an input, or a projection that repeats itself."""
+
+COMMAND_ALLOWANCE: dict[str, tuple[int, str | None]] = {
+    "help": (25, None), "help_json": (150, "card"), "tools_list": (45, "tool")}
+"""What each adapted command adds to the program-wide surfaces that list every command:
+(tokens a command with no input costs there, the kind whose `INPUT_ALLOWANCE` each of its
+inputs adds), measured on adapted argparse programs of 1 and 41 commands (help's line of a
+one-line description, its card in `help --json`, its tool in tools/list)."""
+
+
+def budgets_for(program: Program, file: str | None = None,
+                surfaces: dict[str, Surface] | None = None) -> dict[str, int | None]:
+    """Defaults, then pyproject.toml, then `Program(budgets=...)` (the declaration wins).
+    With `surfaces`, each adapted command's surfaces whose kind keeps its default budget get
+    that budget plus `INPUT_ALLOWANCE` per input of the original's."""
+    chosen = {**pyproject_budgets(file), **(getattr(program, "budgets", None) or {})}
+    budgets = {**DEFAULT_BUDGETS, **chosen}
     if budgets.get("schema") is None:
         budgets["schema"] = DEFAULT_BUDGET
+    if surfaces:
+        adapted = {command.path: command for command in program.walk(load=False)
+                   if getattr(command, "adapter", None) is not None}
+        for surface in surfaces.values():
+            default = DEFAULT_BUDGETS.get(surface.kind)
+            if default is None or surface.kind in chosen or surface.id in chosen:
+                continue
+            if surface.kind in INPUT_ALLOWANCE and surface.command in adapted:
+                budgets[surface.id] = default + INPUT_ALLOWANCE[surface.kind] * _inputs(
+                    adapted[surface.command])
+            elif surface.kind in COMMAND_ALLOWANCE and surface.command is None and adapted:
+                each, per_input = COMMAND_ALLOWANCE[surface.kind]
+                budgets[surface.id] = default + sum(
+                    each + (INPUT_ALLOWANCE[per_input] * _inputs(c) if per_input else 0)
+                    for c in adapted.values())
     return budgets
+
+
+def _inputs(command: Any) -> int:
+    """The inputs an adapted command has from its original (options, shared ones, arguments)."""
+    return len(command.declared_options) + len(command.shared_keys) + len(command.arguments)
 
 
 # --- the table --------------------------------------------------------------------------

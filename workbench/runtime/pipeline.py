@@ -383,6 +383,9 @@ def execute(program, argv, world, *, serve=None):
             return _deliver(program, world, _definition_failure(error), as_json)
         if request.command is not None:
             world.redactor.add(secrets_in_request(request.command, request.options))
+        if request.builtin is not None or request.flags["help"] or request.flags["schema"] or (
+                request.command is None and not request.flags["version"]):
+            program.settle_defaults()   # help, cards, schemas, tools: never a plain call
         if request.builtin is not None:
             return _builtin(program, request, world, serve)
         if request.flags["version"] and request.command is None:
