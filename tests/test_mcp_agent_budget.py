@@ -126,3 +126,20 @@ def test_the_testing_runner_calls_as_an_agent_too(tmp_path):
     assert as_sent(WAREHOUSE, as_agent.stdout) == called.stdout
     person = runner.call("items_list", {}, env={"BURGEE_AGENT": "off"})
     assert len(person.envelope["data"]) == 50
+
+
+def test_fields_are_taken_before_the_budget_is_counted(tmp_path):
+    """An agent that asks for fewer fields (the budget's own hint) gets more items a page:
+    the budget counts the items as sent, not as the handler returned them."""
+    from workbench.loader import load_program
+    from workbench.testing import Runner
+    runner = Runner(load_program(str(WAREHOUSE)),
+                    env={"WAREHOUSE_FILE": str(tmp_path / "stock.json")})
+    whole = runner.invoke(["items", "list", "--json"], agent="claude-code").envelope
+    slim = runner.invoke(["items", "list", "--fields", "sku", "--json"],
+                         agent="claude-code").envelope
+    assert len(whole["data"]) == BUDGET_PAGE and whole["meta"]["truncated"]["omitted"] == 95
+    assert len(slim["data"]) == 50 and "truncated" not in slim["meta"]   # the declared page
+    assert slim["data"][0] == {"sku": "SKU-0001"}
+    called = runner.call("items_list", {"fields": "sku"})
+    assert called.envelope["data"] == slim["data"]
