@@ -143,3 +143,46 @@ def test_fields_are_taken_before_the_budget_is_counted(tmp_path):
     assert slim["data"][0] == {"sku": "SKU-0001"}
     called = runner.call("items_list", {"fields": "sku"})
     assert called.envelope["data"] == slim["data"]
+
+
+PAGED = '''
+from workbench import Command, Program
+
+def rows(ctx):
+    return [{"n": n, "word": "row %d" % n} for n in range(40)]
+
+def who(ctx):
+    return {"agent": ctx.agent}
+
+program = Program(name="paged", version="1.0.0", description="Pages", output_budget=300,
+                  commands=[
+    Command(name="rows", description="List rows", effects="read_only", paginated=30,
+            output={"type": "array", "items": {"type": "object"}},
+            examples=["paged rows"], run=rows),
+    Command(name="who", description="Who is calling", effects="read_only",
+            examples=["paged who"], run=who),
+])
+'''
+
+
+@pytest.mark.slow
+def test_burgee_dev_diffs_and_environments_call_as_an_agent(tmp_path):
+    """`burgee dev`'s example diffs compare the MCP call with the CLI as the same agent (equal
+    bytes, the budget applied on both sides), and its `mcp` environment is an agent's."""
+    from workbench.dev.engine import Workbench
+    file = tmp_path / "paged.py"
+    file.write_text(PAGED, encoding="utf-8")
+    bench = Workbench(str(file), load_timeout=None)
+    bench.reload()
+    diffs = {d.example: d for d in bench.run_diffs()}
+    rows = diffs["paged rows"]
+    assert rows.equal is True, rows.diff
+    doc = json.loads(rows.mcp)
+    assert doc["page"]["count"] < 30 and doc["meta"]["truncated"]["next"] == {
+        "name": "rows", "arguments": {"cursor": str(doc["page"]["count"])}}
+    assert diffs["paged who"].equal is True
+    assert json.loads(diffs["paged who"].mcp)["data"] == {"agent": "agent"}
+    runs = {r.environment: r for r in bench.run_environments(["who", "--json"])}
+    assert json.loads(runs["mcp"].stdout)["data"] == {"agent": "agent"}
+    assert json.loads(runs["piped"].stdout)["data"] == {"agent": None}
+    assert json.loads(runs["agent:cursor"].stdout)["data"] == {"agent": "cursor"}
