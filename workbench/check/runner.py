@@ -6,10 +6,10 @@ its children past the time limit) without paying for a new interpreter and a new
 Environments (`ENVIRONMENTS`): `terminal` (standard input, output and error are terminals — a
 pseudo-terminal each — and nobody types: every read sees end of file), `piped` (output to
 pipes, standard input from a file or /dev/null), `agent` (piped, with `CLAUDECODE=1`), `ci`
-(piped, with `CI=true`); the `agent` environment is also where the MCP calls run, as
+(piped, with `CI=true`). The MCP calls run in `agent` too (`MCP_ENVIRONMENT`), as
 `runtime.context.mcp_call_environ` makes a server's (an MCP client is an agent), so the
-checker's CLI-vs-MCP comparison (C10) reads the agent's `--json` run. Output modes (`MODES`): `json` (`--json`), `text` (a person's),
-`ndjson` (`--format ndjson`).
+CLI-vs-MCP comparison (C10) reads the agent's `--json` run. Output modes (`MODES`): `json`
+(`--json`), `text` (a person's), `ndjson` (`--format ndjson`).
 
 The MCP side runs the project's own tools/call core, `workbench.runtime.toolcall.call_tool`
 (the one the MCP server runs), in the fork: the arguments an MCP client would send for the
@@ -26,6 +26,8 @@ import signal
 import sys
 import time
 from dataclasses import dataclass
+
+from workbench.runtime.context import mcp_call_environ
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -135,7 +137,6 @@ class Runner:
         base.update(ENVIRONMENTS.get(environment, {}))
         base.update(dict(env))
         if environment == MCP_ENVIRONMENT:   # as an MCP server's call runs
-            from workbench.runtime.context import mcp_call_environ
             return mcp_call_environ(base)
         return base
 
