@@ -104,11 +104,12 @@ def mcp_steps(program, doc) -> bool:
     steps = doc.get("next")
     meta = doc.get("meta")
     truncated = meta.get("truncated") if isinstance(meta, dict) else None
+    made: dict = {}   # line -> its call: a page's next step and truncated.next are one line
     changed = False
     if isinstance(steps, list):
         for step in steps:
             line = step.get("command") if isinstance(step, dict) else None
-            call = _tool_call(program, line)
+            call = _tool_call(program, line, made)
             if call is None:
                 continue
             rest = {key: value for key, value in step.items() if key != "command"}
@@ -117,18 +118,21 @@ def mcp_steps(program, doc) -> bool:
             step.update(rest)
             changed = True
     if isinstance(truncated, dict):
-        call = _tool_call(program, truncated.get("next"))
+        call = _tool_call(program, truncated.get("next"), made)
         if call is not None:
-            truncated["next"] = call
+            truncated["next"] = dict(call, arguments=dict(call["arguments"]))
             changed = True
     return changed
 
 
-def _tool_call(program, line) -> dict | None:
+def _tool_call(program, line, made: dict) -> dict | None:
     """The tools/call `{name, arguments}` of command line `line`, or None when it is not one
-    of this program's tools."""
+    of this program's tools; `made` keeps the ones already made."""
     if not isinstance(line, str):
         return None
+    if line in made:
+        return made[line]
+    made[line] = None
     from workbench._text import split
     from workbench.runtime.arguments import from_argv
     from workbench.surfaces.tools import offered
@@ -138,7 +142,8 @@ def _tool_call(program, line) -> dict | None:
         return None
     if not offered(found):
         return None
-    return {"name": found.tool_name, "arguments": arguments}
+    made[line] = {"name": found.tool_name, "arguments": arguments}
+    return made[line]
 
 
 def as_mcp_sends(program, text: str) -> str:
