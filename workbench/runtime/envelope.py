@@ -198,7 +198,8 @@ def exit_code(doc: dict) -> int:
 
 def stream_end(doc: dict, count: int) -> dict:
     """The `@end` record closing an NDJSON stream, from the envelope the stream ended with
-    (a partial batch: `"ok":"partial"` and the `failed` items, exit 8)."""
+    (a partial batch: `"ok":"partial"` and the `failed` items, exit 8); its `untrusted` is
+    the envelope's `meta.untrusted`."""
     code = exit_code(doc)
     if doc["ok"] == "partial":
         return {"ok": "partial", "count": count, "exit": code,
@@ -208,6 +209,9 @@ def stream_end(doc: dict, count: int) -> dict:
         end["error"] = doc["error"]
     if doc.get("next"):
         end["next"] = doc["next"]
+    untrusted = (doc.get("meta") or {}).get("untrusted")
+    if untrusted:   # as the envelope's meta says it (`runtime._agentic.mark_untrusted`)
+        end["untrusted"] = untrusted
     return end
 
 

@@ -603,15 +603,20 @@ def runnable(program, tokens, as_json, command=None) -> str:
 
 
 def _refuse(program, refusal, as_json, world):
-    fix = runnable(program, refusal.fix, output_mode(world, as_json)) \
-        if refusal.fix is not None else None
+    return _deliver(program, world, _refusal(program, refusal, output_mode(world, as_json)),
+                    as_json)
+
+
+def _refusal(program, refusal, mode) -> dict:
+    """A usage refusal's envelope, its fix runnable in the caller's output `mode`."""
+    fix = runnable(program, refusal.fix, mode) if refusal.fix is not None else None
     doc = _envelope.from_refusal(refusal, fix)
     if getattr(refusal, "meanings", None):   # an ambiguous word (issue 34)
         from workbench.runtime._agentic import meanings_of
-        doc["error"]["meanings"] = meanings_of(program, refusal, output_mode(world, as_json))
+        doc["error"]["meanings"] = meanings_of(program, refusal, mode)
         doc["error"]["hint"] = "; ".join(f"{m['command']}   # {m['means']}"
                                          for m in doc["error"]["meanings"])
-    return _deliver(program, world, doc, as_json)
+    return doc
 
 
 def _seal(program, world, doc) -> dict:
@@ -898,7 +903,10 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
                                         _steps(program, command, steps,
                                                output_mode(world, as_json)))
     except Refusal as refusal:
-        return _refuse(program, refusal, as_json, world)
+        if not ctx._began:   # refused before the handler: nothing changed
+            return _refuse(program, refusal, as_json, world)
+        doc = _refusal(program, refusal, output_mode(world, as_json))
+        claim = None   # not the call's result: the same key, fixed, runs it (caller releases)
     except PipeClosed:
         raise
     except KeyboardInterrupt:
@@ -1180,9 +1188,11 @@ def _stream(program, command, request, world, ctx, items, debug, page=None, capt
     encode = _envelope.encode
     open_stream(program, world, command)
     count = 0
-    doc = None
-    if not hasattr(items, "__next__") and not isinstance(items, list):
+    doc = declared = None
+    whole = not hasattr(items, "__next__") and not isinstance(items, list)   # one object
+    if whole:
         items = [items]
+    marks: dict | None = {} if _untrusted(command) else None   # the @end's `untrusted`
     try:
         for item in items:
             try:   # encoded once: the check that it is JSON is the line itself
@@ -1190,6 +1200,9 @@ def _stream(program, command, request, world, ctx, items, debug, page=None, capt
             except (TypeError, ValueError, RecursionError) as error:
                 doc = _invalid_result(error)
                 break
+            if marks is not None:   # pointers into the whole data, as an envelope's
+                from workbench.runtime._agentic import mark_untrusted
+                mark_untrusted(command, ctx, item if whole else [item], marks)
             world.out(line + "\n", masked=True)
             count += 1
     except PipeClosed:
@@ -1204,6 +1217,7 @@ def _stream(program, command, request, world, ctx, items, debug, page=None, capt
             doc = None
     except Fail as fail:
         doc = _from_fail(program, command, fail, output_mode(world, True))
+        declared = fail.details.get("effects")
         if fail.next and doc["error"]["code"] == fail.code:
             doc = _fail_next(program, command, ctx, doc, fail.next, output_mode(world, True))
     except PersonRequired as person:
@@ -1213,14 +1227,16 @@ def _stream(program, command, request, world, ctx, items, debug, page=None, capt
                                         _steps(program, command, action.next,
                                                output_mode(world, True)))
     except Refusal as refusal:
-        doc = _envelope.from_refusal(refusal, runnable(program, refusal.fix,
-                                                       output_mode(world, True)))
+        doc = _refusal(program, refusal, output_mode(world, True))
     except BaseException as error:   # as in _handle_held
         doc = _internal(error, debug, world)
     if doc:
         from workbench.runtime._failures import settle
-        settle(doc, command, ctx)
-    end = _envelope.stream_end(doc if doc else {"ok": True}, count)
+        settle(doc, command, ctx, declared)
+    closing = doc if doc else {"ok": True}
+    if marks:
+        closing["meta"] = {**closing.get("meta", {}), **marks}
+    end = _envelope.stream_end(closing, count)
     output = captured.output() if captured is not None else None
     if output:
         end["output"] = output
