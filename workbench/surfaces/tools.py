@@ -70,7 +70,7 @@ def tool_definition(command: Command) -> dict[str, Any]:
 PLAN_SUFFIX = "_plan"
 """`<tool>_plan`: the read-only twin of a command declared `plan_tool=True`."""
 
-PLAN_OUTPUT = {"type": "object",
+PLAN_OUTPUT: dict[str, Any] = {"type": "object",
                "properties": {"plan": {"description": "what the call would change"},
                               "digest": {"type": "string", "description": "pass it as "
                                          "expect_plan to the tool itself to apply this plan"}},
@@ -88,10 +88,15 @@ class PlanTwin:
 
     adapter = None
     paginated = False
-    output = PLAN_OUTPUT
+    output: dict[str, Any] = PLAN_OUTPUT
     effects = "read_only"
+    program: Program | None   # the attributes' types, for checkers
+    path: tuple[str, ...]
+    words: tuple[str, ...]
+    tool_name: str
+    description: str
 
-    def __init__(self, command):
+    def __init__(self, command: Command) -> None:
         self.command = command
         self.program = command.program
         self.path = command.path
@@ -102,13 +107,13 @@ class PlanTwin:
                             f"expect_plan). " + (command.description or ""))
 
 
-def plan_twins(command) -> list:
+def plan_twins(command: Command) -> list[PlanTwin]:
     """`[PlanTwin(command)]` when the command offers a twin, else `[]`: what tools/list and
     discovery's search list right after the command."""
     return [PlanTwin(command)] if command.plan_tool and offered(command) else []
 
 
-def plan_twin(program, name):
+def plan_twin(program: Program, name: object) -> PlanTwin | None:
     """The `PlanTwin` called `name`, or None."""
     if not isinstance(name, str) or not name.endswith(PLAN_SUFFIX):
         return None
@@ -117,14 +122,14 @@ def plan_twin(program, name):
     return twins[0] if twins else None
 
 
-def plan_twin_definition(command) -> dict:
+def plan_twin_definition(command: Command) -> dict[str, Any]:
     """The tools/list entry of `command`'s plan twin: read-only, `PLAN_ONLY_DROPS` left out."""
     from workbench.surfaces.schema import input_schema
     schema = input_schema(command)
     for key in PLAN_ONLY_DROPS:
         schema["properties"].pop(key, None)
     made = PlanTwin(command)
-    twin = {"name": made.tool_name}
+    twin: dict[str, Any] = {"name": made.tool_name}
     if command.title:
         twin["title"] = command.title + " (plan only)"
     twin.update({"description": made.description,

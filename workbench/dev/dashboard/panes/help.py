@@ -9,15 +9,21 @@ from workbench.dev.dashboard._view import heading, slug, token_note
 from workbench.dev.dashboard.panes._base import Pane
 from workbench.surfaces.help import render_help
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+
+    from workbench.dev.dashboard._view import View
+
 
 class HelpPane(Pane):
-    def render_view(self, view):
+    def render_view(self, view: View) -> tuple[RenderableType, RenderableType]:
         if view.node is None:
             surface_id = "help.txt"
-            title = f"{view.program.name} --help"
+            title = f"{view.loaded.name} --help"
         else:
             surface_id = f"help/{slug(view.node.path)}.txt"
-            title = f"{view.program.name} {view.name} --help"
+            title = f"{view.loaded.name} {view.name} --help"
         surface = view.surface(surface_id)
         if surface is None:
             return heading(title), Text("(not rendered)", style="dim")
