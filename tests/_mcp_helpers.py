@@ -77,9 +77,21 @@ def server_argv(file, *args) -> list:
 
 
 def run_cli(file, argv, extra: dict, cwd) -> subprocess.CompletedProcess:
-    return subprocess.run(cli_argv(file, argv), env=full_env(extra),
+    """The CLI side of a CLI-vs-MCP comparison: FILE's program run with `extra` as an MCP
+    call runs (an agent's: `context.mcp_call_environ`, the server's own rule)."""
+    from workbench.runtime.context import mcp_call_environ
+    return subprocess.run(cli_argv(file, argv), env=mcp_call_environ(full_env(extra)),
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
                           cwd=str(cwd))
+
+
+def as_sent(file, stdout: str) -> str:
+    """The CLI's `--json` stdout as the MCP text of the same envelope: no final newline, the
+    `next` steps as tool calls (`_failures.as_mcp_sends`, what the checker's C10 compares)."""
+    from workbench.loader import load_program
+    from workbench.runtime._failures import as_mcp_sends
+    text = stdout[:-1] if stdout.endswith("\n") else stdout
+    return as_mcp_sends(load_program(str(file)), text)
 
 
 def stdio_params(file, extra: dict, cwd, *args):

@@ -61,9 +61,10 @@ def env(tmp_path, **extra):
                      PYTHONPATH=ROOT, **extra)
 
 
-def burgee(*args, tmp_path, timeout=120):
+def burgee(*args, tmp_path, timeout=120, **extra):
     return subprocess.run([sys.executable, "-m", "workbench.cli", *map(str, args)],
-                          env=env(tmp_path), capture_output=True, text=True, timeout=timeout,
+                          env=env(tmp_path, **extra), capture_output=True, text=True,
+                          timeout=timeout,
                           stdin=subprocess.DEVNULL, cwd=tmp_path)
 
 
@@ -337,7 +338,8 @@ async def test_an_adapted_call_gives_the_same_bytes_over_mcp_and_the_cli(library
     extra = {k: str(v) for k, v in env(tmp_path).items()
              if k in ("XDG_STATE_HOME", "HOME", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
     assert burgee("run", file, *write, tmp_path=tmp_path).returncode == 0
-    cli = burgee("run", file, *read, "--json", tmp_path=tmp_path)
+    cli = burgee("run", file, *read, "--json", tmp_path=tmp_path,
+                 BURGEE_AGENT="on")   # as an MCP call runs: an agent's
     server = StdioServerParameters(command=sys.executable,
                                    args=["-m", "workbench.cli", "mcp", str(file)],
                                    env=extra, cwd=str(tmp_path))

@@ -385,7 +385,8 @@ async def test_untrusted_text_over_mcp(tmp_path):
         doc = json.loads(text_of(result))
         assert result.structured_content["body"] == HOSTILE
         assert doc["meta"]["untrusted"] == {"data": ["/body"], "inputs": ["body"]}
-        assert doc["next"][0]["command"] == "tasks report --body <body> --json"
+        assert doc["next"][0]["tool"] == {"name": "report",   # as a tool call over MCP
+                                          "arguments": {"body": "<body>"}}
 
 
 # --- 7. the samples ---------------------------------------------------------------------

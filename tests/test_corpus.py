@@ -99,14 +99,15 @@ def env(place):
                      HTTPIE_CONFIG_DIR=place / "httpie")
 
 
-def run(argv, place):
-    return subprocess.run(argv, env=env(place), cwd=place, capture_output=True, text=True,
-                          timeout=120)
+def run(argv, place, **extra):
+    return subprocess.run(argv, env={**env(place), **extra}, cwd=place, capture_output=True,
+                          text=True, timeout=120)
 
 
-def burgee(name, *args, place):
+def burgee(name, *args, place, **extra):
     wrapper = CORPUS / f"{PROGRAMS[name][0]}.py"
-    return run([sys.executable, "-m", "workbench.cli", "run", str(wrapper), *args], place)
+    return run([sys.executable, "-m", "workbench.cli", "run", str(wrapper), *args], place,
+               **extra)
 
 
 def _click_counts(group, token, ctx_class=None):
@@ -257,7 +258,7 @@ async def test_the_mcp_result_is_the_clis_bytes(name, place, monkeypatch):
     wrapper, _, call, _ = PROGRAMS[name]
     wrapper = CORPUS / f"{wrapper}.py"
     command, arguments = from_argv(load_program(str(wrapper)), call)
-    cli = burgee(name, *call, "--json", place=place)
+    cli = burgee(name, *call, "--json", place=place, BURGEE_AGENT="on")   # as over MCP
     extra = {k: str(v) for k, v in env(place).items() if k in ENV_KEYS}
     server = StdioServerParameters(command=sys.executable,
                                    args=["-m", "workbench.cli", "mcp", str(wrapper)],

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from _mcp_helpers import SAMPLES, caller_env, run_cli, stdio_params, text_of
+from _mcp_helpers import SAMPLES, as_sent, caller_env, run_cli, stdio_params, text_of
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.slow]
 
@@ -20,7 +20,7 @@ WAREHOUSE = SAMPLES / "warehouse.py"
 def _cli(argv, extra, cwd):
     done = run_cli(WAREHOUSE, argv + ["--json"], extra, cwd)
     assert done.stderr == ""
-    return done.stdout[:-1], done.returncode
+    return as_sent(WAREHOUSE, done.stdout), done.returncode
 
 
 async def test_streams_pages_plans_and_replays_match_the_cli(tmp_path):

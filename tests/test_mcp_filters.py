@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from _mcp_helpers import SAMPLES, caller_env, run_cli, stdio_params, text_of
+from _mcp_helpers import SAMPLES, as_sent, caller_env, run_cli, stdio_params, text_of
 from conftest import PROGRAMS
 
 pytestmark = pytest.mark.asyncio
@@ -44,7 +44,7 @@ async def test_an_opted_in_program_takes_fields_and_jq_as_the_cli_does(tmp_path)
         for argv, name, arguments in calls:
             cli = run_cli(SHELF, argv + ["--json"], extra, tmp_path)
             result = await client.call_tool(name, arguments)
-            assert text_of(result) + "\n" == cli.stdout, argv
+            assert text_of(result) == as_sent(SHELF, cli.stdout), argv
             assert bool(result.is_error) == (cli.returncode != 0), argv
 
 

@@ -256,9 +256,16 @@ async def test_a_100_mb_result_over_stdio_is_result_too_large_and_the_session_an
     async with Client(params, mode="legacy", cache=None) as client:
         with anyio.fail_after(120):
             _too_large(await client.call_tool("blob", {"megabytes": 100}))
-        _too_large(await client.call_tool("items", {"count": 5000}), paginated=True)
+        _too_large(await client.call_tool("items", {"count": 5000, "limit": 5000}),
+                   paginated=True)
         page = await client.call_tool("items", {"count": 5000, "limit": 10})
         assert not page.is_error
+        # without a limit an MCP call gets the agent's page: within the output budget
+        budgeted = await client.call_tool("items", {"count": 5000})
+        doc = json.loads(text_of(budgeted))
+        assert not budgeted.is_error and doc["meta"]["truncated"]["omitted"] == 5000 - 15
+        assert doc["meta"]["truncated"]["next"] == {"name": "items", "arguments": {
+            "count": 5000, "cursor": "15"}}
         assert not (await client.call_tool("small", {})).is_error
 
 

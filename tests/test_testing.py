@@ -258,7 +258,8 @@ def test_call_runs_a_tool_and_gives_the_result_and_its_envelope(deploy):
     assert result.exit == 0 and not result.is_error and result.stderr == ""
     assert result.result["content"][0]["text"] == result.stdout
     assert result.envelope == result.json and result.json["data"]["target"] == "staging"
-    cli = deploy.invoke(["deploy", "--target", "staging", "--yes", "--json"])
+    cli = deploy.invoke(["deploy", "--target", "staging", "--yes", "--json"],
+                        env={"BURGEE_AGENT": "on"})   # as every MCP call is an agent's
     assert result.stdout + "\n" == cli.stdout
 
 

@@ -27,7 +27,7 @@ import os
 import sys
 
 from workbench.runtime import envelope as _envelope
-from workbench.runtime.context import AGENT_MARKERS, AGENT_VARIABLES
+from workbench.runtime.context import AGENT_MARKERS, AGENT_VARIABLES, mcp_call_environ
 from workbench.runtime.pipeline import Outcome, World, execute
 from workbench.runtime.toolcall import call_tool
 
@@ -183,9 +183,11 @@ class Runner:
             tool_name: the MCP tool name (`deploy`, `pr_merge` for `pr merge`).
             arguments: the tool's arguments, property -> value, as a client sends them.
             env: extra variables for this call (None as a value removes one).
-            agent: simulate this agent, as for `invoke`.
+            agent: simulate this agent, as for `invoke`; without it the call is still an
+                agent's (`ctx.agent` is `"agent"`), as every MCP call is, unless `env` sets
+                `BURGEE_AGENT=off`.
         """
-        environ = self.environ(env, agent)
+        environ = mcp_call_environ(self.environ(env, agent))
         raised: list = []
 
         def run(command, argv):

@@ -12,6 +12,7 @@ from workbench.check.calls import generate
 from workbench.check.lint import lint_command, observed_problems
 from workbench.check.recovery import recover
 from workbench.check.rules import Finding
+from workbench.check.runner import MCP_ENVIRONMENT
 from workbench.declaration.exits import REFUSALS
 
 TYPE_CHECKING = False
@@ -491,8 +492,8 @@ def _mode_carried(context, call, run, kind, tokens, line) -> None:
 # -- MCP ----------------------------------------------------------------------------------
 
 def _over_mcp(context, runner, call) -> None:
-    """The call as an MCP client sends it, next to the CLI's piped --json run (C10), and held
-    to the call rules."""
+    """The call as an MCP client sends it, next to the CLI's --json run in the same (agent's)
+    environment (C10), and held to the call rules."""
     command = context.command
     from workbench.surfaces._facts import offered
     if not offered(command) or "-" in call.argv or call.stdin is not None:
@@ -522,7 +523,7 @@ def _over_mcp(context, runner, call) -> None:
     if isinstance(doc, dict) and isinstance(doc.get("error"), dict) and doc.get("ok") is not True:
         context.observed.setdefault((doc["error"].get("code"), doc["error"].get("exit")), run)
     _failure_shape(context, call, run, doc)
-    cli = runner.cli(call.argv, "piped", "json", call.env, None)
+    cli = runner.cli(call.argv, MCP_ENVIRONMENT, "json", call.env, None)
     if cli.timed_out:
         return
     from workbench.runtime._failures import as_mcp_sends

@@ -15,7 +15,8 @@ DEFAULT_RECOVERY = 0.95
 """The recovery budget unless `Program(budgets={"recovery": ...})` or pyproject.toml says."""
 
 MCP_PATH = ("the tools/call core of the MCP server (workbench.runtime.toolcall.call_tool), "
-            "run in a fork of the checking process, in the `piped` environment")
+            "run in a fork of the checking process, in the `agent` environment (an MCP "
+            "client is an agent)")
 
 
 @dataclass(frozen=True)

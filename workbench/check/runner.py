@@ -6,8 +6,10 @@ its children past the time limit) without paying for a new interpreter and a new
 Environments (`ENVIRONMENTS`): `terminal` (standard input, output and error are terminals — a
 pseudo-terminal each — and nobody types: every read sees end of file), `piped` (output to
 pipes, standard input from a file or /dev/null), `agent` (piped, with `CLAUDECODE=1`), `ci`
-(piped, with `CI=true`). Output modes (`MODES`): `json` (`--json`), `text` (a person's),
-`ndjson` (`--format ndjson`).
+(piped, with `CI=true`). The MCP calls run in `agent` too (`MCP_ENVIRONMENT`), as
+`runtime.context.mcp_call_environ` makes a server's (an MCP client is an agent), so the
+CLI-vs-MCP comparison (C10) reads the agent's `--json` run. Output modes (`MODES`): `json`
+(`--json`), `text` (a person's), `ndjson` (`--format ndjson`).
 
 The MCP side runs the project's own tools/call core, `workbench.runtime.toolcall.call_tool`
 (the one the MCP server runs), in the fork: the arguments an MCP client would send for the
@@ -25,6 +27,8 @@ import sys
 import time
 from dataclasses import dataclass
 
+from workbench.runtime.context import mcp_call_environ
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -40,6 +44,9 @@ ENVIRONMENTS: dict[str, dict[str, str]] = {
     "ci": {"CI": "true"},
 }
 """Environment name -> the variables it adds (`terminal` also gets terminals for its streams)."""
+
+MCP_ENVIRONMENT = "agent"
+"""Where the MCP side runs, and the CLI side it is compared with (C10)."""
 
 MODES: dict[str, tuple[str, ...]] = {"json": ("--json",), "text": (), "ndjson": ("--format", "ndjson")}
 """Output mode -> the flags that ask for it."""
@@ -129,6 +136,8 @@ class Runner:
         base.update(self.sandbox.environ())
         base.update(ENVIRONMENTS.get(environment, {}))
         base.update(dict(env))
+        if environment == MCP_ENVIRONMENT:   # as an MCP server's call runs
+            return mcp_call_environ(base)
         return base
 
     def cli(self, argv: Sequence[str], environment: str, mode: str | None,
@@ -157,11 +166,11 @@ class Runner:
 
     def mcp(self, tool: str, arguments: dict[str, Any], env: Iterable[tuple[str, str]] = (), again: bool = False) -> Run:
         """The tools/call an MCP client would send, answered by the server's own core, in the
-        `piped` environment (what `tool mcp` is started with)."""
+        `MCP_ENVIRONMENT` (an agent's, as `tool mcp` runs every call)."""
         key = ("mcp", tool, json.dumps(arguments, sort_keys=True), tuple(env))
         if key in self._cache and not again:
             return self._cache[key]
-        environ = self.environ("piped", env)
+        environ = self.environ(MCP_ENVIRONMENT, env)
         program = self.program
 
         def body():

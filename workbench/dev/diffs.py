@@ -64,16 +64,17 @@ def unified(cli: str | None, mcp: str | None) -> str:
 
 def cli_json(served: Served, argv: Sequence[str], timeout: float = DIFF_TIMEOUT,
              pool: Pool | None = None) -> tuple[str, int, str]:
-    """(stdout, exit, stderr) of the real CLI with `--json` (piped, no agent), in a fresh
-    sandbox (a fork of `pool`'s worker, or a new process); raises TimeoutExpired."""
+    """(stdout, exit, stderr) of the real CLI with `--json`, piped, as the agent an MCP
+    client is (`environ_for("mcp")`), in a fresh sandbox (a fork of `pool`'s worker, or a
+    new process); raises TimeoutExpired."""
     cwd = served.target.folder
     if pool is not None:
         done = pool.run({"mode": "run", "argv": list(argv) + ["--json"], "stdin": "",
-                         "environ": environ_for("piped"), "cwd": cwd}, timeout)
+                         "environ": environ_for("mcp"), "cwd": cwd}, timeout)
         return done.stdout, done.returncode, done.stderr
     with Sandbox() as box:
         done = run_limited(worker_command(served, list(argv) + ["--json"]), input="",
-                           timeout=timeout, env=box.environ(environ_for("piped")), cwd=cwd)
+                           timeout=timeout, env=box.environ(environ_for("mcp")), cwd=cwd)
     return done.stdout, done.returncode, done.stderr
 
 

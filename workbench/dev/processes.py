@@ -7,7 +7,8 @@ the whole process group (a handler's children too).
 
 - `child_environ()`: our environment, with the workbench importable, no bytecode written and
   no bearer token;
-- `environ_for(environment)`: that of one simulated environment (`ENVIRONMENTS`);
+- `environ_for(environment)`: that of one simulated environment (`ENVIRONMENTS`); `mcp` is
+  what the dev server's tool calls and the CLI side of a diff run with (an agent's);
 - `worker_command(served, argv)`: `python -m workbench.dev._worker run ...` for the last good
   program;
 - `run_limited(args, timeout=...)`: `subprocess.run` with the group killed past the limit.
@@ -26,7 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from workbench.dev.records import Served
-from workbench.runtime.context import AGENT_MARKERS
+from workbench.runtime.context import AGENT_MARKERS, mcp_call_environ
 from workbench.runtime.serving import handler_environ
 from workbench.surfaces.output import VALIDATE_VARIABLE
 
@@ -73,7 +74,7 @@ def environ_for(environment: str) -> dict[str, str]:
     env.update(AGENT_ENVIRONMENT.get(environment, {}))
     if environment == "ci":
         env["CI"] = "1"
-    return env
+    return mcp_call_environ(env) if environment == "mcp" else env
 
 
 def worker_command(served: Served, argv: Sequence[str], *,

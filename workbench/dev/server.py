@@ -78,11 +78,11 @@ def subprocess_call(served: Served, argv: list[str], *, timeout: float,
                                "program": served.program_name, "argv": list(argv),
                                "environ": environ, "stdin": stdin,
                                "progress": on_progress is not None}
-    # The same clean environment as the CLI side of a diff (no agent or CI markers from
-    # wherever `burgee dev` itself runs), so both transports see the same caller; inside the
+    # The same clean environment as the CLI side of a diff (an agent's, whatever markers
+    # `burgee dev` itself runs with), so both transports see the same caller; inside the
     # sandbox of the workbench run that made this call, if one did (connected clients' calls
     # run as `tool mcp` would).
-    env = apply(environ_for("piped"))
+    env = apply(environ_for("mcp"))
     if environ is None:
         request["environ"] = dict(env)
     pool = _pool.current()

@@ -87,9 +87,13 @@ class _Stopped(Exception):
 def _fork_server(program, environ, policy):
     """The fork server every call of this server runs from (None where processes cannot be
     forked: calls then run in this process, one at a time)."""
+    import os
+
     from workbench.runtime import forks
+    from workbench.runtime.context import mcp_call_environ
     if not forks.available():
         return None
+    environ = mcp_call_environ(os.environ if environ is None else environ)   # an agent's calls
     return forks.ForkServer.start(program, environ=environ, max_calls=policy.max_calls,
                                   timeout=policy.call_timeout,
                                   max_result_bytes=policy.max_result_bytes)

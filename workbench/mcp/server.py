@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import sys
 import threading
 import time
@@ -89,9 +90,12 @@ def _instructions(program) -> str:
 
 
 def default_caller(program, command, argv, *, environ=None, on_progress=None):
-    """Run argv in this process, as the CLI would (`workbench.runtime.call`)."""
+    """Run argv in this process, as the CLI would (`workbench.runtime.call`), as an agent's
+    call (`context.mcp_call_environ` of `environ`, default this process's)."""
+    from workbench.runtime.context import mcp_call_environ
     from workbench.runtime.pipeline import call
-    return call(program, argv, environ=environ, on_progress=on_progress)
+    return call(program, argv, environ=mcp_call_environ(os.environ if environ is None
+                                                        else environ), on_progress=on_progress)
 
 
 def _progress_token(ctx):

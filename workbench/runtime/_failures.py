@@ -94,42 +94,63 @@ def refused_to_agent(program, command, who: str) -> dict:
 
 
 def mcp_steps(program, doc) -> bool:
-    """Over MCP, each `next` step of a failure (`Fail(next=)`, person or action required) as
-    the call to send: `tool: {name, arguments}` (its `why`/`when` kept), in place of the
-    command line; True when one was changed. A step that names no tool of this program keeps
-    its command line; a success's `next` (a page, `ctx.next`) stays the CLI's bytes."""
-    if not isinstance(doc, dict) or doc.get("ok") is not False:
+    """Over MCP, each `next` step (of a page, `ctx.next`, `Fail(next=)`, a person or action
+    required) as the call to send, `tool: {name, arguments}` (its `why`/`when` kept), in
+    place of the command line, and `meta.truncated.next` as that call's `{name, arguments}`;
+    True when one was changed. A step that names no tool of this program keeps its command
+    line."""
+    if not isinstance(doc, dict):
         return False
     steps = doc.get("next")
-    if not isinstance(steps, list) or not steps:
-        return False
-    from workbench._text import split
-    from workbench.runtime.arguments import from_argv
-    from workbench.surfaces.tools import offered
+    meta = doc.get("meta")
+    truncated = meta.get("truncated") if isinstance(meta, dict) else None
+    made: dict = {}   # line -> its call: a page's next step and truncated.next are one line
     changed = False
-    for step in steps:
-        line = step.get("command") if isinstance(step, dict) else None
-        if not isinstance(line, str):
-            continue
-        try:
-            found, arguments = from_argv(program, split(line), placeholders=True)
-        except ValueError:
-            continue
-        if not offered(found):
-            continue
-        rest = {key: value for key, value in step.items() if key != "command"}
-        step.clear()
-        step["tool"] = {"name": found.tool_name, "arguments": arguments}
-        step.update(rest)
-        changed = True
+    if isinstance(steps, list):
+        for step in steps:
+            line = step.get("command") if isinstance(step, dict) else None
+            call = _tool_call(program, line, made)
+            if call is None:
+                continue
+            rest = {key: value for key, value in step.items() if key != "command"}
+            step.clear()
+            step["tool"] = call
+            step.update(rest)
+            changed = True
+    if isinstance(truncated, dict):
+        call = _tool_call(program, truncated.get("next"), made)
+        if call is not None:
+            truncated["next"] = dict(call, arguments=dict(call["arguments"]))
+            changed = True
     return changed
 
 
+def _tool_call(program, line, made: dict) -> dict | None:
+    """The tools/call `{name, arguments}` of command line `line`, or None when it is not one
+    of this program's tools; `made` keeps the ones already made."""
+    if not isinstance(line, str):
+        return None
+    if line in made:
+        return made[line]
+    made[line] = None
+    from workbench._text import split
+    from workbench.runtime.arguments import from_argv
+    from workbench.surfaces.tools import offered
+    try:
+        found, arguments = from_argv(program, split(line), placeholders=True)
+    except ValueError:
+        return None
+    if not offered(found):
+        return None
+    made[line] = {"name": found.tool_name, "arguments": arguments}
+    return made[line]
+
+
 def as_mcp_sends(program, text: str) -> str:
-    """The CLI's --json text as MCP sends the same envelope: a failure's `next` steps as tool
-    calls (`mcp_steps`); any other text unchanged. What a CLI-vs-MCP comparison (the checker's
+    """The CLI's --json text as MCP sends the same envelope: its `next` steps as tool calls
+    (`mcp_steps`); any other text unchanged. What a CLI-vs-MCP comparison (the checker's
     C10, the workbench's diffs) compares the MCP text with."""
-    if '"next":' not in text or not text.startswith('{"ok":false'):
+    if '"next":' not in text or not text.startswith('{"ok":'):
         return text
     import json
 

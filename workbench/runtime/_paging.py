@@ -43,6 +43,9 @@ def paginate(program, command, request, data, agent, invocation):
                           fix=_without(invocation, "--limit") + ["--limit", "1"], field="limit")
         end = min(len(data), offset + limit)
     items = data[offset:end]
+    if request.flags["fields"]:   # before the budget: fewer fields, more items per page
+        from workbench.runtime.fields import select
+        items = select(command, items, request.flags["fields"], invocation)
     truncated = None
     budget = program.output_budget or DEFAULT_OUTPUT_BUDGET
     if agent and not explicit_limit and not extras.get("all") and items:
@@ -58,9 +61,6 @@ def paginate(program, command, request, data, agent, invocation):
             items = items[:kept]
             truncated = {"reason": f"output budget of {budget} characters for agents",
                          "omitted": len(data) - end}
-    if request.flags["fields"]:
-        from workbench.runtime.fields import select
-        items = select(command, items, request.flags["fields"], invocation)
     has_more = end < len(data)
     page = {"count": len(items), "has_more": has_more, "next_cursor": str(end) if has_more else None}
     next_tokens = None

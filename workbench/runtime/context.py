@@ -64,6 +64,18 @@ def detect_agent(environ: Mapping[str, str]) -> str | None:
     return None
 
 
+def mcp_call_environ(environ: Mapping[str, str]) -> dict[str, str]:
+    """The environment an MCP tool call runs with: `environ` (the server's), as an agent's
+    call, for an MCP client is an agent whoever started the server: `BURGEE_AGENT=on` unless
+    it says `off` or names the agent already (`off` on the server: every call is a person's,
+    whole pages and no output budget). The MCP server's calls and the CLI side of every
+    CLI-vs-MCP comparison run with it, so both see the same caller."""
+    env = dict(environ)
+    if (env.get(AGENT_OVERRIDE) or "").strip().lower() in ("", "auto"):
+        env[AGENT_OVERRIDE] = "on"
+    return env
+
+
 def stdin_wait(environ: Mapping[str, str], agent: str | None) -> float | None:
     """Seconds to wait for more standard input before giving up: BURGEE_STDIN_TIMEOUT
     (default 10) under an agent or CI; None (wait for the end) for a person."""
