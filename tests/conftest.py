@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -55,7 +56,6 @@ def run_in_pty(argv, env, answers=None, timeout=30, columns=80):
     wrote)."""
     import pty
     import select
-    import time
     pid, fd = pty.fork()
     if pid == 0:
         import fcntl
@@ -113,6 +113,69 @@ def save(path, text: str) -> str:
     temporary.write_text(text, encoding="utf-8")
     os.replace(temporary, path)
     return str(path)
+
+
+def wait_until(predicate, what: str, timeout: float = 60.0, every: float = 0.02):
+    """Poll `predicate` until it returns something true, and return that; fail naming `what`
+    after `timeout` seconds (the bound only stops a broken run from hanging the suite)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"waited {timeout:g} s for {what}, in vain"
+        time.sleep(every)
+
+
+async def eventually(predicate, what: str, timeout: float = 60.0, every: float = 0.02):
+    """`wait_until` in an async test: the event loop runs while it polls."""
+    import anyio
+    deadline = anyio.current_time() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        assert anyio.current_time() < deadline, f"waited {timeout:g} s for {what}, in vain"
+        await anyio.sleep(every)
+
+
+def _proc_stat(pid: int) -> list:
+    """The fields of /proc/PID/stat after the command name; [] once the process is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
+            return handle.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return []
+
+
+def ended(pid: int) -> bool:
+    """Whether `pid` no longer runs: gone, or a zombie nobody has reaped yet (state Z or X).
+    A SIGKILL lands asynchronously: wait for this rather than sampling it once."""
+    return _proc_stat(pid)[:1] in ([], ["Z"], ["X"])
+
+
+def descendants(pid: int) -> list:
+    """The process ids below `pid`: its children, theirs, and so on (from /proc)."""
+    parents: dict = {}
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        stat = _proc_stat(int(entry))
+        if stat:
+            parents.setdefault(int(stat[1]), []).append(int(entry))
+    found, level = [], [pid]
+    while level:
+        level = [child for parent in level for child in parents.get(parent, [])]
+        found += level
+    return found
+
+
+def asleep(pid: int) -> bool:
+    """Whether `pid` sleeps on a timer (time.sleep: a poll loop between two looks), as the
+    kernel's /proc/PID/wchan tells; a process blocked reading a pipe or socket is not."""
+    try:
+        with open(f"/proc/{pid}/wchan", encoding="utf-8") as handle:
+            return "nanosleep" in handle.read()
+    except OSError:
+        return False
 
 
 def run_program(path, *args, env=None, input=None, timeout=60) -> Result:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PROGRAMS, SAMPLES, clean_env, run_program
+from conftest import PROGRAMS, SAMPLES, asleep, clean_env, run_program, wait_until
 
 WAREHOUSE = SAMPLES / "warehouse.py"
 KEYED = PROGRAMS / "keyed.py"
@@ -122,20 +122,12 @@ def _start(keyed, *args):
                             stderr=subprocess.PIPE, text=True)
 
 
-def _wait_for(predicate, what, timeout=60.0):
-    """Wait for a state (the bound only stops a broken run from hanging the suite)."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"never saw: {what}"
-        time.sleep(0.01)
-
-
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
 def test_a_killed_holder_is_taken_over_by_the_next_call(keyed, sig):
     """Was: a holder killed mid-call left the key pending for 24 h (every retry exit 6)."""
     argv = ["--gate", keyed.gate, "--idempotency-key", "K", "--json"]
     holder = _start(keyed, *argv)
-    _wait_for(lambda: keyed.runs() == 1, "the holder inside its body")
+    wait_until(lambda: keyed.runs() == 1, "the holder inside its body")
     holder.send_signal(sig)   # not reaped yet: a zombie counts as dead too
     keyed.gate.write_text("")
     retry = keyed(*argv)
@@ -148,7 +140,7 @@ def test_a_reused_pid_does_not_keep_the_claim(keyed):
     """A pending claim whose pid now belongs to another process (another start time) is dead."""
     argv = ["--gate", keyed.gate, "--idempotency-key", "R", "--json"]
     holder = _start(keyed, *argv)
-    _wait_for(lambda: keyed.runs() == 1, "the holder inside its body")
+    wait_until(lambda: keyed.runs() == 1, "the holder inside its body")
     holder.kill()
     holder.communicate(timeout=60)
     keyed.gate.write_text("")
@@ -163,9 +155,9 @@ def test_a_live_holder_is_still_waited_for(keyed):
     """A pending claim whose holder lives is not taken over: the second call waits, replays."""
     argv = ["--gate", keyed.gate, "--idempotency-key", "L", "--json"]
     holder = _start(keyed, *argv)
-    _wait_for(lambda: keyed.runs() == 1, "the holder inside its body")
+    wait_until(lambda: keyed.runs() == 1, "the holder inside its body")
     second = _start(keyed, *argv)
-    time.sleep(0.5)   # let it find the claim pending (if it came later, it replays all the same)
+    wait_until(lambda: asleep(second.pid), "the second call polling the pending claim")
     keyed.gate.write_text("")
     first, _ = holder.communicate(timeout=60)
     second = Result(second.communicate(timeout=60), second.returncode)
@@ -179,7 +171,7 @@ def test_eight_racers_with_the_holder_killed_half_way(keyed):
     The body runs exactly twice (killed once, completed once), no racer exits 6."""
     argv = ["--gate", keyed.gate, "--idempotency-key", "race", "--json"]
     racers = [_start(keyed, *argv) for _ in range(8)]
-    _wait_for(lambda: keyed.runs() == 1, "one racer inside the body")
+    wait_until(lambda: keyed.runs() == 1, "one racer inside the body")
     pid = int(_read(keyed.log).split()[1])
     holder = next(p for p in racers if p.pid == pid)
     holder.kill()
