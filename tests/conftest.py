@@ -115,19 +115,20 @@ def save(path, text: str) -> str:
     return str(path)
 
 
-def wait_until(predicate, what: str, timeout: float = 60.0, every: float = 0.02):
+def wait_until(predicate, what, timeout: float = 60.0, every: float = 0.02):
     """Poll `predicate` until it returns something true, and return that; fail naming `what`
-    after `timeout` seconds (the bound only stops a broken run from hanging the suite)."""
+    (a text, or a function returning one: what was seen) after `timeout` seconds (the bound
+    only stops a broken run from hanging the suite)."""
     deadline = time.monotonic() + timeout
     while True:
         value = predicate()
         if value:
             return value
-        assert time.monotonic() < deadline, f"waited {timeout:g} s for {what}, in vain"
+        assert time.monotonic() < deadline, _in_vain(what, timeout)
         time.sleep(every)
 
 
-async def eventually(predicate, what: str, timeout: float = 60.0, every: float = 0.02):
+async def eventually(predicate, what, timeout: float = 60.0, every: float = 0.02):
     """`wait_until` in an async test: the event loop runs while it polls."""
     import anyio
     deadline = anyio.current_time() + timeout
@@ -135,8 +136,12 @@ async def eventually(predicate, what: str, timeout: float = 60.0, every: float =
         value = predicate()
         if value:
             return value
-        assert anyio.current_time() < deadline, f"waited {timeout:g} s for {what}, in vain"
+        assert anyio.current_time() < deadline, _in_vain(what, timeout)
         await anyio.sleep(every)
+
+
+def _in_vain(what, timeout: float) -> str:
+    return f"waited {timeout:g} s for {what() if callable(what) else what}, in vain"
 
 
 def _proc_stat(pid: int) -> list:

@@ -3,9 +3,9 @@
 import json
 import os
 import textwrap
-import time
 
 import pytest
+from conftest import ended, wait_until
 
 from workbench.dev.engine import Workbench
 
@@ -86,24 +86,9 @@ def test_a_hanging_handler_is_cut_off_with_its_children(bench, tmp_path, monkeyp
     [result] = bench.run_environments(["hang"], environments=["piped"], timeout=1.0)
     assert result.timed_out and result.exit is None and "stopped after 1 s" in result.error
     child = int(pid_file.read_text())
-    # SIGKILL is delivered asynchronously: wait until the child is gone (or a zombie awaiting
-    # its reaper) rather than sampling its state once right after the kill.
-    deadline = time.monotonic() + 30
-    while not _ended(child):
-        assert time.monotonic() < deadline, f"the handler's child {child} is still running"
-        time.sleep(0.02)
+    wait_until(lambda: ended(child), f"the handler's child {child} to end", 30)
     [after] = bench.run_environments(["deploy", "--yes"], environments=["piped"], timeout=20)
     assert after.exit == 0
-
-
-def _ended(pid: int) -> bool:
-    """True once `pid` no longer runs: gone, or a zombie (state Z) nobody has reaped yet."""
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            stat = handle.read()
-    except (FileNotFoundError, ProcessLookupError):
-        return True
-    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
 
 
 def test_arguments_become_argv_for_the_command(bench):

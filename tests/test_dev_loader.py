@@ -7,7 +7,7 @@ import sys
 import textwrap
 
 import pytest
-from conftest import hello_program, save
+from conftest import hello_program, save, wait_until
 
 from workbench.dev import loader
 from workbench.dev.processes import child_environ
@@ -195,11 +195,7 @@ def test_a_spare_readies_a_heap_sized_to_the_source_and_still_checks(tmp_path):
         assert "--heap" in spare.args and int(spare.args[-1]) == 60_000_000
         status = f"/proc/{spare.pid}/status"
         if os.path.exists(status) and sys.platform.startswith("linux"):
-            import time
-            deadline = time.monotonic() + 30
-            while _rss_kb(status) < 50_000 and time.monotonic() < deadline:
-                time.sleep(0.05)
-            assert _rss_kb(status) >= 50_000     # ~57 MB faulted in and kept
+            wait_until(lambda: _rss_kb(status) >= 50_000, "~57 MB faulted in and kept", 30)
         loaded = loader.load(file, timeout=10, checker=checker)
         assert loaded.ok and loaded.program.name == "app"
         assert spare.wait(5) is not None         # it was the one used, then killed
@@ -218,7 +214,8 @@ def _compiling_ahead(tmp_path, file):
         checker.prepare(str(tmp_path), child_environ(), ahead=file)
         (spare, _cwd, _env), = checker._spare
         assert spare.args[-2:] == ["--ahead", file]
-        _wait_for_threads(spare, 2)          # the watch is added before its thread starts
+        wait_until(lambda: _threads(spare.pid) >= 2, "the spare's watch thread (the watch is "
+                   "added before it starts)", 30)
         yield checker
     finally:
         checker.close()
@@ -267,18 +264,11 @@ def test_a_syntax_error_saved_under_a_spare_compiling_ahead_is_reported_as_befor
     assert loaded.error.code == "syntax_error" and loaded.error.line == GOOD.count("\n") + 2
 
 
-def _wait_for_threads(proc, count: int) -> None:
-    """Until `proc` runs `count` threads (the spare's watch thread started), 30 s at most."""
-    import time
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if len(os.listdir(f"/proc/{proc.pid}/task")) >= count:
-                return
-        except OSError:
-            pass
-        time.sleep(0.02)
-    raise AssertionError(f"process {proc.pid} never ran {count} threads")
+def _threads(pid: int) -> int:
+    try:
+        return len(os.listdir(f"/proc/{pid}/task"))
+    except OSError:
+        return 0
 
 
 def _rss_kb(status: str) -> int:
