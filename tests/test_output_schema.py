@@ -7,9 +7,9 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 
 import pytest
+from conftest import PROGRAMS
 
 from workbench.runtime.envelope import from_output_problem, stamp
 from workbench.surfaces.output import (output_problem, projected_in,
@@ -17,28 +17,6 @@ from workbench.surfaces.output import (output_problem, projected_in,
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-APP = textwrap.dedent('''
-    from workbench import Command, Program, run
-
-    def count(ctx):
-        return {"count": "three"}
-
-    def fine(ctx):
-        return {"count": 3}
-
-    SCHEMA = {"type": "object", "properties": {"count": {"type": "integer"}},
-              "required": ["count"]}
-
-    program = Program(name="app", version="1.0.0", description="Counts", commands=[
-        Command(name="count", description="Count things", effects="read_only",
-                output=SCHEMA, examples=["app count"], run=count),
-        Command(name="fine", description="Count correctly", effects="read_only",
-                output=SCHEMA, examples=["app fine"], run=fine),
-    ])
-
-    if __name__ == "__main__":
-        run(program)
-''')
 MESSAGE = "'count' returned data its output schema refuses: at /count: expected type integer, " \
           "got \"three\""
 
@@ -46,7 +24,7 @@ MESSAGE = "'count' returned data its output schema refuses: at /count: expected 
 @pytest.fixture
 def app(tmp_path):
     file = tmp_path / "app.py"
-    file.write_text(APP, encoding="utf-8")
+    file.write_text((PROGRAMS / "counts.py").read_text(encoding="utf-8"), encoding="utf-8")
     return file
 
 
