@@ -208,6 +208,24 @@ def notes(tmp_path):
     return runner
 
 
+def keyed_runner(tmp_path, env: dict):
+    """tests/programs/keyed.py `act --log LOG ARGS...` under `env`: call it to run it, `.start(...)`
+    to start it in the background (a Popen); `.env`, `.log`, `.gate` (the file whose existence
+    lets the body finish) and `.runs()` (how many bodies started)."""
+    log = tmp_path / "runs.log"
+    argv = [sys.executable, str(PROGRAMS / "keyed.py"), "act", "--log", str(log)]
+
+    def runner(*args):
+        return run_program(PROGRAMS / "keyed.py", *argv[2:], *args, env=env)
+    runner.env, runner.log, runner.gate = env, log, tmp_path / "gate"
+    runner.runs = lambda: sum(line.startswith("start") for line in
+                              (log.read_text() if log.exists() else "").splitlines())
+    runner.start = lambda *args: subprocess.Popen(
+        argv + list(map(str, args)), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    return runner
+
+
 @pytest.fixture
 def kitchen():
     return lambda *args, **kw: run_program(PROGRAMS / "kitchen.py", *args, **kw)

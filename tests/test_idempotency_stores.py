@@ -15,8 +15,8 @@ import uuid
 
 import pytest
 
-from conftest import (PROGRAMS, ROOT, asleep, clean_env, descendants, eventually, run_program,
-                      wait_until)
+from conftest import (PROGRAMS, ROOT, asleep, clean_env, descendants, eventually, keyed_runner,
+                      run_program, wait_until)
 from workbench.declaration.model import Fail
 from workbench.runtime import _idempotency, _keys
 
@@ -50,17 +50,8 @@ def _keys_pg_forget(url):
 
 @pytest.fixture
 def keyed(store_env, tmp_path):
-    env = clean_env(**{k: v for k, v in store_env.items() if k != "kind"})
-    log = tmp_path / "runs.log"
-
-    def runner(*args):
-        return run_program(KEYED, "act", "--log", log, *args, env=env)
-    runner.env, runner.log, runner.gate = env, log, tmp_path / "gate"
-    runner.runs = lambda: sum(line.startswith("start") for line in _read(log).splitlines())
-    runner.start = lambda *args: subprocess.Popen(
-        [sys.executable, str(KEYED), "act", "--log", str(log), *map(str, args)], env=env,
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    return runner
+    return keyed_runner(tmp_path, clean_env(**{k: v for k, v in store_env.items()
+                                                if k != "kind"}))
 
 
 def _read(path) -> str:
