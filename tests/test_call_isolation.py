@@ -18,6 +18,8 @@ from _mcp_helpers import (authed, caller_env, full_env, http_server, stdio_param
                           wait_for_file)
 from conftest import PROGRAMS, clean_env, ended, eventually, run_program, wait_until
 
+pytestmark = pytest.mark.slow   # servers end to end: left out of the quick subset (README)
+
 HOSTILE = PROGRAMS / "hostile.py"
 
 

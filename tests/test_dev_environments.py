@@ -62,6 +62,7 @@ def test_a_terminal_sees_the_prompt_and_an_agent_gets_exit_4_with_next(bench):
         assert "next: app deploy --yes" in results[name].stderr
 
 
+@pytest.mark.slow
 def test_each_agent_is_named_and_ci_has_stdin_closed(bench):
     names = ["agent:claude-code", "agent:cursor", "agent:codex", "agent:gemini", "ci", "piped"]
     results = bench.run_environments(["deploy", "--yes", "--json"], environments=names, timeout=20)
@@ -113,6 +114,7 @@ def test_runs_use_the_last_good_source_not_the_broken_file(bench, tmp_path):
         bench.reload()
 
 
+@pytest.mark.slow
 def test_the_mcp_environment_calls_the_tool_and_reports_the_envelope_exit(bench):
     results = bench.run_environments(["deploy"], environments=["mcp", "agent:claude-code"],
                                      timeout=20)

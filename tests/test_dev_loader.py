@@ -54,6 +54,7 @@ def test_hanging_import_is_cut_off(tmp_path):
     assert loaded.error.code == "timeout" and "did not finish" in loaded.error.message
 
 
+@pytest.mark.slow
 def test_no_program_and_several_programs(tmp_path):
     none = loader.load(write(tmp_path / "none.py", "x = 1\n"), timeout=10)
     assert none.error.code == "no_program" and "Program(" in none.error.message
@@ -94,6 +95,7 @@ def test_a_failed_reload_keeps_the_last_good_program(tmp_path):
     assert [e.data.generation for e in events] == [1, 2, 3, 4, 5]
 
 
+@pytest.mark.slow
 def test_an_edited_sibling_is_never_read_from_stale_bytecode(tmp_path):
     helper = tmp_path / "helper.py"
     write(helper, 'WORD = "aaaa"\n')
@@ -333,6 +335,7 @@ def test_examples_refused_by_the_check_fail_the_load_that_already_ran_the_file(t
     assert state.program is not None and state.program.name == "app"   # the last good one
 
 
+@pytest.mark.slow
 def test_a_definition_refused_after_the_first_reply_reads_as_a_plain_run_reports_it(tmp_path):
     """The check process answers once the file ran, then checks the definition: a refusal
     found then must read exactly as a run checked as it goes reports it (its line, the

@@ -475,6 +475,7 @@ async def test_a_tool_list_over_the_page_size_comes_in_pages_a_client_follows(se
 
 
 
+@pytest.mark.slow
 async def test_a_save_that_changes_no_tool_sends_no_list_changed(served):
     """A reload whose tools/list is the same (a handler's body, a comment) tells nobody; the
     next save that adds a tool does: the client hears exactly one notification."""

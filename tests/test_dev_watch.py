@@ -7,7 +7,7 @@ from conftest import hello_program, save
 
 from workbench.dev.engine import Workbench
 
-pytestmark = pytest.mark.asyncio
+pytestmark = [pytest.mark.asyncio, pytest.mark.slow]   # a real watcher: left out of the quick subset
 
 # conftest's hello program, its description imported from a sibling package
 APP = "from helpers.words import DESCRIPTION\n" + hello_program().replace('"Say hello"',

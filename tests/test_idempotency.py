@@ -151,6 +151,7 @@ def test_a_live_holder_is_still_waited_for(keyed):
     assert json.loads(first)["data"] == second.json["data"] and keyed.runs() == 1
 
 
+@pytest.mark.slow
 def test_eight_racers_with_the_holder_killed_half_way(keyed):
     """8 processes on one key; the one that runs the body is SIGKILLed half-way. The key is
     taken over by one waiting racer, which runs the body; the other six replay its result.
@@ -178,6 +179,7 @@ def test_eight_racers_with_the_holder_killed_half_way(keyed):
 
 # --- canonical digest ------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_the_same_input_in_another_flag_order_replays(warehouse):
     """Was: `--sku X --quantity 1` then `--quantity 1 --sku X` was `idempotency_conflict`."""
     first = warehouse("orders", "create", "--sku", "SKU-0002", "--quantity", "1",
@@ -195,6 +197,7 @@ def test_the_same_input_in_another_flag_order_replays(warehouse):
     assert other.exit == 5 and other.json["error"]["code"] == "idempotency_conflict"
 
 
+@pytest.mark.slow
 @pytest.mark.asyncio
 async def test_mcp_arguments_in_another_order_replay(tmp_path):
     """Was: the same MCP arguments with the JSON keys in another order were a conflict."""

@@ -263,6 +263,7 @@ def _check_session(out):
     assert not out["after"].is_error   # still serving after all of the above
 
 
+@pytest.mark.slow
 def test_the_stdio_wire_carries_only_json_rpc_to_the_end(tmp_path):
     """Was: what a handler left in the sys.stdout buffer was flushed onto the wire when the
     server shut down, and the client logged "Failed to parse JSONRPC message". The whole
@@ -289,6 +290,7 @@ def test_the_stdio_wire_carries_only_json_rpc_to_the_end(tmp_path):
     assert b"tok-9f8e7d" not in done.stdout + done.stderr
 
 
+@pytest.mark.slow
 async def test_a_stdio_session_survives_every_misbehaving_handler(tmp_path):
     from mcp import Client, StdioServerParameters
     logged = []

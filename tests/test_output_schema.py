@@ -64,6 +64,7 @@ def test_output_problem_names_the_field_and_what_was_expected():
     assert validation_asked({"BURGEE_VALIDATE": "1"}) and not validation_asked({})
 
 
+@pytest.mark.slow
 async def test_an_mcp_client_gets_an_is_error_result_not_an_sdk_exception(app, tmp_path):
     from mcp import Client, StdioServerParameters
     params = StdioServerParameters(command=sys.executable, args=[str(app), "mcp"],
@@ -95,6 +96,7 @@ def test_headless_reports_the_same_error_as_its_problem_list(app, tmp_path):
     assert [d["status"] for d in statuses] == ["invalid_output", "equal"]
 
 
+@pytest.mark.slow
 async def test_the_dashboard_problems_pane_shows_that_error(app):
     from _dashboard_helpers import dashboard, until
     async with dashboard(app, auto_diffs=True) as (app_, pilot):

@@ -17,6 +17,8 @@ import pytest
 from _mcp_helpers import authed, caller_env, full_env, http_server, text_of, wait_for_file
 from conftest import PROGRAMS, clean_env, wait_until
 
+pytestmark = pytest.mark.slow   # servers end to end: left out of the quick subset (README)
+
 HOSTILE = PROGRAMS / "hostile.py"
 
 
