@@ -180,7 +180,7 @@ def test_a_spare_started_under_another_environment_is_not_used(tmp_path, monkeyp
         assert warm_load(file, checker, timeout=10).ok
         check_pid, mark = _records(record)[2]
         assert mark == "changed" and check_pid != str(stale.pid)
-        assert stale.poll() is not None                  # the stale spare was killed
+        wait_until(lambda: stale.poll() is not None, "the stale spare to be killed", 30)
     finally:
         checker.close()
 
