@@ -1,6 +1,8 @@
 """Shared helpers: run sample programs as real subprocesses with a clean environment; save a
-file as an editor does; the small program the workbench tests load. The `slow` marker names
-the tests the quick subset (`pytest -m "not slow"`, README) leaves out."""
+file as an editor does; the small program the workbench tests load; wait for a state (a poll
+with a generous bound that fails by name, never a fixed sleep) and read a process's state from
+/proc. The `slow` marker names the tests the quick subset (`pytest -m "not slow"`, README)
+leaves out."""
 
 import json
 import os
