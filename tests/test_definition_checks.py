@@ -393,3 +393,14 @@ def test_one_option_declared_under_two_keys_is_two_options():
     assert program.find(["show"]).options["name"].flag == "--name"
     assert copy.options["src"].description == "a name" and shared.key == "src"
     ensure_checked(program)     # the examples parse with the flags as written
+
+
+def test_find_past_a_command_is_none():
+    """`Program.find` returns None for a path that goes on under a command (it raised
+    AttributeError: `child_named` read `commands` of a Command)."""
+    from workbench import Command, Program
+    program = Program("x", commands=[Command("a", "say hi", effects="read_only",
+                                             run=lambda ctx: "hi")])
+    assert program.find(["a"]) is program.commands[0]
+    assert program.find(["a", "b"]) is None
+    assert program.find(["b", "c"]) is None

@@ -118,7 +118,7 @@ def _mcp(ctx):   # `burgee mcp FILE`: main() routes it; this declaration feeds h
     return serve_file(ctx.args.file, list(ctx.args.args))
 
 
-def serve_file(path: str, argv) -> int:
+def serve_file(path: str, argv: list[str]) -> int:
     """`burgee mcp FILE [--program NAME] [--watch] ...`: load the Program declared in FILE and
     serve it (`workbench.mcp`); with --watch, over stdio, reloading on each save
     (`workbench.dev`). It lives here, at the top, because it picks between the two."""
@@ -149,7 +149,7 @@ def serve_file(path: str, argv) -> int:
     return execute(program, ["mcp", *tokens], world, serve=serve)[0]
 
 
-def doctor_file(path: str, argv) -> int:
+def doctor_file(path: str, argv: list[str]) -> int:
     """`burgee doctor FILE [options]`: the program's own `mcp doctor`, or, when FILE does not load,
     that finding (the error, its last traceback line, the fix) as doctor's envelope."""
     from workbench.loader import LoadError, load_program
@@ -235,7 +235,7 @@ def _pretty(data) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False)
 
 
-program = Program(
+program: Program = Program(
     name="burgee", version=__version__,
     description="Declare a command line once; serve it to people and agents; watch every surface "
                 "live. 'burgee mcp FILE' serves FILE's program over MCP",
@@ -403,7 +403,7 @@ def _asks_person_help(argv) -> bool:
         word.endswith(".py") or os.path.isfile(word) for word in options)
 
 
-def main(argv=None) -> None:
+def main(argv: list[str] | None = None) -> None:
     """Console entry point. `burgee run FILE ...` and `burgee mcp FILE ...` hand argv on untouched."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["dev"]:   # the workbench checks every load and leaves no verdict behind

@@ -224,10 +224,10 @@ def agent_environ(agent: str) -> dict[str, str]:
 class _IsolatedFilesystem:
     """A fresh working directory for a `with` block (`Runner.isolated_filesystem`)."""
 
-    def __init__(self, temp_dir):
+    def __init__(self, temp_dir: str | None) -> None:
         self._temp_dir = temp_dir
-        self._previous = None
-        self._path = None
+        self._previous = ""   # the working directory before the block (`__enter__`)
+        self._path = ""
 
     def __enter__(self) -> str:
         import tempfile
@@ -236,7 +236,7 @@ class _IsolatedFilesystem:
         os.chdir(self._path)
         return self._path
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         import shutil
         os.chdir(self._previous)
         shutil.rmtree(self._path, ignore_errors=True)

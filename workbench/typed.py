@@ -30,7 +30,7 @@ from workbench.declaration.model import (
 
 TYPE_CHECKING = False   # typing costs start-up time; only checkers read these
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from typing import Any, TypeVar, overload
 
     _F = TypeVar("_F", bound=Callable[..., Any])
@@ -220,7 +220,7 @@ class App:
                  aliases: tuple[str, ...] | list[str] = (), hidden: bool = False, budgets: dict[str, int] | None = None,
                  schema_version: str = "1", output_budget: int | None = None,
                  single: bool = False, env_prefix: str | None = None,
-                 ambiguous: dict | None = None):
+                 ambiguous: dict[str, Sequence[dict[str, str]]] | None = None):
         self.name = name
         self.version = version
         self.description = description

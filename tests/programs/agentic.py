@@ -87,7 +87,9 @@ def report(ctx):
 
 def feed(ctx):
     yield {"from": "a web page", "text": ctx.options.text}
-    yield {"from": "us", "text": "fine"}
+    yield {"from": "us", "text": "all-fine"}
+    if ctx.options.follow:   # a value from the streamed data: never in a next
+        ctx.next(["report", "--body", "all-fine"], why="to report the last item")
 
 
 def whoami(ctx):
@@ -140,7 +142,8 @@ program = Program(
                 examples=["tasks report --body 'it broke'"], run=report),
         Command(name="feed", description="Stream what others wrote", effects="read_only",
                 options={"text": Option(type="string", default="hi", untrusted=True,
-                                        description="text someone wrote")},
+                                        description="text someone wrote"),
+                         "follow": Option(type="boolean", description="suggest what next")},
                 output={"type": "array", "items": {"type": "object", "properties": {
                     "from": {"type": "string"},
                     "text": {"type": "string", "x-burgee-untrusted": True}}}},

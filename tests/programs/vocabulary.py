@@ -1,6 +1,6 @@
 """Issue 34's part of the contract's vocabulary, one command each: a person required by the
 handler, a failure with next steps, an exception after reported steps, an exception in a
-write, a read-only failure."""
+write, a read-only failure, refusals after reported steps."""
 
 from workbench import Command, Fail, Option, Program, run
 
@@ -28,6 +28,22 @@ def write(ctx):
     raise RuntimeError("lost the connection")
 
 
+def move(ctx):
+    ctx.step("copied", file="a.txt")
+    raise Fail("bad_target", f"cannot move into {ctx.options.to!r}", exit=2,
+               fix=["move", "--to", "archive"], field="to")
+
+
+def sync(ctx):
+    ctx.step("pulled", file="a.txt")
+    return {"pushed": ctx.prompt("where to push", option="to")}
+
+
+def drain(ctx):
+    yield {"item": 1}
+    raise Fail("conflict", "it is locked", exit=5, effects="none", hint="unlock it first")
+
+
 def careful(ctx):
     raise Fail("conflict", "it is locked", exit=5, effects="none", hint="unlock it first")
 
@@ -49,6 +65,17 @@ program = Program(
                 effects="non_idempotent", examples=["vocab upload"], run=upload),
         Command(name="write", description="Write a record", effects="non_idempotent",
                 examples=["vocab write"], run=write),
+        Command(name="move", description="Copy a file, then move it",
+                effects="non_idempotent",
+                options={"to": Option(type="string", description="the folder")},
+                examples=["vocab move --to archive"], run=move),
+        Command(name="sync", description="Pull a file, then push it where you say",
+                effects="non_idempotent",
+                options={"to": Option(type="string", description="the remote")},
+                examples=["vocab sync --to origin"], run=sync),
+        Command(name="drain", description="Stream items until the lock says no",
+                effects="non_idempotent", errors=[{"code": "conflict", "exit": 5}],
+                examples=["vocab drain"], run=drain),
         Command(name="careful", description="A write that knows it changed nothing",
                 effects="non_idempotent", errors=[{"code": "conflict", "exit": 5}],
                 examples=["vocab careful"], run=careful),

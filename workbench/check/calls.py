@@ -374,6 +374,7 @@ class _Builder:
 
 
 def _sources(builder) -> None:
+    command: Command
     program, command = builder.program, builder.command
     for example in command.examples:
         try:

@@ -69,9 +69,9 @@ class Context:
         self.exits = set(_facts.exit_codes(command))
         self.run_writes = run_writes
         self.skipped = 0             # calls not run: they would reach a handler that writes
-        self.sources: dict = {}       # index -> the command's source calls
-        self.findings: list = []
-        self.observed: dict = {}     # (error code, exit) -> the first run that ended so
+        self.sources = {}             # index -> the command's source calls
+        self.findings = []
+        self.observed = {}           # (error code, exit) -> the first run that ended so
         self.lists = False           # a success whose data was a list
         self.adapted = command.adapter is not None
         """An adapted (Click, Typer, argparse) command: a person sees what the original

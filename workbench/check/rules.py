@@ -109,7 +109,7 @@ class Finding:
     fix: str = ""       # what to change, when more exact than the rule's own fix
 
 
-def failure_problem(doc) -> str | None:
+def failure_problem(doc: object) -> str | None:
     """What a failure envelope lacks of its shape (rule C17), or None (a success, a
     document, or a failure as burgee builds it)."""
     if not isinstance(doc, dict) or doc.get("ok") is not False:

@@ -7,8 +7,9 @@ from __future__ import annotations
 from workbench.declaration.model import DefinitionError
 
 
-def check_command(where: str, command) -> None:
-    """Refuse a command whose issue-34 settings cannot work."""
+def check_command(where: str, command, version: str | None = None) -> None:
+    """Refuse a command whose issue-34 settings cannot work; `version`, the program's,
+    refuses a deprecation whose `removed_in` it has reached (`due_for_removal`)."""
     if command.self_scope is not None and not callable(command.self_scope):
         raise DefinitionError(f"{where}: self_scope= must be a function owner(ctx) giving the "
                               f"name of the agent that owns the item (None: nobody's), got "
@@ -30,15 +31,15 @@ def check_command(where: str, command) -> None:
     if command.plan_tool and command.effects == "withheld":
         raise DefinitionError(f"{where}: plan_tool=True offers an MCP tool, and the command "
                               f"is withheld from MCP; drop plan_tool or change effects")
-    _check_removed_in(where, command)
+    _check_removed_in(where, command, version)
     for option in command.options.values():
-        _check_removed_in(f"{where}: option {option.key!r}", option)
+        _check_removed_in(f"{where}: option {option.key!r}", option, version)
         if not isinstance(option.untrusted, bool):
             raise DefinitionError(f"{where}: option {option.key!r}: untrusted= is True or "
                                   f"False, got {option.untrusted!r}")
 
 
-def _check_removed_in(where: str, item) -> None:
+def _check_removed_in(where: str, item, version: str | None) -> None:
     removed = getattr(item, "removed_in", None)
     if removed is None:
         return
@@ -48,6 +49,47 @@ def _check_removed_in(where: str, item) -> None:
     if not item.deprecated and not item.replaced_by:
         raise DefinitionError(f"{where}: removed_in={removed!r} says when a deprecated thing "
                               f"goes; add deprecated='why' (or replaced_by=...) too")
+    if due_for_removal(version, removed):
+        raise DefinitionError(f"{where} is deprecated with removed_in={removed!r}, and this "
+                              f"is version {version}: remove it (and what still uses it), or "
+                              f"raise removed_in= above {version} to keep it for now")
+
+
+def release(version: object) -> tuple[tuple[int, ...], bool] | None:
+    """A version's release numbers and whether it is a final release (`3.0.0rc1`: `(3, 0,
+    0)`, False), as PEP 440 orders them, trailing zeros dropped (`3.0` = `3`); a leading
+    `v` is allowed; None for a version with no leading number (`dev`, `next major`)."""
+    if not isinstance(version, str):
+        return None
+    text = version.strip().lower()
+    text = text[1:] if text.startswith("v") else text
+    numbers: list[int] = []
+    rest = text
+    while True:
+        digits = len(rest) - len(rest.lstrip("0123456789"))
+        if not digits:
+            break
+        numbers.append(int(rest[:digits]))
+        rest = rest[digits:]
+        if not (rest.startswith(".") and rest[1:2].isdigit()):
+            break
+        rest = rest[1:]
+    if not numbers:
+        return None
+    while len(numbers) > 1 and numbers[-1] == 0:
+        numbers.pop()
+    suffix = rest.lstrip("-_.")
+    final = not suffix.startswith(("a", "b", "c", "rc", "pre", "dev"))   # post, +local: final
+    return tuple(numbers), final
+
+
+def due_for_removal(version: str | None, removed_in: str) -> bool:
+    """Whether a program at `version` has reached `removed_in` (a pre-release of that very
+    version has not: `3.0rc1` < `3.0`); False when either has no version number to compare."""
+    now, due = release(version), release(removed_in)
+    if now is None or due is None:
+        return False
+    return now[0] > due[0] or (now[0] == due[0] and now[1] >= due[1])
 
 
 def check_program(program, tools: dict) -> None:

@@ -337,7 +337,7 @@ def _check_command(program, command) -> None:
                                   f"{type(value).__name__}")
     _check_meta(where, command)
     from workbench.declaration._agentic import check_command
-    check_command(where, command)
+    check_command(where, command, program.version)
     for attr in ("help", "epilog"):
         value = getattr(command, attr, None)
         if value is not None and not isinstance(value, str):

@@ -11,6 +11,11 @@ from __future__ import annotations
 from workbench.declaration.model import Command
 from workbench.declaration.params import Argument, Option
 
+TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
 MCP_CLIENTS = ("claude-code", "claude-desktop", "cursor", "vscode", "codex", "gemini")
 """Clients `tool mcp config --client` writes a configuration for."""
 
@@ -23,7 +28,7 @@ SKILL_CLIENTS = ("claude-code",)
 HELP_LEVELS = ("names", "summary", "card")
 
 
-def http_options() -> dict:
+def http_options() -> dict[str, Option]:
     """The HTTP server's flags, the same for `tool mcp --http` and `burgee dev` (rules:
     `workbench.runtime.serving`); fresh Option objects for each command that declares them."""
     return {
@@ -63,7 +68,7 @@ def jq_option() -> Option:
                   "result is the data, several a list", placeholder="<expr>")
 
 
-def _global_options() -> dict:
+def _global_options() -> dict[str, Option]:
     options = {
         "json": Option("boolean", "one JSON document on stdout (the envelope)", negatable=False),
         "help": Option("boolean", "this help; with --json, help as data", short="h",
@@ -97,16 +102,20 @@ SHARED_SPELLINGS = frozenset(("--no-color",))
 `color: bool`): given to such a command, the token is the global flag *and* the command's own
 (`workbench.runtime.parser.parse`), so adapting such a program never fails on it."""
 
-RESERVED_OPTIONS = tuple(key for key, option in GLOBAL_OPTIONS.items()
+RESERVED_OPTIONS: tuple[str, ...] = tuple(key for key, option in GLOBAL_OPTIONS.items()
                          if not set(option.spellings) <= SHARED_SPELLINGS)
-RESERVED_SHORTS = tuple(o.short for o in GLOBAL_OPTIONS.values() if o.short)
+RESERVED_SHORTS: tuple[str, ...] = tuple(o.short for o in GLOBAL_OPTIONS.values() if o.short)
 
 
 class Builtin(Command):
     """A built-in command, declared as a program's own commands are: its path
     (`("mcp", "config")`), options and arguments. Never an MCP tool."""
 
-    def __init__(self, path, description, options=None, arguments=(), errors=()):
+    path: tuple[str, ...]
+
+    def __init__(self, path: Sequence[str], description: str,
+                 options: dict[str, Option] | None = None, arguments: Sequence[Argument] = (),
+                 errors: Sequence[str | dict[str, Any]] = ()) -> None:
         super().__init__(path[-1], description, effects="withheld", options=options,
                          arguments=arguments, errors=errors)
         self.path = tuple(path)
@@ -115,7 +124,7 @@ class Builtin(Command):
         return f"Builtin({' '.join(self.path)!r})"
 
 
-def _builtins() -> dict:
+def _builtins() -> dict[tuple[str, ...], Builtin]:
     table = [
         Builtin(("help",), "help for the program, a group or a command",
                 {"level": Option("enum", "how much to show (with --json)", choices=HELP_LEVELS,
@@ -194,11 +203,11 @@ def _builtins() -> dict:
 BUILTINS = _builtins()
 """Built-in commands by path."""
 
-RESERVED_COMMANDS = tuple(dict.fromkeys(path[0] for path in BUILTINS))
+RESERVED_COMMANDS: tuple[str, ...] = tuple(dict.fromkeys(path[0] for path in BUILTINS))
 """Top-level names a program may not use for its own commands."""
 
 
-def find_builtin(tokens) -> tuple:
+def find_builtin(tokens: Sequence[str]) -> tuple[Builtin | None, int]:
     """(Builtin, number of tokens its path used) for argv starting with a built-in, else
     (None, 0). The longest path wins: `help search x` is `help search`, `help x` is `help`."""
     if not tokens or (tokens[0],) not in BUILTINS:

@@ -38,7 +38,7 @@ FRAMEWORK_ERRORS = {
 person_required): code -> (exit, when). Cards list them for the
 commands that declare the feature (`surfaces._facts.errors`)."""
 
-RUNTIME_ERRORS = {
+RUNTIME_ERRORS: dict[str, tuple[int | None, str]] = {
     "internal": (1, "the command failed unexpectedly"),
     "invalid_result": (1, "the handler returned data that is not JSON"),
     "invalid_output": (1, "the handler's data breaks the command's output schema"),
@@ -104,7 +104,7 @@ def default_exit(code: str) -> int:
     return 1
 
 
-def exit_problem(code: str, exit) -> str | None:
+def exit_problem(code: str, exit: object) -> str | None:
     """Why an error's exit cannot be used (not an integer of the table), naming the fix; None
     when it can. One sentence for both times it is checked: `Command(errors=[...])` at
     definition, a handler's `Fail(exit=...)` at run time."""

@@ -29,7 +29,7 @@ EFFECT_MEANINGS = {
 
 MAX_TOOL_NAME = 40
 
-NO_KEYS: frozenset = frozenset()
+NO_KEYS: frozenset[str] = frozenset()
 """The one empty key set every command without framework options shares."""
 
 
@@ -71,9 +71,9 @@ class Fail(Exception):
 
     def __init__(self, code: str, message: str, hint: str | None = None, exit: int = 1,
                  fix: str | None = None, retryable: bool | None = None,
-                 next: Sequence[dict] | None = None, **details: object):
+                 next: Sequence[dict[str, Any]] | None = None, **details: object):
         super().__init__(message)
-        self.next = list(next or ())
+        self.next: list[dict[str, Any]] = list(next or ())
         self.details = details   # more fields for the error object, e.g. plan=..., digest=...
         self.code = code
         self.message = message
@@ -177,7 +177,7 @@ class Command:
                  self_scope: Callable[..., object] | None = None, instead: str | None = None,
                  input_json: bool = False, plan_tool: bool = False,
                  removed_in: str | None = None, verdict: bool = False,
-                 person_only: dict | None = None, why: str | None = None):
+                 person_only: dict[str, str] | None = None, why: str | None = None):
         self.name = name
         self.description = description
         self.effects = effects
@@ -446,7 +446,7 @@ class Program:
                  options: dict[str, Option] | None = None,
                  setup: Callable[..., object] | None = None, env_prefix: str | None = None,
                  discovery: str = "auto", mcp_filters: bool = False,
-                 ambiguous: dict | None = None):
+                 ambiguous: dict[str, Sequence[dict[str, str]]] | None = None):
         self.name = name
         self.single = single  # one command, typed without its name (adapted `black`, `http`)
         self.version = version
@@ -462,7 +462,8 @@ class Program:
         self.env_prefix = env_prefix
         self.discovery = discovery
         self.mcp_filters = mcp_filters
-        self.ambiguous = ambiguous if ambiguous is not None else {}   # word -> meanings
+        self.ambiguous: dict[str, Sequence[dict[str, str]]] = \
+            ambiguous if ambiguous is not None else {}   # word -> meanings
         self.source: str | None = None  # file it was loaded from, set by loaders
         self._index: dict[tuple[str, ...], Command | Group] = {}
         if single and (len(self.commands) != 1 or self.commands[0].is_group):
@@ -556,9 +557,9 @@ class Program:
         path), or None."""
         node: Program | Command | Group | None = self
         for part in path:
+            if node is None or isinstance(node, Command):
+                return None   # nothing is under a command (was an AttributeError)
             node = child_named(node, part)
-            if node is None:
-                return None
         return node
 
     def tool(self, tool_name: str) -> Command | None:
@@ -593,7 +594,7 @@ def _shared(node, path, prefix) -> tuple:
     return ((node, options),)
 
 
-def object_output(command) -> dict | None:
+def object_output(command: Command) -> dict[str, Any] | None:
     """The declared `output` when its root is an object (what an MCP outputSchema may be:
     `surfaces.tools.output_schema`), else None."""
     output = command.output
@@ -602,7 +603,7 @@ def object_output(command) -> dict | None:
     return None
 
 
-def child_named(node, name: str):
+def child_named(node: Program | Group, name: str) -> Command | Group | None:
     """The child of a Program or Group called `name` (or with that alias), or None.
 
     A dict built on first use (rebuilt if `commands` changed length); the first child in
@@ -615,5 +616,6 @@ def child_named(node, name: str):
             names.setdefault(child.name, child)
             for alias in child.aliases:
                 names.setdefault(alias, child)
-        built = node._children = (len(node.commands), names)
+        built = (len(node.commands), names)
+        node.__dict__["_children"] = built
     return built[1].get(name) if isinstance(name, str) else None

@@ -181,8 +181,9 @@ class _Enum(ValueType):
         return ""
 
 
-VALUE_TYPES = {"string": _String, "integer": _Integer, "number": _Number,
-               "boolean": _Boolean, "enum": _Enum}
+VALUE_TYPES: dict[str, type[ValueType]] = {
+    "string": _String, "integer": _Integer, "number": _Number, "boolean": _Boolean,
+    "enum": _Enum}
 """Scalar value types by name; `list` is a parameter whose items have one of these. The
 shaped ones (`date`, `datetime`, `uuid`, `path`) and custom types live in `_types`, imported
 by the first parameter that has one."""
@@ -192,7 +193,7 @@ _WITHOUT_CHOICES = {name: factory(None) for name, factory in VALUE_TYPES.items()
 nothing else), so declaring thousands of options builds none."""
 
 
-def is_value_type(kind) -> bool:
+def is_value_type(kind: object) -> bool:
     """Whether `kind` speaks the custom value type protocol (`convert`, `json_schema`,
     `describe`)."""
     return all(callable(getattr(kind, name, None)) for name in ("convert", "json_schema",
@@ -208,7 +209,7 @@ RANGED = ("integer", "number")
 PATH_KINDS = ("file", "dir")
 
 
-def number_token(value) -> str:
+def number_token(value: object) -> str:
     if isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 53:
         return str(int(value))
     return str(value)
@@ -271,7 +272,7 @@ class Param:
         if writable:
             self.writable = writable
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         # Only reached for an unset slot: a value type nothing has read since it was built.
         if name == "value_type":
             self.value_type = value_type = self._value_type()
@@ -607,6 +608,7 @@ class Option(Param):
 
     __slots__ = ("_key", "_spelled", "env", "short", "placeholder", "aliases", "negatable",
                  "flag", "short_flag", "negation", "alias_flags", "metavar", "spellings")
+    removed_in: str | None   # Param's default (None), set on the instance when declared
     variadic = False   # only an Argument can be; read without a miss (`Param.many`)
     count: bool = False
     off: str | bool | None = None
@@ -626,7 +628,7 @@ class Option(Param):
     spellings: dict[str, tuple[bool, str | None]]
     requires: tuple[str, ...] = ()
     conflicts: tuple[str, ...] = ()
-    bare: tuple | None = None
+    bare: tuple[Any, ...] | None = None
     """`(value,)`: the value its flag takes when given without one (argparse's `nargs="?"`
     with `const`; set by the adapter)."""
     greedy: int | None = None
@@ -741,7 +743,7 @@ class Option(Param):
             return words if len(words) == self.nargs else [self.metavar] * self.nargs
         return [self.metavar]
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         # Only reached for an unset slot: spellings nothing has read since it was built.
         if name in _SPELLED:
             self._spell()

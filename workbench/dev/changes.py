@@ -17,10 +17,10 @@ the command and surface it concerns, and a reason a person can act on.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 
 from workbench._text import nearest
+from workbench.declaration._agentic import release   # the one reading of a version
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -104,8 +104,8 @@ def major_bump(old: str | None, new: str | None) -> bool:
     """Whether `new` raises the major version of `old` (semver; in 0.y.z the minor is the
     major, as Cargo reads it: 0.3 -> 0.4 may break, 0.3.1 -> 0.3.2 may not)."""
     def parts(version):
-        found = re.match(r"\s*v?(\d+)(?:\.(\d+))?", version or "")
-        return (int(found.group(1)), int(found.group(2) or 0)) if found else None
+        found = release(version)
+        return (found[0] + (0,))[:2] if found else None
     before, after = parts(old), parts(new)
     if before is None or after is None:
         return False

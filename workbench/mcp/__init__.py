@@ -17,6 +17,7 @@ import sys
 TYPE_CHECKING = False   # typing's own flag costs an import of typing
 if TYPE_CHECKING:
     import os
+    import socket
 
     from starlette.applications import Starlette
 
@@ -94,7 +95,7 @@ def _fork_server(program, environ, policy):
                                   max_result_bytes=policy.max_result_bytes)
 
 
-def listen(host: str, port: int):
+def listen(host: str, port: int) -> socket.socket:
     """A TCP socket listening at host:port (port 0: a free one), or the `Fail` that names
     the fix: the port in use, an address this machine does not have, a port it may not use."""
     import errno

@@ -44,12 +44,15 @@ from workbench.runtime.serving import LOOPBACK, SHUTDOWN_GRACE
 
 if TYPE_CHECKING:
     import socket
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Mapping
+
+    from mcp.server.models import InitializationOptions
 
     from workbench.declaration.model import Program
+    from workbench.runtime.forks import ForkServer
     from workbench.runtime.serving import Policy
 
-logger = logging.getLogger("workbench.mcp")
+logger: logging.Logger = logging.getLogger("workbench.mcp")
 _NOT_AN_OBJECT: ContextVar = ContextVar("burgee_arguments_not_an_object", default=None)
 """The `arguments` of the tools/call being handled, when they are not an object."""
 
@@ -62,15 +65,17 @@ class _Server(Server):
     changed here rather than passed in.
     """
 
-    def create_initialization_options(self, notification_options=None,
-                                      experimental_capabilities=None, extensions=None):
+    def create_initialization_options(
+            self, notification_options: NotificationOptions | None = None,
+            experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+            extensions: dict[str, dict[str, Any]] | None = None) -> InitializationOptions:
         return super().create_initialization_options(
             notification_options or NotificationOptions(tools_changed=True,
                                                         resources_changed=True),
             experimental_capabilities or _experimental(), extensions)
 
 
-def _experimental() -> dict:
+def _experimental() -> dict[str, dict[str, Any]]:
     """`capabilities.experimental.burgee.capabilities`: the program's features, as data."""
     from workbench.declaration.capabilities import capabilities
     return {"burgee": {"capabilities": capabilities()}}
@@ -208,8 +213,19 @@ class ProgramServer:
     "error"}`.
     """
 
-    def __init__(self, program, *, caller=None, observer=None, environ=None,
-                 max_result_bytes: int | None = None, forks=None):
+    program: Program   # the attributes' types, for checkers
+    caller: Callable[..., Any] | None
+    observer: Callable[[dict[str, Any]], object] | None
+    environ: Mapping[str, str] | None
+    forks: ForkServer | None
+    max_result_bytes: int
+    drain_seconds: float
+    server: _Server
+
+    def __init__(self, program: Program, *, caller: Callable[..., Any] | None = None,
+                 observer: Callable[[dict[str, Any]], object] | None = None,
+                 environ: Mapping[str, str] | None = None,
+                 max_result_bytes: int | None = None, forks: ForkServer | None = None) -> None:
         from workbench.runtime.serving import DEFAULT_MAX_RESULT_BYTES
         self.program = program
         self.max_result_bytes = max_result_bytes or DEFAULT_MAX_RESULT_BYTES
@@ -221,8 +237,8 @@ class ProgramServer:
         self.grace = SHUTDOWN_GRACE
         self._calls = 0                    # tools/call being answered
         self._threads: anyio.CapacityLimiter | None = None   # made on first use
-        self.bus = InMemorySubscriptionBus()
-        self.listen = ListenHandler(self.bus)
+        self.bus: InMemorySubscriptionBus = InMemorySubscriptionBus()
+        self.listen: ListenHandler = ListenHandler(self.bus)
         self._connections: dict[int, Any] = {}
         self._listings: list = []         # `_Listing`s: the newest, and the served one
         self._listing_lock = threading.Lock()   # the loop and a loading thread both list
@@ -400,7 +416,7 @@ class ProgramServer:
             return await anyio.to_thread.run_sync(answer, limiter=self._threads,
                                                   abandon_on_cancel=True)
         except anyio.get_cancelled_exc_class():
-            self.forks.cancel(ticket)
+            self.forks.cancel(ticket)   # type: ignore[union-attr]  # only called with forks
             raise
         finally:
             TICKET.reset(token)
@@ -507,7 +523,7 @@ class ProgramServer:
 
     def _observe(self, record: dict[str, Any]) -> None:
         try:
-            self.observer(record)
+            self.observer(record)   # type: ignore[misc]  # only called with an observer
         except Exception:  # noqa: BLE001 - an observer must never break a request
             logger.debug("observer failed", exc_info=True)
 

@@ -325,22 +325,33 @@ def _at(data, parts):
 
 
 def _paths(command) -> list:
-    return untrusted_paths(command.output)
+    """The output schema's untrusted pointers, computed once per command (a stream asks per
+    item)."""
+    known = command.__dict__.get("_untrusted_paths")
+    if known is None:
+        known = command._untrusted_paths = untrusted_paths(command.output)
+    return known
 
 
 def mark_untrusted(command, ctx, data, meta) -> None:
     """`meta.untrusted` (the data paths and the inputs given that hold untrusted text), and
-    the untrusted values `clean_steps` keeps out of this call's `next`."""
+    the untrusted values `clean_steps` keeps out of this call's `next`. A stream calls it once
+    per item (`data` then `[item]`: pointers stay pointers into the whole data, as an
+    envelope's); what earlier items showed is kept, so its `@end` says what the envelope
+    would."""
+    seen, values = ctx.__dict__.setdefault("_untrusted_seen", set()), \
+        ctx.__dict__.setdefault("_untrusted_data", set())
+    for path in _paths(command):
+        for value in _at(data, [p for p in path.split("/") if p]):
+            seen.add(path)
+            if isinstance(value, str) and value:
+                values.add(value)
     inputs = [key for key, option in command.options.items() if option.untrusted
               and ctx._request.options.get(key) not in (None, "", [])]
-    paths = [path for path in _paths(command)
-             if any(True for _ in _at(data, [p for p in path.split("/") if p]))]
+    paths = [path for path in _paths(command) if path in seen]
     if inputs or paths:
         meta["untrusted"] = {key: value for key, value in (("data", paths), ("inputs", inputs))
                              if value}
-    ctx._untrusted_data = {value for path in paths
-                           for value in _at(data, [p for p in path.split("/") if p])
-                           if isinstance(value, str) and value}
 
 
 def clean_steps(command, ctx, steps) -> list:

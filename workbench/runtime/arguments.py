@@ -16,7 +16,10 @@ from workbench.runtime import envelope as _envelope
 
 TYPE_CHECKING = False   # typing's own flag costs an import of typing
 if TYPE_CHECKING:
-    from workbench.declaration.model import Command
+    from collections.abc import Sequence
+    from typing import Any
+
+    from workbench.declaration.model import Command, Program
 
 
 def _inputs(command) -> dict:
@@ -112,7 +115,8 @@ def to_argv(command: Command, arguments: dict[str, object] | None) -> list[str]:
     return argv
 
 
-def from_argv(program, argv, *, placeholders: bool = False) -> tuple:
+def from_argv(program: Program, argv: Sequence[str], *,
+              placeholders: bool = False) -> tuple[Command, dict[str, Any]]:
     """(command, MCP arguments) for a command line: the inverse of `to_argv`.
 
     Only what the command line itself gives becomes an argument (flags and positionals, in
@@ -279,7 +283,8 @@ def _check_value_one(item, kind, value):
             _nearest_path(item, value))
 
 
-def check_arguments(command, arguments, *, partial: bool = False) -> dict | None:
+def check_arguments(command: Command, arguments: object, *,
+                    partial: bool = False) -> dict[str, Any] | None:
     """None when `arguments` would parse; else the usage failure envelope (exit 2).
 
     `partial`: part of a request (`--input`, its flags given on the command line): what is

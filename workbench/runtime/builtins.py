@@ -12,11 +12,20 @@ from workbench.declaration.model import child_named
 from workbench.runtime import envelope as _envelope
 from workbench.runtime.parser import Refusal, parse
 
+TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any
+
+    from workbench.declaration.model import Program
+
 
 class Document:
     """Print `data` as compact JSON under `--json`, else `text`."""
 
     __slots__ = ("data", "text")
+    data: Any   # the slots' types, for checkers
+    text: str
 
     def __init__(self, data, text):
         self.data = data
@@ -27,6 +36,8 @@ class Envelope:
     """An envelope to deliver; `text(data)` renders a success for a person."""
 
     __slots__ = ("doc", "text")
+    doc: dict[str, Any]   # the slots' types, for checkers
+    text: Callable[[Any], str] | None
 
     def __init__(self, doc, text=None):
         self.doc = doc
@@ -37,6 +48,7 @@ class Served:
     """A transport ran (the MCP server) and ended with `exit`."""
 
     __slots__ = ("exit",)
+    exit: int   # the slot's type, for checkers
 
     def __init__(self, exit: int):
         self.exit = exit
@@ -117,7 +129,7 @@ def _search(program, request, world, serve):
     return Envelope(doc, _search_text if doc["ok"] else None)
 
 
-def search_envelope(program, sentence: str, entries=None) -> dict:
+def search_envelope(program, sentence: str, entries=None) -> dict[str, Any]:
     """The envelope `help search SENTENCE --json` prints (before the meta every envelope gets);
     the cost model measures it too (`entries`: a search index it reuses)."""
     from workbench.surfaces.search import search
@@ -203,7 +215,7 @@ def _policy(options, address, value, world):
                       fix=["mcp", *kept, *error.fix]) from None
 
 
-def _flags(options) -> list:
+def _flags(options) -> list[Any]:
     """The HTTP flags given, as tokens (for a fix that keeps them)."""
     tokens = []
     for key in _HTTP_ONLY:
@@ -335,7 +347,7 @@ def _home(environ) -> str:
     return environ.get("HOME") or environ.get("USERPROFILE") or os.path.expanduser("~")
 
 
-def install_command(program, environ):
+def install_command(program: Program, environ: Mapping[str, str]) -> list[str] | None:
     """The server command a client's file gets: `mcp config`'s, with an installed console
     script's absolute path (a client such as Claude Desktop starts it with a short PATH): the
     script running now, else the one on PATH."""
@@ -345,6 +357,7 @@ def install_command(program, environ):
         import shutil
         import sys
         running = sys.argv[0] if sys.argv else ""
+        found: str | None
         if os.path.basename(running) == program.name and os.path.isfile(running):
             found = running
         else:
@@ -471,7 +484,7 @@ def _skills_folder(client, project, world):
     return os.path.join(home or os.path.expanduser("~"), ".claude", "skills")
 
 
-def _write_files(folder, files) -> list:
+def _write_files(folder, files) -> list[Any]:
     import os
     written = []
     for relative, text in files.items():
@@ -488,7 +501,7 @@ def _write_files(folder, files) -> list:
     return written
 
 
-def parse_address(text: str):
+def parse_address(text: str) -> tuple[str, int]:
     """`HOST:PORT`, `[::1]:PORT`, `:PORT` or `PORT` -> (host, port); host defaults to 127.0.0.1."""
     host, port = "127.0.0.1", text
     if text.startswith("["):

@@ -236,7 +236,7 @@ class Masked:
 
     def __init__(self, redactor: Redactor, linger: bool = False):
         self.redactor = redactor
-        self.linger = linger   # the process ends with this call: keep masking what threads
+        self.linger: bool = linger   # the process ends with this call: keep masking what threads
         #                        the handler left write, until the interpreter exits
         self._streams: tuple | None = None
         self._restore: list[tuple[int, int]] = []

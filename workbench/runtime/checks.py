@@ -8,11 +8,11 @@ each example runs as written needs the parser, a layer up, so it is checked here
 from __future__ import annotations
 
 from workbench.declaration._derived import derived
-from workbench.declaration.model import DefinitionError
+from workbench.declaration.model import Command, DefinitionError, Program
 from workbench.runtime.parser import Refusal, parse
 
 
-def ensure_checked(program) -> None:
+def ensure_checked(program: Program) -> None:
     """Check the program's examples once (a DefinitionError names the fix); and those of
     each lazy group checked alone when it loaded (`_checks.check_lazy`)."""
     state = derived(program)
@@ -36,12 +36,12 @@ def ensure_checked(program) -> None:
     record_verdict(program)
 
 
-def mark_examples_checked(program) -> None:
+def mark_examples_checked(program: Program) -> None:
     """Another process parsed these very examples (the workbench's load check): skip them."""
     derived(program).examples_checked = True
 
 
-def check_example(program, command, example: str) -> None:
+def check_example(program: Program, command: Command, example: str) -> None:
     """Refuse an example that does not run `command` as written (placeholders allowed)."""
     from workbench._text import join, split
     path = " ".join(command.path)

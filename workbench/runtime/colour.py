@@ -7,11 +7,16 @@ only once colour is on. Without Rich installed, text stays plain: colour is neve
 
 from __future__ import annotations
 
+TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 _PREFIXES = (("error:", "bold red"), ("hint:", "yellow"), ("next:", "cyan"),
              ("warning:", "yellow"), ("action required:", "bold yellow"))
 
 
-def enabled(environ, is_terminal: bool, asked_off: bool, agent) -> bool:
+def enabled(environ: Mapping[str, str], is_terminal: bool, asked_off: bool,
+            agent: str | None) -> bool:
     """Whether a stream gets colour: never with `--no-color` (`asked_off`) or `NO_COLOR` (any
     value), nor for an agent or `TERM=dumb`; always with `FORCE_COLOR` (not empty, not `0`);
     else only on a terminal."""

@@ -46,7 +46,7 @@ def session_of(environ: Mapping[str, str]) -> dict[str, str]:
     return {name: environ[name] for name in SESSION_VARIABLES if environ.get(name)}
 
 
-def detect_agent(environ) -> str | None:
+def detect_agent(environ: Mapping[str, str]) -> str | None:
     """Who is calling: `BURGEE_AGENT` when it says (`off`: nobody; `on`: the detected agent,
     else "agent"; any other word: that name), else the first agent variable set (AI_AGENT's
     value, or a fixed name)."""
@@ -105,7 +105,7 @@ def _truthy(value) -> bool:
     return bool(value) and value.lower() not in ("0", "false", "no", "off")
 
 
-def is_interactive(environ, stdout_tty: bool, agent: str | None) -> bool:
+def is_interactive(environ: Mapping[str, str], stdout_tty: bool, agent: str | None) -> bool:
     """`FORCE_TTY=1`, or a terminal on stdout with no agent."""
     return environ.get("FORCE_TTY") == "1" or (stdout_tty and agent is None)
 
@@ -130,23 +130,24 @@ def _with_flag(tokens: list, option) -> list:
 class ActionRequired(Exception):
     """Raised by `ctx.action_required`; becomes the exit-4 envelope."""
 
-    def __init__(self, reason: str, message: str, next=()):
+    def __init__(self, reason: str, message: str, next: Iterable[dict[str, Any]] = ()):
         super().__init__(message)
         self.reason = reason
         self.message = message
-        self.next = list(next)
+        self.next: list[dict[str, Any]] = list(next)
 
 
 class PersonRequired(Exception):
     """Raised by `ctx.person_required` (and for a `person_only` command an agent calls):
     becomes the exit-13 envelope."""
 
-    def __init__(self, reason: str, message: str, how: str, next=()):
+    def __init__(self, reason: str, message: str, how: str,
+                 next: Iterable[dict[str, Any]] = ()):
         super().__init__(message)
         self.reason = reason
         self.message = message
         self.how = how
-        self.next = list(next)
+        self.next: list[dict[str, Any]] = list(next)
 
 
 class Partial:
@@ -199,7 +200,8 @@ class Context(Generic[OptionsT]):
     def __init__(self, program: Program, command: Command, request: Request, world: Any):
         self.program = program
         self.command = command
-        self.options: OptionsT = request.options
+        # `OptionsT` is the declared view of these Values (a Protocol or class of the options)
+        self.options: OptionsT = request.options   # type: ignore[assignment]
         self.args: Values = request.args
         self.json: bool = request.json
         self.agent: str | None = detect_agent(world.environ)
@@ -406,7 +408,8 @@ class Context(Generic[OptionsT]):
         slot = stdin.metavar if stdin is not None else "<text>"
         return [slot if token == "-" else token for token in self.invocation()]
 
-    def verdict(self, passed: bool, details: object = None, message: str | None = None) -> dict:
+    def verdict(self, passed: bool, details: object = None,
+                message: str | None = None) -> dict[str, Any]:
         """The answer of a judging read (`Command(verdict=True)`): `return ctx.verdict(ok, found)`.
 
         Passed: the data `{"passed": true, "details": details}`, exit 0. Failed: the
@@ -431,7 +434,7 @@ class Context(Generic[OptionsT]):
                    effects="none", data=data)
 
     def person_required(self, reason: str, message: str, how: str,
-                        next: Sequence[dict] = ()) -> NoReturn:
+                        next: Sequence[dict[str, Any]] = ()) -> NoReturn:
         """Stop with exit 13: a step only a person can take (a login, a payment, a review).
 
         Args:
@@ -443,7 +446,7 @@ class Context(Generic[OptionsT]):
         """
         raise PersonRequired(reason, message, how, next)
 
-    def limit_reached(self, message: str, data: object, next: Sequence[dict] = (),
+    def limit_reached(self, message: str, data: object, next: Sequence[dict[str, Any]] = (),
                       limit: object = None) -> NoReturn:
         """Stop with exit 14 at a limit the caller set, keeping the best result so far.
 

@@ -18,14 +18,22 @@ from __future__ import annotations
 import json
 import os
 
+TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
+if TYPE_CHECKING:
+    import subprocess
+    from collections.abc import Iterable, Mapping, Sequence
+    from typing import Any
+
+    from workbench.declaration.model import Program
+
 STATUSES = ("ok", "fail", "warn", "absent", "skipped")
 
 
-def finding(check: str, status: str, message: str, fix=None) -> dict:
+def finding(check: str, status: str, message: str, fix: str | None = None) -> dict[str, Any]:
     return {"check": check, "status": status, "message": message, "fix": fix}
 
 
-def check_program(program) -> dict:
+def check_program(program: Program) -> dict[str, Any]:
     """The program loaded; its size as MCP sees it."""
     from workbench.surfaces.tools import offered
     commands = [c for c in program.walk() if not c.is_group]
@@ -35,7 +43,7 @@ def check_program(program) -> dict:
                    f"command(s), {tools} MCP tool(s)")
 
 
-def check_command(argv, environ) -> dict:
+def check_command(argv: Sequence[str], environ: Mapping[str, str]) -> dict[str, Any]:
     """The server command: its executable found (on PATH when it is a bare name), and the
     program file it names there."""
     import shutil
@@ -61,7 +69,7 @@ def check_command(argv, environ) -> dict:
     return finding("server command", "ok", shown)
 
 
-def check_extra() -> dict:
+def check_extra() -> dict[str, Any]:
     from workbench.runtime.extras import install_command, missing
     absent = missing("mcp")
     if absent:
@@ -78,7 +86,8 @@ CHECK_LIMIT = 120.0
 """Seconds doctor's contract check may take before it is killed with its processes."""
 
 
-def check_command_line(path: str, environ, mode=()) -> str:
+def check_command_line(path: str, environ: Mapping[str, str],
+                       mode: Sequence[str] = ()) -> str:
     """`burgee check FILE` (the caller's output mode carried) as a line to run: the `burgee`
     console script when it is on PATH, else this interpreter's `-m workbench.cli`."""
     import shutil
@@ -89,7 +98,8 @@ def check_command_line(path: str, environ, mode=()) -> str:
     return join([*head, "check", path, *mode])
 
 
-def start_contract(path: str, environ):
+def start_contract(path: str, environ: Mapping[str, str]
+                   ) -> subprocess.Popen[bytes] | OSError:
     """Start `burgee check FILE --calls 3 --seed 0 --json` in a process group of its own (it
     runs while the MCP server is checked); `finish_contract` reads its verdict. The checker
     runs as a subprocess: the runtime does not import it."""
@@ -107,7 +117,8 @@ def start_contract(path: str, environ):
         return error
 
 
-def finish_contract(process, fix: str, limit: float = CHECK_LIMIT) -> dict:
+def finish_contract(process: subprocess.Popen[bytes] | OSError, fix: str,
+                    limit: float = CHECK_LIMIT) -> dict[str, Any]:
     """The contract finding from a started check: ok (its calls, no violation, the recovery
     rate), fail (the first violations: rule, name, command), or warn (it could not check the
     file, or did not finish within `limit` seconds and was killed)."""
@@ -149,13 +160,13 @@ def finish_contract(process, fix: str, limit: float = CHECK_LIMIT) -> dict:
     return finding("contract", "ok", f"{head}{report['calls']} call(s), 0 violations, {rate}")
 
 
-def stop_contract(process) -> None:
+def stop_contract(process: subprocess.Popen[bytes] | OSError | None) -> None:
     """End a started check that is still running, with its processes (None: none started)."""
     if process is not None and not isinstance(process, OSError) and process.poll() is None:
         _kill(process)
 
 
-def check_server(argv, environ, timeout: float) -> dict:
+def check_server(argv: Sequence[str], environ: Mapping[str, str], timeout: float) -> dict[str, Any]:
     """Start the server as a client would and ask for `initialize`, then `tools/list`."""
     from workbench._text import join
     shown = join(argv)
@@ -258,7 +269,7 @@ def _ask(argv, environ, timeout: float):
     return answers, problem
 
 
-def _read_lines(buffered: bytes, answers: dict):
+def _read_lines(buffered: bytes, answers: dict[str, Any]):
     """Record the responses among the complete lines of `buffered`; a line that is not
     JSON-RPC is the problem returned (None when all are)."""
     for raw in buffered.split(b"\n")[:-1]:
@@ -304,7 +315,8 @@ def _kill(process) -> None:
     process.wait()
 
 
-def check_client(client: str, scope: str, path: str, wanted: dict, fix, environ) -> dict:
+def check_client(client: str, scope: str, path: str, wanted: dict[str, Any], fix: str,
+                 environ: Mapping[str, str]) -> dict[str, Any]:
     """One client file: absent, unreadable, without this server, pointing at a command that
     cannot run, at another command, or at this one."""
     from workbench.runtime import install
@@ -327,7 +339,8 @@ def check_client(client: str, scope: str, path: str, wanted: dict, fix, environ)
     return _judge(check, path, key, name, found, entry, fix, environ)
 
 
-def check_claude_local(path: str, project: str, wanted: dict, environ) -> dict | None:
+def check_claude_local(path: str, project: str, wanted: dict[str, Any],
+                       environ: Mapping[str, str]) -> dict[str, Any] | None:
     """Claude Code's `local` scope: an entry for this program under the project's path in
     `~/.claude.json`, which wins over the user's and the project's; None when there is none
     (or the file does not parse: `check_client` said so)."""
@@ -348,7 +361,7 @@ def check_claude_local(path: str, project: str, wanted: dict, environ) -> dict |
                   entry, fix, environ)
 
 
-def _judge(check, path, key, name, found, entry, fix, environ) -> dict:
+def _judge(check, path, key, name, found, entry, fix, environ) -> dict[str, Any]:
     """An entry for this program: this program's command, an HTTP server, another command that
     runs, or one that cannot start."""
     from workbench.runtime import install
@@ -372,12 +385,12 @@ def _judge(check, path, key, name, found, entry, fix, environ) -> dict:
                    fix)
 
 
-def summary(findings) -> dict:
+def summary(findings: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """Counts by status."""
     return {status: sum(1 for f in findings if f["status"] == status) for status in STATUSES}
 
 
-def render(data) -> str:
+def render(data: dict[str, Any]) -> str:
     """The person's form: one line per finding, its fix under it when it is not ok; the
     clients with nothing registered on one line at the end."""
     marks = {"ok": "ok", "fail": "FAIL", "warn": "warn", "skipped": "--"}

@@ -8,6 +8,22 @@ from __future__ import annotations
 
 from workbench.declaration.exits import EXIT_CODES  # re-exported: the table is data
 
+TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, Protocol
+
+    from workbench.declaration.model import Fail
+
+    class _Refusal(Protocol):
+        """What `from_refusal` reads of a `runtime.parser.Refusal`: importing the parser, even
+        for checkers, would reach the pipeline from `_keys` (import-linter's runtime layers)."""
+
+        code: str
+        message: str
+        exit: int
+        hint: str | None
+
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_ACTION = 0, 1, 2, 3, 4
 EXIT_CONFLICT, EXIT_RETRY, EXIT_UNAVAILABLE, EXIT_PARTIAL = 5, 6, 7, 8
 EXIT_INTERRUPTED, EXIT_PIPE, EXIT_TERMINATED = 130, 141, 143
@@ -16,7 +32,7 @@ EXIT_CHECK_FAILED, EXIT_PERSON, EXIT_LIMIT = 11, 13, 14
 DEBUG_HINT = "run again with --debug to see the traceback"
 
 
-def success(data, meta: dict | None = None) -> dict:
+def success(data: Any, meta: dict[str, Any] | None = None) -> dict[str, Any]:
     """`{"ok":true,"data":...,"meta":{...}}`."""
     return {"ok": True, "data": data, "meta": meta if meta is not None else {}}
 
@@ -28,7 +44,7 @@ exception after a handler that changes state began); the `steps` it reported."""
 
 
 def error_body(code: str, message: str, exit: int, hint: str | None = None,
-               fix: str | None = None, effects: str = EFFECTS_NONE, **extra) -> dict:
+               fix: str | None = None, effects: str = EFFECTS_NONE, **extra: Any) -> dict[str, Any]:
     """The `error` object: code, exit, message, then hint and fix where known, the details,
     and `effects` last (`none` unless the caller knows better: the pipeline says `unknown` or
     `partial` for a failure after a handler began)."""
@@ -45,7 +61,8 @@ def error_body(code: str, message: str, exit: int, hint: str | None = None,
 
 
 def failure(code: str, message: str, exit: int = 1, hint: str | None = None,
-            fix: str | None = None, meta: dict | None = None, **extra) -> dict:
+            fix: str | None = None, meta: dict[str, Any] | None = None,
+            **extra: Any) -> dict[str, Any]:
     """`{"ok":false,"error":{...}}`."""
     doc = {"ok": False, "error": error_body(code, message, exit, hint, fix, **extra)}
     if meta:
@@ -53,7 +70,7 @@ def failure(code: str, message: str, exit: int = 1, hint: str | None = None,
     return doc
 
 
-def from_fail(fail, fix: str | None, checked: bool = True) -> dict:
+def from_fail(fail: Fail, fix: str | None, checked: bool = True) -> dict[str, Any]:
     """A handler's `Fail` as an envelope: code, message, exit, hint, fix, retryable, details;
     a `data` detail (what the command found before it failed, e.g. a check's report) is the
     envelope's own `data`, beside `error`.
@@ -67,7 +84,7 @@ def from_fail(fail, fix: str | None, checked: bool = True) -> dict:
         return failure("invalid_exit", f"the handler raised Fail: {problem}", exit=EXIT_FAILURE,
                        hint=f"raise Fail({fail.code!r}, ..., exit=N) with N from the table, and "
                             f"list it in Command(errors=[...])")
-    details = dict(fail.details)
+    details: dict[str, Any] = dict(fail.details)
     found = details.pop("data", None)
     details.pop("effects", None)   # the pipeline decides (`runtime._failures.settle`)
     retryable = fail.retryable
@@ -82,14 +99,14 @@ def from_fail(fail, fix: str | None, checked: bool = True) -> dict:
     return doc
 
 
-def from_refusal(refusal, fix: str | None) -> dict:
+def from_refusal(refusal: _Refusal, fix: str | None) -> dict[str, Any]:
     """A usage refusal (exit 2) as an envelope; `fix` is the runnable command line."""
     return refused(refusal.code, refusal.message, refusal.exit, refusal.hint, fix,
                    getattr(refusal, "field", None))
 
 
 def refused(code: str, message: str, exit: int = EXIT_USAGE, hint: str | None = None,
-            fix: str | None = None, field: str | None = None) -> dict:
+            fix: str | None = None, field: str | None = None) -> dict[str, Any]:
     """A refusal before anything ran: every one names its `field` (the input at fault; null
     when no one input is), says `retryable: false` (the same call is refused again) and
     `effects: none`."""
@@ -102,7 +119,7 @@ def refused(code: str, message: str, exit: int = EXIT_USAGE, hint: str | None = 
     return doc
 
 
-def from_output_problem(problem: dict) -> dict:
+def from_output_problem(problem: dict[str, Any]) -> dict[str, Any]:
     """Data that breaks the command's output schema (`surfaces.output.output_problem`), as the
     `invalid_output` failure (exit 1) every transport prints."""
     extra = {key: problem[key] for key in ("field", "expected", "got") if key in problem}
@@ -110,13 +127,13 @@ def from_output_problem(problem: dict) -> dict:
                    **extra)
 
 
-def internal(error: BaseException, debug: bool) -> dict:
+def internal(error: BaseException, debug: bool) -> dict[str, Any]:
     """An unexpected exception as an `internal` failure (exit 1); no traceback in it."""
     return failure("internal", f"{type(error).__name__}: {error}", exit=EXIT_FAILURE,
                    hint=None if debug else DEBUG_HINT)
 
 
-def handler_exit(code, meta: dict) -> dict:
+def handler_exit(code: object, meta: dict[str, Any]) -> dict[str, Any]:
     """A handler that called `sys.exit(code)`: 0/None is a success with no data (and a
     warning); anything else a `handler_exit` failure with the code the process would use."""
     if code is None or code == 0 or code is False:
@@ -134,12 +151,12 @@ def handler_exit(code, meta: dict) -> dict:
                         "calling sys.exit")
 
 
-def interrupted() -> dict:
+def interrupted() -> dict[str, Any]:
     """Ctrl-C (exit 130)."""
     return failure("interrupted", "interrupted", exit=EXIT_INTERRUPTED)
 
 
-def terminated(why: str | None = None) -> dict:
+def terminated(why: str | None = None) -> dict[str, Any]:
     """SIGTERM, or a server stopping, before the command finished (exit 143)."""
     return failure("terminated", "terminated" + (f": {why}" if why else " (SIGTERM)"),
                    exit=EXIT_TERMINATED, effects=EFFECTS_UNKNOWN,
@@ -147,7 +164,7 @@ def terminated(why: str | None = None) -> dict:
                         "so check before running it again")
 
 
-def timed_out(seconds: float, hint: str | None = None) -> dict:
+def timed_out(seconds: float, hint: str | None = None) -> dict[str, Any]:
     """A call stopped at its time limit (exit 7), its processes killed."""
     return failure("timeout", f"the command did not finish within {seconds:g} s and was "
                    "stopped", exit=EXIT_UNAVAILABLE, effects=EFFECTS_UNKNOWN,
@@ -155,7 +172,8 @@ def timed_out(seconds: float, hint: str | None = None) -> dict:
                                 "server can raise the limit with --call-timeout SECONDS")
 
 
-def action_required(reason: str, message: str, next: list, meta: dict | None = None) -> dict:
+def action_required(reason: str, message: str, next: list[Any],
+                    meta: dict[str, Any] | None = None) -> dict[str, Any]:
     """`{"ok":false,"status":"action_required",...}`; exit 4."""
     doc = {"ok": False, "status": "action_required", "reason": reason, "message": message,
            "next": next, "error": {"code": "action_required", "exit": EXIT_ACTION,
@@ -165,7 +183,7 @@ def action_required(reason: str, message: str, next: list, meta: dict | None = N
     return doc
 
 
-def person_required(reason: str, message: str, how: str, next: list) -> dict:
+def person_required(reason: str, message: str, how: str, next: list[Any]) -> dict[str, Any]:
     """`{"ok":false,"status":"person_required",...}`; exit 13: only a person can go on, `how`
     says what they do, `next` the calls that ask them (never the same call again)."""
     error = {"code": "person_required", "exit": EXIT_PERSON, "message": message,
@@ -179,7 +197,7 @@ def person_required(reason: str, message: str, how: str, next: list) -> dict:
     return doc
 
 
-def stamp(doc: dict, schema_version: str) -> dict:
+def stamp(doc: dict[str, Any], schema_version: str) -> dict[str, Any]:
     """Put the program's `schema_version` last in `meta` (it reads as a footer)."""
     meta = doc.setdefault("meta", {})
     meta.pop("schema_version", None)
@@ -187,7 +205,7 @@ def stamp(doc: dict, schema_version: str) -> dict:
     return doc
 
 
-def exit_code(doc: dict) -> int:
+def exit_code(doc: dict[str, Any]) -> int:
     """The process exit code an envelope stands for."""
     if doc.get("ok") is True:
         return 0
@@ -196,9 +214,10 @@ def exit_code(doc: dict) -> int:
     return doc["error"]["exit"]
 
 
-def stream_end(doc: dict, count: int) -> dict:
+def stream_end(doc: dict[str, Any], count: int) -> dict[str, Any]:
     """The `@end` record closing an NDJSON stream, from the envelope the stream ended with
-    (a partial batch: `"ok":"partial"` and the `failed` items, exit 8)."""
+    (a partial batch: `"ok":"partial"` and the `failed` items, exit 8); its `untrusted` is
+    the envelope's `meta.untrusted`."""
     code = exit_code(doc)
     if doc["ok"] == "partial":
         return {"ok": "partial", "count": count, "exit": code,
@@ -208,19 +227,22 @@ def stream_end(doc: dict, count: int) -> dict:
         end["error"] = doc["error"]
     if doc.get("next"):
         end["next"] = doc["next"]
+    untrusted = (doc.get("meta") or {}).get("untrusted")
+    if untrusted:   # as the envelope's meta says it (`runtime._agentic.mark_untrusted`)
+        end["untrusted"] = untrusted
     return end
 
 
 # -- text for a person ---------------------------------------------------------------------
 
-def render_problem(doc: dict) -> str:
+def render_problem(doc: dict[str, Any]) -> str:
     """An error or action-required envelope as the lines a person reads on stderr (control
     characters escaped: a message may quote what a caller typed)."""
     from workbench._text import escape_controls
     return escape_controls(_problem_lines(doc))
 
 
-def _problem_lines(doc: dict) -> str:
+def _problem_lines(doc: dict[str, Any]) -> str:
     if doc.get("status") == "action_required":
         lines = [f"action required: {doc['message']}"]
         return "\n".join(lines + [_next_line(step) for step in doc["next"]]) + "\n"
@@ -237,13 +259,14 @@ def _problem_lines(doc: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _next_line(step: dict) -> str:
+def _next_line(step: dict[str, Any]) -> str:
     """`next: COMMAND   # when` (a `Fail`'s steps say `why`)."""
     note = step.get("when") or step.get("why")
     return f"next: {step['command']}" + (f"   # {note}" if note else "")
 
 
-def render(doc: dict, text=None, tsv: bool = False) -> tuple[str, str]:
+def render(doc: dict[str, Any], text: Callable[[Any], str] | None = None,
+           tsv: bool = False) -> tuple[str, str]:
     """(stdout, stderr) a reader gets for a finished envelope as text: `text(data)` where
     declared, else a table for a person or, with `tsv`, tab-separated values for a program
     (`tsv_text`). Control characters in the data are escaped (`\\x1b`): a terminal shows
@@ -256,7 +279,7 @@ def render(doc: dict, text=None, tsv: bool = False) -> tuple[str, str]:
     return escape_controls(out), escape_controls(err)
 
 
-def _rendered(doc: dict, text, failed: bool, tsv: bool) -> tuple[str, str]:
+def _rendered(doc: dict[str, Any], text, failed: bool, tsv: bool) -> tuple[str, str]:
     meta = doc.get("meta", {})
     err = "".join(f"warning: {warning}\n" for warning in meta.get("warnings", ()))
     data = doc.get("data")
@@ -279,7 +302,7 @@ def _rendered(doc: dict, text, failed: bool, tsv: bool) -> tuple[str, str]:
     return out or "", err
 
 
-def default_text(data) -> str:
+def default_text(data: Any) -> str:
     """A tidy human rendering of returned data: scalars as is, dicts as aligned lines, lists as rows."""
     if data is None:
         return ""
@@ -306,7 +329,7 @@ def default_text(data) -> str:
     return str(data)
 
 
-def tsv_text(data) -> str:
+def tsv_text(data: Any) -> str:
     """Data for a program reading a pipe: a list of objects as a header row (the JSON field
     names) and one row per object; one object as `key<TAB>value` lines; other lists one
     value per line. Cells escaped by `tsv_cell`; no alignment, no colour."""
@@ -322,7 +345,7 @@ def tsv_text(data) -> str:
     return "" if data is None else tsv_cell(data)
 
 
-def tsv_row(item) -> str:
+def tsv_row(item: Any) -> str:
     """One streamed item as a TSV row (an object's values in its own key order)."""
     if isinstance(item, dict):
         return "\t".join(tsv_cell(v) for v in item.values())
@@ -332,7 +355,7 @@ def tsv_row(item) -> str:
 _TSV_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
 
 
-def tsv_cell(value) -> str:
+def tsv_cell(value: Any) -> str:
     """One value as a TSV cell: null as empty, booleans as true/false, objects and lists as
     compact JSON; backslash, tab, newline and carriage return escaped (`\\\\`, `\\t`, `\\n`,
     `\\r`), so every row is one line and every cell one column."""
@@ -341,14 +364,14 @@ def tsv_cell(value) -> str:
     return cell(value).translate(_TSV_ESCAPES)
 
 
-def one_line(item) -> str:
+def one_line(item: Any) -> str:
     """One streamed item as a line of text."""
     if isinstance(item, dict):
         return "  ".join(cell(v) for v in item.values())
     return cell(item)
 
 
-def cell(value) -> str:
+def cell(value: Any) -> str:
     if isinstance(value, str):
         return value
     if value is None:
@@ -367,13 +390,13 @@ _markers: dict = {}   # ids of the containers being encoded: a cycle is refused,
 _busy = None          # held while `_encoder` (and so `_markers`) is in use
 
 
-def _make_encoder(markers: dict):
+def _make_encoder(markers: dict[int, Any]):
     import _json
     return _json.make_encoder(markers, _default, _json.encode_basestring, None, ":", ",",
                               False, False, False)
 
 
-def encode(doc) -> str:
+def encode(doc: Any) -> str:
     """Compact UTF-8 JSON in the document's own key order; no trailing newline.
 
     Uses the C encoder directly: the same bytes as `json.dumps(doc, ensure_ascii=False,

@@ -19,7 +19,11 @@ import sys
 
 from workbench.declaration.model import Fail
 
-EXTRAS = {
+TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+EXTRAS: dict[str, tuple[tuple[str, str], ...]] = {
     "validate": (("jsonschema", "jsonschema"),),
     "mcp": (("mcp", "mcp"), ("jsonschema", "jsonschema")),
     "dev": (("mcp", "mcp"), ("jsonschema", "jsonschema"), ("textual", "textual"),
@@ -57,7 +61,7 @@ def require(extra: str, who: str) -> None:
         raise missing_extra(extra, who, absent)
 
 
-def missing_extra(extra: str, who: str, absent=()) -> Fail:
+def missing_extra(extra: str, who: str, absent: Sequence[str] = ()) -> Fail:
     """The `missing_extra` failure for `who`, which needs `extra`."""
     listed = f" (missing: {', '.join(absent)})" if absent else ""
     command = install_command(extra)

@@ -100,7 +100,7 @@ class ForkServer:
         self._lock = threading.Lock()
         self._running: set = set()       # pids of call processes given a call
         self._ending: str | None = None  # why new and running calls end (`end_calls`)
-        self.closed = False
+        self.closed: bool = False
 
     @classmethod
     def start(cls, program: Program, *, environ: Mapping[str, str] | None = None,

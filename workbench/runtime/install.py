@@ -13,6 +13,10 @@ from __future__ import annotations
 import json
 import os
 
+TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
+if TYPE_CHECKING:
+    from typing import Any
+
 BACKUP_SUFFIX = ".bak"
 
 
@@ -25,7 +29,7 @@ class InvalidConfig(Exception):
         self.reason = reason
 
 
-def plan(path: str, key: str, name: str, entry: dict) -> dict:
+def plan(path: str, key: str, name: str, entry: dict[str, Any]) -> dict[str, Any]:
     """What installing `entry` as `key.name` into the file at `path` changes, written nowhere:
     `{"action": "added"|"replaced"|"unchanged", "entry", "previous", "before", "after",
     "existed"}` (`before`/`after`: the file's text; `entry` as written, the previous entry's
@@ -53,7 +57,7 @@ TRANSPORT_KEYS = frozenset({"type", "transport", "command", "args", "url", "http
 """Keys of a server entry that say how to reach it: `install` writes them afresh."""
 
 
-def kept_settings(previous, entry: dict) -> dict:
+def kept_settings(previous: object, entry: dict[str, Any]) -> dict[str, Any]:
     """`entry`, plus what a person added to the server's previous entry that is not about
     reaching it (`env`, `cwd`, timeouts, `disabled`, ...): reinstalling keeps them."""
     if not isinstance(previous, dict):
@@ -63,7 +67,7 @@ def kept_settings(previous, entry: dict) -> dict:
     return {**entry, **kept}
 
 
-def read_servers(path: str, key: str) -> dict:
+def read_servers(path: str, key: str) -> dict[str, Any]:
     """The servers table `key` of the client file at `path` ({} when it has none). Raises
     InvalidConfig, OSError."""
     return _servers(path, _parse(path, _read(path)), key)
@@ -73,11 +77,11 @@ def _is_toml(path: str) -> bool:
     return path.endswith(".toml")
 
 
-def _parse(path: str, text: str) -> dict:
+def _parse(path: str, text: str) -> dict[str, Any]:
     return (_toml_loads if _is_toml(path) else _json_loads)(path, text)
 
 
-def _servers(path: str, current: dict, key: str) -> dict:
+def _servers(path: str, current: dict[str, Any], key: str) -> dict[str, Any]:
     servers = current.get(key, {})
     if not isinstance(servers, dict):
         raise InvalidConfig(path, f"{key!r} is a {type(servers).__name__}, not a table of "
@@ -150,7 +154,7 @@ def _read(path: str) -> str:
         raise InvalidConfig(path, f"not UTF-8 text (byte {error.start})") from None
 
 
-def _json_loads(path: str, text: str) -> dict:
+def _json_loads(path: str, text: str) -> dict[str, Any]:
     if not text.strip():
         return {}
     try:
@@ -164,7 +168,8 @@ def _json_loads(path: str, text: str) -> dict:
     return data
 
 
-def _json_merged(before: str, current: dict, key: str, name: str, entry: dict) -> str:
+def _json_merged(before: str, current: dict[str, Any], key: str, name: str,
+                 entry: dict[str, Any]) -> str:
     import re
     found = re.search(r"\n([ \t]+)\"", before)
     indent = found.group(1) if found else 2
@@ -173,7 +178,7 @@ def _json_merged(before: str, current: dict, key: str, name: str, entry: dict) -
     return json.dumps(merged, indent=indent, ensure_ascii=False) + "\n"
 
 
-def _toml_loads(path: str, text: str) -> dict:
+def _toml_loads(path: str, text: str) -> dict[str, Any]:
     import tomllib
     try:
         return tomllib.loads(text)
@@ -181,8 +186,8 @@ def _toml_loads(path: str, text: str) -> dict:
         raise InvalidConfig(path, f"not valid TOML: {error}") from None
 
 
-def _toml_merged(path: str, before: str, current: dict, key: str, name: str,
-                 entry: dict) -> str:
+def _toml_merged(path: str, before: str, current: dict[str, Any], key: str, name: str,
+                 entry: dict[str, Any]) -> str:
     """`before` with the tables `[key.name]` and `[key.name.*]` replaced, in place, by the new
     table (appended when there was none). Checked by parsing the result: anything else changed
     (the server defined inline, a multi-line string that looks like a table) is an
@@ -240,7 +245,7 @@ def _toml_header(line: str):
     return path
 
 
-def _toml_table(key: str, name: str, entry: dict) -> str:
+def _toml_table(key: str, name: str, entry: dict[str, Any]) -> str:
     from workbench.surfaces.clients import _toml_key
     lines = [f"[{_toml_key(key)}.{_toml_key(name)}]"]
     lines += [f"{_toml_key(field)} = {_toml_value(value)}" for field, value in entry.items()]

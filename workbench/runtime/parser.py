@@ -14,7 +14,13 @@ from workbench.declaration.params import FALSE_WORDS, TRUE_WORDS, number_token
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, NoReturn
+
+    from collections.abc import Callable, Mapping, Sequence
+
+    from workbench.declaration.builtins import Builtin
+    from workbench.declaration.model import Command, Group, Program
+    from workbench.declaration.params import Argument, Option
     _ValuesBase = dict[str, Any]
 else:
     _ValuesBase = dict
@@ -23,14 +29,15 @@ class Refusal(Exception):
     """A usage refusal (exit 2): `fix` is the corrected argv after the program name; `field`
     the key of the input at fault (None when no one input is)."""
 
-    def __init__(self, code: str, message: str, hint: str | None = None, fix=None,
+    def __init__(self, code: str, message: str, hint: str | None = None,
+                 fix: list[str] | None = None,
                  exit: int = 2, field: str | None = None):
         super().__init__(message)
         self.field = field
         self.code = code
         self.message = message
         self.hint = hint
-        self.fix = fix
+        self.fix: list[str] | None = fix
         self.exit = exit
 
 
@@ -45,7 +52,7 @@ class Values(_ValuesBase):
                 from None
 
 
-def _default_flags() -> dict:
+def _default_flags() -> dict[str, Any]:
     return {key: (False if option.type == "boolean" else None)
             for key, option in GLOBAL_OPTIONS.items()}
 
@@ -54,7 +61,17 @@ class Request:
     """What argv asked for: a node (program, group or command) or a built-in, global flags,
     parsed inputs."""
 
-    def __init__(self):
+    flags: dict[str, Any]   # the attributes' types, for checkers
+    node: Program | Command | Group | None
+    command: Command | None
+    builtin: Builtin | None
+    options: Values
+    args: Values
+    extras: Values
+    provenance: dict[str, dict[str, str]]
+    prompts: list[str]   # keys of the options to ask a person for (`Option(prompt=...)`)
+
+    def __init__(self) -> None:
         self.flags = _default_flags()
         self.node = None
         self.command = None
@@ -62,12 +79,12 @@ class Request:
         self.builtin = None           # a Builtin (workbench.declaration.builtins) or None
         self.options = Values()
         self.args = Values()
-        self.provenance: dict = {}
+        self.provenance = {}
         self.tokens: list[str] = []   # the command's own tokens as given (no globals)
         self.stdin_inputs: list[str] = []
         self.warnings: list[str] = []
         self.extras = Values()        # framework inputs (--limit, --dry-run, ...) by key
-        self.prompts: list = []       # options to ask a person for (`Option(prompt=...)`)
+        self.prompts = []
 
     @property
     def json(self) -> bool:
@@ -75,7 +92,7 @@ class Request:
         return self.flags["json"] or self.flags["format"] == "json"
 
 
-def split_globals(argv) -> tuple:
+def split_globals(argv: list[str]) -> tuple[dict[str, Any], list[str]]:
     """Take the global flags out of argv (before `--`): (flags, remaining argv).
 
     Refuses a global flag's bad value (`--format bogus`) as any option's would be refused."""
@@ -118,8 +135,9 @@ def split_globals(argv) -> tuple:
             flags[option.key] = option.convert(raw)
         except ValueError:
             from workbench._text import nearest
-            close = nearest(raw, [str(c) for c in option.choices], n=1)
-            fixed = close[0] if close else str(option.choices[0])
+            choices = option.choices or []   # only an enum's value fails to convert
+            close = nearest(raw, [str(c) for c in choices], n=1)
+            fixed = close[0] if close else str(choices[0])
             raise Refusal("invalid_choice", f"{option.flag} must be {option.describe()}; "
                           f"got {_shown_raw(raw)}",
                           hint=f"did you mean {fixed}?" if close else None,
@@ -157,14 +175,15 @@ def _shown_raw(raw: str) -> str:
     return repr(_clip(raw))
 
 
-def parse(program, argv, environ, *, placeholders: bool = False) -> Request:
+def parse(program: Program, argv: list[str], environ: Mapping[str, str], *,
+          placeholders: bool = False) -> Request:
     """Resolve argv against the program. Raises Refusal with a fix on bad input.
 
     `placeholders=True` (examples) accepts `<slot>` and `$ENV` for any value."""
     request = Request()
     request.flags, argv = split_globals(list(argv))
     flags = request.flags
-    node = program
+    node: Any = program   # Program, Group or Command: `is_group` tells, which checkers do not read
     i = 0
     if getattr(program, "single", False):
         builtin, used = find_builtin(argv) if argv and argv[0] != "--" else (None, 0)
@@ -287,7 +306,8 @@ def _visible_names(node):
     return [child.name for child in node.commands if not child.hidden]
 
 
-def _refuse_unknown_command(program, node, name, argv, i):
+def _refuse_unknown_command(program: Program, node: Program | Group, name: str,
+                            argv: list[str], i: int) -> NoReturn:
     from workbench._text import nearest
     names = _visible_names(node)
     aliases = [a for child in node.commands if not child.hidden for a in child.aliases]
@@ -309,7 +329,7 @@ def _field_of(flag: str) -> str:
     return flag.partition("=")[0].lstrip("-").replace("-", "_")
 
 
-def flag_table(command) -> dict:
+def flag_table(command: Command) -> dict[str, tuple[Option, bool, str | None]]:
     """Every spelling the command accepts -> (option, negated, old name used or None)."""
     table = command.__dict__.get("_flag_table") if hasattr(command, "__dict__") else None
     if table is None:
@@ -318,7 +338,7 @@ def flag_table(command) -> dict:
             for spelling, (negated, alias) in option.spellings.items():
                 table.setdefault(spelling, (option, negated, alias))
         try:
-            command._flag_table = table
+            command._flag_table = table   # type: ignore[attr-defined]  # a cache; Builtin has slots
         except AttributeError:   # a Builtin (slots): small enough to rebuild
             pass
     return table
@@ -767,7 +787,7 @@ def _refuse_unknown_option(command, tokens, i, flag, environ=None, placeholders=
                   fix=fix, field=_field_of(flag))
 
 
-def adapted_spellings(command) -> dict:
+def adapted_spellings(command: Command) -> dict[str, Option]:
     """An adapted command's original flags the model had to rename (`--format` is a global
     flag, so the original's is `--format-option`) -> the Option now: a near miss of the name
     the caller knows suggests the option that reaches it (on the command line and over MCP)."""

@@ -18,16 +18,17 @@ from workbench.declaration._derived import derived
 from workbench.declaration.model import DefinitionError, Fail
 from workbench.runtime import envelope as _envelope
 from workbench.runtime.context import ActionRequired, Context, Partial, PersonRequired
-from workbench.runtime.parser import Refusal, parse
+from workbench.runtime.parser import Refusal, Request, parse
 from workbench.runtime.redact import (Redactor, mask_argv, secrets_in_argv,
                                       secrets_in_request)
 
 TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping, Sequence
+    from types import TracebackType
     from typing import Any
 
-    from workbench.declaration.model import Program
+    from workbench.declaration.model import Command, Program
 
 
 class PipeClosed(Exception):
@@ -66,6 +67,13 @@ def on_terminate():
 class World:
     """Where a call runs: environment, streams, whether each stream is a terminal, and the
     secrets this call must never print."""
+
+    environ: Mapping[str, str]   # the attributes' types, for checkers
+    stdin_tty: bool
+    stdout_tty: bool
+    redactor: Redactor
+    on_progress: Callable[[float, float | None, str | None], object] | None
+    exc_info: tuple[type[BaseException], BaseException, TracebackType | None] | None
 
     def __init__(self, environ, stdin, stdout, stderr, stdin_tty=False, stdout_tty=False):
         self.environ = environ
@@ -114,7 +122,7 @@ class World:
                 raise PipeClosed from None
             raise OutputFailed(error.strerror or str(error)) from None
 
-    def out_json(self, data) -> None:
+    def out_json(self, data: Any) -> None:
         """One JSON document (or stream line) on stdout: masked by structure, then encoded."""
         self.out(_envelope.encode(self.redactor.value(data) if self.redactor else data) + "\n",
                  masked=True)
@@ -199,7 +207,8 @@ class World:
             self.err("\n")
 
 
-def progress_line(done, total, elapsed: float, width: int, message=None) -> str:
+def progress_line(done: float, total: float | None, elapsed: float, width: int,
+                  message: str | None = None) -> str:
     """One line of a progress bar: `[████░░░░] 60/120 50% ETA 5s 12/s message`, cut to
     `width` columns (control characters in the message escaped). No rate or time left when
     `elapsed` is 0: the first and the final line are the same bytes on every run."""
@@ -505,7 +514,7 @@ def _colours(world, as_json, no_color) -> None:
     world.colour_err = colour.enabled(world.environ, err_tty, no_color, agent)
 
 
-def text_format(world, asked) -> str:
+def text_format(world: World, asked: str | None) -> str:
     """How data is printed as text: `table` (aligned, for a person) or `tsv` (tab-separated,
     for a program). `--format` decides when given; else `tsv` when stdout is not a terminal
     and no agent is detected (an agent keeps the table it always got; `FORCE_TTY=1` is a
@@ -561,7 +570,7 @@ def _builtin(program, request, world, serve):
     return _show(world, as_json and result.data is not None, result.data, result.text)
 
 
-def output_mode(world, as_json) -> list:
+def output_mode(world: World, as_json: bool) -> list[str]:
     """The flags that carry the caller's output mode into a `fix` or `next`: `--format ndjson`
     for a stream, `--json` for an envelope, none for a person."""
     if world is not None and world.ndjson:
@@ -569,7 +578,8 @@ def output_mode(world, as_json) -> list:
     return ["--json"] if as_json else []
 
 
-def runnable(program, tokens, as_json, command=None) -> str:
+def runnable(program: Program, tokens: Sequence[str], as_json: bool,
+             command: Command | None = None) -> str:
     """A command line to run as is: program name in front, the caller's output mode carried
     (`as_json` True for `--json`, or `output_mode`'s flags; before any `--`), sensitive values
     replaced by their slot (`$ENV` or the metavar)."""
@@ -603,15 +613,20 @@ def runnable(program, tokens, as_json, command=None) -> str:
 
 
 def _refuse(program, refusal, as_json, world):
-    fix = runnable(program, refusal.fix, output_mode(world, as_json)) \
-        if refusal.fix is not None else None
+    return _deliver(program, world, _refusal(program, refusal, output_mode(world, as_json)),
+                    as_json)
+
+
+def _refusal(program, refusal, mode) -> dict:
+    """A usage refusal's envelope, its fix runnable in the caller's output `mode`."""
+    fix = runnable(program, refusal.fix, mode) if refusal.fix is not None else None
     doc = _envelope.from_refusal(refusal, fix)
     if getattr(refusal, "meanings", None):   # an ambiguous word (issue 34)
         from workbench.runtime._agentic import meanings_of
-        doc["error"]["meanings"] = meanings_of(program, refusal, output_mode(world, as_json))
+        doc["error"]["meanings"] = meanings_of(program, refusal, mode)
         doc["error"]["hint"] = "; ".join(f"{m['command']}   # {m['means']}"
                                          for m in doc["error"]["meanings"])
-    return _deliver(program, world, doc, as_json)
+    return doc
 
 
 def _seal(program, world, doc) -> dict:
@@ -656,7 +671,7 @@ def _is_table(doc) -> bool:
     return isinstance(data, list) and bool(data) and all(isinstance(i, dict) for i in data)
 
 
-def help_layout(world) -> dict:
+def help_layout(world) -> dict[str, Any]:
     """How help is laid out (`render_help`'s `width` and `person`): for a person at a
     terminal with no agent, the person's help at the terminal's width ($COLUMNS, else the
     terminal's own; kept between 40 and 120); else the full text at the stable
@@ -700,7 +715,7 @@ def _deliver_stream(program, world, doc, command=None) -> int:
     return end["exit"]
 
 
-def open_stream(program, world, command) -> None:
+def open_stream(program: Program, world: World, command: Command) -> None:
     """The @meta line that opens an ndjson stream, once (an `@progress` line may open it
     before the first item)."""
     if not world.stream_open:
@@ -716,7 +731,7 @@ def _stream_head(program, command) -> dict:
             "capabilities": capabilities(program)}
 
 
-def reads_live(world, request) -> bool:
+def reads_live(world: World, request: Request) -> bool:
     """Whether a person reads the handler's output as it is written (no --json, no ndjson,
     no in-process capture)."""
     return not (world.capture or request.json or world.ndjson)
@@ -898,7 +913,10 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
                                         _steps(program, command, steps,
                                                output_mode(world, as_json)))
     except Refusal as refusal:
-        return _refuse(program, refusal, as_json, world)
+        if not ctx._began:   # refused before the handler: nothing changed
+            return _refuse(program, refusal, as_json, world)
+        doc = _refusal(program, refusal, output_mode(world, as_json))
+        claim = None   # not the call's result: the same key, fixed, runs it (caller releases)
     except PipeClosed:
         raise
     except KeyboardInterrupt:
@@ -1180,9 +1198,11 @@ def _stream(program, command, request, world, ctx, items, debug, page=None, capt
     encode = _envelope.encode
     open_stream(program, world, command)
     count = 0
-    doc = None
-    if not hasattr(items, "__next__") and not isinstance(items, list):
+    doc = declared = None
+    whole = not hasattr(items, "__next__") and not isinstance(items, list)   # one object
+    if whole:
         items = [items]
+    marks: dict | None = {} if _untrusted(command) else None   # the @end's `untrusted`
     try:
         for item in items:
             try:   # encoded once: the check that it is JSON is the line itself
@@ -1190,6 +1210,9 @@ def _stream(program, command, request, world, ctx, items, debug, page=None, capt
             except (TypeError, ValueError, RecursionError) as error:
                 doc = _invalid_result(error)
                 break
+            if marks is not None:   # pointers into the whole data, as an envelope's
+                from workbench.runtime._agentic import mark_untrusted
+                mark_untrusted(command, ctx, item if whole else [item], marks)
             world.out(line + "\n", masked=True)
             count += 1
     except PipeClosed:
@@ -1204,6 +1227,7 @@ def _stream(program, command, request, world, ctx, items, debug, page=None, capt
             doc = None
     except Fail as fail:
         doc = _from_fail(program, command, fail, output_mode(world, True))
+        declared = fail.details.get("effects")
         if fail.next and doc["error"]["code"] == fail.code:
             doc = _fail_next(program, command, ctx, doc, fail.next, output_mode(world, True))
     except PersonRequired as person:
@@ -1213,14 +1237,16 @@ def _stream(program, command, request, world, ctx, items, debug, page=None, capt
                                         _steps(program, command, action.next,
                                                output_mode(world, True)))
     except Refusal as refusal:
-        doc = _envelope.from_refusal(refusal, runnable(program, refusal.fix,
-                                                       output_mode(world, True)))
+        doc = _refusal(program, refusal, output_mode(world, True))
     except BaseException as error:   # as in _handle_held
         doc = _internal(error, debug, world)
     if doc:
         from workbench.runtime._failures import settle
-        settle(doc, command, ctx)
-    end = _envelope.stream_end(doc if doc else {"ok": True}, count)
+        settle(doc, command, ctx, declared)
+    closing = doc if doc else {"ok": True}
+    if marks:
+        closing["meta"] = {**closing.get("meta", {}), **marks}
+    end = _envelope.stream_end(closing, count)
     output = captured.output() if captured is not None else None
     if output:
         end["output"] = output

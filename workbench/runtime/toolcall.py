@@ -73,7 +73,8 @@ def call_tool(program: Program, name: str, arguments: object,
         refusal = too_large(program, command, outcome, max_result_bytes)
         if refusal is not None:
             return result(refusal, False)
-        return outcome_result(_tools.plan_twin(program, name) or command, outcome)
+        return outcome_result(_tools.plan_twin(program, name) or command,  # type: ignore[arg-type]
+                              outcome)   # a PlanTwin reads as the command it plans
     except Fail as fail:   # the output check without jsonschema installed
         return result(_envelope.stamp(_envelope.from_fail(fail, None), program.schema_version),
                       False)

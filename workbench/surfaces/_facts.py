@@ -172,6 +172,15 @@ def removal(item) -> str:
     return f"; removed in {removed}" if removed else ""
 
 
+def meanings(program) -> list[tuple[str, list[tuple[str, str]]]]:
+    """`Program(ambiguous=...)` as a reader sees it: [(word, [(command line, what it means)])],
+    each line the program name and the meaning's command without its `{args} {flags}` slots
+    (`tasks done`): what a person's help and the skills say."""
+    return [(word, [(f"{program.name} {meaning['use'].split('{')[0].strip()}",
+                     meaning["means"]) for meaning in listed])
+            for word, listed in (program.ambiguous or {}).items()]
+
+
 def usage(program, node) -> str:
     """The usage line: `tool deploy --target <target> [options] <file>`; a required option
     of the program or a group stands after the words of the one that declares it."""

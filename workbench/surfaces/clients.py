@@ -21,7 +21,7 @@ from workbench.declaration.builtins import MCP_SCOPES as SCOPES
 
 TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
     from typing import Any
 
     from workbench.declaration.model import Program
@@ -188,7 +188,8 @@ def _app_data(platform: str, home: str, environ) -> str:
     return environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
 
 
-def config_file(client: str, scope: str, home: str, project: str, environ=None,
+def config_file(client: str, scope: str, home: str, project: str,
+                environ: Mapping[str, str] | None = None,
                 platform: str | None = None) -> str:
     """The absolute path of the file `client` reads its MCP servers from, for `scope`
     (`user`: under `home`; `project`: under the folder `project`). Sources: docs/mcp.md
@@ -220,7 +221,7 @@ def config_file(client: str, scope: str, home: str, project: str, environ=None,
     return os.path.join(home, folder, "mcp.json" if client == "cursor" else "settings.json")
 
 
-def server_entry(config: dict) -> tuple[str, str, dict]:
+def server_entry(config: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
     """(the file's key for servers, the server's name, its entry) of a `client_config`."""
     [(key, servers)] = config["data"].items()
     [(name, entry)] = servers.items()

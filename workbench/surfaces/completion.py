@@ -11,11 +11,18 @@ from __future__ import annotations
 from workbench.declaration.builtins import BUILTINS, GLOBAL_OPTIONS, SHELLS
 from workbench.surfaces import _facts
 
+TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from workbench.declaration.model import Program
+
 
 _SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/:@+,=%")
 
 
-def completion_script(program, shell: str, nodes: list | None = None) -> str:
+def completion_script(program: Program, shell: str, nodes: list[Any] | None = None) -> str:
     """The completion script for `shell` (bash, zsh or fish), install notes included.
 
     `nodes`: the program's `contexts(program)`, when a caller writes several shells."""
@@ -89,7 +96,8 @@ def _global_flags(top: bool) -> tuple:
     return found
 
 
-def contexts(program, cached=None) -> list:
+def contexts(program: Program,
+             cached: Callable[..., Any] | None = None) -> list[Any]:
     """Every completion context: the program, its groups and commands, and the built-ins
     (what the generators read; `completion_script` takes them to write several shells).
 

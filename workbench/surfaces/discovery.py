@@ -115,7 +115,11 @@ def answer(program: Program, name: object, arguments: object) -> tuple[bool, Any
                            "hint": None, "fix": {"query": "what you want to do"}}
         return True, {"tools": _found(program, query, limit)}
     tool = arguments.get("name")
-    from workbench.surfaces.tools import callable_tool, listed, tool_definition
+    from workbench.surfaces.tools import (callable_tool, listed, plan_twin,
+                                          plan_twin_definition, tool_definition)
+    twin = plan_twin(program, tool)
+    if twin is not None:   # `<tool>_plan`: described as tools/list gives it
+        return True, plan_twin_definition(twin.command)
     command = callable_tool(program, tool) if isinstance(tool, str) else None
     if command is None:
         from workbench._text import nearest
@@ -129,11 +133,12 @@ def answer(program: Program, name: object, arguments: object) -> tuple[bool, Any
 
 def _found(program, query: str, limit: int) -> list[dict]:
     from workbench.surfaces.search import search
-    from workbench.surfaces.tools import callable_tool
+    from workbench.surfaces.tools import callable_tool, plan_twin
     found = []
     for hit in search(program, query, limit=limit * 2):
-        if callable_tool(program, str(hit.get("tool"))) is None:   # withheld: not an MCP tool
-            continue
+        name = str(hit.get("tool"))
+        if callable_tool(program, name) is None and plan_twin(program, name) is None:
+            continue   # withheld: not an MCP tool
         found.append({"name": hit["tool"], "description": hit["description"],
                       "command": hit["command"]})
         if len(found) == limit:

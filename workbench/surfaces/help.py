@@ -143,7 +143,13 @@ def _person_program_tail(program, width: int) -> list[str]:
     """A person's program help after its commands: the built-ins a person uses, the options,
     and one closing line for agents."""
     name = program.name
-    lines = ["", "Built-in commands:"]
+    lines = []
+    if program.ambiguous:   # as `help --json` lists them (`ambiguous`)
+        lines += [""] + _wrap("Words with several meanings (alone, each is refused; run the "
+                              "one you mean):", width)
+        lines += _rows([(word, "; ".join(f"'{line}' to {means}" for line, means in listed))
+                        for word, listed in _facts.meanings(program)], width)
+    lines += ["", "Built-in commands:"]
     lines += _rows([(_facts.usage(program, BUILTINS[path])[len(name) + 1:]
                      .replace(" [options]", ""), BUILTINS[path].description)
                     for path in PERSON_BUILTINS], width)

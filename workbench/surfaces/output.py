@@ -15,17 +15,22 @@ output schema: never on the plain CLI path.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
 CODE = "invalid_output"
 VALIDATE_VARIABLE = "BURGEE_VALIDATE"
 """`BURGEE_VALIDATE=1`: the CLI checks `--json` output against the schema too."""
 
 
-def validation_asked(environ) -> bool:
+def validation_asked(environ: Mapping[str, str]) -> bool:
     """Whether `environ` asks the CLI to check output (`BURGEE_VALIDATE` = 1/true/yes/on)."""
     return str(environ.get(VALIDATE_VARIABLE, "")).strip().lower() in ("1", "true", "yes", "on")
 
 
-def output_problem(command, data, projected: bool = False) -> dict | None:
+def output_problem(command, data, projected: bool = False) -> dict[str, Any] | None:
     """None when `data` fits `command.output` (or there is no schema); else the error:
 
     `{"code": "invalid_output", "message", "hint", "field", "expected", "got"}` where `field`
@@ -58,17 +63,17 @@ def output_problem(command, data, projected: bool = False) -> dict | None:
                     more=len(errors) - 1)
 
 
-def projected_in(doc) -> bool:
+def projected_in(doc: object) -> bool:
     """Whether an envelope's data is a projection the caller asked for (`--fields`)."""
     return "fields" in _provenance(doc)
 
 
-def filtered_in(doc) -> bool:
+def filtered_in(doc: object) -> bool:
     """Whether an envelope's data is what the caller's `--jq` filter made of it."""
     return "jq" in _provenance(doc)
 
 
-def _provenance(doc) -> dict:
+def _provenance(doc) -> dict[str, Any]:
     meta = doc.get("meta") if isinstance(doc, dict) else None
     provenance = meta.get("provenance") if isinstance(meta, dict) else None
     return provenance if isinstance(provenance, dict) else {}
@@ -105,7 +110,7 @@ def _short(value, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "\u2026"
 
 
-def _problem(name, field, expected, got, hint, more: int = 0) -> dict:
+def _problem(name, field, expected, got, hint, more: int = 0) -> dict[str, Any]:
     where = f"at {field}" if field else "at the top level"
     message = (f"'{name}' returned data its output schema refuses: {where}: expected "
                f"{expected}, got {_short(got)}")

@@ -64,12 +64,29 @@ def _fields(command):
 
 
 def index(program: Program, weights_of: Callable[[Command], dict[str, float]] | None = None
-          ) -> list[tuple[Command, dict[str, float]]]:
+          ) -> list[tuple[Any, dict[str, float]]]:
     """[(command, {term: weight})] for every listed command (none hidden, none in a hidden
-    group: what `help --json` lists). `weights_of(command)`: one command's weights (default
-    `command_weights`; the workbench passes a cached one)."""
-    return [(command, (weights_of or command_weights)(command))
-            for command in _facts.listed_commands(program)]
+    group: what `help --json` lists), each followed by its `<tool>_plan` twin when it offers
+    one (a `surfaces.tools.PlanTwin`, as tools/list lists it). `weights_of(command)`: one
+    command's weights (default `command_weights`; the workbench passes a cached one)."""
+    entries: list = []
+    for command in _facts.listed_commands(program):
+        entries.append((command, (weights_of or command_weights)(command)))
+        if command.plan_tool:
+            from workbench.surfaces.tools import plan_twins
+            entries += [(twin, _weights(tuple(_twin_fields(twin))))
+                        for twin in plan_twins(command)]
+    return entries
+
+
+def _twin_fields(twin):
+    """A plan twin's fields: its command's, named `plan` too and described as the tool is."""
+    for field, text in _fields(twin.command):
+        if field == "name":
+            text += " plan"
+        elif field == "description":
+            text = twin.description
+        yield field, text
 
 
 def command_weights(command: Command) -> dict[str, float]:
@@ -112,10 +129,12 @@ def search(program: Program, sentence: str, limit: int = 5,
     scored.sort(key=lambda entry: (entry[0], entry[1]))
     results = []
     for negative, _, command in scored[:limit]:
-        entry = {"command": " ".join(command.path), "description": command.description,
-                 "effects": command.effects, "score": -negative,
-                 "usage": " ".join((program.name, *command.words, "--help"))}
-        if _facts.offered(command):
+        twin = hasattr(command, "command")   # a plan twin: on the command line, --dry-run
+        entry = {"command": " ".join(command.path) + (" --dry-run" if twin else ""),
+                 "description": command.description, "effects": command.effects,
+                 "score": -negative, "usage": " ".join((program.name, *command.words,
+                                                        "--help"))}
+        if twin or _facts.offered(command):
             entry["tool"] = command.tool_name
         results.append(entry)
     return results

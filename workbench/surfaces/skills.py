@@ -139,8 +139,8 @@ def skill_md(program: Program, group: Group | None = None) -> str:
     if group is None and program.ambiguous:   # issue 34: say which before calling the word
         lines += ["", "## Words with several meanings", ""]
         lines += [f"- `{name} {word}` is refused; say which: " + "; ".join(
-            f"`{name} {meaning['use'].split('{')[0].strip()}` to {meaning['means']}"
-            for meaning in meanings) for word, meanings in program.ambiguous.items()]
+            f"`{line}` to {means}" for line, means in meanings)
+            for word, meanings in _facts.meanings(program)]
     lines += ["", "## Effects", "",
               "read-only commands change nothing; idempotent ones may be repeated safely; "
               "commands that change state each run must not be retried blindly.", "",

@@ -70,7 +70,7 @@ def tool_definition(command: Command) -> dict[str, Any]:
 PLAN_SUFFIX = "_plan"
 """`<tool>_plan`: the read-only twin of a command declared `plan_tool=True`."""
 
-PLAN_OUTPUT = {"type": "object",
+PLAN_OUTPUT: dict[str, Any] = {"type": "object",
                "properties": {"plan": {"description": "what the call would change"},
                               "digest": {"type": "string", "description": "pass it as "
                                          "expect_plan to the tool itself to apply this plan"}},
@@ -83,42 +83,56 @@ PLAN_ONLY_DROPS = ("dry_run", "expect_plan", "idempotency_key")
 
 class PlanTwin:
     """The `<tool>_plan` twin of a command, as the tool surfaces read it: same inputs (but
-    `PLAN_ONLY_DROPS`), read-only, its output the plan and its digest."""
+    `PLAN_ONLY_DROPS`), read-only, its output the plan and its digest; on the command line,
+    the command with `--dry-run` (`words`)."""
 
     adapter = None
     paginated = False
-    output = PLAN_OUTPUT
+    output: dict[str, Any] = PLAN_OUTPUT
+    effects = "read_only"
+    program: Program | None   # the attributes' types, for checkers
+    path: tuple[str, ...]
+    words: tuple[str, ...]
+    tool_name: str
+    description: str
 
-    def __init__(self, command):
+    def __init__(self, command: Command) -> None:
         self.command = command
         self.program = command.program
         self.path = command.path
+        self.words = command.words
         self.tool_name = command.tool_name + PLAN_SUFFIX
+        self.description = (f"What '{' '.join(command.path)}' would change, changing nothing: "
+                            f"its plan and the digest to apply it with ({command.tool_name}, "
+                            f"expect_plan). " + (command.description or ""))
 
 
-def plan_twin(program, name):
+def plan_twins(command: Command) -> list[PlanTwin]:
+    """`[PlanTwin(command)]` when the command offers a twin, else `[]`: what tools/list and
+    discovery's search list right after the command."""
+    return [PlanTwin(command)] if command.plan_tool and offered(command) else []
+
+
+def plan_twin(program: Program, name: object) -> PlanTwin | None:
     """The `PlanTwin` called `name`, or None."""
     if not isinstance(name, str) or not name.endswith(PLAN_SUFFIX):
         return None
     command = program.tool(name[:-len(PLAN_SUFFIX)])
-    if command is None or not command.plan_tool or not offered(command):
-        return None
-    return PlanTwin(command)
+    twins = plan_twins(command) if command is not None else []
+    return twins[0] if twins else None
 
 
-def plan_twin_definition(command) -> dict:
+def plan_twin_definition(command: Command) -> dict[str, Any]:
     """The tools/list entry of `command`'s plan twin: read-only, `PLAN_ONLY_DROPS` left out."""
     from workbench.surfaces.schema import input_schema
     schema = input_schema(command)
     for key in PLAN_ONLY_DROPS:
         schema["properties"].pop(key, None)
-    twin = {"name": command.tool_name + PLAN_SUFFIX}
+    made = PlanTwin(command)
+    twin: dict[str, Any] = {"name": made.tool_name}
     if command.title:
         twin["title"] = command.title + " (plan only)"
-    twin.update({"description": f"What '{' '.join(command.path)}' would change, changing "
-                                f"nothing: its plan and the digest to apply it with "
-                                f"({command.tool_name}, expect_plan). "
-                                + (command.description or ""),
+    twin.update({"description": made.description,
                  "inputSchema": schema, "outputSchema": PLAN_OUTPUT,
                  "annotations": {"readOnlyHint": True, "idempotentHint": True,
                                  "destructiveHint": False}})
@@ -147,8 +161,7 @@ def list_tools(program: Program) -> list[dict[str, Any]]:
     tools = []
     for command in listed(program):
         tools.append(tool_definition(command))
-        if command.plan_tool:
-            tools.append(plan_twin_definition(command))
+        tools += [plan_twin_definition(command) for _ in plan_twins(command)]
     return tools
 
 

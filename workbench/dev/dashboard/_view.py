@@ -42,6 +42,21 @@ class View:
     def program(self) -> Program | None:
         return self.state.program
 
+    @property
+    def loaded(self) -> Program:
+        """The program, for a pane's drawing: panes are drawn only when one loaded
+        (`DashboardApp.refresh_panes`)."""
+        program = self.state.program
+        if program is None:
+            raise LookupError("no program loaded: a pane draws only a loaded program")
+        return program
+
+    @property
+    def command(self) -> Command | None:
+        """The selected command; None for the program or a group."""
+        node = self.node
+        return None if node is None or isinstance(node, Group) else node
+
     def surface(self, surface_id: str) -> Surface | None:
         return self.state.surfaces.get(surface_id)
 

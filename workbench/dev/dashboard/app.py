@@ -32,26 +32,32 @@ from workbench.dev.replay import Recorder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
     from typing import Any
 
+    from textual import events
     from textual.app import ComposeResult
+    from textual.screen import Screen
+
+    from workbench.dev.engine import Workbench
+    from workbench.dev.records import Diff, Event
 
 
 class EngineEvent(Message):
     """One engine Event (state, run, diffs, traffic, serving), delivered on the app's loop."""
 
-    def __init__(self, event) -> None:
+    def __init__(self, event: Event) -> None:
         super().__init__()
         self.event = event
 
 
-class DashboardApp(App):
+class DashboardApp(App[int]):
     """`burgee dev FILE`. See the module docstring; keys are in `keys.KEYS`."""
 
-    TITLE = "burgee dev"
-    AUTO_FOCUS = "#tree"
+    TITLE: str | None = "burgee dev"
+    AUTO_FOCUS: ClassVar[str | None] = "#tree"
     COMMANDS = App.COMMANDS | {CommandsProvider}
-    CSS = """
+    CSS: ClassVar[str] = """
     #body { height: 1fr; }
     #tabs { width: 1fr; height: 1fr; }
     #tabs TabPane { padding: 0; height: 1fr; }
@@ -82,7 +88,7 @@ class DashboardApp(App):
         Binding("0", "tab(10)", show=False),
     ]
 
-    def __init__(self, bench, *, port: int | None = None, serve: bool = True,
+    def __init__(self, bench: Workbench, *, port: int | None = None, serve: bool = True,
                  watch: bool = True, auto_diffs: bool = True, stable: bool = False,
                  record: bool = False, auto_check: bool = False):
         super().__init__()
@@ -95,16 +101,16 @@ class DashboardApp(App):
         self.auto_check = auto_check   # burgee check after each load's diffs (Problems)
         self.stable = stable
         self.state = bench.state
-        self.selected: tuple = ()          # the selected path; () is the program
-        self.diffs: tuple = tuple(bench.diffs)
-        self.diff_status = "not run"
+        self.selected: tuple[str, ...] = ()   # the selected path; () is the program
+        self.diffs: tuple[Diff, ...] = tuple(bench.diffs)
+        self.diff_status: str = "not run"
         self.mcp_error: str | None = None
-        self.watching = False               # the folder watcher is running
-        self.notice = ""                    # the last reload's summary
+        self.watching: bool = False         # the folder watcher is running
+        self.notice: str = ""               # the last reload's summary
         self.last_copied: str | None = None
         self._applied = 0
         self._loaded = asyncio.Event()
-        self._unsubscribe = None
+        self._unsubscribe: Callable[[], None] | None = None
         self._stopped = False
 
     # --- layout ---------------------------------------------------------------------------
@@ -147,11 +153,12 @@ class DashboardApp(App):
         program = self.state.program
         node = program.find(list(self.selected)) if (program is not None and self.selected) \
             else None
-        return View(self.state, node, self.bench, self.stable)
+        # a non-empty path never finds the program itself
+        return View(self.state, node, self.bench, self.stable)   # type: ignore[arg-type]
 
     # --- the engine -----------------------------------------------------------------------
 
-    def on_resize(self, event) -> None:
+    def on_resize(self, event: events.Resize) -> None:
         self._fit(event.size.width)
 
     def _fit(self, width: int) -> None:
@@ -474,7 +481,7 @@ class DashboardApp(App):
         except (asyncio.TimeoutError, Exception):  # noqa: BLE001
             pass
 
-    def get_system_commands(self, screen):
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         ours = list(actions(self))
         titles = {title for title, _help, _callback in ours}
         for command in super().get_system_commands(screen):

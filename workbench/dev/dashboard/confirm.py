@@ -8,6 +8,8 @@ throwaway sandbox); a command with a `plan` offers the dry run first. It dismiss
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.text import Text
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
@@ -34,12 +36,12 @@ def message(command, described: str, count: int) -> Text:
     return text
 
 
-class ConfirmWrites(ModalScreen):
+class ConfirmWrites(ModalScreen[str | None]):
     """Asks before a non-read-only command runs; see the module docstring."""
 
     BINDINGS = [("y", "choose('run')", "Run"), ("d", "choose('dry-run')", "Dry run"),
                 ("n", "choose(None)", "Cancel"), ("escape", "choose(None)", "Cancel")]
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     ConfirmWrites { align: center middle; }
     ConfirmWrites > Vertical { width: 76; height: auto; border: thick $warning; padding: 1 2;
                                background: $surface; }
@@ -50,7 +52,7 @@ class ConfirmWrites(ModalScreen):
     def __init__(self, command, described: str, count: int):
         super().__init__()
         self.command = command
-        self.text = message(command, described, count)
+        self.text: Text = message(command, described, count)
 
     def compose(self) -> ComposeResult:
         planned = self.command.plan is not None
@@ -78,17 +80,18 @@ class ConfirmWrites(ModalScreen):
                       "confirm-dry-run": "dry-run"}.get(event.button.id or ""))
 
 
-class ConfirmDiffWrites(ModalScreen):
+class ConfirmDiffWrites(ModalScreen[bool]):
     """Asks before the Diff runs the examples of commands that write (`D`); dismisses with
     True (run them) or False."""
 
     BINDINGS = [("y", "choose(True)", "Run"), ("n", "choose(False)", "Cancel"),
                 ("escape", "choose(False)", "Cancel")]
-    DEFAULT_CSS = ConfirmWrites.DEFAULT_CSS.replace("ConfirmWrites", "ConfirmDiffWrites")
+    DEFAULT_CSS: ClassVar[str] = ConfirmWrites.DEFAULT_CSS.replace("ConfirmWrites",
+                                                                   "ConfirmDiffWrites")
 
     def __init__(self, commands):
         super().__init__()
-        self.text = Text()
+        self.text: Text = Text()
         self.text.append("Run the examples of commands that write too?\n\n", style="bold")
         for command in commands:
             self.text.append(f"  {' '.join(command.path)}", style="bold")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import ClassVar
 
 from rich.text import Text
 from textual.containers import VerticalScroll
@@ -14,9 +15,11 @@ if TYPE_CHECKING:
 
     from textual.app import ComposeResult
 
+    from workbench.dev.state import State
+
 
 class ErrorPanel(VerticalScroll):
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     ErrorPanel { display: none; height: auto; max-height: 14; border: heavy $error;
                  background: $error 10%; padding: 0 1; }
     ErrorPanel.visible { display: block; }
@@ -24,12 +27,12 @@ class ErrorPanel(VerticalScroll):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.text = ""
+        self.text: str = ""
 
     def compose(self) -> ComposeResult:
         yield Static(id="error-text")
 
-    def draw(self, state, stable: bool = False) -> None:
+    def draw(self, state: State, stable: bool = False) -> None:
         error = state.load_error
         if error is None:
             self.remove_class("visible")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import ClassVar
 
 from rich.text import Text
 from textual.widgets import Static
@@ -37,14 +38,14 @@ def shown_file(path: str, stable: bool) -> str:
 
 
 class HeaderBar(Static):
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     HeaderBar { height: 2; background: $primary 25%; padding: 0 1;
                 text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.text = ""
+        self.text: str = ""
 
     def draw(self, state: State, *, url: str | None, mcp_error: str | None, status: str,
              status_style: str, stable: bool, watching: bool = False,

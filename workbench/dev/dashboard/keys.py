@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.table import Table
 from rich.text import Text
 from textual.containers import VerticalScroll
@@ -35,10 +37,10 @@ KEYS = (
 )
 
 
-class KeysScreen(ModalScreen):
+class KeysScreen(ModalScreen[None]):
     BINDINGS = [("escape", "dismiss", "Close"), ("question_mark", "dismiss", "Close"),
                 ("q", "dismiss", "Close")]
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     KeysScreen { align: center middle; }
     KeysScreen > VerticalScroll { width: 84; max-width: 100%; height: auto; max-height: 100%;
                                   border: thick $primary; padding: 1 2; background: $surface; }

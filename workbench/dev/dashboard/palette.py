@@ -10,6 +10,10 @@ from workbench.dev.dashboard._view import dashboard
 from workbench.dev.dashboard.panes import PANES
 from workbench.dev.snapshot import nodes
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from textual.command import Hits
+
 CLIENTS = ("claude-code", "cursor", "claude-desktop", "vscode", "codex", "gemini")
 
 
@@ -45,7 +49,7 @@ class CommandsProvider(Provider):
             targets.append((f"Go to {name}", node.description or "", name))
         return targets
 
-    async def search(self, query: str):
+    async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for text, help_text, name in self._targets():
             score = matcher.match(text)
@@ -54,7 +58,7 @@ class CommandsProvider(Provider):
                           partial(dashboard(self.app).select_command, name),
                           text=text, help=help_text)
 
-    async def discover(self):
+    async def discover(self) -> Hits:
         for text, help_text, name in self._targets()[:20]:
             yield DiscoveryHit(text, partial(dashboard(self.app).select_command, name), text=text,
                                help=help_text)

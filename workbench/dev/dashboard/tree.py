@@ -2,24 +2,29 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.text import Text
 from textual.containers import Vertical
 from textual.widgets import Input, Tree
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any
 
     from textual.app import ComposeResult
+    from textual.widgets.tree import TreeNode
 
     from workbench.declaration.model import Command, Group
+    from workbench.dev.records import Problem
     from workbench.dev.state import State
 
 PROGRAM = ()
 """The data of the root node: the program itself (an empty path)."""
 
 
-def problem_counts(problems) -> dict[str, Any]:
+def problem_counts(problems: Iterable[Problem]) -> dict[str, Any]:
     """path string ("" for the program) -> (errors, warnings), counted up the tree too."""
     table: dict = {}
     for problem in problems:
@@ -56,7 +61,7 @@ def matches(node: Command | Group, words: str) -> bool:
 class CommandTree(Vertical):
     """A filter input over a Tree of the program; node data is the command path (a tuple)."""
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     CommandTree { width: 34; border-right: vkey $primary 40%; }
     CommandTree #filter { border: none; height: 1; padding: 0 1; margin: 0 0 1 0; }
     CommandTree Tree { height: 1fr; }
@@ -64,9 +69,9 @@ class CommandTree(Vertical):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.filter_text = ""
-        self.shown: list = []      # paths shown after the filter, in order
-        self.pending: tuple | None = None
+        self.filter_text: str = ""
+        self.shown: list[tuple[str, ...]] = []   # paths shown after the filter, in order
+        self.pending: tuple[str, ...] | None = None
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="/ filter commands", id="filter")
@@ -76,7 +81,7 @@ class CommandTree(Vertical):
         yield tree
 
     @property
-    def tree_widget(self) -> Tree:
+    def tree_widget(self) -> Tree[tuple[str, ...]]:
         return self.query_one("#tree", Tree)
 
     def rebuild(self, state: State, selected: tuple[Any, ...] | None) -> None:
@@ -164,7 +169,8 @@ def _walk(nodes):
             yield from _walk(node.commands)
 
 
-def find_node(node, path: tuple[Any, ...]):
+def find_node(node: TreeNode[tuple[str, ...]],
+              path: tuple[Any, ...]) -> TreeNode[tuple[str, ...]] | None:
     """The tree node whose data is `path`, or None."""
     if tuple(node.data or ()) == tuple(path):
         return node

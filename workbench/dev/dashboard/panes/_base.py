@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
@@ -11,6 +13,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from rich.console import RenderableType
     from textual.app import ComposeResult
 
     from workbench.dev.dashboard._view import View
@@ -19,10 +22,13 @@ if TYPE_CHECKING:
 class Pane(VerticalScroll):
     """A scrolling pane made of one or more Statics; subclasses implement `render_view`."""
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     Pane { padding: 0 1; }
     Pane > .pane-title { margin-bottom: 1; }
     """
+
+    stale: bool   # drawn from an older View: redraw when next shown
+    text: str     # what it shows, as plain text
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -33,14 +39,14 @@ class Pane(VerticalScroll):
         yield Static(classes="pane-title")
         yield Static(classes="pane-body")
 
-    def show(self, view) -> None:
+    def show(self, view: View) -> None:
         title, body = self.render_view(view)
         self.query_one(".pane-title", Static).update(title)
         self.query_one(".pane-body", Static).update(body)
         self.text = plain(title) + "\n" + plain(body)
         self.stale = False
 
-    def render_view(self, view):  # -> (title renderable, body renderable)
+    def render_view(self, view: View) -> tuple[RenderableType, RenderableType]:
         raise NotImplementedError
 
 
@@ -58,8 +64,8 @@ class SurfacePane(Pane):
     command_note: str = ""
     """Said after the title for a command (not for a group)."""
 
-    def render_view(self, view):
-        name = view.program.name
+    def render_view(self, view: View) -> tuple[RenderableType, RenderableType]:
+        name = view.loaded.name
         if view.node is None:
             surface_id, title = self.program_surface, f"{name} {self.program_title}"
         elif view.is_group:

@@ -14,7 +14,7 @@ import asyncio
 import json
 import os
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.console import Group
 from rich.syntax import Syntax
@@ -33,7 +33,11 @@ from workbench.runtime.arguments import to_argv
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from rich.console import RenderableType
     from textual.app import ComposeResult
+
+    from workbench.dev.calls import Field
+    from workbench.dev.dashboard._view import View
 
 
 CALL_PANE_CLIENT = "burgee dev (Call pane)"
@@ -45,7 +49,7 @@ def field_id(key: str) -> str:
 
 
 class CallPane(Pane):
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     CallPane #call-form { height: auto; }
     CallPane .call-row { height: auto; }
     CallPane .call-row Label { width: 22; padding: 1 1 0 0; }
@@ -57,11 +61,18 @@ class CallPane(Pane):
     CallPane #call-output { height: auto; }
     """
 
+    fields: list[Field]   # the attributes' types, for checkers
+    last: dict[str, Any] | None   # {"via", "request", "text", "exit", "seconds", "arguments"}
+    pending: tuple[str, str, str, str] | None   # (path, source, new source, diff)
+    status: str
+    output: RenderableType
+    output_text: str
+
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self._for = object()
         self._view = None
-        self.fields: list = []
+        self.fields = []
         self.last = None              # {"via", "request", "text", "exit", "seconds", "arguments"}
         self.pending = None           # (path, new source, diff) of an example not written yet
         self.armed: str | None = None  # "cli"/"mcp": a write confirmed by a second press
@@ -86,7 +97,7 @@ class CallPane(Pane):
 
     # --- drawing -------------------------------------------------------------------------
 
-    def show(self, view) -> None:
+    def show(self, view: View) -> None:
         self._view = view
         command = view.node if view.node is not None and not view.is_group else None
         if view.name != self._for:
@@ -94,7 +105,7 @@ class CallPane(Pane):
             self.last, self.pending, self.armed, self.status = None, None, None, ""
             self.output, self.output_text = Text(""), ""
             self._build_form(command)
-        what = view.name or view.program.name
+        what = view.name or view.loaded.name
         title = heading(f"call {what}", "fill the form; Run CLI or Run MCP"
                         if command is not None else "select a command in the tree")
         self._title = title.plain

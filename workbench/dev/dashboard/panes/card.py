@@ -6,5 +6,7 @@ from workbench.dev.dashboard.panes._base import SurfacePane
 
 
 class CardPane(SurfacePane):
-    program_surface, program_title = "help-json/summary.json", "help --json"
-    command_folder, command_title = "cards", "--help --json"
+    program_surface: str = "help-json/summary.json"
+    program_title: str = "help --json"
+    command_folder: str = "cards"
+    command_title: str = "--help --json"

@@ -12,6 +12,12 @@ from workbench.dev import cost as _cost
 from workbench.dev.dashboard._view import heading
 from workbench.dev.dashboard.panes._base import Pane
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+
+    from workbench.dev.dashboard._view import View
+
 CHART_WIDTH = 40
 
 
@@ -46,7 +52,7 @@ def _delta(value) -> Text:
 
 
 class CostPane(Pane):
-    def render_view(self, view):
+    def render_view(self, view: View) -> tuple[RenderableType, RenderableType]:
         state = view.state
         found = state.cost
         if found is None:
@@ -59,7 +65,7 @@ class CostPane(Pane):
         cheapest, cheapest_tokens = found.cheapest(typical)
         title = heading(f"session cost of {found.program}",
                         f"cheapest typical session ({typical.label}): "
-                        f"{_cost.TITLES.get(cheapest, '-')}, {cheapest_tokens or 0:,} tokens "
+                        f"{_cost.TITLES.get(cheapest or '', '-')}, {cheapest_tokens or 0:,} tokens "
                         f"({found.encoding}; {plural(found.commands, 'command')})")
 
         if view.node is not None:
@@ -84,7 +90,8 @@ class CostPane(Pane):
                          min_width=max(map(len, cheaper.values()), default=0))
         lines = []
         for path in found.paths:
-            row = [Text(_cost.TITLES[path], style="bold" if path == cheapest else "")]
+            row: list[Text | str] = [Text(_cost.TITLES[path],
+                                          style="bold" if path == cheapest else "")]
             for name in shapes:
                 row.append(f"{table_data[name][path]:,}")
                 if name in moved:
@@ -142,6 +149,6 @@ class CostPane(Pane):
         card = f"its card {rows.get('card', 0):,} tokens on first use (CLI, search, skills)"
         return Text(f"{view.name}: {tool}; {card}", style="cyan")
 
-    def show(self, view) -> None:
+    def show(self, view: View) -> None:
         super().show(view)
         self.text += "\n" + self._lines

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.console import Group
 from rich.syntax import Syntax
 from rich.text import Text
@@ -16,7 +18,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from rich.console import RenderableType
     from textual.app import ComposeResult
+
+    from workbench.dev.dashboard._view import View
 
 
 def status_of(diff) -> tuple[Any, ...]:
@@ -33,7 +38,7 @@ def status_of(diff) -> tuple[Any, ...]:
 
 
 class DiffPane(Pane):
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     DiffPane #diff-progress { display: none; margin-bottom: 1; }
     DiffPane #diff-progress.running { display: block; }
     """
@@ -44,12 +49,12 @@ class DiffPane(Pane):
                           show_percentage=False)
         yield Static(classes="pane-body")
 
-    def render_view(self, view):
+    def render_view(self, view: View) -> tuple[RenderableType, RenderableType]:
         app = self.app
         diffs = list(getattr(app, "diffs", ()) or ())
         status = getattr(app, "diff_status", "not run")
         if view.node is not None:
-            name = view.name
+            name = view.name or ""   # a node: its path
             diffs = [d for d in diffs if d.command == name or d.command.startswith(name + " ")]
             scope = name
         else:
@@ -65,7 +70,8 @@ class DiffPane(Pane):
                     else "no examples here" if status.startswith("done")
                     else "press d to run every example through both transports")
             return title, Text(hint, style="dim")
-        parts, lines = [], []
+        parts: list[RenderableType] = []
+        lines: list[str] = []
         for diff in diffs:
             mark, word, style = status_of(diff)
             line = Text(f"{mark} {word:<8}", style=style) + Text(f" {diff.example}")
@@ -81,7 +87,7 @@ class DiffPane(Pane):
         self._lines = "\n".join(lines)
         return title, Group(*parts)
 
-    def show(self, view) -> None:
+    def show(self, view: View) -> None:
         super().show(view)
         running = str(getattr(self.app, "diff_status", "")).startswith("running")
         self.query_one("#diff-progress", ProgressBar).set_class(running, "running")

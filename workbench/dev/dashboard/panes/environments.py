@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import ClassVar
 
 from rich.text import Text
 from textual.containers import Grid
@@ -28,7 +29,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from rich.console import RenderableType
     from textual.app import ComposeResult
+    from textual.worker import Worker
 
     from workbench.dev.dashboard._view import View
 
@@ -129,7 +132,7 @@ def subtitle(result, stable: bool = False) -> str:
 
 
 class EnvironmentsPane(Pane):
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     EnvironmentsPane #env-results { grid-size: 2; grid-gutter: 0 1; height: auto; }
     EnvironmentsPane .env-cell { height: auto; min-height: 4; border: round $primary 60%;
                                  padding: 0 1; }
@@ -140,11 +143,11 @@ class EnvironmentsPane(Pane):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.results: dict = {}
-        self.status = "not run"
+        self.status: str = "not run"
         self.timeout = DEFAULT_TIMEOUT
         self._for = object()
         self._view = None
-        self.worker = None          # the last run's worker (None while a confirm is open)
+        self.worker: Worker[Any] | None = None   # the last run's (None while a confirm is open)
 
     def compose(self) -> ComposeResult:
         yield Static(classes="pane-title")
@@ -158,14 +161,14 @@ class EnvironmentsPane(Pane):
                 cell.border_title = name
                 yield cell
 
-    def show(self, view) -> None:
+    def show(self, view: View) -> None:
         self._view = view
         if view.name != self._for:
             self._for = view.name
             field = self.query_one("#env-input", Input)
             field.value = default_input(view)
             field.placeholder = placeholder(view)
-        title = heading(f"environments for {view.name or view.program.name}",
+        title = heading(f"environments for {view.name or view.loaded.name}",
                         "terminal, pipe, agents, CI and MCP side by side")
         self.query_one(".pane-title", Static).update(title)
         self._title = title.plain

@@ -13,6 +13,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from rich.console import RenderableType
+
+    from workbench.dev.dashboard._view import View
+
 BADGES = (
     ("readOnlyHint", "read-only", "black on green"),
     ("idempotentHint", "idempotent", "black on cyan"),
@@ -35,12 +39,12 @@ def badges(tool: dict[str, Any]) -> Text:
 
 
 class McpPane(Pane):
-    def render_view(self, view):
+    def render_view(self, view: View) -> tuple[RenderableType, RenderableType]:
         if view.node is None:
             return self._tools_list(view)
-        if view.is_group:
+        command = view.command
+        if command is None:   # a group
             return heading("tools/list"), group_note(view)
-        command = view.node
         if command.effects == "withheld":
             return (heading(f"tool {command.tool_name}"),
                     Text("withheld: this command is not an MCP tool (command line only)",
@@ -77,7 +81,7 @@ class McpPane(Pane):
         self._plain_tools = "\n".join(lines)
         return title, Group(served, Text(""), table)
 
-    def show(self, view) -> None:
+    def show(self, view: View) -> None:
         super().show(view)
         if view.node is None and getattr(self, "_plain_tools", None):
             self.text += "\n" + self._plain_tools

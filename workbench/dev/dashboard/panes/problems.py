@@ -14,6 +14,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from rich.console import RenderableType
+
+    from workbench.dev.dashboard._view import View
+
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 SEVERITY_MARK = {"error": "\u2717", "warning": "\u26a0", "info": "i"}
 
@@ -66,7 +70,9 @@ class ProblemsPane(Pane):
     """The lint, under the live change review: what this reload changed since the last good
     load and since the snapshot folder, breaking first (`workbench.dev.changes`)."""
 
-    def render_view(self, view):
+    _lines: str   # the plain text of the change review, for `text`
+
+    def render_view(self, view: View) -> tuple[RenderableType, RenderableType]:
         title, body, found = self._problems(view)
         state = view.state
         command = view.name if view.node is not None else None
@@ -126,6 +132,6 @@ class ProblemsPane(Pane):
         self._lines = "\n".join(lines)
         return title, table, True
 
-    def show(self, view) -> None:
+    def show(self, view: View) -> None:
         super().show(view)
         self.text += "\n" + self._lines

@@ -6,5 +6,8 @@ from workbench.dev.dashboard.panes._base import SurfacePane
 
 
 class SchemaPane(SurfacePane):
-    program_surface, program_title = "schema.json", "--schema (program schema)"
-    command_folder, command_title, command_note = "schemas", "--schema", " (input schema)"
+    program_surface: str = "schema.json"
+    program_title: str = "--schema (program schema)"
+    command_folder: str = "schemas"
+    command_title: str = "--schema"
+    command_note: str = " (input schema)"

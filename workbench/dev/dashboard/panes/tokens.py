@@ -10,6 +10,12 @@ from rich.text import Text
 from workbench.dev.dashboard._view import heading
 from workbench.dev.dashboard.panes._base import Pane
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+
+    from workbench.dev.dashboard._view import View
+
 BAR_WIDTH = 16
 
 
@@ -53,11 +59,11 @@ def delta(value: int | None) -> Text:
 
 
 class TokensPane(Pane):
-    def render_view(self, view):
+    def render_view(self, view: View) -> tuple[RenderableType, RenderableType]:
         state = view.state
         if view.node is None:
             rows = [row for row in state.tokens if row.command is None]
-            title = heading(f"tokens of {view.program.name}",
+            title = heading(f"tokens of {view.loaded.name}",
                             f"program surfaces; all {len(state.tokens)} surfaces: "
                             f"{state.tokens.read_by_agents} tokens read by agents, "
                             f"{state.tokens.not_read_by_agents} in completions and configs")
@@ -92,6 +98,6 @@ class TokensPane(Pane):
         self._lines = "\n".join(lines)
         return title, Group(table) if rows else Text("(no surfaces)", style="dim")
 
-    def show(self, view) -> None:
+    def show(self, view: View) -> None:
         super().show(view)
         self.text += "\n" + self._lines

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from typing import ClassVar
 
 from rich.text import Text
 from textual.binding import Binding
@@ -21,8 +22,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from rich.console import RenderableType
     from textual.app import ComposeResult
 
+    from workbench.dev.dashboard._view import View
     from workbench.dev.records import TrafficEntry
 
 SHOWN = 200
@@ -65,11 +68,11 @@ def detail(entry, stable: bool = False) -> str:
     return "\n".join(lines)
 
 
-class TrafficDetail(ModalScreen):
+class TrafficDetail(ModalScreen[None]):
     """One request and its response, whole; escape or enter closes it."""
 
     BINDINGS = [Binding("escape,enter,q", "dismiss", "Close")]
-    DEFAULT_CSS = """
+    DEFAULT_CSS: ClassVar[str] = """
     TrafficDetail { align: center middle; }
     TrafficDetail > VerticalScroll { width: 90%; height: 90%; border: thick $primary;
                                      padding: 0 1; background: $surface; }
@@ -78,7 +81,7 @@ class TrafficDetail(ModalScreen):
     def __init__(self, entry, stable: bool = False):
         super().__init__()
         self.entry = entry
-        self.text = detail(entry, stable)
+        self.text: str = detail(entry, stable)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
@@ -100,7 +103,7 @@ class TrafficPane(Pane):
         table.display = False
         yield table
 
-    def show(self, view) -> None:
+    def show(self, view: View) -> None:
         title, body = self.render_view(view)
         self.query_one(".pane-title", Static).update(title)
         self.query_one(".pane-body", Static).update(body)
@@ -109,10 +112,11 @@ class TrafficPane(Pane):
         self.text = plain(title) + "\n" + plain(body) + "\n" + self._lines
         self.stale = False
 
-    def render_view(self, view):
+    def render_view(self, view: View) -> tuple[RenderableType, RenderableType]:
         entries = sorted(view.bench.traffic, key=lambda e: e.at)[-SHOWN:]
-        if view.node is not None and not view.is_group:
-            tool = view.node.tool_name
+        command = view.command
+        if command is not None:
+            tool = command.tool_name
             scope = f"tool {tool}"
             entries = [e for e in entries if e.tool == tool]
         else:
