@@ -406,8 +406,8 @@ os.kill(server.pid, signal.SIGSTOP)      # the fork server falls behind (a loade
 for _ in range(forks.SPARES):            # every spare is taken, answers and ends before it
     assert server.call(["ping", "--json"], tool="ping").exit == 0   # reads a "taken"
 os.kill(server.pid, signal.SIGCONT)
-deadline = time.monotonic() + 60
-while spares() < forks.SPARES and time.monotonic() < deadline:
+deadline = time.monotonic() + 60   # until exactly SPARES: a call that answered may still be
+while spares() != forks.SPARES and time.monotonic() < deadline:   # exiting (counted alive)
     time.sleep(0.05)
 print(spares())
 server.close()
