@@ -8,7 +8,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -151,15 +150,6 @@ async def wait_for_file(path, timeout=60.0) -> None:
     with anyio.fail_after(timeout):
         while not path.exists():
             await anyio.sleep(0.02)
-
-
-def wait_for(predicate, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return False
 
 
 def sample_files():

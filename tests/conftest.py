@@ -1,6 +1,8 @@
 """Shared helpers: run sample programs as real subprocesses with a clean environment; save a
-file as an editor does; the small program the workbench tests load. The `slow` marker names
-the tests the quick subset (`pytest -m "not slow"`, README) leaves out."""
+file as an editor does; the small program the workbench tests load; wait for a state (a poll
+with a generous bound that fails by name, never a fixed sleep) and read a process's state from
+/proc. The `slow` marker names the tests the quick subset (`pytest -m "not slow"`, README)
+leaves out."""
 
 import json
 import os
@@ -8,6 +10,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -55,7 +58,6 @@ def run_in_pty(argv, env, answers=None, timeout=30, columns=80):
     wrote)."""
     import pty
     import select
-    import time
     pid, fd = pty.fork()
     if pid == 0:
         import fcntl
@@ -115,6 +117,74 @@ def save(path, text: str) -> str:
     return str(path)
 
 
+def wait_until(predicate, what, timeout: float = 60.0, every: float = 0.02):
+    """Poll `predicate` until it returns something true, and return that; fail naming `what`
+    (a text, or a function returning one: what was seen) after `timeout` seconds (the bound
+    only stops a broken run from hanging the suite)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        assert time.monotonic() < deadline, _in_vain(what, timeout)
+        time.sleep(every)
+
+
+async def eventually(predicate, what, timeout: float = 60.0, every: float = 0.02):
+    """`wait_until` in an async test: the event loop runs while it polls."""
+    import anyio
+    deadline = anyio.current_time() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        assert anyio.current_time() < deadline, _in_vain(what, timeout)
+        await anyio.sleep(every)
+
+
+def _in_vain(what, timeout: float) -> str:
+    return f"waited {timeout:g} s for {what() if callable(what) else what}, in vain"
+
+
+def _proc_stat(pid: int) -> list:
+    """The fields of /proc/PID/stat after the command name; [] once the process is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
+            return handle.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return []
+
+
+def ended(pid: int) -> bool:
+    """Whether `pid` no longer runs: gone, or a zombie nobody has reaped yet (state Z or X).
+    A SIGKILL lands asynchronously: wait for this rather than sampling it once."""
+    return _proc_stat(pid)[:1] in ([], ["Z"], ["X"])
+
+
+def descendants(pid: int) -> list:
+    """The process ids below `pid`: its children, theirs, and so on (from /proc)."""
+    parents: dict = {}
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        stat = _proc_stat(int(entry))
+        if stat:
+            parents.setdefault(int(stat[1]), []).append(int(entry))
+    found, level = [], [pid]
+    while level:
+        level = [child for parent in level for child in parents.get(parent, [])]
+        found += level
+    return found
+
+
+def asleep(pid: int) -> bool:
+    """Whether `pid` sleeps on a timer (time.sleep: a poll loop between two looks), as the
+    kernel's /proc/PID/wchan tells; a process blocked reading a pipe or socket is not."""
+    try:
+        with open(f"/proc/{pid}/wchan", encoding="utf-8") as handle:
+            return "nanosleep" in handle.read()
+    except OSError:
+        return False
+
+
 def run_program(path, *args, env=None, input=None, timeout=60) -> Result:
     """Run `python PATH ARGS...` with stdin closed unless `input` is given."""
     completed = subprocess.run(
@@ -137,6 +207,24 @@ def notes(tmp_path):
         return run_program(SAMPLES / "notes.py", *args,
                            env=env or clean_env(NOTES_FILE=store), **kw)
     runner.store = store
+    return runner
+
+
+def keyed_runner(tmp_path, env: dict):
+    """tests/programs/keyed.py `act --log LOG ARGS...` under `env`: call it to run it, `.start(...)`
+    to start it in the background (a Popen); `.env`, `.log`, `.gate` (the file whose existence
+    lets the body finish) and `.runs()` (how many bodies started)."""
+    log = tmp_path / "runs.log"
+    argv = [sys.executable, str(PROGRAMS / "keyed.py"), "act", "--log", str(log)]
+
+    def runner(*args):
+        return run_program(PROGRAMS / "keyed.py", *argv[2:], *args, env=env)
+    runner.env, runner.log, runner.gate = env, log, tmp_path / "gate"
+    runner.runs = lambda: sum(line.startswith("start") for line in
+                              (log.read_text() if log.exists() else "").splitlines())
+    runner.start = lambda *args: subprocess.Popen(
+        argv + list(map(str, args)), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
     return runner
 
 

@@ -16,7 +16,9 @@ import pytest
 
 from _mcp_helpers import (authed, caller_env, full_env, http_server, stdio_params, text_of,
                           wait_for_file)
-from conftest import PROGRAMS, clean_env, run_program
+from conftest import PROGRAMS, clean_env, ended, eventually, run_program, wait_until
+
+pytestmark = pytest.mark.slow   # servers end to end: left out of the quick subset (README)
 
 HOSTILE = PROGRAMS / "hostile.py"
 
@@ -180,8 +182,7 @@ async def test_a_cancelled_call_ends_its_process_and_frees_its_place(transport, 
         pid = int(marker.read_text())
         with anyio.fail_after(60):   # the only place is free again once the call ended
             after = await client.call_tool("nap", {"seconds": 0})
-            while _alive(pid):
-                await anyio.sleep(0.05)
+        await eventually(lambda: ended(pid), f"the cancelled call's process {pid} to end")
         return after
 
     if transport == "stdio":
@@ -193,15 +194,6 @@ async def test_a_cancelled_call_ends_its_process_and_frees_its_place(transport, 
             async with Client(authed(url), mode="legacy", cache=None) as client:
                 after = await cancel_then_call(client)
     assert not after.is_error, text_of(after)
-
-
-def _alive(pid: int) -> bool:
-    """Whether pid runs (a zombie not yet reaped counts as ended)."""
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def test_a_call_dies_with_its_server_killed_outright(extra, tmp_path):
@@ -222,22 +214,16 @@ def test_a_call_dies_with_its_server_killed_outright(extra, tmp_path):
     try:
         process.stdin.write("".join(json.dumps(line) + "\n" for line in lines).encode())
         process.stdin.flush()
-        deadline = time.monotonic() + 60
-        while not marker.exists():
-            assert time.monotonic() < deadline, "the call never started"
-            time.sleep(0.02)
+        wait_until(marker.exists, "the call to start")
         pid = int(marker.read_text())
         os.killpg(process.pid, signal.SIGKILL)
         process.wait(30)
-        deadline = time.monotonic() + 30
-        while _alive(pid):
-            assert time.monotonic() < deadline, f"the call process {pid} outlived its server"
-            time.sleep(0.05)
+        wait_until(lambda: ended(pid), f"the call process {pid} to end with its server", 30)
     finally:
         if process.poll() is None:
             process.kill()
             process.wait()
-        if marker.exists() and _alive(int(marker.read_text())):
+        if marker.exists() and not ended(int(marker.read_text())):
             os.kill(int(marker.read_text()), signal.SIGKILL)
 
 
@@ -420,8 +406,8 @@ os.kill(server.pid, signal.SIGSTOP)      # the fork server falls behind (a loade
 for _ in range(forks.SPARES):            # every spare is taken, answers and ends before it
     assert server.call(["ping", "--json"], tool="ping").exit == 0   # reads a "taken"
 os.kill(server.pid, signal.SIGCONT)
-deadline = time.monotonic() + 60
-while spares() < forks.SPARES and time.monotonic() < deadline:
+deadline = time.monotonic() + 60   # until exactly SPARES: a call that answered may still be
+while spares() != forks.SPARES and time.monotonic() < deadline:   # exiting (counted alive)
     time.sleep(0.05)
 print(spares())
 server.close()

@@ -302,6 +302,7 @@ def test_burgee_diff_of_two_files_names_the_rename_as_text_and_as_data(tmp_path)
     assert doc["error"]["review"]["counts"]["breaking"] == 1
 
 
+@pytest.mark.slow
 def test_burgee_diff_reads_git_revisions_and_snapshot_folders(tmp_path):
     def git(*argv):
         subprocess.run(["git", *argv], cwd=tmp_path, check=True, capture_output=True,

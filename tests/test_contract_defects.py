@@ -159,6 +159,7 @@ def test_a_placeholder_is_refused_over_mcp_too():
     assert result.is_error and result.json["error"]["code"] == "input_placeholder"
 
 
+@pytest.mark.slow
 def test_values_that_only_look_alike_still_run(notes_env):
     for text in ["<b>bold</b>", "costs $5", "a <note>", "$", "your move"]:
         assert _notes("add", text, "--json", env=notes_env).exit == 0, text

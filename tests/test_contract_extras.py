@@ -264,6 +264,7 @@ def test_help_search_for_people(warehouse):
     assert result.exit == 0 and result.stdout.startswith("orders create")
 
 
+@pytest.mark.slow
 def test_the_options_the_framework_adds_come_in_one_order_in_every_process(tmp_path):
     """They were attached in a frozenset's order, which moves with PYTHONHASHSEED: help,
     schemas, cards and tools then differed from one process to the next (and headless

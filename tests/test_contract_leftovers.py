@@ -35,6 +35,7 @@ async def _calls(path, tmp_path, calls):
 
 # -- 1. a refusal after ctx.step: effects partial, with the steps ------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["--json", "ndjson"])
 def test_a_refusal_after_a_step_says_partial_with_the_steps_on_the_cli(fmt):
     def error(*argv):
@@ -60,6 +61,7 @@ def test_a_stream_believes_a_fail_that_says_it_changed_nothing():
     assert _cli(VOCAB, "drain", "--json").json["error"]["effects"] == "none"
 
 
+@pytest.mark.slow
 @pytest.mark.asyncio
 async def test_a_refusal_after_a_step_says_partial_with_the_steps_over_mcp(tmp_path):
     (moved_error, moved), (asked_error, asked) = await _calls(
@@ -135,6 +137,7 @@ def test_a_deprecation_not_yet_due_or_without_a_comparable_version_is_kept(versi
     assert _finishing(version, removed_in, on="option").version == version
 
 
+@pytest.mark.slow
 def test_a_due_removal_is_refused_on_the_command_line_too(tmp_path):
     program = (AGENTIC.read_text(encoding="utf-8")
                .replace('version="2.1.0"', 'version="3.0.0"'))
@@ -160,6 +163,7 @@ def _progressive(tmp_path):
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.asyncio
 async def test_search_tools_finds_and_describe_tool_describes_a_plan_twin(tmp_path):
     from mcp import Client
@@ -184,6 +188,7 @@ async def test_search_tools_finds_and_describe_tool_describes_a_plan_twin(tmp_pa
         assert json.loads(text_of(called))["data"]["plan"] == {"close": 1, "was_done": False}
 
 
+@pytest.mark.slow
 def test_help_search_finds_a_plan_twin_with_its_command_line_and_tool(tmp_path):
     path = _progressive(tmp_path)
     results = _cli(path, "help", "search", "plan marking a task done", "--json",
@@ -199,6 +204,7 @@ def test_help_search_finds_a_plan_twin_with_its_command_line_and_tool(tmp_path):
 
 # -- 5. a person's help lists the program's ambiguous words, as help --json does -------------
 
+@pytest.mark.slow
 def test_a_persons_help_lists_each_ambiguous_word_and_its_meanings(tmp_path):
     env = clean_env(NO_COLOR="1", TASKS_FILE=str(tmp_path / "tasks.json"))
     code, screen = run_in_pty([AGENTIC, "--help"], env, columns=100)
@@ -221,6 +227,7 @@ def test_a_persons_help_lists_each_ambiguous_word_and_its_meanings(tmp_path):
 
 # -- 6. the dashboard's Help pane shows what a person's terminal shows ----------------------
 
+@pytest.mark.slow
 async def test_the_dashboards_help_pane_shows_the_persons_help():
     from _dashboard_helpers import dashboard
 

@@ -130,6 +130,7 @@ def test_a_person_only_command_refuses_any_agent_and_runs_for_a_person():
     assert person.exit == 0 and person.json["data"]["promoted"] is True
 
 
+@pytest.mark.slow
 def test_person_only_commands_are_listed_before_an_agent_tries():
     doc = _cli(DEPLOY, "help", "--json", **AGENT).json
     assert doc["person_only"] == [{"command": "promote",
@@ -229,6 +230,7 @@ async def _calls(path, tmp_path, calls):
     return names, out
 
 
+@pytest.mark.slow
 @pytest.mark.asyncio
 async def test_over_mcp_person_only_is_hidden_and_refused_with_exit_13(tmp_path):
     names, [(error, doc)] = await _calls(DEPLOY, tmp_path, [("promote", {"build": "b1"})])
@@ -237,6 +239,7 @@ async def test_over_mcp_person_only_is_hidden_and_refused_with_exit_13(tmp_path)
     assert doc["how"].startswith("run `tool promote") and "an MCP caller" in doc["message"]
 
 
+@pytest.mark.slow
 @pytest.mark.asyncio
 async def test_over_mcp_why_field_and_next_as_a_tool_call(tmp_path):
     _, results = await _calls(DEPLOY, tmp_path, [
@@ -251,6 +254,7 @@ async def test_over_mcp_why_field_and_next_as_a_tool_call(tmp_path):
     assert unknown["error"]["field"] == "targt" and unknown["error"]["retryable"] is False
 
 
+@pytest.mark.slow
 @pytest.mark.asyncio
 async def test_over_mcp_exits_11_13_14_and_their_next_steps(tmp_path):
     _, results = await _calls(WAREHOUSE, tmp_path, [

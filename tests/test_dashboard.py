@@ -134,24 +134,28 @@ async def test_environments_agent_gets_next_and_terminal_with_yes_succeeds():
 
 
 async def test_a_long_run_shows_progress_and_can_be_cancelled(tmp_path):
-    file = tmp_path / "slow.py"
-    file.write_text(
-        "import time\nfrom workbench import Command, Program\n\n"
-        "def wait(ctx):\n    time.sleep(3)\n    return {}\n\n"
+    file, gate = tmp_path / "slow.py", tmp_path / "gate"
+    file.write_text(   # runs until the gate opens: only the cancel ends it, however slow
+        "import os, time\nfrom workbench import Command, Program\n\n"
+        f"def wait(ctx):\n    while not os.path.exists({str(gate)!r}):\n"
+        "        time.sleep(0.02)\n    return {}\n\n"
         'program = Program(name="slow", version="1", description="Slow", commands=[\n'
         '    Command(name="wait", description="Wait a while", effects="read_only", run=wait,\n'
         '            examples=["slow wait"])])\n')
     async with dashboard(file) as (app, pilot):
         app.select_command("wait")
         pane = app.pane("environments")
-        pane.timeout = 5
+        pane.timeout = 120
         worker = app.action_run_environments()
-        await until(pilot, lambda: pane.status.startswith("running"), what="the run to start")
-        assert "running" in str(app.query_one("#env-ci").content)
-        await pilot.press("x")
-        await until(pilot, lambda: pane.status.startswith("cancelled"), what="the cancel")
-        assert worker.is_cancelled
-        assert "cancelled" in str(app.query_one("#env-ci").content)
+        try:
+            await until(pilot, lambda: pane.status.startswith("running"), what="the run to start")
+            assert "running" in str(app.query_one("#env-ci").content)
+            await pilot.press("x")
+            await until(pilot, lambda: pane.status.startswith("cancelled"), what="the cancel")
+            assert worker.is_cancelled
+            assert "cancelled" in str(app.query_one("#env-ci").content)
+        finally:
+            gate.write_text("")   # the cancel leaves the runs' processes running: end them
 
 
 @pytest.mark.parametrize("sample", ["deploy.py", "notes.py", "warehouse.py"])

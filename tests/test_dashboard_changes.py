@@ -55,6 +55,7 @@ async def test_a_reload_lists_breaking_changes_first_since_the_load_and_the_snap
         assert "major bump 1.0.0 \u2192 2.0.0" in app.pane("problems").text
 
 
+@pytest.mark.slow
 async def test_without_a_snapshot_the_pane_says_how_to_write_one(tmp_path):
     file = copy_sample(tmp_path, "deploy.py")
     async with dashboard(file) as (app, pilot):

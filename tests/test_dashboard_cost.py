@@ -1,9 +1,11 @@
 """The Cost pane: paths side by side, and a reload changes its deltas (Textual's pilot)."""
 
+import pytest
 from _dashboard_helpers import copy_sample, dashboard, until
 from conftest import save
 
 
+@pytest.mark.slow
 async def test_key_0_shows_the_cost_pane_with_every_path(tmp_path):
     file = copy_sample(tmp_path, "deploy.py")
     async with dashboard(file) as (app, pilot):
@@ -16,6 +18,7 @@ async def test_key_0_shows_the_cost_pane_with_every_path(tmp_path):
         assert "cheapest typical session" in text
 
 
+@pytest.mark.slow
 async def test_a_reload_changes_the_cost_deltas(tmp_path):
     file = copy_sample(tmp_path, "deploy.py")
     async with dashboard(file, watch=True) as (app, pilot):

@@ -41,6 +41,7 @@ async def test_the_url_and_every_tab_are_on_screen(size):
         assert ("Envs" in lines[2]) == (width < app.NARROW)
 
 
+@pytest.mark.slow
 async def test_ctrl_c_quits():
     async with dashboard(SAMPLES / "deploy.py") as (app, pilot):
         await pilot.press("ctrl+c")
@@ -54,6 +55,7 @@ async def test_the_palette_lists_keys_once():
         assert titles.count("Keys") == 1 and titles.count("Quit") == 1
 
 
+@pytest.mark.slow
 async def test_a_filter_selects_the_command_its_word_starts_before_a_group():
     async with dashboard(SAMPLES / "notes.py") as (app, pilot):
         await pilot.press("slash", *"sta")
@@ -69,6 +71,7 @@ def test_plural_says_one_thing_and_many_things():
         "3 entries"
 
 
+@pytest.mark.slow
 async def test_the_header_counts_the_tokens_agents_read():
     async with dashboard(SAMPLES / "deploy.py") as (app, pilot):
         tokens = app.state.tokens
@@ -156,6 +159,7 @@ def test_housekeeping_that_ends_is_quiet_not_an_error():
     assert not call.housekeeping and outcome(call) == "boom"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sample", ["notes.py", "deploy.py"])
 async def test_the_environments_hint_at_the_root_is_the_programs_own_example(sample):
     async with dashboard(SAMPLES / sample) as (app, pilot):

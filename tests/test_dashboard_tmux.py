@@ -8,13 +8,12 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 import uuid
 
 import pytest
 
 from _dashboard_helpers import ROOT, copy_sample
-from conftest import save
+from conftest import save, wait_until
 
 URL = re.compile(r"MCP http://127\.0\.0\.1:\d+/mcp")
 
@@ -22,14 +21,9 @@ pytestmark = [pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is n
               pytest.mark.slow]
 
 
-def wait_for(check, limit: float = 30.0, what: str = "", show=lambda: ""):
-    deadline = time.monotonic() + limit
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"gave up waiting for {what}; the screen:\n{show()}")
+def wait_for(check, what: str, show):
+    """`wait_until`, 30 s at most, showing the screen `show()` if it fails."""
+    return wait_until(check, lambda: f"{what}; the screen:\n{show()}", 30, every=0.1)
 
 
 def _start(tmp_path, width, height):

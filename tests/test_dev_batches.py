@@ -6,7 +6,7 @@ import os
 
 import pytest
 from _dashboard_helpers import dashboard, until
-from conftest import save
+from conftest import ended, save, wait_until
 
 pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
 
@@ -107,7 +107,6 @@ def test_each_run_forks_from_the_loaded_program_in_a_restored_sandbox(tmp_path):
 def test_a_hanging_run_is_cut_off_with_its_children_and_the_worker_goes_on(tmp_path,
                                                                           monkeypatch):
     import subprocess
-    import time
 
     from workbench.dev.engine import Workbench
     from workbench.dev.processes import environ_for
@@ -127,21 +126,10 @@ def test_a_hanging_run_is_cut_off_with_its_children_and_the_worker_goes_on(tmp_p
         else:
             raise AssertionError("the hanging run was not cut off")
         child = int(pid_file.read_text())
-        deadline = time.monotonic() + 30
-        while not _ended(child):      # SIGKILL lands asynchronously: wait for it
-            assert time.monotonic() < deadline, f"the handler's child {child} still runs"
-            time.sleep(0.02)
+        wait_until(lambda: ended(child), f"the handler's child {child} to end", 30)
         done = pool.run({**request, "mode": "call", "argv": ["nap0", "--json"]}, 20)
         outcome = json.loads(done.stdout.splitlines()[-1])["burgee_outcome"]
         assert outcome["exit"] == 0 and outcome["envelope"]["data"] == {"slept": 0.5}, outcome
-
-
-def _ended(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
-    except OSError:
-        return True
 
 
 async def test_no_more_than_one_diff_batch_is_alive_after_many_saves(tmp_path):

@@ -3,9 +3,9 @@
 import json
 import os
 import textwrap
-import time
 
 import pytest
+from conftest import ended, wait_until
 
 from workbench.dev.engine import Workbench
 
@@ -62,6 +62,7 @@ def test_a_terminal_sees_the_prompt_and_an_agent_gets_exit_4_with_next(bench):
         assert "next: app deploy --yes" in results[name].stderr
 
 
+@pytest.mark.slow
 def test_each_agent_is_named_and_ci_has_stdin_closed(bench):
     names = ["agent:claude-code", "agent:cursor", "agent:codex", "agent:gemini", "ci", "piped"]
     results = bench.run_environments(["deploy", "--yes", "--json"], environments=names, timeout=20)
@@ -86,24 +87,9 @@ def test_a_hanging_handler_is_cut_off_with_its_children(bench, tmp_path, monkeyp
     [result] = bench.run_environments(["hang"], environments=["piped"], timeout=1.0)
     assert result.timed_out and result.exit is None and "stopped after 1 s" in result.error
     child = int(pid_file.read_text())
-    # SIGKILL is delivered asynchronously: wait until the child is gone (or a zombie awaiting
-    # its reaper) rather than sampling its state once right after the kill.
-    deadline = time.monotonic() + 30
-    while not _ended(child):
-        assert time.monotonic() < deadline, f"the handler's child {child} is still running"
-        time.sleep(0.02)
+    wait_until(lambda: ended(child), f"the handler's child {child} to end", 30)
     [after] = bench.run_environments(["deploy", "--yes"], environments=["piped"], timeout=20)
     assert after.exit == 0
-
-
-def _ended(pid: int) -> bool:
-    """True once `pid` no longer runs: gone, or a zombie (state Z) nobody has reaped yet."""
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            stat = handle.read()
-    except (FileNotFoundError, ProcessLookupError):
-        return True
-    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
 
 
 def test_arguments_become_argv_for_the_command(bench):
@@ -128,6 +114,7 @@ def test_runs_use_the_last_good_source_not_the_broken_file(bench, tmp_path):
         bench.reload()
 
 
+@pytest.mark.slow
 def test_the_mcp_environment_calls_the_tool_and_reports_the_envelope_exit(bench):
     results = bench.run_environments(["deploy"], environments=["mcp", "agent:claude-code"],
                                      timeout=20)

@@ -8,6 +8,8 @@ import sys
 import textwrap
 
 import pytest
+from conftest import PROGRAMS
+
 from workbench.dev.engine import Workbench
 from workbench.dev.headless import check_snapshots
 from workbench.runtime.envelope import exit_code
@@ -130,19 +132,7 @@ def test_diffs_show_equality_and_a_unified_diff(tmp_path):
 
 def test_an_example_whose_data_breaks_the_output_schema_is_an_error(tmp_path):
     file = tmp_path / "app.py"
-    file.write_text(textwrap.dedent('''
-        from workbench import Command, Program
-
-        def count(ctx):
-            return {"count": "three"}
-
-        program = Program(name="app", version="1.0.0", description="Counts", commands=[
-            Command(name="count", description="Count things", effects="read_only",
-                    output={"type": "object", "properties": {"count": {"type": "integer"}},
-                            "required": ["count"]},
-                    examples=["app count"], run=count),
-        ])
-    '''), encoding="utf-8")
+    file.write_text((PROGRAMS / "counts.py").read_text(encoding="utf-8"), encoding="utf-8")
     bench = Workbench(str(file), load_timeout=None)
     assert bench.reload().ok
     bench.run_diffs()

@@ -145,6 +145,7 @@ def edit_and_compare(tmp_path, edits):
         yield label, state, reference, differences(state, reference, scratch)
 
 
+@pytest.mark.slow
 def test_each_incremental_state_equals_one_built_from_nothing(tmp_path):
     for label, state, reference, found in edit_and_compare(tmp_path, EDITS):
         assert found == [], f"after {label}: {found}"
@@ -225,6 +226,7 @@ def _generated(groups: int, per_group: int) -> str:
     return "".join(lines)
 
 
+@pytest.mark.slow
 def test_a_one_description_edit_reruns_the_surface_functions_of_that_command_only(
         tmp_path, monkeypatch):
     from workbench.dev import problems

@@ -7,7 +7,7 @@ import sys
 import textwrap
 
 import pytest
-from conftest import hello_program, save
+from conftest import hello_program, save, wait_until
 
 from workbench.dev import loader
 from workbench.dev.processes import child_environ
@@ -54,6 +54,7 @@ def test_hanging_import_is_cut_off(tmp_path):
     assert loaded.error.code == "timeout" and "did not finish" in loaded.error.message
 
 
+@pytest.mark.slow
 def test_no_program_and_several_programs(tmp_path):
     none = loader.load(write(tmp_path / "none.py", "x = 1\n"), timeout=10)
     assert none.error.code == "no_program" and "Program(" in none.error.message
@@ -94,6 +95,7 @@ def test_a_failed_reload_keeps_the_last_good_program(tmp_path):
     assert [e.data.generation for e in events] == [1, 2, 3, 4, 5]
 
 
+@pytest.mark.slow
 def test_an_edited_sibling_is_never_read_from_stale_bytecode(tmp_path):
     helper = tmp_path / "helper.py"
     write(helper, 'WORD = "aaaa"\n')
@@ -178,7 +180,7 @@ def test_a_spare_started_under_another_environment_is_not_used(tmp_path, monkeyp
         assert warm_load(file, checker, timeout=10).ok
         check_pid, mark = _records(record)[2]
         assert mark == "changed" and check_pid != str(stale.pid)
-        assert stale.poll() is not None                  # the stale spare was killed
+        wait_until(lambda: stale.poll() is not None, "the stale spare to be killed", 30)
     finally:
         checker.close()
 
@@ -195,11 +197,7 @@ def test_a_spare_readies_a_heap_sized_to_the_source_and_still_checks(tmp_path):
         assert "--heap" in spare.args and int(spare.args[-1]) == 60_000_000
         status = f"/proc/{spare.pid}/status"
         if os.path.exists(status) and sys.platform.startswith("linux"):
-            import time
-            deadline = time.monotonic() + 30
-            while _rss_kb(status) < 50_000 and time.monotonic() < deadline:
-                time.sleep(0.05)
-            assert _rss_kb(status) >= 50_000     # ~57 MB faulted in and kept
+            wait_until(lambda: _rss_kb(status) >= 50_000, "~57 MB faulted in and kept", 30)
         loaded = loader.load(file, timeout=10, checker=checker)
         assert loaded.ok and loaded.program.name == "app"
         assert spare.wait(5) is not None         # it was the one used, then killed
@@ -218,7 +216,8 @@ def _compiling_ahead(tmp_path, file):
         checker.prepare(str(tmp_path), child_environ(), ahead=file)
         (spare, _cwd, _env), = checker._spare
         assert spare.args[-2:] == ["--ahead", file]
-        _wait_for_threads(spare, 2)          # the watch is added before its thread starts
+        wait_until(lambda: _threads(spare.pid) >= 2, "the spare's watch thread (the watch is "
+                   "added before it starts)", 30)
         yield checker
     finally:
         checker.close()
@@ -267,18 +266,11 @@ def test_a_syntax_error_saved_under_a_spare_compiling_ahead_is_reported_as_befor
     assert loaded.error.code == "syntax_error" and loaded.error.line == GOOD.count("\n") + 2
 
 
-def _wait_for_threads(proc, count: int) -> None:
-    """Until `proc` runs `count` threads (the spare's watch thread started), 30 s at most."""
-    import time
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if len(os.listdir(f"/proc/{proc.pid}/task")) >= count:
-                return
-        except OSError:
-            pass
-        time.sleep(0.02)
-    raise AssertionError(f"process {proc.pid} never ran {count} threads")
+def _threads(pid: int) -> int:
+    try:
+        return len(os.listdir(f"/proc/{pid}/task"))
+    except OSError:
+        return 0
 
 
 def _rss_kb(status: str) -> int:
@@ -343,6 +335,7 @@ def test_examples_refused_by_the_check_fail_the_load_that_already_ran_the_file(t
     assert state.program is not None and state.program.name == "app"   # the last good one
 
 
+@pytest.mark.slow
 def test_a_definition_refused_after_the_first_reply_reads_as_a_plain_run_reports_it(tmp_path):
     """The check process answers once the file ran, then checks the definition: a refusal
     found then must read exactly as a run checked as it goes reports it (its line, the

@@ -368,15 +368,23 @@ async def test_clients_told_of_a_save_list_before_the_surfaces_are_built(served,
     from workbench.dev import engine
     bench, url, file = served
     monkeypatch.setattr(engine, "AGENTS_FIRST_SECONDS", 60.0)
-    order = []
+    order, waiting = [], asyncio.Event()
     _record_state_builds(bench, monkeypatch, lambda: order.append("state"))
+    wait = bench.server.told_clients_listed
+
+    async def recorded(timeout):
+        waiting.set()
+        listed = await wait(timeout)
+        order.append(("listed", listed))
+        return listed
+    monkeypatch.setattr(bench.server, "told_clients_listed", recorded)
     async with _told_of_a_save(bench, url, file) as (client, queue):
-        await asyncio.sleep(0.3)           # told, not yet listed: the state waits
+        await asyncio.wait_for(waiting.wait(), 20)   # told, not yet listed: the state waits
         assert order == []
         names = await tool_names(client)
         state = await next_state(queue)      # built once the client listed
     assert "bye" in names and state.ok and state.program.tool("bye") is not None
-    assert order == ["state"]
+    assert order == [("listed", True), "state"]     # the listing ended the wait, not the 60 s
 
 
 @pytest.mark.slow
@@ -467,6 +475,7 @@ async def test_a_tool_list_over_the_page_size_comes_in_pages_a_client_follows(se
 
 
 
+@pytest.mark.slow
 async def test_a_save_that_changes_no_tool_sends_no_list_changed(served):
     """A reload whose tools/list is the same (a handler's body, a comment) tells nobody; the
     next save that adds a tool does: the client hears exactly one notification."""

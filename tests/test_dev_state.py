@@ -2,6 +2,8 @@
 
 import textwrap
 
+import pytest
+
 from workbench.dev import tokens
 from workbench.dev.engine import Workbench
 
@@ -110,6 +112,7 @@ def test_problems_name_a_severity_and_a_fix(tmp_path):
     assert state.problems_for("pr merge")
 
 
+@pytest.mark.slow
 def test_chunked_counting_is_exact():
     """Counting large texts chunk by chunk (for the cache) gives the same total as one encode."""
     import json

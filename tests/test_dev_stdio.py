@@ -3,30 +3,18 @@
 import asyncio
 import os
 import sys
-import textwrap
 
 import pytest
-from conftest import save
+from conftest import hello_program, save
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.slow]
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-APP = textwrap.dedent('''
-    from workbench import Command, Program
-
-    print("printed at import: must not reach the MCP wire")
-
-    def hello(ctx):
-        print("printed by a handler")
-        return {"hello": "world"}
-
-    program = Program(name="app", version="1.0.0", description="A test program", commands=[
-        Command(name="hello", description="Say hello", effects="read_only",
-                examples=["app hello"], run=hello),
-        EXTRA
-    ])
-''')
+# conftest's hello program, printing at import and in its handler (stdout is the wire)
+APP = hello_program("EXTRA").replace("\ndef hello(ctx):\n", (
+    '\nprint("printed at import: must not reach the MCP wire")\n\n'
+    'def hello(ctx):\n    print("printed by a handler")\n'))
 
 
 async def test_a_stdio_client_of_mcp_watch_hears_list_changed(tmp_path):

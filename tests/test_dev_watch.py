@@ -1,27 +1,17 @@
 """The watcher: atomic saves, sibling packages and pyproject.toml reload; other files do not."""
 
 import asyncio
-import textwrap
 
 import pytest
 from conftest import hello_program, save
 
 from workbench.dev.engine import Workbench
 
-pytestmark = pytest.mark.asyncio
+pytestmark = [pytest.mark.asyncio, pytest.mark.slow]   # a real watcher: left out of the quick subset
 
-APP = textwrap.dedent('''
-    from helpers.words import DESCRIPTION
-    from workbench import Command, Program
-
-    def hello(ctx):
-        return {"hello": "world"}
-
-    program = Program(name="app", version="1.0.0", description="A test program", commands=[
-        Command(name="hello", description=DESCRIPTION, effects="read_only",
-                examples=["app hello"], run=hello),
-    ])
-''')
+# conftest's hello program, its description imported from a sibling package
+APP = "from helpers.words import DESCRIPTION\n" + hello_program().replace('"Say hello"',
+                                                                       "DESCRIPTION")
 
 
 async def test_saves_of_the_file_its_packages_and_pyproject_reload(tmp_path):

@@ -426,6 +426,7 @@ def test_the_typed_form_runs_the_same(files, argv):
     assert (one.exit, one.stdout, one.stderr) == (other.exit, other.stdout, other.stderr)
 
 
+@pytest.mark.slow
 def test_a_real_process_and_a_real_mcp_client(files):
     from mcp import ClientSession
     from mcp.client.stdio import stdio_client

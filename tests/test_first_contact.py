@@ -5,15 +5,19 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import subprocess
 import sys
-import time
 
 import pytest
 
 from conftest import ROOT, SAMPLES, clean_env
 
 pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
+
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                         "clientInfo": {"name": "first-contact", "version": "1"}}}
 
 
 def _burgee(*args, stdin=subprocess.DEVNULL, timeout=60, cwd=None):
@@ -47,7 +51,10 @@ def test_mcp_watch_ends_when_its_input_closes(how, tmp_path):
         return
     process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, env=env)
-    time.sleep(0.5)   # not a measurement: the server may or may not have started reading
+    process.stdin.write(json.dumps(INITIALIZE).encode() + b"\n")
+    process.stdin.flush()
+    ready, _, _ = select.select([process.stdout], [], [], 120)   # reading its input: then close
+    assert ready and b'"result"' in process.stdout.readline(), "initialize was never answered"
     process.stdin.close()
     assert process.wait(timeout=120) == 0, process.stderr.read()
     process.stdout.close()

@@ -178,6 +178,7 @@ NON_OBJECTS = [[], [1, 2], ["--json"], "x", "", "{\"a\": 1}", 0, 3.5, True, Fals
                [{"tag": "x"}], "m" * 100_000]
 
 
+@pytest.mark.slow
 def test_arguments_that_are_not_an_object_are_refused_with_a_fix(tmp_path):
     """Raw JSON-RPC: the SDK's client will not send these. Every one is answered with an
     isError CallToolResult whose envelope has a fix; null arguments mean none."""

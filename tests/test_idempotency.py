@@ -9,14 +9,13 @@ import json
 import os
 import signal
 import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from conftest import PROGRAMS, SAMPLES, clean_env, run_program
+from conftest import (PROGRAMS, SAMPLES, asleep, clean_env, keyed_runner, run_program,
+                      wait_until)
 
 WAREHOUSE = SAMPLES / "warehouse.py"
 KEYED = PROGRAMS / "keyed.py"
@@ -30,14 +29,7 @@ def warehouse(tmp_path):
 
 @pytest.fixture
 def keyed(tmp_path):
-    env = clean_env(BURGEE_STATE_DIR=tmp_path / "state")
-    log = tmp_path / "runs.log"
-
-    def runner(*args):
-        return run_program(KEYED, "act", "--log", log, *args, env=env)
-    runner.env, runner.log, runner.gate = env, log, tmp_path / "gate"
-    runner.runs = lambda: sum(line.startswith("start") for line in _read(log).splitlines())
-    return runner
+    return keyed_runner(tmp_path, clean_env(BURGEE_STATE_DIR=tmp_path / "state"))
 
 
 class Result:
@@ -116,26 +108,12 @@ def test_a_dry_run_claims_nothing(warehouse, tmp_path):
 
 # --- a dead holder is taken over at once -----------------------------------------------------
 
-def _start(keyed, *args):
-    return subprocess.Popen([sys.executable, str(KEYED), "act", "--log", str(keyed.log), *args],
-                            env=keyed.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-
-
-def _wait_for(predicate, what, timeout=60.0):
-    """Wait for a state (the bound only stops a broken run from hanging the suite)."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"never saw: {what}"
-        time.sleep(0.01)
-
-
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
 def test_a_killed_holder_is_taken_over_by_the_next_call(keyed, sig):
     """Was: a holder killed mid-call left the key pending for 24 h (every retry exit 6)."""
     argv = ["--gate", keyed.gate, "--idempotency-key", "K", "--json"]
-    holder = _start(keyed, *argv)
-    _wait_for(lambda: keyed.runs() == 1, "the holder inside its body")
+    holder = keyed.start(*argv)
+    wait_until(lambda: keyed.runs() == 1, "the holder inside its body")
     holder.send_signal(sig)   # not reaped yet: a zombie counts as dead too
     keyed.gate.write_text("")
     retry = keyed(*argv)
@@ -147,8 +125,8 @@ def test_a_killed_holder_is_taken_over_by_the_next_call(keyed, sig):
 def test_a_reused_pid_does_not_keep_the_claim(keyed):
     """A pending claim whose pid now belongs to another process (another start time) is dead."""
     argv = ["--gate", keyed.gate, "--idempotency-key", "R", "--json"]
-    holder = _start(keyed, *argv)
-    _wait_for(lambda: keyed.runs() == 1, "the holder inside its body")
+    holder = keyed.start(*argv)
+    wait_until(lambda: keyed.runs() == 1, "the holder inside its body")
     holder.kill()
     holder.communicate(timeout=60)
     keyed.gate.write_text("")
@@ -162,10 +140,10 @@ def test_a_reused_pid_does_not_keep_the_claim(keyed):
 def test_a_live_holder_is_still_waited_for(keyed):
     """A pending claim whose holder lives is not taken over: the second call waits, replays."""
     argv = ["--gate", keyed.gate, "--idempotency-key", "L", "--json"]
-    holder = _start(keyed, *argv)
-    _wait_for(lambda: keyed.runs() == 1, "the holder inside its body")
-    second = _start(keyed, *argv)
-    time.sleep(0.5)   # let it find the claim pending (if it came later, it replays all the same)
+    holder = keyed.start(*argv)
+    wait_until(lambda: keyed.runs() == 1, "the holder inside its body")
+    second = keyed.start(*argv)
+    wait_until(lambda: asleep(second.pid), "the second call polling the pending claim")
     keyed.gate.write_text("")
     first, _ = holder.communicate(timeout=60)
     second = Result(second.communicate(timeout=60), second.returncode)
@@ -173,13 +151,14 @@ def test_a_live_holder_is_still_waited_for(keyed):
     assert json.loads(first)["data"] == second.json["data"] and keyed.runs() == 1
 
 
+@pytest.mark.slow
 def test_eight_racers_with_the_holder_killed_half_way(keyed):
     """8 processes on one key; the one that runs the body is SIGKILLed half-way. The key is
     taken over by one waiting racer, which runs the body; the other six replay its result.
     The body runs exactly twice (killed once, completed once), no racer exits 6."""
     argv = ["--gate", keyed.gate, "--idempotency-key", "race", "--json"]
-    racers = [_start(keyed, *argv) for _ in range(8)]
-    _wait_for(lambda: keyed.runs() == 1, "one racer inside the body")
+    racers = [keyed.start(*argv) for _ in range(8)]
+    wait_until(lambda: keyed.runs() == 1, "one racer inside the body")
     pid = int(_read(keyed.log).split()[1])
     holder = next(p for p in racers if p.pid == pid)
     holder.kill()
@@ -200,6 +179,7 @@ def test_eight_racers_with_the_holder_killed_half_way(keyed):
 
 # --- canonical digest ------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_the_same_input_in_another_flag_order_replays(warehouse):
     """Was: `--sku X --quantity 1` then `--quantity 1 --sku X` was `idempotency_conflict`."""
     first = warehouse("orders", "create", "--sku", "SKU-0002", "--quantity", "1",
@@ -217,6 +197,7 @@ def test_the_same_input_in_another_flag_order_replays(warehouse):
     assert other.exit == 5 and other.json["error"]["code"] == "idempotency_conflict"
 
 
+@pytest.mark.slow
 @pytest.mark.asyncio
 async def test_mcp_arguments_in_another_order_replay(tmp_path):
     """Was: the same MCP arguments with the JSON keys in another order were a conflict."""

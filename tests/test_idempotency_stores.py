@@ -15,7 +15,8 @@ import uuid
 
 import pytest
 
-from conftest import PROGRAMS, ROOT, clean_env, run_program
+from conftest import (PROGRAMS, ROOT, asleep, clean_env, descendants, eventually, keyed_runner,
+                      run_program, wait_until)
 from workbench.declaration.model import Fail
 from workbench.runtime import _idempotency, _keys
 
@@ -49,29 +50,12 @@ def _keys_pg_forget(url):
 
 @pytest.fixture
 def keyed(store_env, tmp_path):
-    env = clean_env(**{k: v for k, v in store_env.items() if k != "kind"})
-    log = tmp_path / "runs.log"
-
-    def runner(*args):
-        return run_program(KEYED, "act", "--log", log, *args, env=env)
-    runner.env, runner.log, runner.gate = env, log, tmp_path / "gate"
-    runner.runs = lambda: sum(line.startswith("start") for line in _read(log).splitlines())
-    runner.start = lambda *args: subprocess.Popen(
-        [sys.executable, str(KEYED), "act", "--log", str(log), *map(str, args)], env=env,
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    return runner
+    return keyed_runner(tmp_path, clean_env(**{k: v for k, v in store_env.items()
+                                                if k != "kind"}))
 
 
 def _read(path) -> str:
     return path.read_text() if path.exists() else ""
-
-
-def _wait_for(predicate, what, timeout=60.0):
-    """Wait for a state (the bound only stops a broken run from hanging the suite)."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"never saw: {what}"
-        time.sleep(0.02)
 
 
 # --- through the command line ----------------------------------------------------------------
@@ -102,7 +86,7 @@ def test_a_failure_releases_the_key(keyed):
 def test_a_killed_holder_is_taken_over_at_once(keyed):
     argv = ["--gate", keyed.gate, "--idempotency-key", "D", "--json"]
     holder = keyed.start(*argv)
-    _wait_for(lambda: keyed.runs() == 1, "the holder inside its body")
+    wait_until(lambda: keyed.runs() == 1, "the holder inside its body")
     holder.kill()
     holder.communicate(timeout=60)
     keyed.gate.write_text("")
@@ -116,7 +100,7 @@ def test_n_processes_one_key_run_the_body_once(keyed):
     answer with the same data, 7 of them replayed."""
     argv = ["--gate", keyed.gate, "--idempotency-key", "race", "--json"]
     racers = [keyed.start(*argv) for _ in range(8)]
-    _wait_for(lambda: keyed.runs() == 1, "one racer inside the body")
+    wait_until(lambda: keyed.runs() == 1, "one racer inside the body")
     keyed.gate.write_text("")
     outputs = [p.communicate(timeout=120) for p in racers]
     assert [p.returncode for p in racers] == [0] * 8, outputs
@@ -149,7 +133,7 @@ def test_a_holder_on_another_host_is_taken_over_only_after_its_lease(store_env):
     assert _attempt(store_env, "H", ELSEWHERE, lease=3.0)[0] is True
     taken, row = _attempt(store_env, "H", me)
     assert taken is False and row[1] == "pending" and row[3] == "another-host"
-    _wait_for(lambda: _attempt(store_env, "H", me)[0], "the lease running out")
+    wait_until(lambda: _attempt(store_env, "H", me)[0], "the lease running out")
 
 
 def test_a_live_holder_renews_its_lease(store_env):
@@ -173,7 +157,7 @@ def test_a_kept_result_expires(store_env):
     store.close()
     taken, row = _attempt(store_env, "E", _keys.holder())
     assert taken is False and row[1] == "done" and json.loads(row[2]) == {"ok": True}
-    _wait_for(lambda: _attempt(store_env, "E", _keys.holder())[0], "the result expiring")
+    wait_until(lambda: _attempt(store_env, "E", _keys.holder())[0], "the result expiring")
 
 
 def test_a_holder_that_finishes_and_ends_while_its_row_is_read_is_not_taken_over(
@@ -275,7 +259,7 @@ async def test_a_call_waiting_for_a_key_does_not_stall_the_server(keyed, tmp_pat
     from _mcp_helpers import stdio_params
     argv = ["--gate", keyed.gate, "--idempotency-key", "W", "--json"]
     holder = keyed.start(*argv)
-    _wait_for(lambda: keyed.runs() == 1, "the holder inside its body")
+    wait_until(lambda: keyed.runs() == 1, "the holder inside its body")
     extra = {k: keyed.env[k] for k in ("BURGEE_STATE_DIR", "BURGEE_IDEMPOTENCY_URL")
              if k in keyed.env} | {"PYTHONPATH": str(KEYED.parent.parent.parent)}
     arguments = {"log": str(keyed.log), "gate": str(keyed.gate), "idempotency_key": "W"}
@@ -283,13 +267,20 @@ async def test_a_call_waiting_for_a_key_does_not_stall_the_server(keyed, tmp_pat
         waiting = []
         async with anyio.create_task_group() as group:
             group.start_soon(lambda: _append(waiting, client.call_tool("act", arguments)))
-            await anyio.sleep(0.5)   # let the call find the key pending (else it replays later)
+            await eventually(lambda: _asleep_below(os.getpid(), but=holder.pid),
+                             "the call polling the pending key")
             who = await client.call_tool("who", {})
             assert not who.is_error and "done" not in _read(keyed.log)   # answered meanwhile
             keyed.gate.write_text("")
     first, _ = holder.communicate(timeout=60)
     doc = json.loads(waiting[0].content[0].text)
     assert doc["meta"]["replayed"] is True and doc["data"] == json.loads(first)["data"]
+
+
+def _asleep_below(pid, but):
+    """Whether a process below `pid` (not `but`) sleeps on a timer: of a stdio server's
+    processes, only a call polling a pending key does (the server waits in epoll)."""
+    return any(asleep(child) for child in descendants(pid) if child != but)
 
 
 async def _append(into, awaitable):

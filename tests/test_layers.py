@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import ROOT, clean_env
 
 LINT_IMPORTS = str(Path(sys.executable).parent / "lint-imports")
@@ -22,12 +23,14 @@ def lint_imports(cwd: Path) -> subprocess.CompletedProcess:
                           text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_every_import_points_down_the_layers():
     result = lint_imports(ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "4 kept, 0 broken" in result.stdout
 
 
+@pytest.mark.slow
 def test_the_layers_contract_refuses_an_upward_import(tmp_path):
     """A copy of the package where the exit-code table (bottom layer) imports the CLI (top)."""
     shutil.copytree(ROOT / "workbench", tmp_path / "workbench",
@@ -41,6 +44,7 @@ def test_the_layers_contract_refuses_an_upward_import(tmp_path):
     assert "workbench.declaration.exits -> workbench.cli" in result.stdout
 
 
+@pytest.mark.slow
 def test_the_workbench_contract_refuses_an_import_back_up(tmp_path):
     """A copy where the records (the bottom of `workbench.dev`) import the engine."""
     shutil.copytree(ROOT / "workbench", tmp_path / "workbench",

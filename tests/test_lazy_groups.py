@@ -110,6 +110,7 @@ def _warm(folder, env) -> None:
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.slow
 def test_a_call_loads_only_its_group_and_root_help_none(app):
     folder, env = app
     _warm(folder, env)

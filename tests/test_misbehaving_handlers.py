@@ -7,12 +7,11 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
 from _mcp_helpers import TOKEN, authed, caller_env, full_env
-from conftest import PROGRAMS, clean_env, run_program
+from conftest import PROGRAMS, clean_env, run_program, wait_until
 
 UNRULY = PROGRAMS / "unruly.py"
 
@@ -105,9 +104,7 @@ def test_an_interrupted_stream_ends_with_an_end_line_carrying_130(tmp_path):
     process = subprocess.Popen([sys.executable, str(UNRULY), "slow", "--format", "ndjson"],
                                env=clean_env(UNRULY_MARKER=str(marker)), stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
-    deadline = time.monotonic() + 60
-    while not marker.exists() and time.monotonic() < deadline:
-        time.sleep(0.02)
+    wait_until(marker.exists, "the stream to start")
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)
     last = json.loads(out.splitlines()[-1])["@end"]
@@ -266,6 +263,7 @@ def _check_session(out):
     assert not out["after"].is_error   # still serving after all of the above
 
 
+@pytest.mark.slow
 def test_the_stdio_wire_carries_only_json_rpc_to_the_end(tmp_path):
     """Was: what a handler left in the sys.stdout buffer was flushed onto the wire when the
     server shut down, and the client logged "Failed to parse JSONRPC message". The whole
@@ -292,6 +290,7 @@ def test_the_stdio_wire_carries_only_json_rpc_to_the_end(tmp_path):
     assert b"tok-9f8e7d" not in done.stdout + done.stderr
 
 
+@pytest.mark.slow
 async def test_a_stdio_session_survives_every_misbehaving_handler(tmp_path):
     from mcp import Client, StdioServerParameters
     logged = []

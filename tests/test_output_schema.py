@@ -7,9 +7,9 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 
 import pytest
+from conftest import PROGRAMS
 
 from workbench.runtime.envelope import from_output_problem, stamp
 from workbench.surfaces.output import (output_problem, projected_in,
@@ -17,28 +17,6 @@ from workbench.surfaces.output import (output_problem, projected_in,
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-APP = textwrap.dedent('''
-    from workbench import Command, Program, run
-
-    def count(ctx):
-        return {"count": "three"}
-
-    def fine(ctx):
-        return {"count": 3}
-
-    SCHEMA = {"type": "object", "properties": {"count": {"type": "integer"}},
-              "required": ["count"]}
-
-    program = Program(name="app", version="1.0.0", description="Counts", commands=[
-        Command(name="count", description="Count things", effects="read_only",
-                output=SCHEMA, examples=["app count"], run=count),
-        Command(name="fine", description="Count correctly", effects="read_only",
-                output=SCHEMA, examples=["app fine"], run=fine),
-    ])
-
-    if __name__ == "__main__":
-        run(program)
-''')
 MESSAGE = "'count' returned data its output schema refuses: at /count: expected type integer, " \
           "got \"three\""
 
@@ -46,7 +24,7 @@ MESSAGE = "'count' returned data its output schema refuses: at /count: expected 
 @pytest.fixture
 def app(tmp_path):
     file = tmp_path / "app.py"
-    file.write_text(APP, encoding="utf-8")
+    file.write_text((PROGRAMS / "counts.py").read_text(encoding="utf-8"), encoding="utf-8")
     return file
 
 
@@ -86,6 +64,7 @@ def test_output_problem_names_the_field_and_what_was_expected():
     assert validation_asked({"BURGEE_VALIDATE": "1"}) and not validation_asked({})
 
 
+@pytest.mark.slow
 async def test_an_mcp_client_gets_an_is_error_result_not_an_sdk_exception(app, tmp_path):
     from mcp import Client, StdioServerParameters
     params = StdioServerParameters(command=sys.executable, args=[str(app), "mcp"],
@@ -117,6 +96,7 @@ def test_headless_reports_the_same_error_as_its_problem_list(app, tmp_path):
     assert [d["status"] for d in statuses] == ["invalid_output", "equal"]
 
 
+@pytest.mark.slow
 async def test_the_dashboard_problems_pane_shows_that_error(app):
     from _dashboard_helpers import dashboard, until
     async with dashboard(app, auto_diffs=True) as (app_, pilot):

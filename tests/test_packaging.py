@@ -17,6 +17,7 @@ from conftest import ROOT, clean_env
 pytest.importorskip("build", reason="the test extra installs `build`")
 
 
+@pytest.mark.slow
 def test_python_m_build_makes_a_wheel_and_sdist_without_warnings(tmp_path):
     tree = tmp_path / "tree"
     # a copy without the venv, caches and earlier build output, as a fresh clone is

@@ -64,6 +64,7 @@ def test_the_readme_program_prints_the_same(tmp_path):
         assert (done.stdout + done.stderr, done.returncode) == (expected, exit), command
 
 
+@pytest.mark.slow
 def test_the_getting_started_program_passes_its_own_test(tmp_path):
     """docs/getting-started.md: `todo.py` and `test_todo.py` as written, run with pytest."""
     guide = (ROOT / "docs" / "getting-started.md").read_text(encoding="utf-8")

@@ -42,6 +42,7 @@ def test_a_secret_that_is_digits_never_reaches_into_a_number_on_the_cli():
     assert lines[1]["quantity"] == 5000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 async def test_a_secret_that_is_digits_never_reaches_into_a_number_over_mcp(transport,
                                                                             tmp_path):
@@ -102,6 +103,7 @@ def test_what_a_handler_prints_escaped_is_masked_on_the_cli():
         assert form not in result.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 async def test_what_a_handler_prints_escaped_is_masked_over_mcp(transport, tmp_path):
     text = await _mcp(transport, tmp_path, "escaped", {"token": ODD})
@@ -122,6 +124,7 @@ def test_a_secret_cut_by_the_capture_window_is_masked_whole_on_the_cli():
     assert output["truncated"]["stdout"] == 1001
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 async def test_a_secret_cut_by_the_capture_window_is_masked_whole_over_mcp(transport,
                                                                            tmp_path):

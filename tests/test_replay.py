@@ -15,6 +15,7 @@ import time
 import pytest
 
 from _mcp_helpers import TOKEN, authed
+from conftest import wait_until
 
 pytestmark = pytest.mark.slow   # end to end: left out of the quick subset (README)
 
@@ -85,10 +86,8 @@ async def test_recorded_calls_replay_a_handler_change_and_clean_after_restore(tm
             await client.call_tool("status", {"target": "db"})
             await client.call_tool("restart", {"target": "web"})
             await client.call_tool("login", {"user": "ada", "password": "hunter2"})
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and (not os.path.exists(path) or len(
-                open(path, encoding="utf-8").read().splitlines()) < 3):
-            time.sleep(0.1)
+        wait_until(lambda: os.path.exists(path) and len(
+            open(path, encoding="utf-8").read().splitlines()) >= 3, "the 3 calls recorded", 20)
     finally:
         process.send_signal(signal.SIGINT)
         process.communicate(timeout=30)

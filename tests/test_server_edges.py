@@ -98,6 +98,7 @@ def test_an_empty_or_malformed_replay_file_is_bad_input(tmp_path, text, says):
     assert says in doc["error"]["message"]
 
 
+@pytest.mark.slow
 def test_a_malformed_snapshot_file_is_bad_input(tmp_path):
     """Was: a snapshot that is not JSON passed (exit 0) or read as a breaking change."""
     app = tmp_path / "app.py"

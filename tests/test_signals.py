@@ -14,8 +14,10 @@ import threading
 import anyio
 import pytest
 
-from _mcp_helpers import authed, caller_env, full_env, http_server, text_of, wait_for, wait_for_file
-from conftest import PROGRAMS, clean_env
+from _mcp_helpers import authed, caller_env, full_env, http_server, text_of, wait_for_file
+from conftest import PROGRAMS, clean_env, wait_until
+
+pytestmark = pytest.mark.slow   # servers end to end: left out of the quick subset (README)
 
 HOSTILE = PROGRAMS / "hostile.py"
 
@@ -30,7 +32,7 @@ def _stopped(args, tmp_path, *, count=None):
                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     try:
-        assert wait_for(marker.exists, 30)
+        wait_until(marker.exists, "the handler to hold", 30)
         process.send_signal(signal.SIGTERM)
         out, err = process.communicate(timeout=30)
     finally:
@@ -86,7 +88,8 @@ def test_sigterm_ends_burgee_dev_and_removes_its_temporary_files(tmp_path):
         for line in process.stderr:
             if "serving MCP at" in line:
                 break
-        assert wait_for(lambda: any(temp.glob("burgee-dev-*")), 30), list(temp.iterdir())
+        wait_until(lambda: any(temp.glob("burgee-dev-*")),
+                   lambda: f"burgee dev's folder in {list(temp.iterdir())}", 30)
         process.send_signal(signal.SIGTERM)
         process.wait(30)
     finally:
@@ -154,9 +157,11 @@ def test_a_stdio_server_on_sigterm_answers_calls_in_flight_and_exits(tmp_path):
     try:
         process.stdin.write(_lines(_call(1, "hold"), _call(2, "nap", {"seconds": 0.8})))
         process.stdin.flush()
-        assert wait_for(lambda: marker.exists() and any(tmp_path.glob("holding.*")), 30)
+        wait_until(lambda: marker.exists() and any(tmp_path.glob("holding.*")),
+                   "both calls to run", 30)
         process.send_signal(signal.SIGTERM)   # both calls run: `hold` and `nap` (its marker)
-        assert wait_for(refused_after_the_signal, 30), answers   # refused: it is stopping
+        wait_until(refused_after_the_signal,   # refused: it is stopping
+                   lambda: f"a call refused after the signal; answers: {answers}", 30)
         process.stdin.close()
         process.wait(timeout=30)   # was: killed at once, no answer
         reader.join(30)

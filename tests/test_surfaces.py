@@ -376,6 +376,7 @@ def test_program_budget_overrides_the_default():
     assert doc["budget"] == 1500 and doc["detail"] != "full" and _size(doc) <= 1500
 
 
+@pytest.mark.slow
 def test_sample_program_schemas_validate():
     for name in ("deploy", "notes"):
         p = sample(name)

@@ -291,6 +291,7 @@ def test_call_gives_structured_content_for_an_output_schema(notes):
     assert result.result["structuredContent"] == result.json["data"]
 
 
+@pytest.mark.slow
 async def test_call_equals_the_real_stdio_servers_result_bytes(tmp_path):
     """The same calls through `python deploy.py mcp` and the SDK's client, and in-process."""
     from mcp import Client
