@@ -37,13 +37,13 @@ async def dashboard(file, *, serve=False, watch=False, auto_diffs=False, stable=
                 await app.shutdown()
 
 
-async def until(pilot, predicate, limit: float = 20.0, what: str = "") -> None:
+async def until(pilot, predicate, limit: float = 20.0, what="") -> None:
     """Pause the pilot until `predicate()` holds (a wait, not a timing assertion)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + limit
     while not predicate():
         if loop.time() > deadline:
-            raise AssertionError(f"gave up waiting for {what or predicate}")
+            raise AssertionError(f"gave up waiting for {(what() if callable(what) else what) or predicate}")
         await pilot.pause(0.05)
 
 

@@ -7,7 +7,7 @@ import pytest
 from _mcp_helpers import authed
 from _dashboard_helpers import (SAMPLE_NAMES, SAMPLES, copy_sample, dashboard,
                                 generated_program, until)
-from conftest import save
+from conftest import ended, save
 
 from workbench.dev.dashboard.panes import PANES
 
@@ -134,10 +134,12 @@ async def test_environments_agent_gets_next_and_terminal_with_yes_succeeds():
 
 
 async def test_a_long_run_shows_progress_and_can_be_cancelled(tmp_path):
-    file, gate = tmp_path / "slow.py", tmp_path / "gate"
+    file, gate, pids = tmp_path / "slow.py", tmp_path / "gate", tmp_path / "pids"
+    pids.mkdir()
     file.write_text(   # runs until the gate opens: only the cancel ends it, however slow
         "import os, time\nfrom workbench import Command, Program\n\n"
-        f"def wait(ctx):\n    while not os.path.exists({str(gate)!r}):\n"
+        f"def wait(ctx):\n    open(os.path.join({str(pids)!r}, str(os.getpid())), 'w').close()\n"
+        f"    while not os.path.exists({str(gate)!r}):\n"
         "        time.sleep(0.02)\n    return {}\n\n"
         'program = Program(name="slow", version="1", description="Slow", commands=[\n'
         '    Command(name="wait", description="Wait a while", effects="read_only", run=wait,\n'
@@ -150,12 +152,20 @@ async def test_a_long_run_shows_progress_and_can_be_cancelled(tmp_path):
         try:
             await until(pilot, lambda: pane.status.startswith("running"), what="the run to start")
             assert "running" in str(app.query_one("#env-ci").content)
+            await until(pilot, lambda: any(pids.iterdir()), limit=120,
+                        what="a handler running")
             await pilot.press("x")
             await until(pilot, lambda: pane.status.startswith("cancelled"), what="the cancel")
             assert worker.is_cancelled
             assert "cancelled" in str(app.query_one("#env-ci").content)
+            # the cancel ends the runs' processes, not only the pane's wait for them (the gate
+            # is still closed: only a kill ends these handlers)
+            def running():
+                return [int(p.name) for p in pids.iterdir() if not ended(int(p.name))]
+            await until(pilot, lambda: not running(), limit=30,
+                        what=lambda: f"the handlers killed; running: {running()}")
         finally:
-            gate.write_text("")   # the cancel leaves the runs' processes running: end them
+            gate.write_text("")   # a failed cancel would leave the handlers running: end them
 
 
 @pytest.mark.parametrize("sample", ["deploy.py", "notes.py", "warehouse.py"])

@@ -433,6 +433,10 @@ class Workbench:
             raise
         return self._commit_diffs(diffs)
 
+    def cancel_runs(self) -> int:
+        """Kill the processes of the environment runs in progress; how many were running."""
+        return _environments.cancel_all()
+
     def cancel_diffs(self) -> bool:
         """Cancel the running diff batch (its processes killed); whether one was running."""
         with self._batch_lock:

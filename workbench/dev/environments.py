@@ -35,6 +35,7 @@ import signal
 import struct
 import subprocess
 import termios
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -59,10 +60,29 @@ def run_one(served: Served | None, server: DevServer, environment: str,
             argv: Sequence[str] | None, *, arguments: dict[str, Any] | None = None,
             command: str | None = None, stdin: str | None = None,
             timeout: float = DEFAULT_TIMEOUT) -> RunResult:
-    """One input under one environment, in a sandbox of its own."""
+    """One input under one environment, in a sandbox of its own (`cancel_all` kills it)."""
     with Sandbox() as box:
-        return _run_one(served, server, environment, argv, box, arguments=arguments,
-                        command=command, stdin=stdin, timeout=timeout)
+        with _LIVE_LOCK:
+            _LIVE.add(box)
+        try:
+            return _run_one(served, server, environment, argv, box, arguments=arguments,
+                            command=command, stdin=stdin, timeout=timeout)
+        finally:
+            with _LIVE_LOCK:
+                _LIVE.discard(box)
+
+
+_LIVE: set[Sandbox] = set()
+"""The sandboxes of the environment runs in progress in this process."""
+_LIVE_LOCK = threading.Lock()
+
+
+def cancel_all() -> int:
+    """Kill the processes of every environment run in progress (each run then ends at once,
+    its result discarded by whoever cancelled it); how many process groups were running."""
+    with _LIVE_LOCK:
+        boxes = list(_LIVE)
+    return sum(box.kill() for box in boxes)
 
 
 def _run_one(served: Served | None, server: DevServer, environment: str,
@@ -89,7 +109,7 @@ def _run_one(served: Served | None, server: DevServer, environment: str,
         done = run_limited(worker_command(served, argv, close_stdin=close_stdin),
                            input=None if close_stdin else (stdin or ""),
                            stdin=subprocess.DEVNULL if close_stdin else None,
-                           timeout=timeout, env=env, cwd=served.target.folder)
+                           timeout=timeout, env=env, cwd=served.target.folder, tracker=box)
     except subprocess.TimeoutExpired as exc:
         return RunResult(environment, argv, None, _text(exc.stdout), _text(exc.stderr),
                          time.perf_counter() - started, timed_out=True,
@@ -125,6 +145,7 @@ def _run_pty(served: Served, argv: tuple[str, ...], stdin: str | None, timeout: 
                             stderr=subprocess.PIPE, env=box.environ(environ_for("terminal")),
                             cwd=served.target.folder, start_new_session=True,
                             close_fds=True)
+    box.started(proc.pid)
     assert proc.stderr is not None
     os.close(slave)
     if stdin:
@@ -177,6 +198,7 @@ def _run_pty(served: Served, argv: tuple[str, ...], stdin: str | None, timeout: 
         code = proc.wait(timeout=5)
     except subprocess.TimeoutExpired:
         code = None
+    box.ended(proc.pid)
     os.close(master)
     proc.stderr.close()
     text = out.decode("utf-8", "replace").replace("\r\n", "\n")

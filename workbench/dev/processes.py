@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from workbench.dev.records import Served
 from workbench.runtime.context import AGENT_MARKERS, mcp_call_environ
@@ -150,29 +150,57 @@ def _communicate(proc: subprocess.Popen[str], input: str | None,
         return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
+class Tracker(Protocol):
+    """Hears of each process group a run starts and ends (a sandbox, which can kill them)."""
+
+    def started(self, group: int) -> None: ...
+
+    def ended(self, group: int) -> None: ...
+
+
 def run_limited(args: Sequence[str], *, input: str | None = None, timeout: float,
                 stdin: int | None = None, on_line: Callable[[str], None] | None = None,
+                tracker: Tracker | None = None,
                 **kwargs: Any) -> subprocess.CompletedProcess[str]:
     """`subprocess.run(..., capture_output=True, text=True)` in its own session; on timeout
     the whole process group is killed (a handler's children too) and TimeoutExpired raised.
-    `on_line(line)` hears each stdout line as it arrives (the output is still returned)."""
+    `on_line(line)` hears each stdout line as it arrives (the output is still returned);
+    `tracker` hears of the process group while it runs (so a cancel can kill it)."""
     kwargs.setdefault("start_new_session", True)
     if on_line is not None:
-        return _run_streaming(args, input=input, timeout=timeout, on_line=on_line, **kwargs)
+        return _run_streaming(args, input=input, timeout=timeout, on_line=on_line,
+                              tracker=tracker, **kwargs)
     if input is not None:
         stdin = subprocess.PIPE
     proc = subprocess.Popen(args, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, **kwargs)
-    return _communicate(proc, input, timeout)
+    if tracker is None:
+        return _communicate(proc, input, timeout)
+    tracker.started(proc.pid)
+    try:
+        return _communicate(proc, input, timeout)
+    finally:
+        tracker.ended(proc.pid)
 
 
 def _run_streaming(args: Sequence[str], *, input: str | None, timeout: float,
-                   on_line: Callable[[str], None],
+                   on_line: Callable[[str], None], tracker: Tracker | None,
                    **kwargs: Any) -> subprocess.CompletedProcess[str]:
     """run_limited, handing each stdout line to `on_line` as it arrives, on the calling thread
     (the MCP server calls from an anyio worker thread, which progress notifications need)."""
     proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, **kwargs)
+    if tracker is None:
+        return _stream(proc, args, input, timeout, on_line)
+    tracker.started(proc.pid)
+    try:
+        return _stream(proc, args, input, timeout, on_line)
+    finally:
+        tracker.ended(proc.pid)
+
+
+def _stream(proc: subprocess.Popen[str], args: Sequence[str], input: str | None,
+            timeout: float, on_line: Callable[[str], None]) -> subprocess.CompletedProcess[str]:
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     stdout, stderr = proc.stdout, proc.stderr
     lines: queue.Queue[str | None] = queue.Queue()

@@ -28,7 +28,9 @@ import contextlib
 import contextvars
 import os
 import shutil
+import signal
 import tempfile
+import threading
 from collections.abc import Iterator, Mapping
 
 from workbench._sandbox import LAYOUT, VARIABLES
@@ -43,6 +45,7 @@ class Sandbox:
     root: str
     paths: dict[str, str]
     closed: bool
+    cancelled: bool
 
     def __init__(self, prefix: str = "burgee-run-") -> None:
         self.root = tempfile.mkdtemp(prefix=prefix)
@@ -51,6 +54,32 @@ class Sandbox:
         for path in self.paths.values():
             os.makedirs(path, mode=0o700, exist_ok=True)
         self.closed = False
+        self.cancelled = False
+        self._groups: set[int] = set()
+        self._lock = threading.Lock()
+
+    def started(self, group: int) -> None:
+        """A process group began running in this sandbox (killed at once if it is cancelled)."""
+        with self._lock:
+            self._groups.add(group)
+            cancelled = self.cancelled
+        if cancelled:
+            _kill(group)
+
+    def ended(self, group: int) -> None:
+        """The process group ended (or was reaped): never signal that id again."""
+        with self._lock:
+            self._groups.discard(group)
+
+    def kill(self) -> int:
+        """Cancel the sandbox's runs: kill every process group running in it (a handler's
+        children too) and any that starts later; how many were running."""
+        with self._lock:
+            self.cancelled = True
+            groups = list(self._groups)
+        for group in groups:
+            _kill(group)
+        return len(groups)
 
     def environ(self, base: Mapping[str, str] | None = None) -> dict[str, str]:
         """A copy of `base` (default: this process's environment) pointing into the sandbox."""
@@ -72,6 +101,13 @@ class Sandbox:
 
     def __repr__(self) -> str:
         return f"Sandbox({self.root!r})"
+
+
+def _kill(group: int) -> None:
+    try:
+        os.killpg(group, signal.SIGKILL)
+    except OSError:   # already gone
+        pass
 
 
 def current() -> Sandbox | None:

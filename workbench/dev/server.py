@@ -32,7 +32,7 @@ from workbench.declaration.model import Command, Fail, Program
 from workbench.dev import pool as _pool
 from workbench.dev.processes import environ_for, run_limited
 from workbench.dev.records import Served, Target, TrafficEntry
-from workbench.dev.sandbox import Sandbox, apply, using
+from workbench.dev.sandbox import Sandbox, apply, current, using
 from workbench.runtime import envelope as _envelope
 from workbench.runtime.redact import Redactor, secrets_in_arguments
 
@@ -92,7 +92,7 @@ def subprocess_call(served: Served, argv: list[str], *, timeout: float,
         else:
             done = run_limited([sys.executable, "-B", "-m", "workbench.dev._worker", "call"],
                                input=json.dumps(request), timeout=timeout, env=env,
-                               cwd=served.target.folder,
+                               cwd=served.target.folder, tracker=current(),
                                on_line=_progress_reader(on_progress) if on_progress else None)
     except subprocess.TimeoutExpired:
         doc = _envelope.timed_out(timeout, hint="the handler may be waiting on something; "

@@ -434,6 +434,7 @@ class DashboardApp(App[int]):
 
     def action_cancel(self) -> None:
         cancelled = self.pane("environments").cancel()
+        cancelled = bool(self.bench.cancel_runs()) or cancelled   # their processes too
         cancelled = self.bench.cancel_diffs() or cancelled
         running = [w for w in self.workers if w.group == "diffs" and w.is_running]
         for worker in running:
