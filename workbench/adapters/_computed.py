@@ -45,8 +45,10 @@ def settler(program, source: str, key: str | None):
         for name, param in _params(program):
             if name in seen and seen[name] != mine[name] and param.default is not None:
                 param.default = None
-                if NOTE not in (param.description or ""):
-                    param.description = f"{param.description or ''} {NOTE}".strip()
+                described = (param.description or "").rstrip()
+                if NOTE not in described:
+                    ends = described.endswith((".", "!", "?", ":")) or not described
+                    param.description = f"{described}{'' if ends else '.'} {NOTE}".strip()
 
     return settle
 
