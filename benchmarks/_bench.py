@@ -86,6 +86,16 @@ def authed(url: str, token: str | None):
     return transport()
 
 
+def scratch(prefix: str) -> str:
+    """A new temporary folder, removed with what is in it when the benchmark exits."""
+    import atexit
+    import shutil
+    import tempfile
+    folder = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
+
+
 def save(path, text: str) -> float:
     """Save as editors do (write a temporary file, rename it over `path`); returns
     `time.perf_counter()` just after the rename."""

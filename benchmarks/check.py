@@ -26,14 +26,13 @@ import resource
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SECTION = "## burgee check"
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from _bench import add_smoke, parse, replace_section  # noqa: E402
+from _bench import add_smoke, parse, replace_section, scratch  # noqa: E402
 
 
 def _timed(argv, env) -> tuple:
@@ -55,7 +54,7 @@ def main() -> None:
     add_smoke(parser, runs=1)
     args = parse(parser)
     from scale import burgee_source
-    folder = Path(tempfile.mkdtemp(prefix="burgee-bench-check-"))
+    folder = Path(scratch("burgee-bench-check-"))
     size = 20 if args.smoke else 200   # commands of the generated program
     big = folder / f"big{size}.py"
     big.write_text(burgee_source(size))

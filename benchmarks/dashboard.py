@@ -18,14 +18,13 @@ import os
 import platform
 import statistics
 import sys
-import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
-from _bench import add_smoke, parse, replace_section  # noqa: E402
+from _bench import add_smoke, parse, replace_section, scratch  # noqa: E402
 
 SECTION = "## Dashboard"
 
@@ -43,7 +42,7 @@ async def measure(rounds: int = 3, commands: int = 200, presses: int = 30) -> di
     from _dashboard_helpers import dashboard, generated_program
 
     from _bench import save
-    folder = tempfile.mkdtemp(prefix="burgee-dash-bench-")
+    folder = scratch("burgee-dash-bench-")
     file = os.path.join(folder, "big.py")
     with open(file, "w", encoding="utf-8") as handle:
         handle.write(generated_program(commands))

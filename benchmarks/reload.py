@@ -25,14 +25,13 @@ import os
 import platform
 import statistics
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 sys.path.insert(0, HERE)
-from _bench import add_smoke, authed, parse, replace_section, save  # noqa: E402
+from _bench import add_smoke, authed, parse, replace_section, scratch, save  # noqa: E402
 
 SECTION = "## Reload and tokens"
 
@@ -88,7 +87,7 @@ async def measure_reload(saves: int, mode: str) -> dict:
     from mcp import Client
 
     from workbench.dev.engine import Workbench
-    folder = tempfile.mkdtemp(prefix="burgee-reload-")
+    folder = scratch("burgee-reload-")
     file = os.path.join(folder, "app.py")
     with open(file, "w", encoding="utf-8") as handle:
         handle.write(app_source(0))
@@ -149,7 +148,7 @@ async def measure_reload(saves: int, mode: str) -> dict:
 def measure_tokens(runs: int, commands: int = 200) -> dict:
     from workbench.dev import snapshot, tokens
     from workbench.dev.loader import load_in_process
-    folder = tempfile.mkdtemp(prefix="burgee-tokens-")
+    folder = scratch("burgee-tokens-")
     file = os.path.join(folder, "big.py")
     with open(file, "w", encoding="utf-8") as handle:
         handle.write(generated_program(commands))

@@ -19,13 +19,12 @@ import platform
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-from _bench import add_smoke, parse, replace_section  # noqa: E402
+from _bench import add_smoke, parse, replace_section, scratch  # noqa: E402
 
 ITEMS_SOURCE = '''
 def items(count):
@@ -63,7 +62,7 @@ def _median_ms(samples):
 
 
 def measure(items: int, runs: int):
-    folder = tempfile.mkdtemp(prefix="burgee-stream-")
+    folder = scratch("burgee-stream-")
     program = os.path.join(folder, "prog.py")
     baseline = os.path.join(folder, "baseline.py")
     with open(program, "w") as handle:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -35,8 +36,11 @@ under the load of a full suite on a shared 2-core machine (call_process.py: 88-1
 nine runs, three at once, load 8-9); each benchmark bounds its own waits for a server."""
 
 
-def _run(name: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+def _run(name: str, *args: str, timeout: float = 120,
+         tmp: Path | None = None) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in AGENT_VARIABLES}
+    if tmp is not None:
+        env["TMPDIR"] = str(tmp)
     return subprocess.run([sys.executable, str(ROOT / "benchmarks" / name), *args],
                           capture_output=True, text=True, env=env, cwd=ROOT,
                           stdin=subprocess.DEVNULL, timeout=timeout)
@@ -58,6 +62,9 @@ def test_help_prints_usage_and_runs_nothing(name):
 
 @pytest.mark.parametrize("name", BENCHMARKS)
 def test_smoke_runs_the_benchmark_once_and_never_writes_the_doc(name):
+    """The smoke run ends with its table, writes no doc and leaves nothing in its temporary
+    folder (one of its own, so no other test's files count; short, for socket paths): five
+    benchmarks left a folder behind on every run."""
     if name == "scale_out.py":
         from _postgres import missing
         if missing():
@@ -67,8 +74,11 @@ def test_smoke_runs_the_benchmark_once_and_never_writes_the_doc(name):
     args = ["--smoke"] + (["--write"] if "--write" in usage else [])
     if "--in-place" in usage and name != WHEEL_SMOKE:
         args.append("--in-place")   # one wheel venv per suite is enough to keep that path true
-    done = _run(name, *args, timeout=SMOKE_BOUND)
+    with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
+        done = _run(name, *args, timeout=SMOKE_BOUND, tmp=Path(tmp))
+        left = sorted(os.listdir(tmp))
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    assert left == []
     assert REPORT.get(name, "\n|---") in done.stdout, done.stdout[-2000:]
     assert "Traceback" not in done.stderr, done.stderr[-3000:]
     assert DOC.read_bytes() == before

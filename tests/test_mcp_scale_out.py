@@ -28,6 +28,7 @@ async def test_two_workers_share_one_key_through_postgres(postgres_url, tmp_path
     results = []
     with uvicorn_pool(KEYED, 2, env, tmp_path) as url:
         assert len(await worker_pids(url, 2)) == 2
+        before = _connections(postgres_url)
 
         async def one(mode):
             results.append(await call(url, "act", arguments, mode=mode))
@@ -39,7 +40,11 @@ async def test_two_workers_share_one_key_through_postgres(postgres_url, tmp_path
             while not (log.exists() and "start" in log.read_text()):
                 assert time.monotonic() < deadline, "no call reached the body"
                 await anyio.sleep(0.05)
-            await anyio.sleep(0.3)   # let the other calls find the claim pending
+            # every call holds a connection while it holds or waits on the claim: open the
+            # gate once all 16 have found it (the body runs; 15 find it pending)
+            while (held := _connections(postgres_url) - before) < 16:
+                assert time.monotonic() < deadline, f"only {held} calls reached the claim"
+                await anyio.sleep(0.05)
             gate.write_text("")
     docs = [json.loads(result.content[0].text) for result in results]
     assert len(docs) == 16 and all(doc["ok"] for doc in docs), docs
@@ -48,6 +53,15 @@ async def test_two_workers_share_one_key_through_postgres(postgres_url, tmp_path
     assert sorted(bool(doc["meta"].get("replayed")) for doc in docs) == [False] + [True] * 15, \
         runs
     assert sum(line.startswith("start") for line in runs.splitlines()) == 1, runs
+
+
+def _connections(url) -> int:
+    """Client connections to the key store's database, other than this query's own."""
+    import psycopg
+    with psycopg.connect(url, autocommit=True) as connection:
+        return connection.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = "
+                                  "current_database() AND pid <> pg_backend_pid()"
+                                  ).fetchone()[0]
 
 
 @pytest.mark.asyncio
