@@ -261,6 +261,29 @@ def test_the_seed_picks_the_sample_and_the_budget_bounds_it():
     assert set(kinds) <= set(MUTATIONS)
 
 
+def test_the_workbench_budget_bounds_a_big_programs_check():
+    """24 calls a command up to 100 commands, then about 2,400 in all, never under one a
+    command (its sources): `--headless` of 1,000 commands made 24,000 calls (8 minutes)."""
+    from workbench.check.calls import DEFAULT_BUDGET, workbench_budget
+    assert [workbench_budget(n) for n in (1, 6, 100, 101, 150, 1000, 5000)] == \
+        [DEFAULT_BUDGET, DEFAULT_BUDGET, 24, 23, 16, 2, 1]
+
+
+def test_a_small_budget_spreads_the_mutation_kinds_over_the_commands(tmp_path):
+    """With fewer calls a command than it has kinds of mutation, each command starts the round
+    at a kind of its own: before, every command got the first kind (a misspelt flag) only."""
+    from _dashboard_helpers import generated_program
+    file = tmp_path / "big.py"
+    file.write_text(generated_program(40))
+    program = load_program(str(file))
+    commands = list(program.walk())
+    sources = sum(call.is_source for call in generate(program, commands[:1], budget=1))
+    calls = generate(program, commands, budget=sources + 1)
+    kinds = [call.kind for call in calls if not call.is_source]
+    assert len(kinds) == len(commands) and len(set(kinds)) >= 5, sorted(set(kinds))
+    assert calls == generate(program, commands, budget=sources + 1)   # still the seed's
+
+
 def test_the_number_of_calls_per_command_is_the_flags():
     """Up to N calls per command (every mutation once there are fewer)."""
     few = json.loads(burgee("check", SAMPLES / "deploy.py", "--calls", "4", "--json").stdout)

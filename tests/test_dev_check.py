@@ -109,3 +109,18 @@ async def test_the_dashboard_lists_what_check_found_in_problems(tmp_path):
         text = app.pane("problems").text
         assert "recovery_below_budget" in text and "refusals recover (budget 100%)" in text
         assert "nothing to fix" not in text
+
+
+def test_the_workbench_checks_a_big_program_with_fewer_calls_a_command(monkeypatch):
+    """`burgee dev` and `--headless` check with `workbench_budget` calls a command by default
+    (about 2,400 calls in all), here made 4 for deploy.py's 4 commands: one call each."""
+    from conftest import SAMPLES
+    from workbench.check import calls
+    from workbench.dev.engine import Workbench
+    monkeypatch.setattr(calls, "WORKBENCH_CALLS", 4)
+    bench = Workbench(str(SAMPLES / "deploy.py"))
+    bench.reload()
+    report = bench.run_check()
+    assert report is not None and report["calls_per_command"] == 1, report
+    assert report["commands"] == 4 and report["calls"] <= 4 * 2   # its sources only
+    assert bench.run_check(calls=3)["calls_per_command"] == 3   # --check-calls wins

@@ -365,7 +365,7 @@ def test_work_before_the_verdict_that_raises_does_not_break_the_load(tmp_path):
 
 
 def test_bytecode_the_check_ran_is_not_checked_again_here(tmp_path, monkeypatch):
-    from workbench.declaration import _checks
+    from workbench.declaration import _checks, _verdict
     checked = []
     real = _checks.check_program
     monkeypatch.setattr(_checks, "check_program", lambda program: checked.append(program.name)
@@ -379,7 +379,7 @@ def test_bytecode_the_check_ran_is_not_checked_again_here(tmp_path, monkeypatch)
     finally:
         run.close()
     assert trusted.ok and checked == []
-    assert not _checks._RAN_CHECKED                     # trusted only while it ran
+    assert not _verdict._RAN_CHECKED                     # trusted only while it ran
     assert loader.load_in_process(file, GOOD).ok and checked == ["app"]   # any other load: checked
 
 

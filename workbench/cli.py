@@ -262,7 +262,8 @@ program: Program = Program(
                                          "skips it)"),
                          "check_calls": Option(type="integer", min=1, placeholder="<n>",
                                                description="with --headless: burgee check's "
-                                               "calls per command (default: 24)"),
+                                               "calls per command (default: 24, fewer past 100 "
+                                               "commands: about 2,400 in all)"),
                          "record": Option(type="boolean", description="record every MCP call "
                                           "to .burgee/traffic/ (R in the dashboard)"),
                          "replay": Option(type="string", placeholder="<file.jsonl>",

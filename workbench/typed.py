@@ -326,7 +326,7 @@ class App:
                               single=settings["single"], options=options, setup=setup,
                               env_prefix=settings["env_prefix"],
                               ambiguous=settings["ambiguous"])
-            from workbench.declaration._checks import check_once
+            from workbench.declaration._verdict import check_once
             check_once(program, self._frame or sys._getframe(0))
             self._program = program
         return self._program

@@ -73,6 +73,18 @@ but a refusal they meet (the source's own) is not a recovery to measure."""
 DEFAULT_BUDGET = 24
 """Calls per command by default (sources included); `burgee check --calls N` raises it."""
 
+WORKBENCH_CALLS = 2_400
+"""About the most calls the workbench's check (`burgee dev`, `--headless`) makes by default:
+`DEFAULT_BUDGET` per command up to 100 commands, fewer per command past that
+(`workbench_budget`). A check call of a big program is a fork of it (~20 ms at 1,000 commands
+on 2 idle cores): 24 a command made `--headless` of 1,000 commands take 8 minutes."""
+
+
+def workbench_budget(commands: int) -> int:
+    """Calls per command for the workbench's check of a program of `commands` commands: never
+    more than `DEFAULT_BUDGET`, never under 1 (each command's sources always run)."""
+    return max(1, min(DEFAULT_BUDGET, WORKBENCH_CALLS // max(1, commands)))
+
 
 @dataclass(frozen=True)
 class Call:
@@ -637,7 +649,9 @@ def generate(program: Program, commands: Sequence[Command], budget: int = DEFAUL
 
 def _sample(mutations: dict[str, Any], budget: int, seed: int, name: str) -> list[Any]:
     """Up to `budget` (kind, mutation) pairs: round-robin over the kinds (in `MUTATIONS`
-    order), each kind's own list shuffled by a generator seeded with `seed` and the command."""
+    order), each kind's own list shuffled by a generator seeded with `seed` and the command.
+    When the budget is smaller than the kinds the command has, the round starts at a kind
+    drawn by that generator (each command would otherwise get only the first kinds)."""
     rng = random.Random(f"{seed}:{name}")
     queues = []
     for kind in MUTATIONS:
@@ -645,6 +659,9 @@ def _sample(mutations: dict[str, Any], budget: int, seed: int, name: str) -> lis
         rng.shuffle(found)
         if found:
             queues.append((kind, found))
+    if 0 < budget < len(queues):   # not every kind gets one: start at a kind of this
+        start = rng.randrange(len(queues))   # command's, so a program's commands share them
+        queues = queues[start:] + queues[:start]
     chosen: list = []
     while queues and len(chosen) < budget:
         for kind, found in list(queues):

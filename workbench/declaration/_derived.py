@@ -4,7 +4,7 @@ A `Program` holds its declaration; the facts the definition checks, the runtime 
 derive from it live in its `Derived` (`derived(program)`), never as loose attributes on the
 Program. Each field says who writes it:
 
-- the check verdicts (`workbench.declaration._checks`): `verdict`, `lazy_verdicts`,
+- the check verdicts (`workbench.declaration._verdict`): `verdict`, `lazy_verdicts`,
   `lazy_trusted`, `lazy_pending`, `broken`;
 - the examples (`workbench.runtime.checks`): `examples_checked`;
 - the model itself (`workbench.declaration.model`): `has_lazy`, `tools`;

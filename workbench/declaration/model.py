@@ -338,7 +338,7 @@ class Group:
                     self._program._bind_lazy(self)
             except DefinitionError as error:
                 self._commands = None   # not loaded: the next use raises it again
-                error.lazy = True   # a call reports it as an envelope (`_checks.check_once`)
+                error.lazy = True   # a call reports it as an envelope (`_verdict.check_once`)
                 raise
         return self._commands
 
@@ -477,7 +477,7 @@ class Program:
         self._bind(self, (), self._chain)
         if check:
             import sys
-            from workbench.declaration._checks import check_once
+            from workbench.declaration._verdict import check_once
             check_once(self, sys._getframe(1))
 
     def _bind(self, node, path, chain) -> None:
@@ -506,11 +506,11 @@ class Program:
 
     def _bind_lazy(self, group) -> None:
         """Wire a lazy group's commands once they are imported (as `_bind` does the rest),
-        then check them once (`_checks.check_lazy`)."""
+        then check them once (`_verdict.check_lazy`)."""
         self._bind(group, group.path, group._chain)
         self._ordered = False
         self._derived.tools = None
-        from workbench.declaration._checks import check_lazy
+        from workbench.declaration._verdict import check_lazy
         check_lazy(self, group)
 
     def _load_all(self) -> None:

@@ -38,7 +38,7 @@ def main() -> None:
     gc.disable()     # a short life: collections would only slow the run the workbench waits on
     # What a load needs, imported here (not at the top) so the collector is already off; a
     # spare process does it while nothing waits.
-    from workbench.declaration import _checks
+    from workbench.declaration import _verdict
     from workbench.dev.loader import load_in_process
     from workbench.runtime import capture, checks  # noqa: F401
     _warm_heap(int(_option("--heap") or 0))
@@ -58,7 +58,7 @@ def main() -> None:
         if request.get("code"):
             _reply({"burgee_ran": True})
         try:
-            _checks.check_deferred(code)
+            _verdict.check_deferred(code)
         except Exception as exc:  # noqa: BLE001 - a refusal, or a check that broke on odd
             raise _Refused from exc   # input: the plain run reports either as it would
 
@@ -66,7 +66,7 @@ def main() -> None:
     if code is not None and request.get("code"):
         _reply({"burgee_code": base64.b64encode(marshal.dumps(code)).decode("ascii"),
                 "ahead": compiled_ahead})
-        _checks.defer_checks(code)
+        _verdict.defer_checks(code)
     try:
         loaded = load_in_process(file, source, program_name=program_name, code=code, ran=ran)
     except _Refused:

@@ -480,7 +480,8 @@ class Workbench:
     def run_check(self, *, calls: int | None = None, run_writes: bool | None = None
                   ) -> dict[str, Any] | None:
         """`burgee check` on the file (`workbench.check.check`: generated calls, each in a
-        sandbox); its findings join the state's problems; publishes "check". The report as
+        sandbox; `calls` per command, default `workbench.check.calls.workbench_budget`); its
+        findings join the state's problems; publishes "check". The report as
         data (`Report.to_dict()`), or None when no good program is loaded or the file changed
         while it ran (its report would describe a program no longer shown)."""
         if not self.state.ok:
@@ -505,11 +506,14 @@ class Workbench:
 
     def _compute_check(self, calls: int | None, run_writes: bool | None
                        ) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
-        from workbench.check import DEFAULT_BUDGET, CheckError, check
+        from workbench.check import CheckError, check
+        from workbench.check.calls import workbench_budget
         writes = self.run_writes if run_writes is None else run_writes
+        if calls is None:
+            program = self.state.program
+            calls = workbench_budget(sum(1 for _ in program.walk()) if program else 1)
         try:
-            report = check(self.file, calls=DEFAULT_BUDGET if calls is None else calls,
-                           run_writes=writes, program=self.program_name)
+            report = check(self.file, calls=calls, run_writes=writes, program=self.program_name)
         except CheckError as error:
             return None, [{"severity": "error", "code": "check_failed",
                            "message": f"burgee check could not check the file: {error.message}",

@@ -165,6 +165,7 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
     if recovery.get("within_budget") is False:
         failures.append("recovery_below_budget")
     report["failures"] = failures
+    checked_calls = checked["calls_per_command"] if checked else None
     if picture is not None:
         picture(bench, report, ok=not failures, update=update)
     if not failures:
@@ -200,7 +201,8 @@ def check_snapshots(file: str, *, update: bool = False, program_name: str | None
         "invalid_output": (invalid[0].fix if invalid else "") + "; see report.problems.items",
         "envelope_mismatch": "see report.diffs.mismatches for the unified diffs",
         "check_failed": "see report.check.violations (each names its rule, a call that shows "
-                        "it and the fix); burgee check FILE runs the same calls",
+                        f"it and the fix); burgee check FILE --calls {checked_calls} runs the "
+                        "same calls",
         "recovery_below_budget": "make each refusal's fix reach the call it corrects (see "
                                  "report.check.recovery.unrecovered), or lower "
                                  "budgets['recovery']",

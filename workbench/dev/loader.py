@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from workbench.declaration._checks import _RAN_CHECKED
+from workbench.declaration._verdict import _RAN_CHECKED
 from workbench.declaration.model import Program
 from workbench.dev.files import installed, realpath, under
 from workbench.dev.processes import child_environ, kill_group, reap

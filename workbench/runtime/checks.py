@@ -14,12 +14,12 @@ from workbench.runtime.parser import Refusal, parse
 
 def ensure_checked(program: Program) -> None:
     """Check the program's examples once (a DefinitionError names the fix); and those of
-    each lazy group checked alone when it loaded (`_checks.check_lazy`)."""
+    each lazy group checked alone when it loaded (`_verdict.check_lazy`)."""
     state = derived(program)
     pending = state.lazy_pending
     if pending:
         state.lazy_pending = []
-        from workbench.declaration._checks import commands_under, record_verdict
+        from workbench.declaration._verdict import commands_under, record_verdict
         for group, path in pending:
             for command in commands_under(group):
                 for example in command.examples:
@@ -32,7 +32,7 @@ def ensure_checked(program: Program) -> None:
         for example in command.examples:
             check_example(program, command, example)
     state.examples_checked = True
-    from workbench.declaration._checks import record_verdict
+    from workbench.declaration._verdict import record_verdict
     record_verdict(program)
 
 

@@ -339,7 +339,6 @@ def execute(program, argv, world, *, serve=None):
 
     `serve(program, address, policy=)` runs `tool mcp` (handed in by the process entry
     point; `policy`: `workbench.runtime.serving.Policy`)."""
-    from workbench.runtime.checks import ensure_checked
     as_json, world.ndjson, debug, progress, asked, no_color = _modes(argv)
     world.as_json = as_json
     world.tsv = text_format(world, asked) == "tsv"
@@ -349,10 +348,12 @@ def execute(program, argv, world, *, serve=None):
         _is_terminal(world.stderr) and world.environ.get("TERM") != "dumb" and \
         _no_agent(world.environ)
     try:
-        broken = derived(program).broken   # a lazy group failed its first check
-        if broken is not None:
-            raise broken
-        ensure_checked(program)
+        state = derived(program)
+        if state.broken is not None:   # a lazy group failed its first check
+            raise state.broken
+        if not state.examples_checked or state.lazy_pending:   # else: not even its import
+            from workbench.runtime.checks import ensure_checked
+            ensure_checked(program)
         _load_path(program, argv)
     except DefinitionError as error:
         if not derived(program).has_lazy:
@@ -372,8 +373,9 @@ def execute(program, argv, world, *, serve=None):
             request = parse(program, argv, world.environ)
             for key in from_input:
                 request.provenance[key] = {"source": "input", "location": "--input"}
-            if derived(program).lazy_pending:
-                ensure_checked(program)   # the examples of a lazy group checked as it loaded
+            if derived(program).lazy_pending:   # a lazy group's examples, checked as it loaded
+                from workbench.runtime.checks import ensure_checked
+                ensure_checked(program)
         except Refusal as refusal:
             refused = _person_only_first(program, argv, world)   # exit 13 before any fix
             if refused is not None:
