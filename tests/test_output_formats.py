@@ -475,3 +475,40 @@ def test_progress_without_a_total_in_a_stream_says_of_and_eta_null_and_masks_the
     assert lines[1] == {"@progress": {"done": 2, "of": None, "elapsed_ms": 0, "eta_ms": None,
                                       "message": "token ***"}}, lines
     assert "s3cret" not in result.stdout and lines[2] == {"synced": 2}
+
+
+WRITER = '''
+from workbench import Command, Option, Program, run
+
+def add(ctx):
+    with open(ctx.options.log, "a") as log:
+        log.write("ran\\n")
+    return {"id": 7, "title": "new"}
+
+program = Program(name="writer", version="1.0", description="Write a log line", commands=[
+    Command(name="add", description="Add a line", effects="non_idempotent", run=add,
+            output={"type": "object", "properties": {"id": {"type": "integer"},
+                                                      "title": {"type": "string"}}},
+            options={"log": Option(type="string", required=True, description="log file")})])
+run(program)
+'''
+
+
+def test_a_misspelt_field_is_refused_before_a_write_runs(tmp_path):
+    """The declared schema names the fields, so `--fields titel` is refused before the
+    handler: it used to run the write, then refuse its data (the effects done, the result
+    lost)."""
+    file, log = tmp_path / "writer.py", tmp_path / "log"
+    file.write_text(WRITER)
+
+    def call(*args):
+        return subprocess.run([sys.executable, str(file), "add", "--log", str(log), *args],
+                              env=clean_env(PYTHONPATH=str(PROGRAMS.parent.parent)),
+                              capture_output=True, text=True, timeout=60)
+    done = call("--fields", "titel", "--json")
+    error = json.loads(done.stdout)["error"]
+    assert done.returncode == 2 and error["code"] == "unknown_field", error
+    assert error["fix"] == f"writer add --log {log} --fields title --json"
+    assert error["effects"] == "none" and not log.exists()
+    done = call("--fields", "title", "--json")
+    assert json.loads(done.stdout)["data"] == {"title": "new"} and log.read_text() == "ran\n"

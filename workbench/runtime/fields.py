@@ -78,6 +78,15 @@ def check(command: Command, paths: list[str], sample: Iterable[object],
                   fix=list(invocation) + ["--fields", ",".join(fixed) or known[0]], field="fields")
 
 
+def check_declared(command: Command, text: str, invocation: Sequence[str]) -> None:
+    """Before the handler runs: refuse a path its declared output schema cannot hold, so a
+    misspelt field never costs a call's effects (without a schema the data is the only
+    list of fields, and `select` checks it after the run)."""
+    schema = item_schema(command)
+    if schema and schema.get("properties"):
+        check(command, wanted(text), (), invocation)
+
+
 def refuse_shape(command: Command, data: object, invocation: Sequence[str]) -> NoReturn:
     """`--fields` on data that is not an object or a list of objects: a usage refusal."""
     kind = "a list of values" if isinstance(data, list) else "nothing" if data is None else \

@@ -841,6 +841,9 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
                 claim = None
                 return _deliver(program, world, doc, as_json, text=text)
         jq = _jq_filter(request, ctx) if request.flags["jq"] else None
+        if request.flags["fields"] and command.output:   # a misspelt field refused first
+            from workbench.runtime.fields import check_declared
+            check_declared(command, request.flags["fields"], ctx.invocation())
         if request.prompts:
             ctx._ask_prompts()
         _setup(program, command, ctx)
