@@ -75,6 +75,7 @@ def test_smoke_runs_the_benchmark_once_and_never_writes_the_doc(name):
     if "--in-place" in usage and name != WHEEL_SMOKE:
         args.append("--in-place")   # one wheel venv per suite is enough to keep that path true
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
+        os.chmod(tmp, 0o755)   # as /tmp is to others: the throwaway PostgreSQL runs as nobody
         done = _run(name, *args, timeout=SMOKE_BOUND, tmp=Path(tmp))
         left = sorted(os.listdir(tmp))
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from _mcp_helpers import authed
@@ -166,6 +168,36 @@ async def test_a_long_run_shows_progress_and_can_be_cancelled(tmp_path):
                         what=lambda: f"the handlers killed; running: {running()}")
         finally:
             gate.write_text("")   # a failed cancel would leave the handlers running: end them
+
+
+@pytest.mark.parametrize("environment", ["ci", "terminal", "mcp"])
+def test_a_run_whose_batch_was_cancelled_before_it_began_is_killed(tmp_path, environment):
+    """Eight environments share six threads: a run still queued when `x` cancelled its batch
+    began later in a sandbox nobody had cancelled, and its handler ran on (the cancel test
+    above saw one alive 30 s later). Now it is killed as it starts: no time limit ends it."""
+    from workbench.dev import environments
+    from workbench.dev.engine import Workbench
+    file, gate, pids = tmp_path / "slow.py", tmp_path / "gate", tmp_path / "pids"
+    pids.mkdir()
+    file.write_text(
+        "import os, time\nfrom workbench import Command, Program\n\n"
+        f"def wait(ctx):\n    open(os.path.join({str(pids)!r}, str(os.getpid())), 'w').close()\n"
+        f"    while not os.path.exists({str(gate)!r}):\n"
+        "        time.sleep(0.02)\n    return {}\n\n"
+        'program = Program(name="slow", version="1", description="Slow", commands=[\n'
+        '    Command(name="wait", description="Wait a while", effects="read_only", run=wait)])\n')
+    bench = Workbench(str(file))
+    bench.reload()
+    try:
+        since = environments.cancels()
+        environments.cancel_all()   # the batch is cancelled before this run of it begins
+        result = environments.run_one(bench.served, bench.dev_server(), environment,
+                                      ["wait"], since=since, timeout=600)
+        assert not result.timed_out and result.exit != 0, result
+        assert not [p.name for p in pids.iterdir() if not ended(int(p.name))]
+    finally:
+        gate.write_text("")
+        asyncio.run(bench.stop())
 
 
 @pytest.mark.parametrize("sample", ["deploy.py", "notes.py", "warehouse.py"])

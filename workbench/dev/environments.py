@@ -59,11 +59,16 @@ TERMINAL_IDLE = 2.0
 def run_one(served: Served | None, server: DevServer, environment: str,
             argv: Sequence[str] | None, *, arguments: dict[str, Any] | None = None,
             command: str | None = None, stdin: str | None = None,
-            timeout: float = DEFAULT_TIMEOUT) -> RunResult:
-    """One input under one environment, in a sandbox of its own (`cancel_all` kills it)."""
+            timeout: float = DEFAULT_TIMEOUT, since: int | None = None) -> RunResult:
+    """One input under one environment, in a sandbox of its own (`cancel_all` kills it).
+    `since`: `cancels()` when its batch began; a batch cancelled before this run began (it
+    waited for a thread) has its processes killed as they start."""
     with Sandbox() as box:
         with _LIVE_LOCK:
             _LIVE.add(box)
+            cancelled = since is not None and since != _CANCELS[0]
+        if cancelled:
+            box.kill()
         try:
             return _run_one(served, server, environment, argv, box, arguments=arguments,
                             command=command, stdin=stdin, timeout=timeout)
@@ -75,12 +80,21 @@ def run_one(served: Served | None, server: DevServer, environment: str,
 _LIVE: set[Sandbox] = set()
 """The sandboxes of the environment runs in progress in this process."""
 _LIVE_LOCK = threading.Lock()
+_CANCELS = [0]
+"""How many times `cancel_all` ran (a batch that began before the last one is cancelled)."""
+
+
+def cancels() -> int:
+    """How many times `cancel_all` has run: a batch's `since`."""
+    return _CANCELS[0]
 
 
 def cancel_all() -> int:
     """Kill the processes of every environment run in progress (each run then ends at once,
-    its result discarded by whoever cancelled it); how many process groups were running."""
+    its result discarded by whoever cancelled it), and of any run of a batch begun before
+    this that has yet to start; how many process groups were running."""
     with _LIVE_LOCK:
+        _CANCELS[0] += 1
         boxes = list(_LIVE)
     return sum(box.kill() for box in boxes)
 
@@ -248,10 +262,11 @@ def run_all(served: Served | None, server: DevServer, *, argv: Sequence[str] | N
     """
     names = list(environments or ENVIRONMENTS)
     sequential = writes(target_command(served.program if served else None, argv, command))
+    since = cancels()
 
     def one(name: str) -> RunResult:
         return run_one(served, server, name, argv, arguments=arguments, command=command,
-                       stdin=stdin, timeout=timeout)
+                       stdin=stdin, timeout=timeout, since=since)
 
     results: list[RunResult] = []
     if sequential:
@@ -278,11 +293,12 @@ async def arun_all(served: Served | None, server: DevServer, *,
     """`run_all` off the event loop; `on_result(result)` hears each one as it arrives."""
     loop = asyncio.get_running_loop()
     names = list(environments or ENVIRONMENTS)
+    since = cancels()
 
     async def one(name: str) -> RunResult:
         result = await loop.run_in_executor(None, lambda: run_one(
             served, server, name, argv, arguments=arguments, command=command, stdin=stdin,
-            timeout=timeout))
+            timeout=timeout, since=since))
         if on_result is not None:
             on_result(result)
         return result
