@@ -121,6 +121,22 @@ def add_in_place(parser: argparse.ArgumentParser) -> None:
                              "install's finder adds ~20 ms to every start and shrinks ratios)")
 
 
+def command_line(argv: list | None = None, script: str | None = None) -> str:
+    """The command that made this report, as it was typed: the interpreter the benchmark was
+    started with (`in_wheel_venv` passes it on), the script and every argument (`argv`,
+    default this run's, without the `--in-place` of the wheel venv's re-run), relative to
+    the current folder."""
+    import shlex
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if in_wheel() and argv[-1:] == ["--in-place"]:
+        argv = argv[:-1]
+    def shown(path: Path) -> str:   # relative under the current folder, else absolute
+        return os.path.relpath(path) if path.is_relative_to(Path.cwd()) else str(path)
+    python = Path(os.path.abspath(os.environ.get(SOURCE_ENV, sys.executable)))
+    return shlex.join([shown(python), shown(Path(os.path.abspath(script or sys.argv[0]))),
+                       *argv])
+
+
 def install() -> str:
     """How burgee was installed for this run, for the report."""
     return os.environ.get(INSTALL_ENV, f"in place (`--in-place`): {sys.executable}")

@@ -43,7 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import mcp_call  # noqa: E402 - a sibling benchmark
-from _bench import (add_in_place, add_smoke, in_wheel_venv, install, parse,  # noqa: E402
+from _bench import (add_in_place, add_smoke, command_line, in_wheel_venv, install, parse,  # noqa: E402
                     replace_section, tree_path, unpack)
 
 SECTION = "## One process per server call"
@@ -246,10 +246,7 @@ def _measure(options, folder: Path) -> int:
              + ("now, by burgee at another revision " if options.before else "")
              + "and by the SDK's own `MCPServer`; sessions interleaved in one run. Ratios: × "
              f"{against} (lower is faster).", "",
-             f"- Command: `.venv/bin/python benchmarks/call_process.py --before "
-             f"{options.before or chr(39) * 2} --calls {options.calls} --starts {options.starts}"
-             f"{f' --spaced {options.spaced:g}' if options.spaced != 50 else ''}"
-             f"{' --write' if options.write else ''}`",
+             f"- Command: `{command_line()}`",
              f"- Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
              f"- Machine: {os.cpu_count()} CPUs, {platform.machine()}, Linux "
              f"{platform.release()}, CPython {platform.python_version()}; 1-minute load "

@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SECTION = "## burgee check"
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from _bench import add_smoke, parse, replace_section, scratch  # noqa: E402
+from _bench import add_smoke, command_line, parse, replace_section, scratch  # noqa: E402
 
 
 def _timed(argv, env) -> tuple:
@@ -115,8 +115,7 @@ def main() -> None:
               "command only add what the command has: most of warehouse's mutations are in "
               "the default 24."]
     load = os.getloadavg()[0]
-    command = f".venv/bin/python benchmarks/check.py --runs {args.runs}" + \
-        (" --write" if args.write else "")
+    command = command_line()
     body = "\n".join([
         SECTION, "",
         "(issue 28) `burgee check FILE` from spawn to exit, every run a fork of a worker that "

@@ -32,7 +32,6 @@ import argparse
 import os
 import platform
 import re
-import shlex
 import shutil
 import statistics
 import subprocess
@@ -452,14 +451,8 @@ def load() -> str:
 
 
 def the_command(args_argv: list[str]) -> str:
-    python = Path(sys.executable)
-    try:
-        shown = os.path.relpath(python, Path.cwd()) if python.is_relative_to(Path.cwd()) \
-            else str(python)
-    except ValueError:
-        shown = str(python)
-    script = os.path.relpath(Path(__file__).resolve(), Path.cwd())
-    return shlex.join([shown, script, *args_argv])
+    from _bench import command_line
+    return command_line(args_argv, __file__)
 
 
 def section(report: str, heading: str = SECTION) -> str:

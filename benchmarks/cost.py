@@ -29,7 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 sys.path.insert(0, HERE)
-from _bench import add_smoke, parse, replace_section  # noqa: E402
+from _bench import add_smoke, command_line, parse, replace_section  # noqa: E402
 
 SECTION = "## Session cost"
 SAMPLES = ("deploy.py", "notes.py", "warehouse.py", "click_app.py", "typer_app.py",
@@ -101,7 +101,7 @@ def render_section(result: dict) -> str:
         "200-command program in which one command's description was edited: from the new "
         "surfaces and token table to the four paths' parts, as `Workbench.build_state` does "
         "it. Measured by `benchmarks/cost.py`.", "",
-        f"- Command: `.venv/bin/python benchmarks/cost.py --runs {result['runs']} --write`",
+        f"- Command: `{command_line()}`",
         f"- Machine: {machine}",
         f"- Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}", "",
         "| program | runs | recompute median | max |", "|---|---:|---:|---:|",

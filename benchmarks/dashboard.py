@@ -24,7 +24,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
-from _bench import add_smoke, parse, replace_section, scratch  # noqa: E402
+from _bench import add_smoke, command_line, parse, replace_section, scratch  # noqa: E402
 
 SECTION = "## Dashboard"
 
@@ -117,7 +117,7 @@ def render(times: dict) -> str:
              "\"save to tree\" is an atomic save of the file until the "
              "dashboard holds the new state (the engine's reload, surfaces and token counts "
              "of 200 commands included).", "",
-             "- Command: `.venv/bin/python benchmarks/dashboard.py --write`",
+             f"- Command: `{command_line()}`",
              f"- Machine: {os.cpu_count()} CPUs, {platform.machine()}, "
              f"{platform.system()} {platform.release()}, "
              f"{platform.python_implementation()} {platform.python_version()}, "

@@ -31,7 +31,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from _bench import (add_in_place, add_smoke, in_wheel_venv, install, parse,  # noqa: E402
+from _bench import (add_in_place, add_smoke, command_line, in_wheel_venv, install, parse,  # noqa: E402
                     replace_section, tree_path)
 
 BURGEE = textwrap.dedent('''
@@ -212,8 +212,7 @@ def _measure(options, folder: Path) -> int:
              "mcp`, the low-level SDK server; each call in a call process of its own, issue 29) and by the same tool on the SDK's high-level "
              "`MCPServer`; both in one run, sessions interleaved. Ratio: × the SDK's "
              "`MCPServer` (lower is faster).", "",
-             f"- Command: `.venv/bin/python benchmarks/mcp_call.py --calls {options.calls} "
-             f"--starts {options.starts}{' --write' if options.write else ''}`",
+             f"- Command: `{command_line()}`",
              f"- Load: 1-minute load average {os.getloadavg()[0]:.1f} before the run",
              f"- Machine: {os.cpu_count()} CPUs, {platform.machine()}, Linux "
              f"{platform.release()}, CPython {platform.python_version()}",

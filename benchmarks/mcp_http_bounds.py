@@ -28,7 +28,7 @@ import anyio
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from _bench import add_smoke, parse, replace_section  # noqa: E402
+from _bench import add_smoke, command_line, parse, replace_section  # noqa: E402
 HUGE = ROOT / "tests" / "programs" / "huge.py"
 TOKEN = "benchmark-token-" + "b" * 32
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -115,8 +115,7 @@ def report(floods, trips, args) -> str:
              "request. A flood of authenticated `initialize` requests (raw HTTP, 20 at a time) "
              "against the default bound and against the SDK's own default limit, then "
              "`tools/call` round trips with and without the token guard, interleaved.", "",
-             f"- Command: `.venv/bin/python benchmarks/mcp_http_bounds.py --initialize "
-             f"{args.initialize} --calls {args.calls} --write`",
+             f"- Command: `{command_line()}`",
              f"- Machine: {os.cpu_count()} CPUs, {platform.machine()}, {platform.system()} "
              f"{platform.release()}, CPython {platform.python_version()}; shared with other "
              "work while it ran (loaded), so seconds are indicative, ratios and memory less so",

@@ -31,7 +31,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 sys.path.insert(0, HERE)
-from _bench import add_smoke, authed, parse, replace_section, scratch, save  # noqa: E402
+from _bench import add_smoke, authed, command_line, parse, replace_section, scratch, save  # noqa: E402
 
 SECTION = "## Reload and tokens"
 
@@ -204,8 +204,7 @@ def render_section(reloads: list, counts: dict, saves: int, runs: int) -> str:
     lines = [SECTION, "",
              "How long a save takes to reach a connected MCP client, and what counting tokens",
              "costs. Measured by `benchmarks/reload.py` (see its docstring for the method).", "",
-             f"- Command: `.venv/bin/python benchmarks/reload.py --saves {saves} "
-             f"--runs {runs} --write`",
+             f"- Command: `{command_line()}`",
              f"- Machine: {machine}",
              f"- Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}", "",
              "### Save to client (streamable HTTP on 127.0.0.1, the SDK's own client)", "",

@@ -41,7 +41,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from _bench import (add_in_place, add_smoke, in_wheel_venv, install, parse,  # noqa: E402
+from _bench import (add_in_place, add_smoke, command_line, in_wheel_venv, install, parse,  # noqa: E402
                     replace_section)
 
 SECTION = "## Big programs"
@@ -274,7 +274,7 @@ def render_lazy(medians: dict, runs: int, sizes=LAZY_SIZES) -> str:
              "group (all bytecode-compiled), against the same program declared eagerly and "
              "in Click. Every case a fresh interpreter, medians, interleaved; the verdicts "
              "were recorded by a warm-up call (a released program after its first start).", "",
-             f"- Command: `.venv/bin/python benchmarks/scale.py --lazy --runs {runs} --write`",
+             f"- Command: `{command_line()}`",
              f"- Machine: {os.cpu_count()} CPUs, {platform.machine()}, "
              f"{platform.system()} {platform.release()}, CPython {platform.python_version()}",
              f"- Install: {install()}",
@@ -543,8 +543,7 @@ def render_workbench(rows: dict, saves: int, sizes) -> str:
              "answer with pydantic, twice, and formats it into a debug log line: 78–200 ms of "
              "its own per list of 1,000 tools, median 113 ms) and a raw one (HTTP "
              "and `json.loads`), which shows what the server itself takes.", "",
-             f"- Command: `.venv/bin/python benchmarks/scale.py --workbench --sizes "
-             f"{','.join(map(str, sizes))} --runs {saves} --write`",
+             f"- Command: `{command_line()}`",
              f"- Machine: {os.cpu_count()} CPUs, {platform.machine()}, "
              f"{platform.system()} {platform.release()}, CPython {platform.python_version()}",
              f"- Install: {install()}",
@@ -577,7 +576,7 @@ def render(result: dict, runs: int, sizes=SIZES) -> str:
              "interleaved. Modules are bytecode-compiled and burgee's check verdict was "
              "recorded by a warm-up call, as for an installed program after its first start. "
              "Kept short: the machine is shared.", "",
-             f"- Command: `.venv/bin/python benchmarks/scale.py --runs {runs} --write`",
+             f"- Command: `{command_line()}`",
              f"- Machine: {os.cpu_count()} CPUs, {platform.machine()}, "
              f"{platform.system()} {platform.release()}, CPython {platform.python_version()}",
              f"- Install: {install()}",

@@ -24,7 +24,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-from _bench import add_smoke, parse, replace_section, scratch  # noqa: E402
+from _bench import add_smoke, command_line, parse, replace_section, scratch  # noqa: E402
 
 ITEMS_SOURCE = '''
 def items(count):
@@ -131,8 +131,7 @@ def main() -> None:
         "process measurement reads both through a pipe, as an agent would; the in-process one "
         "writes to /dev/null.",
         "",
-        f"- Command: `.venv/bin/python benchmarks/stream.py --items {options.items} "
-        f"--runs {options.runs} --write`",
+        f"- Command: `{command_line()}`",
         f"- Machine: {os.cpu_count()} CPUs, {platform.machine()}, CPython "
         f"{platform.python_version()}; {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC",
         f"- Load: 1-minute load average {load_before:.1f} before and {load_after:.1f} after "

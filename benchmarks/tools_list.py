@@ -31,7 +31,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _bench import add_smoke, parse, replace_section, unpack  # noqa: E402
+from _bench import add_smoke, command_line, parse, replace_section, unpack  # noqa: E402
 from mcp_call import INIT  # noqa: E402
 from scale import _shape, burgee_source  # noqa: E402
 
@@ -166,9 +166,7 @@ def render(found: dict, n: int, options) -> str:
              "described options each, read-only) as an agent receives it over stdio, raw "
              "JSON-RPC, every page; tokens are cl100k_base (offline) of the compact JSON of "
              "the `tools` list. Counts, not times: the same on any machine.", "",
-             f"- Command: `.venv/bin/python benchmarks/tools_list.py --tools {n}"
-             + (f" --before {options.before}" if options.before else "")
-             + (" --write" if options.write else "") + "`",
+             f"- Command: `{command_line()}`",
              f"- Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
              f"1-minute load {os.getloadavg()[0]:.1f} (does not affect counts)", "",
              "Ratios are against the SDK's leanest listing of these inputs (no `None` in a "

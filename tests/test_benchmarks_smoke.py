@@ -81,5 +81,7 @@ def test_smoke_runs_the_benchmark_once_and_never_writes_the_doc(name):
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
     assert left == []
     assert REPORT.get(name, "\n|---") in done.stdout, done.stdout[-2000:]
+    commands = [line for line in done.stdout.splitlines() if line.startswith("- Command: `")]
+    assert all(" --smoke" in line for line in commands), commands   # the command as run
     assert "Traceback" not in done.stderr, done.stderr[-3000:]
     assert DOC.read_bytes() == before
