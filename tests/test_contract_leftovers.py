@@ -92,6 +92,18 @@ def test_a_streams_end_lists_untrusted_fields_as_the_envelope_does(argv):
     assert end["untrusted"]["data"] == (["/*/text"] if argv[0] == "feed" else ["/body"])
 
 
+@pytest.mark.parametrize("argv", [["feed", "--text", "hi"], ["report", "--body", "hi"]])
+def test_a_streams_meta_says_where_untrusted_text_may_be_before_any_item(argv):
+    """`@meta.untrusted` (the source document's name): the declared pointers and inputs, so
+    an agent knows before the first item; the @end then says where it was."""
+    lines = _cli(AGENTIC, *argv, "--format", "ndjson").stdout.splitlines()
+    head = json.loads(lines[0])["@meta"]
+    assert head["untrusted"] == ({"data": ["/*/text"], "inputs": ["text"]} if argv[0] == "feed"
+                                 else {"data": ["/body"], "inputs": ["body"]})
+    plain = json.loads(_cli(AGENTIC, "whoami", "--format", "ndjson").stdout.splitlines()[0])
+    assert "untrusted" not in plain["@meta"]
+
+
 def test_a_streamed_untrusted_value_never_reaches_the_streams_next():
     envelope = _cli(AGENTIC, "feed", "--follow", "--json").json
     assert envelope["next"][0]["command"] == "tasks report --body <untrusted> --json"

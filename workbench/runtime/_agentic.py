@@ -354,6 +354,14 @@ def mark_untrusted(command, ctx, data, meta) -> None:
                              if value}
 
 
+def declared_untrusted(command) -> dict:
+    """Where `command` may carry untrusted text, from its declaration alone (a stream's @meta):
+    `data`, its output schema's pointers; `inputs`, its untrusted options."""
+    inputs = [key for key, option in command.options.items() if option.untrusted]
+    return {key: value for key, value in (("data", _paths(command)), ("inputs", inputs))
+            if value}
+
+
 def clean_steps(command, ctx, steps) -> list:
     """`steps` (ctx.next) with every untrusted value replaced by a slot: an untrusted
     option's value by its own (`<body>`), a value from untrusted data by `<untrusted>`."""

@@ -729,11 +729,18 @@ def open_stream(program: Program, world: World, command: Command) -> None:
 
 
 def _stream_head(program, command) -> dict:
+    """The @meta line: what the stream is and, for a command that takes or returns untrusted
+    text, where that text may be (declared pointers into the data, untrusted inputs), before
+    any item comes; the @end says where it was."""
     from workbench.declaration.capabilities import capabilities
-    return {"command": " ".join(command.path) if command is not None else None,
+    head = {"command": " ".join(command.path) if command is not None else None,
             "schema_version": program.schema_version,
             "format": "ndjson", "items": "one JSON value per line until the @end line",
             "capabilities": capabilities(program)}
+    if command is not None and _untrusted(command):
+        from workbench.runtime._agentic import declared_untrusted
+        head["untrusted"] = declared_untrusted(command)
+    return head
 
 
 def reads_live(world: World, request: Request) -> bool:
