@@ -983,11 +983,16 @@ def _person_required(program, command, ctx, person, mode) -> dict:
 
 
 def _selected(command, request, ctx, data):
-    """The handler's data with only the `--fields` asked (`workbench.runtime.fields`)."""
+    """The handler's data with only the `--fields` asked (`workbench.runtime.fields`); a
+    refusal says the command ran (as `--jq`'s does): only a declared schema is checked first."""
     from workbench.runtime import fields
     if hasattr(data, "__next__"):
         return fields.select_stream(command, data, request.flags["fields"], ctx.invocation())
-    return fields.select(command, data, request.flags["fields"], ctx.invocation())
+    try:
+        return fields.select(command, data, request.flags["fields"], ctx.invocation())
+    except Refusal as refusal:
+        refusal.message = "the command ran, and " + refusal.message
+        raise
 
 
 def _jq_filter(request, ctx):
