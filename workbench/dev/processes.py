@@ -167,36 +167,19 @@ def run_limited(args: Sequence[str], *, input: str | None = None, timeout: float
     `on_line(line)` hears each stdout line as it arrives (the output is still returned);
     `tracker` hears of the process group while it runs (so a cancel can kill it)."""
     kwargs.setdefault("start_new_session", True)
-    if on_line is not None:
-        return _run_streaming(args, input=input, timeout=timeout, on_line=on_line,
-                              tracker=tracker, **kwargs)
-    if input is not None:
+    if on_line is not None or input is not None:
         stdin = subprocess.PIPE
     proc = subprocess.Popen(args, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, **kwargs)
-    if tracker is None:
-        return _communicate(proc, input, timeout)
-    tracker.started(proc.pid)
+    if tracker is not None:
+        tracker.started(proc.pid)
     try:
+        if on_line is not None:   # each line on the calling thread: the MCP server's worker
+            return _stream(proc, args, input, timeout, on_line)   # (progress needs it)
         return _communicate(proc, input, timeout)
     finally:
-        tracker.ended(proc.pid)
-
-
-def _run_streaming(args: Sequence[str], *, input: str | None, timeout: float,
-                   on_line: Callable[[str], None], tracker: Tracker | None,
-                   **kwargs: Any) -> subprocess.CompletedProcess[str]:
-    """run_limited, handing each stdout line to `on_line` as it arrives, on the calling thread
-    (the MCP server calls from an anyio worker thread, which progress notifications need)."""
-    proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, **kwargs)
-    if tracker is None:
-        return _stream(proc, args, input, timeout, on_line)
-    tracker.started(proc.pid)
-    try:
-        return _stream(proc, args, input, timeout, on_line)
-    finally:
-        tracker.ended(proc.pid)
+        if tracker is not None:
+            tracker.ended(proc.pid)
 
 
 def _stream(proc: subprocess.Popen[str], args: Sequence[str], input: str | None,
