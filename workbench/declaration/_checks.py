@@ -8,9 +8,7 @@ one parser, a layer up (`workbench.runtime.checks`). Whether they run at all for
 
 from __future__ import annotations
 
-import os
-
-from workbench.declaration._derived import derived
+from workbench.declaration._verdict import commands_under
 from workbench.declaration.builtins import (GLOBAL_SPELLINGS, RESERVED_COMMANDS, RESERVED_SHORTS,
                                            SHARED_SPELLINGS)
 
@@ -26,6 +24,16 @@ _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 _ARG_CHARS = _NAME_CHARS | _KEY_CHARS
 _SHORT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+
+
+def check_group(program, group) -> None:
+    """A lazy group just loaded, alone: as `check_program` checks it, naming the group."""
+    if not group.commands:
+        raise DefinitionError(f"{_where(group)} has no commands; add commands to "
+                              f"'{group.load}' or remove the group")
+    _check_children(program, group, top=False)
+    for command in commands_under(group):
+        _check_command(program, command)
 
 
 def check_program(program) -> None:

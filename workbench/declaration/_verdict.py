@@ -89,25 +89,17 @@ def check_lazy(program, group) -> None:
     if trusted is None:
         if state.lazy_verdicts is None:
             return   # check=False, or a check that records nothing
-        _check_group(program, group)   # as check_program will, but naming the lazy group
+        from workbench.declaration._checks import check_group
+        check_group(program, group)   # as check_program will, but naming the lazy group
         if state.verdict is not None:
             state.lazy_verdicts.append(_group_verdict_path(group, state.verdict))
         return
     path = _group_verdict_path(group, trusted)
     if path is not None and os.path.exists(path):
         return
-    _check_group(program, group)
+    from workbench.declaration._checks import check_group
+    check_group(program, group)
     state.lazy_pending.append((group, path))
-
-
-def _check_group(program, group) -> None:
-    from workbench.declaration._checks import _check_children, _check_command, _where
-    if not group.commands:
-        raise DefinitionError(f"{_where(group)} has no commands; add commands to "
-                              f"'{group.load}' or remove the group")
-    _check_children(program, group, top=False)
-    for command in commands_under(group):
-        _check_command(program, command)
 
 
 def commands_under(group):
@@ -120,7 +112,6 @@ def commands_under(group):
 
 def _group_verdict_path(group, program_verdict: str) -> str | None:
     import sys
-    import zlib
     module = sys.modules.get(group.load.partition(":")[0])
     file = getattr(getattr(module, "__spec__", None), "origin", None)
     try:
@@ -128,11 +119,8 @@ def _group_verdict_path(group, program_verdict: str) -> str | None:
             data = handle.read()
     except (OSError, TypeError):
         return None
-    ident = f"{os.path.basename(program_verdict)}\0{file}\0{' '.join(group.path)}".encode(
-        "utf-8", "replace")
-    name = (f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}{len(data):x}-"
-            f"{zlib.crc32(ident):08x}{zlib.adler32(ident):08x}")
-    return os.path.join(_cache_dir(), "lazy-" + name)
+    ident = f"{os.path.basename(program_verdict)}\0{file}\0{' '.join(group.path)}"
+    return _path("lazy-", data, ident)
 
 
 def record_verdict(program) -> None:
@@ -173,10 +161,16 @@ def _verdict_path(program, frame) -> str | None:
     except OSError:
         return None
     import sys
-    import zlib
     burgee = getattr(sys.modules.get("workbench"), "__version__", "")
     ident = (f"{file}\0{frame.f_lineno}\0{program.name}\0{program.version}\0{burgee}\0"
-             f"{ours.st_size}\0{ours.st_mtime_ns}\0{sys.version}").encode("utf-8", "replace")
+             f"{ours.st_size}\0{ours.st_mtime_ns}\0{sys.version}")
+    return _path("", data, ident)
+
+
+def _path(prefix: str, data: bytes, ident: str) -> str:
+    """A verdict's file: named by the source's bytes and what else identifies it."""
+    import zlib
+    key = ident.encode("utf-8", "replace")
     name = (f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}{len(data):x}-"
-            f"{zlib.crc32(ident):08x}{zlib.adler32(ident):08x}")
-    return os.path.join(_cache_dir(), name)
+            f"{zlib.crc32(key):08x}{zlib.adler32(key):08x}")
+    return os.path.join(_cache_dir(), prefix + name)
