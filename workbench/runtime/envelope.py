@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import sys
 
-from workbench.declaration.exits import EXIT_CODES  # re-exported: the table is data
-
 TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -144,6 +142,7 @@ def handler_exit(code: object, meta: dict[str, Any]) -> dict[str, Any]:
             "the handler called sys.exit(0); return data instead"]
         return success(None, meta)
     if isinstance(code, int):
+        from workbench.declaration.exits import EXIT_CODES   # a rare path: not at start-up
         exit = code if code in EXIT_CODES and code != 0 else EXIT_FAILURE
         message = f"the handler called sys.exit({code})"
     else:
