@@ -55,7 +55,7 @@ FORMATS = ("json", "ndjson", "table", "tsv")
 
 def fields_option() -> Option:
     """`--fields a,b.c`: a global flag; also each paginated command's `fields` MCP argument,
-    and every command's where the program opts in (`workbench.declaration._extras`), so one
+    and every command's where the program opts in (`workbench.declaration.model.attach`), so one
     description serves both."""
     return Option("string", "keep only these fields of the data, comma-separated (a.b: a "
                   "nested one; null when unset)", placeholder="<a,b.c>")

@@ -154,7 +154,7 @@ class Command:
     """
 
     is_group = False
-    _extras_attached = False   # until `_extras.attach` adds the framework's options
+    _extras_attached = False   # until `attach` adds the framework's options
     options: dict[str, Option]   # the instance's attributes a checker cannot infer
     arguments: list[Argument]
     examples: list[str]
@@ -212,7 +212,7 @@ class Command:
         self.path: tuple[str, ...] = (name,)
         self.program: Program | None = None
         self.adapter: Any = None  # set by workbench.adapt for undeclared programs
-        self.framework_keys: frozenset[str] = NO_KEYS  # options the framework added (_extras)
+        self.framework_keys: frozenset[str] = NO_KEYS  # options the framework added (attach)
         # ((Program or Group, keys), ...) whose options it takes
         self.inherited: tuple[tuple[Any, tuple[str, ...]], ...] = ()
         _key_options(self.options)
@@ -483,7 +483,6 @@ class Program:
     def _bind(self, node, path, chain) -> None:
         """Wire the children of `node`: paths, the program, the options each command takes
         from `chain` (the program's and its groups', outermost first) and the framework's."""
-        from workbench.declaration._extras import attach
         prefix = self.env_prefix
         for child in node.commands:
             child.path = path + (child.name,)
@@ -628,3 +627,97 @@ def child_named(node: Program | Group, name: str) -> Command | Group | None:
         built = (len(node.commands), names)
         node.__dict__["_children"] = built
     return built[1].get(name) if isinstance(name, str) else None
+
+
+# -- the framework's own options ---------------------------------------------------------
+# Options the framework adds to a command from what it declares (pages, plans, keys).
+# They are attached to `command.options` when the Program is built, so the parser, help,
+# cards, schemas and MCP tools all show them without knowing where they came from; the
+# runtime reads them from `request.extras` and the handler never sees them in `ctx.options`.
+# (Here rather than in a module of their own: every Program's construction runs them, and a
+# module costs every start ~0.06 ms to import.)
+
+DEFAULT_PAGE_SIZE = 50
+
+
+def options_for(command) -> dict:
+    """The framework's own options for `command`, by key, in a stable order."""
+    extras = {}
+    if command.paginated:
+        size = command.paginated if type(command.paginated) is int else DEFAULT_PAGE_SIZE
+        extras["limit"] = Option(type="integer", description=f"items per page (default {size})")
+        extras["cursor"] = Option(type="string", description="continue where a page stopped "
+                                  "(its next_cursor)")
+        extras["all"] = Option(type="boolean", description="every item, no paging")
+    filters = getattr(command.program, "mcp_filters", False)
+    if command.paginated or filters:
+        from workbench.declaration.builtins import fields_option
+        extras["fields"] = fields_option()   # the global --fields, as an MCP argument too
+    if filters and object_output(command) is None:   # a structured result keeps its schema
+        from workbench.declaration.builtins import jq_option
+        extras["jq"] = jq_option()           # the global --jq, as an MCP argument too
+    if command.plan is not None:
+        extras["dry_run"] = Option(type="boolean", description="run every check, change nothing, "
+                                   "return the plan and its digest")
+        extras["expect_plan"] = Option(type="string", description="apply only if the plan's digest "
+                                       "is still this (from --dry-run)", placeholder="<digest>")
+    if command.effects == "non_idempotent":
+        extras["idempotency_key"] = Option(type="string", description="make retries safe: a repeat "
+                                           "with this key returns the first result",
+                                           placeholder="<key>")
+    extras.update(_agentic_options(command))
+    if getattr(command, "why", None):
+        extras["why"] = Option(type="string", required=command.why == "required",
+                               description="why you are making this call, kept in meta.why",
+                               placeholder="<why>")
+    return extras
+
+
+def _agentic_options(command) -> dict:
+    """`--agent` for a self-scoped command, `--input` for one that takes its request as
+    JSON (issue 34)."""
+    extras = {}
+    if command.self_scope is not None:
+        extras["agent"] = Option(type="string", description="who is acting: only items this "
+                                 "agent owns are touched (default: the detected agent)",
+                                 placeholder="<agent>")
+    if command.input_json:
+        extras["input"] = Option(type="string", description="the whole request as one JSON "
+                                 "object, from FILE or - (stdin); flags override its fields",
+                                 placeholder="<file>")
+        extras["input"].cli_only = True   # over MCP the arguments are the request already
+    return extras
+
+
+def attach(command) -> None:
+    """Add the framework options to `command.options` (once) and record their keys."""
+    if getattr(command, "_extras_attached", False):   # read, not via __dict__: reading that
+        return                                         # builds a dict for every command
+    command._extras_attached = True
+    extras = options_for(command)
+    for key in extras:
+        if key in command.options:
+            raise DefinitionError(
+                f"command '{' '.join(command.path)}' declares option {key!r}, which the framework "
+                f"adds itself ({_why(key)}); "
+                f"rename yours")
+    command.framework_keys = frozenset(extras) if extras else NO_KEYS
+    for key in extras:          # declared order: a frozenset's moves with PYTHONHASHSEED
+        option = extras[key]
+        option.key = key
+        command.options[key] = option
+
+
+def _why(key: str) -> str:
+    """What in the declaration makes the framework add the option `key`."""
+    if key == "fields":
+        return "paginated=True or Program(mcp_filters=True)"
+    if key == "jq":
+        return "Program(mcp_filters=True)"
+    if key in ("limit", "cursor", "all"):
+        return "paginated=True"
+    if key in ("agent", "input"):   # issue 34
+        return "self_scope=" if key == "agent" else "input_json=True"
+    if key == "why":
+        return "why="
+    return "plan=" if key in ("dry_run", "expect_plan") else "effects=non_idempotent"
