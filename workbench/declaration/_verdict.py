@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import os
 
-from workbench.declaration._derived import derived
-from workbench.declaration.model import DefinitionError
+from workbench.declaration.model import DefinitionError, derived
 
 _CHECKS_FILE = os.path.join(os.path.dirname(__file__), "_checks.py")
 """The checks' source: a verdict names its size and time, so changed checks run again."""

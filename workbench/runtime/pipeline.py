@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import os
 
-from workbench.declaration._derived import derived
-from workbench.declaration.model import DefinitionError, Fail
+from workbench.declaration.model import DefinitionError, Fail, derived
 from workbench.runtime import envelope as _envelope
 from workbench.runtime.parser import Refusal, Request, parse
 from workbench.runtime.redact import (Redactor, mask_argv, secrets_in_argv,

@@ -16,7 +16,7 @@ belong (a sensitive spelling of any command of the program).
 
 from __future__ import annotations
 
-from workbench.declaration._derived import derived
+from workbench.declaration.model import derived
 
 TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
 if TYPE_CHECKING:
