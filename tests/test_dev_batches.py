@@ -162,7 +162,7 @@ async def test_no_more_than_one_diff_batch_is_alive_after_many_saves(tmp_path):
 def test_a_worker_builds_the_program_wide_tables_before_it_forks(tmp_path):
     """Built in every fork, redaction's tables walked every option of the program and so
     copied every page a fork touched: the worker builds them once, and a run only reads them."""
-    from workbench.declaration._derived import derived
+    from workbench.declaration.model import derived
     from workbench.dev import _worker
     from workbench.dev.loader import load_in_process
     from workbench.entry import run

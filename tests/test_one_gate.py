@@ -9,7 +9,7 @@ import pytest
 
 from conftest import SAMPLES, clean_env, run_program
 from workbench import Argument, Command, Group, Option, Program, call
-from workbench.declaration.builtins import BUILTINS, GLOBAL_OPTIONS
+from workbench.declaration.builtins import BUILTINS, GLOBAL_OPTIONS, RESERVED_COMMANDS
 from workbench.samples.notes import program as notes_program
 
 SECRET = "s3cr3t-Token-8842"
@@ -232,6 +232,7 @@ def test_every_builtin_and_global_flag_is_declared_once():
     assert set(BUILTINS) == {("help",), ("help", "search"), ("completion",), ("mcp",),
                              ("mcp", "config"), ("mcp", "install"), ("mcp", "doctor"),
                              ("skills",)}
+    assert RESERVED_COMMANDS == tuple(dict.fromkeys(path[0] for path in BUILTINS))
     assert list(GLOBAL_OPTIONS) == ["json", "help", "schema", "version", "debug", "format",
                                     "progress", "fields", "jq", "no_color"]
     assert GLOBAL_OPTIONS["help"].short_flag == "-h"

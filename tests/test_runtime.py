@@ -516,6 +516,63 @@ def test_encode_matches_json_dumps_byte_for_byte():
         assert encode(doc) == _json_module.dumps(doc, ensure_ascii=False, separators=(",", ":"))
 
 
+def test_a_small_document_is_encoded_in_python_byte_for_byte_as_json_dumps():
+    """A command line's one call encodes its small envelope without loading `_json` (a
+    shared library, ~0.2 ms): `_small` must write exactly what the C encoder writes."""
+    import json as _json_module
+    import random
+    from workbench.runtime.envelope import SMALL, _small
+    chars = ["a", "é", '"', "\\", "\n", "\t", "\b", "\f", "\r", "\x00", "\x1f", "\x7f",
+             "\u2028", "\udcff", "😀", "/", "<", "'"]
+    rng = random.Random(37)
+
+    def text():
+        return "".join(rng.choice(chars) for _ in range(rng.randrange(6)))
+
+    def value(depth):
+        kind = rng.randrange(9 if depth < 4 else 7)
+        return [text, lambda: rng.randrange(-10 ** 20, 10 ** 20), lambda: rng.uniform(-1e9, 1e9),
+                lambda: rng.choice([0.0, -0.0, 1e100, 5e-324, 0.1, 1.5e16]), lambda: None,
+                lambda: rng.choice([True, False]), lambda: rng.randrange(3),
+                lambda: [value(depth + 1) for _ in range(rng.randrange(4))],
+                lambda: {text(): value(depth + 1) for _ in range(rng.randrange(4))}][kind]()
+
+    left = 0
+    for _ in range(2000):
+        doc = {text(): value(0) for _ in range(rng.randrange(5))}
+        expected = _json_module.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+        encoded = _small(doc)
+        assert encoded in (expected, None)
+        left += encoded is None   # more than SMALL values
+    assert left < 100
+    assert _small({"a": [1, "x"], "": {}, "b": []}) == '{"a":[1,"x"],"":{},"b":[]}'
+    # what it leaves to the C encoder (and its refusals, with their messages)
+    for doc in [{"t": (1, 2)}, {"s": {1}}, {1: 2}, {"n": float("nan")}, {"i": float("inf")},
+                {"b": True, "e": _Colour(1)}, list(range(SMALL)), {"x": 10 ** 5000}]:
+        assert _small(doc) is None
+    assert _small(list(range(SMALL - 1))) is not None
+
+
+class _Colour(int):   # an int subclass (IntEnum-like): the C encoder writes it
+    pass
+
+
+def test_a_json_call_never_loads_the_c_encoder_for_a_small_envelope(tmp_path):
+    probe, answer = tmp_path / "probe.py", tmp_path / "loaded.txt"
+    probe.write_text(
+        "import atexit, sys\n"
+        f"atexit.register(lambda: open({str(answer)!r}, 'w').write(str('_json' in sys.modules)))\n"
+        f"sys.argv[0] = {str(SAMPLES / 'deploy.py')!r}\n"
+        "import runpy\n"
+        f"runpy.run_path({str(SAMPLES / 'deploy.py')!r}, run_name='__main__')\n")
+    completed = subprocess.run([sys.executable, str(probe), "status", "--json"], env=clean_env(),
+                               capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                               timeout=60)
+    assert completed.returncode == 0, completed.stderr
+    assert json.loads(completed.stdout)["ok"] is True
+    assert answer.read_text() == "False"
+
+
 def test_encode_is_safe_from_several_threads_at_once():
     """Four threads encoding the same shared data (tuples and sets go through `_default`,
     which lets another thread in mid-document): every result is the same bytes, with no

@@ -349,6 +349,41 @@ def test_a_process_leaves_its_declaration_to_the_os_but_finalizes_the_calls_garb
     assert written.read_text() == "finalized"
 
 
+def test_run_freezes_what_existed_before_it_only_while_it_runs(capsys, monkeypatch):
+    """The exit hook's young collection walks only what the call made: `run` freezes the
+    start-up heap while it runs and thaws it when it ends; someone else's freeze, or a
+    collector turned off, is left as it was."""
+    import gc
+
+    from workbench import entry, run
+
+    seen = []
+    program = Program("p", "1.0.0", "", commands=[
+        Command("x", effects="read_only", examples=["p x"],
+                run=lambda ctx: seen.append(gc.get_freeze_count()) or {})])
+    monkeypatch.setattr(entry, "_EXIT_REGISTERED", True)   # no exit hook from a test
+    if gc.get_freeze_count():
+        pytest.skip("this test process froze its heap already")
+    with pytest.raises(SystemExit):
+        run(program, ["x", "--json"])
+    assert seen[-1] > 0 and gc.get_freeze_count() == 0
+    gc.freeze()   # someone else's (a fork server's): neither added to nor thawed
+    try:
+        frozen = gc.get_freeze_count()
+        with pytest.raises(SystemExit):
+            run(program, ["x", "--json"])
+        assert seen[-1] == frozen and gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
+    gc.disable()
+    try:
+        with pytest.raises(SystemExit):
+            run(program, ["x", "--json"])
+        assert seen[-1] == 0 and gc.get_freeze_count() == 0 and not gc.isenabled()
+    finally:
+        gc.enable()
+
+
 def test_run_in_a_long_lived_process_freezes_nothing_until_it_exits(capsys, monkeypatch):
     """A test or a server calling `run` keeps its collector: freezing waits for exit, and
     registers once however many calls."""

@@ -8,7 +8,6 @@ __version__ = "0.1.0"   # the one version source: pyproject.toml reads it (setup
 
 from workbench.declaration.model import Argument, Command, DefinitionError, Fail, Group, Option, Program
 from workbench.entry import run
-from workbench.runtime.context import Context, Partial
 from workbench.runtime.pipeline import Outcome, call
 
 __all__ = ["Program", "Group", "Command", "Option", "Argument", "Fail", "DefinitionError",
@@ -20,10 +19,12 @@ if TYPE_CHECKING:
     from workbench.adapters import adapt
     from workbench import testing
     from workbench.mcp import asgi
+    from workbench.runtime.context import Context, Partial
     from workbench.runtime.arguments import to_argv
     from workbench.typed import App, Arg, Opt
 
-_LAZY = {"to_argv": "workbench.runtime.arguments", "adapt": "workbench.adapters",
+_LAZY = {"Context": "workbench.runtime.context", "Partial": "workbench.runtime.context",
+         "to_argv": "workbench.runtime.arguments", "adapt": "workbench.adapters",
          "App": "workbench.typed", "Opt": "workbench.typed", "Arg": "workbench.typed",
          "asgi": "workbench.mcp"}
 

@@ -55,7 +55,7 @@ FORMATS = ("json", "ndjson", "table", "tsv")
 
 def fields_option() -> Option:
     """`--fields a,b.c`: a global flag; also each paginated command's `fields` MCP argument,
-    and every command's where the program opts in (`workbench.declaration._extras`), so one
+    and every command's where the program opts in (`workbench.declaration.model.attach`), so one
     description serves both."""
     return Option("string", "keep only these fields of the data, comma-separated (a.b: a "
                   "nested one; null when unset)", placeholder="<a,b.c>")
@@ -200,18 +200,34 @@ def _builtins() -> dict[tuple[str, ...], Builtin]:
     return {builtin.path: builtin for builtin in table}
 
 
-BUILTINS = _builtins()
-"""Built-in commands by path."""
+BUILTINS: dict[tuple[str, ...], Builtin]
+"""Built-in commands by path: made on first use (`__getattr__`), as a call of a program's
+own command never needs them (~0.1 ms of Options and Commands on every start)."""
 
-RESERVED_COMMANDS: tuple[str, ...] = tuple(dict.fromkeys(path[0] for path in BUILTINS))
-"""Top-level names a program may not use for its own commands."""
+RESERVED_COMMANDS: tuple[str, ...] = ("help", "completion", "mcp", "skills")
+"""Top-level names a program may not use for its own commands: the first words of
+`BUILTINS`' paths (a test holds them equal)."""
+
+
+def __getattr__(name: str) -> object:
+    if name == "BUILTINS":
+        return _table()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _table() -> dict[tuple[str, ...], Builtin]:
+    table = globals().get("BUILTINS")
+    if table is None:
+        table = globals()["BUILTINS"] = _builtins()
+    return table
 
 
 def find_builtin(tokens: Sequence[str]) -> tuple[Builtin | None, int]:
     """(Builtin, number of tokens its path used) for argv starting with a built-in, else
     (None, 0). The longest path wins: `help search x` is `help search`, `help x` is `help`."""
-    if not tokens or (tokens[0],) not in BUILTINS:
+    if not tokens or tokens[0] not in RESERVED_COMMANDS:
         return None, 0
-    if len(tokens) > 1 and (tokens[0], tokens[1]) in BUILTINS:
-        return BUILTINS[(tokens[0], tokens[1])], 2
-    return BUILTINS[(tokens[0],)], 1
+    table = _table()
+    if len(tokens) > 1 and (tokens[0], tokens[1]) in table:
+        return table[(tokens[0], tokens[1])], 2
+    return table[(tokens[0],)], 1

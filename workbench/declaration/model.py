@@ -8,7 +8,6 @@ the standard library's cheapest parts: it is on every CLI start-up path.
 
 from __future__ import annotations
 
-from workbench.declaration._derived import Derived
 from workbench.declaration.params import TYPES, Argument, Option  # noqa: F401 (re-exported)
 
 TYPE_CHECKING = False   # typing costs start-up time; only checkers and the reference read it
@@ -31,6 +30,62 @@ MAX_TOOL_NAME = 40
 
 NO_KEYS: frozenset[str] = frozenset()
 """The one empty key set every command without framework options shares."""
+
+
+# -- what is derived from a Program --------------------------------------------------------
+# A `Program` holds its declaration; the facts the definition checks, the runtime and
+# redaction derive from it live in its `Derived` (`derived(program)`), never as loose
+# attributes on the Program. Each field says who writes it:
+#
+# - the check verdicts (`workbench.declaration._verdict`): `verdict`, `lazy_verdicts`,
+#   `lazy_trusted`, `lazy_pending`, `broken`;
+# - the examples (`workbench.runtime.checks`): `examples_checked`;
+# - the model itself (this module): `has_lazy`, `tools`;
+# - redaction (`workbench.runtime.redact`): `redact_spellings`, `redact_options`, each with
+#   the `Program.generation` it was built at (a lazy group loaded since: rebuilt).
+#
+# Private: nothing outside the declaration and runtime packages reads it but through
+# `derived`. (Here rather than in a module of its own: every start imports the model, and a
+# module costs every start ~0.06 ms to import.)
+
+
+class Derived:
+    """The derived state of one Program (see the comment above)."""
+
+    __slots__ = ("examples_checked", "verdict", "lazy_verdicts", "lazy_trusted",
+                 "lazy_pending", "broken", "has_lazy", "tools", "redact_spellings",
+                 "redact_options")
+
+    def __init__(self) -> None:
+        self.examples_checked: bool = False
+        """Every example parsed (or the check process / a verdict file says so)."""
+        self.verdict: str | None = None
+        """The verdict file to write once every check passed (None: nothing to record)."""
+        self.lazy_verdicts: list[str | None] | None = None
+        """Verdict files of the lazy groups checked with the program; None when this check
+        records none (check=False, or a program trusted by its verdict)."""
+        self.lazy_trusted: str | None = None
+        """The verdict the program was trusted by: each lazy group is checked alone."""
+        self.lazy_pending: list[tuple[Any, str | None]] = []
+        """Lazy groups checked alone whose examples `ensure_checked` still parses."""
+        self.broken: Exception | None = None
+        """A released program's lazy group failed its first check: every call answers it."""
+        self.has_lazy: bool = False
+        """The program declares a lazy group (`Group(load=...)`)."""
+        self.tools: dict[str, Any] | None = None
+        """Tool name -> Command, built on first lookup (dropped when a lazy group loads)."""
+        self.redact_spellings: tuple[int, Any] | None = None
+        """(generation, (sensitive spelling -> Option, every spelling)) for redaction."""
+        self.redact_options: tuple[int, list[Any]] | None = None
+        """(generation, every sensitive Option) for redaction."""
+
+
+def derived(program: Any) -> Derived:
+    """The program's derived state (made here for a Program built without `__init__`)."""
+    state = program.__dict__.get("_derived")
+    if state is None:
+        state = program._derived = Derived()
+    return state
 
 
 
@@ -154,7 +209,7 @@ class Command:
     """
 
     is_group = False
-    _extras_attached = False   # until `_extras.attach` adds the framework's options
+    _extras_attached = False   # until `attach` adds the framework's options
     options: dict[str, Option]   # the instance's attributes a checker cannot infer
     arguments: list[Argument]
     examples: list[str]
@@ -212,7 +267,7 @@ class Command:
         self.path: tuple[str, ...] = (name,)
         self.program: Program | None = None
         self.adapter: Any = None  # set by workbench.adapt for undeclared programs
-        self.framework_keys: frozenset[str] = NO_KEYS  # options the framework added (_extras)
+        self.framework_keys: frozenset[str] = NO_KEYS  # options the framework added (attach)
         # ((Program or Group, keys), ...) whose options it takes
         self.inherited: tuple[tuple[Any, tuple[str, ...]], ...] = ()
         _key_options(self.options)
@@ -472,7 +527,7 @@ class Program:
             raise DefinitionError(f"program {name!r}: single=True needs exactly one command and "
                                   f"no groups; drop single=True or keep one Command")
         self._ordered = True    # _index is in declaration order (a lazy load appends)
-        self._derived = Derived()   # what checks, runtime and redaction derive (_derived.py)
+        self._derived = Derived()   # what checks, runtime and redaction derive (`Derived`)
         self._chain = _shared(self, (), env_prefix)
         self._bind(self, (), self._chain)
         if check:
@@ -483,7 +538,6 @@ class Program:
     def _bind(self, node, path, chain) -> None:
         """Wire the children of `node`: paths, the program, the options each command takes
         from `chain` (the program's and its groups', outermost first) and the framework's."""
-        from workbench.declaration._extras import attach
         prefix = self.env_prefix
         for child in node.commands:
             child.path = path + (child.name,)
@@ -628,3 +682,97 @@ def child_named(node: Program | Group, name: str) -> Command | Group | None:
         built = (len(node.commands), names)
         node.__dict__["_children"] = built
     return built[1].get(name) if isinstance(name, str) else None
+
+
+# -- the framework's own options ---------------------------------------------------------
+# Options the framework adds to a command from what it declares (pages, plans, keys).
+# They are attached to `command.options` when the Program is built, so the parser, help,
+# cards, schemas and MCP tools all show them without knowing where they came from; the
+# runtime reads them from `request.extras` and the handler never sees them in `ctx.options`.
+# (Here rather than in a module of their own: every Program's construction runs them, and a
+# module costs every start ~0.06 ms to import.)
+
+DEFAULT_PAGE_SIZE = 50
+
+
+def options_for(command) -> dict:
+    """The framework's own options for `command`, by key, in a stable order."""
+    extras = {}
+    if command.paginated:
+        size = command.paginated if type(command.paginated) is int else DEFAULT_PAGE_SIZE
+        extras["limit"] = Option(type="integer", description=f"items per page (default {size})")
+        extras["cursor"] = Option(type="string", description="continue where a page stopped "
+                                  "(its next_cursor)")
+        extras["all"] = Option(type="boolean", description="every item, no paging")
+    filters = getattr(command.program, "mcp_filters", False)
+    if command.paginated or filters:
+        from workbench.declaration.builtins import fields_option
+        extras["fields"] = fields_option()   # the global --fields, as an MCP argument too
+    if filters and object_output(command) is None:   # a structured result keeps its schema
+        from workbench.declaration.builtins import jq_option
+        extras["jq"] = jq_option()           # the global --jq, as an MCP argument too
+    if command.plan is not None:
+        extras["dry_run"] = Option(type="boolean", description="run every check, change nothing, "
+                                   "return the plan and its digest")
+        extras["expect_plan"] = Option(type="string", description="apply only if the plan's digest "
+                                       "is still this (from --dry-run)", placeholder="<digest>")
+    if command.effects == "non_idempotent":
+        extras["idempotency_key"] = Option(type="string", description="make retries safe: a repeat "
+                                           "with this key returns the first result",
+                                           placeholder="<key>")
+    extras.update(_agentic_options(command))
+    if getattr(command, "why", None):
+        extras["why"] = Option(type="string", required=command.why == "required",
+                               description="why you are making this call, kept in meta.why",
+                               placeholder="<why>")
+    return extras
+
+
+def _agentic_options(command) -> dict:
+    """`--agent` for a self-scoped command, `--input` for one that takes its request as
+    JSON (issue 34)."""
+    extras = {}
+    if command.self_scope is not None:
+        extras["agent"] = Option(type="string", description="who is acting: only items this "
+                                 "agent owns are touched (default: the detected agent)",
+                                 placeholder="<agent>")
+    if command.input_json:
+        extras["input"] = Option(type="string", description="the whole request as one JSON "
+                                 "object, from FILE or - (stdin); flags override its fields",
+                                 placeholder="<file>")
+        extras["input"].cli_only = True   # over MCP the arguments are the request already
+    return extras
+
+
+def attach(command) -> None:
+    """Add the framework options to `command.options` (once) and record their keys."""
+    if getattr(command, "_extras_attached", False):   # read, not via __dict__: reading that
+        return                                         # builds a dict for every command
+    command._extras_attached = True
+    extras = options_for(command)
+    for key in extras:
+        if key in command.options:
+            raise DefinitionError(
+                f"command '{' '.join(command.path)}' declares option {key!r}, which the framework "
+                f"adds itself ({_why(key)}); "
+                f"rename yours")
+    command.framework_keys = frozenset(extras) if extras else NO_KEYS
+    for key in extras:          # declared order: a frozenset's moves with PYTHONHASHSEED
+        option = extras[key]
+        option.key = key
+        command.options[key] = option
+
+
+def _why(key: str) -> str:
+    """What in the declaration makes the framework add the option `key`."""
+    if key == "fields":
+        return "paginated=True or Program(mcp_filters=True)"
+    if key == "jq":
+        return "Program(mcp_filters=True)"
+    if key in ("limit", "cursor", "all"):
+        return "paginated=True"
+    if key in ("agent", "input"):   # issue 34
+        return "self_scope=" if key == "agent" else "input_json=True"
+    if key == "why":
+        return "why="
+    return "plan=" if key in ("dry_run", "expect_plan") else "effects=non_idempotent"

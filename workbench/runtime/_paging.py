@@ -9,7 +9,7 @@ DEFAULT_OUTPUT_BUDGET = 16000
 
 
 def page_size(command) -> int:
-    from workbench.declaration._extras import DEFAULT_PAGE_SIZE
+    from workbench.declaration.model import DEFAULT_PAGE_SIZE
     return command.paginated if type(command.paginated) is int else DEFAULT_PAGE_SIZE
 
 

@@ -7,8 +7,7 @@ each example runs as written needs the parser, a layer up, so it is checked here
 
 from __future__ import annotations
 
-from workbench.declaration._derived import derived
-from workbench.declaration.model import Command, DefinitionError, Program
+from workbench.declaration.model import Command, DefinitionError, Program, derived
 from workbench.runtime.parser import Refusal, parse
 
 

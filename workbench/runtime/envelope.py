@@ -6,7 +6,7 @@ exception becomes an envelope here and nowhere else.
 
 from __future__ import annotations
 
-from workbench.declaration.exits import EXIT_CODES  # re-exported: the table is data
+import sys
 
 TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
 if TYPE_CHECKING:
@@ -142,6 +142,7 @@ def handler_exit(code: object, meta: dict[str, Any]) -> dict[str, Any]:
             "the handler called sys.exit(0); return data instead"]
         return success(None, meta)
     if isinstance(code, int):
+        from workbench.declaration.exits import EXIT_CODES   # a rare path: not at start-up
         exit = code if code in EXIT_CODES and code != 0 else EXIT_FAILURE
         message = f"the handler called sys.exit({code})"
     else:
@@ -408,6 +409,10 @@ def encode(doc: Any) -> str:
     global _encoder, _busy
     if not isinstance(doc, (dict, list)):
         return _dumps(doc)
+    if _encoder is None and "_json" not in sys.modules:   # a command line's one call
+        text = _small(doc)
+        if text is not None:
+            return safe_text(text)
     if _encoder is None:
         try:
             import _thread
@@ -424,6 +429,76 @@ def encode(doc: Any) -> str:
         raise
     finally:
         _busy.release()
+
+
+_INFINITY = float("inf")
+SMALL = 256
+"""Values (containers and scalars) `_small` encodes before it leaves a document to `_json`."""
+
+_ESCAPES = {code: f"\\u{code:04x}" for code in range(0x20)}
+_ESCAPES.update({0x22: '\\"', 0x5C: "\\\\", 0x08: "\\b", 0x0C: "\\f", 0x0A: "\\n",
+                 0x0D: "\\r", 0x09: "\\t"})
+"""What `json` escapes in a string without `ensure_ascii` (str.translate's table)."""
+
+
+class _NotSmall(Exception):
+    pass
+
+
+def _small(doc: Any) -> str | None:
+    """`doc` as the C encoder writes it, in Python, when it holds at most `SMALL` values, all
+    plain (dict with str keys, list, str, int, finite float, bool, None: exact types); else
+    None. The C encoder is a shared library (`_json`): loading it costs a command line's one
+    call ~0.2 ms, more than a small envelope takes here. Once `_json` is loaded (a server,
+    a test, a big document) `encode` always uses it."""
+    parts: list[str] = []
+    try:
+        _put(doc, parts, [SMALL])
+    except (_NotSmall, ValueError):   # ValueError: an int too long for str (C says it)
+        return None
+    return "".join(parts)
+
+
+def _put(value: Any, parts: list[str], left: list[int]) -> None:
+    left[0] -= 1
+    if left[0] < 0:
+        raise _NotSmall
+    kind = type(value)
+    if kind is str:
+        parts.append(f'"{value.translate(_ESCAPES)}"')
+    elif value is None:
+        parts.append("null")
+    elif value is True:
+        parts.append("true")
+    elif value is False:
+        parts.append("false")
+    elif kind is int:
+        parts.append(int.__repr__(value))
+    elif kind is float:
+        if value != value or value in (_INFINITY, -_INFINITY):
+            raise _NotSmall   # refused by the C encoder (allow_nan=False), with its message
+        parts.append(float.__repr__(value))
+    elif kind is dict:
+        parts.append("{")
+        first = True
+        for key, item in value.items():
+            if type(key) is not str:
+                raise _NotSmall
+            parts.append(f'"{key.translate(_ESCAPES)}":' if first else
+                         f',"{key.translate(_ESCAPES)}":')
+            first = False
+            _put(item, parts, left)
+        parts.append("}")
+    elif kind is list:
+        parts.append("[")
+        for at, item in enumerate(value):
+            if at:
+                parts.append(",")
+            _put(item, parts, left)
+        parts.append("]")
+    else:
+        raise _NotSmall   # tuples, sets, dates, subclasses: `_default` and the C encoder
+
 
 
 def _dumps(doc) -> str:

@@ -11,13 +11,10 @@ Everything printed goes through `_deliver` (one envelope path: stamp, redact, pr
 
 from __future__ import annotations
 
-import errno
 import os
 
-from workbench.declaration._derived import derived
-from workbench.declaration.model import DefinitionError, Fail
+from workbench.declaration.model import DefinitionError, Fail, derived
 from workbench.runtime import envelope as _envelope
-from workbench.runtime.context import ActionRequired, Context, Partial, PersonRequired
 from workbench.runtime.parser import Refusal, Request, parse
 from workbench.runtime.redact import (Redactor, mask_argv, secrets_in_argv,
                                       secrets_in_request)
@@ -74,6 +71,7 @@ class World:
     redactor: Redactor
     on_progress: Callable[[float, float | None, str | None], object] | None
     exc_info: tuple[type[BaseException], BaseException, TracebackType | None] | None
+    _tsv: bool | None
 
     def __init__(self, environ, stdin, stdout, stderr, stdin_tty=False, stdout_tty=False):
         self.environ = environ
@@ -90,7 +88,8 @@ class World:
         self.seal = False         # this process ends with this call: once its result is out,
         #                           fds 1 and 2 take nothing more (late writes of threads)
         self.as_json = False      # `--json` (set by `execute`)
-        self.tsv = False          # text as tab-separated values (`text_format`)
+        self.tsv = False          # text as tab-separated values (`text_format`; see `tsv`)
+        self.format_asked = None  # `--format` as given (`execute` sets it; `tsv` reads it)
         self.colour_out = False   # colour on stdout, on stderr (`_colours`)
         self.colour_err = False
         self.delivered = False    # the call's envelope (or stream end) went out
@@ -103,6 +102,19 @@ class World:
         self._last_progress = None
         self.exc_info = None      # what the handler raised, for `workbench.testing.Result`
         self.catch = True         # False: an unexpected exception propagates (tests)
+
+    @property
+    def tsv(self) -> bool:
+        """Data as text is tab-separated values (`text_format`), worked out on first read:
+        it may ask who is calling (`runtime.context.detect_agent`), which `--help` never
+        needs (`execute` reads it before a handler runs, which may change the environment)."""
+        if self._tsv is None:
+            self._tsv = text_format(self, self.format_asked) == "tsv"
+        return self._tsv
+
+    @tsv.setter
+    def tsv(self, value: bool | None) -> None:
+        self._tsv = value   # None: `text_format` on the next read
 
     def redact(self, text: str) -> str:
         return self.redactor.text(text)
@@ -118,6 +130,7 @@ class World:
         except (BrokenPipeError, ValueError):   # a reader that hung up; a closed stdout
             raise PipeClosed from None
         except OSError as error:
+            import errno   # here: its module costs every start ~0.08 ms
             if error.errno == errno.EBADF:      # fd 1 closed under us (by a handler)
                 raise PipeClosed from None
             raise OutputFailed(error.strerror or str(error)) from None
@@ -341,7 +354,7 @@ def execute(program, argv, world, *, serve=None):
     point; `policy`: `workbench.runtime.serving.Policy`)."""
     as_json, world.ndjson, debug, progress, asked, no_color = _modes(argv)
     world.as_json = as_json
-    world.tsv = text_format(world, asked) == "tsv"
+    world.format_asked, world.tsv = asked, None   # `text_format` when first read
     _colours(world, as_json, no_color)
     world.progress_lines = progress or (not as_json and world.stdout_tty)
     world.progress_bar = world.progress_lines and not progress and not world.ndjson and \
@@ -404,6 +417,7 @@ def execute(program, argv, world, *, serve=None):
         if request.flags["schema"]:
             from workbench.surfaces.schema import input_schema
             return _show(world, True, input_schema(command), None)
+        world.tsv = world.tsv   # read now: the handler may change what `text_format` reads
         return _invoke(program, command, request, world, debug)
     except PipeClosed:
         return _envelope.EXIT_PIPE, None
@@ -757,6 +771,7 @@ def _invoke(program, command, request, world, debug):
         refused = person_only_refusal(program, command, world.environ)
         if refused is not None:
             return _deliver(program, world, refused, as_json)
+    from workbench.runtime.context import Context   # a command runs (help never needs it)
     ctx = Context(program, command, request, world)
     if request.stdin_inputs and not world.dash_reads_stdin:
         _dash_as_literal(command, request)
@@ -830,6 +845,7 @@ def _handle(program, command, request, world, ctx, debug, captured, claimed):
     """Run the handler and deliver its envelope (or stream); `captured` holds what it wrote;
     `claimed` is `_claim_key`'s answer, released by the caller on every path that did not
     finish it (try/finally)."""
+    from workbench.runtime.context import ActionRequired, Partial, PersonRequired
     as_json = request.json
     ndjson = request.flags["format"] == "ndjson"
     meta = {"provenance": request.provenance}
@@ -1054,6 +1070,7 @@ def _setup(program, command, ctx) -> None:
 def _output_problem(command, data, world):
     """Under BURGEE_VALIDATE=1 (the workbench always sets it), data that breaks the declared
     output schema is the `invalid_output` error; else None. Costs a jsonschema import."""
+    from workbench.runtime.context import Partial
     from workbench.surfaces.output import output_problem, validation_asked
     if isinstance(data, Partial) or not validation_asked(world.environ):
         return None
@@ -1215,6 +1232,7 @@ def _without_flag(tokens, flag, valued=True):
 
 def _stream(program, command, request, world, ctx, items, debug, page=None, captured=None):
     """`--format ndjson`: an @meta line, one line per item, an @end line (count, exit, next)."""
+    from workbench.runtime.context import ActionRequired, PersonRequired
     encode = _envelope.encode
     open_stream(program, world, command)
     count = 0

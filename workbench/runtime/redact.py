@@ -16,7 +16,7 @@ belong (a sensitive spelling of any command of the program).
 
 from __future__ import annotations
 
-from workbench.declaration._derived import derived
+from workbench.declaration.model import derived
 
 TYPE_CHECKING = False   # typing costs start-up time; only checkers read it
 if TYPE_CHECKING:
@@ -43,9 +43,9 @@ class Redactor:
         self.add(secrets)
 
     def add(self, secrets: Iterable[str]) -> None:
-        from workbench._text import placeholder
         found = set(self.secrets)
         for secret in secrets:
+            from workbench._text import placeholder   # here: a call with no secret skips it
             text = str(secret)
             # a template (`$NOTES_TOKEN`) is no secret: it is refused, and its fix names it
             if len(text) >= MIN_SECRET and placeholder(text) is None:

@@ -6,7 +6,7 @@ own helpers and wraps text itself (no re, no textwrap).
 
 from __future__ import annotations
 
-from workbench.declaration.builtins import BUILTINS
+from workbench.declaration.builtins import Builtin
 from workbench.surfaces import _facts
 
 WIDTH = 80
@@ -149,6 +149,7 @@ def _person_program_tail(program, width: int) -> list[str]:
                               "one you mean):", width)
         lines += _rows([(word, "; ".join(f"'{line}' to {means}" for line, means in listed))
                         for word, listed in _facts.meanings(program)], width)
+    from workbench.declaration.builtins import BUILTINS   # made on first use
     lines += ["", "Built-in commands:"]
     lines += _rows([(_facts.usage(program, BUILTINS[path])[len(name) + 1:]
                      .replace(" [options]", ""), BUILTINS[path].description)
@@ -375,4 +376,4 @@ def _command_help(program, command, width: int, person: bool) -> list[str]:
 
 def _builtin(command) -> bool:
     """Whether `command` is one of burgee's built-ins (help, completion, mcp, skills)."""
-    return any(command is node for node in BUILTINS.values())
+    return isinstance(command, Builtin)
