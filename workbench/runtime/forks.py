@@ -54,7 +54,7 @@ if TYPE_CHECKING:
 
     from workbench.declaration.model import Command, Program
 
-SPARES = 2
+SPARES = 3
 """Call processes the fork server keeps forked and warm ahead of calls."""
 _WARM_UP = None
 """A no-op program every spare runs once before its call (`_warm_up`)."""
