@@ -480,3 +480,58 @@ async def test_a_call_answers_byte_for_byte_the_same_through_the_server_and_the_
     codes = [runner.call(tool, arguments).envelope.get("error", {}).get("code")
              for tool, arguments in BOTH_PATHS]
     assert codes == [None, "conflict", "internal", "invalid_value", "unknown_tool"], codes
+
+
+_OUTCOMES_OF_EVERY_SIZE = r"""
+import json, sys
+from workbench import Command, Option, Program
+from workbench.runtime import forks
+from workbench.runtime.pipeline import call
+program = Program(name="p", version="1", description="p", commands=[
+    Command(name="blob", description="b", effects="read_only",
+            options={"size": Option(type="integer", required=True, description="chars")},
+            run=lambda ctx: {"text": "é" * ctx.options["size"]})])
+server = forks.ForkServer.start(program)
+sizes = []
+for size in (0, 1, 8000, forks._LAST_BYTES // 2 - 40, forks._LAST_BYTES // 2 - 10,
+             forks._LAST_BYTES // 2 + 10, forks._LAST_BYTES, 300_000, 2_000_000):
+    argv = ["blob", "--size", str(size), "--json"]
+    there, here = server.call(argv, tool="blob"), call(program, argv)
+    assert (there.exit, there.stdout, there.stderr) == (here.exit, here.stdout, here.stderr), size
+    sizes.append(len(there.stdout.encode()))
+server.close()
+print(json.dumps(sizes))
+"""
+
+
+def test_an_outcome_of_any_size_arrives_whole_from_its_call_process():
+    """A call process sends a short outcome whole at idle priority and a long one's last byte
+    only (`forks._step_aside`): around that size and far past the socket's buffer, what the
+    server receives is byte for byte what the call gave in-process."""
+    done = subprocess.run([sys.executable, "-c", _OUTCOMES_OF_EVERY_SIZE],
+                          capture_output=True, text=True, env=clean_env(), timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    sizes = json.loads(done.stdout)
+    from workbench.runtime.forks import _LAST_BYTES
+    assert min(sizes) < _LAST_BYTES < max(sizes), sizes
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="Linux scheduling policies")
+def test_a_call_process_steps_aside_to_idle_priority_before_its_exit():
+    """The end of a call process (its exit unmaps its memory) runs at idle priority, so the
+    server thread its outcome wakes never waits for it on the same CPU."""
+    from workbench.runtime.forks import _step_aside
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:   # pragma: no cover - the child reports and exits
+        try:
+            before = os.sched_getscheduler(0)
+            _step_aside()
+            os.write(write, b"%d %d" % (before, os.sched_getscheduler(0)))
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as handle:
+        before, after = map(int, handle.read().split())
+    os.waitpid(pid, 0)
+    assert (before, after) == (os.SCHED_OTHER, os.SCHED_IDLE)

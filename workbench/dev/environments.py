@@ -31,7 +31,6 @@ import json
 import os
 import pty
 import select
-import signal
 import struct
 import subprocess
 import termios
@@ -43,7 +42,8 @@ from typing import Any
 
 from workbench.dev.inputs import arguments_from_argv, argv_from_arguments, resolve_command
 from workbench.dev.inputs import target_command, writes
-from workbench.dev.processes import ENVIRONMENTS, environ_for, run_limited, worker_command
+from workbench.dev.processes import ENVIRONMENTS, environ_for, kill_group, run_limited
+from workbench.dev.processes import worker_command
 from workbench.dev.records import RunResult, Served
 from workbench.dev.sandbox import Sandbox
 from workbench.dev.server import DevServer
@@ -162,22 +162,46 @@ def _run_pty(served: Served, argv: tuple[str, ...], stdin: str | None, timeout: 
     box.started(proc.pid)
     assert proc.stderr is not None
     os.close(slave)
+    out, err = bytearray(), bytearray()
+    reason: str | None = None
+    code: int | None = None
+    try:
+        reason = _read_pty(proc, master, stdin, started + timeout, timeout, out, err)
+        if reason is not None:
+            kill_group(proc)
+        try:
+            code = proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            code = None
+    except BaseException:   # never a run left behind nor a descriptor open
+        kill_group(proc)
+        raise
+    finally:
+        box.ended(proc.pid)
+        os.close(master)
+        proc.stderr.close()
+    timed_out = reason is not None
+    text = out.decode("utf-8", "replace").replace("\r\n", "\n")
+    return RunResult("terminal", argv, None if timed_out else code, text,
+                     err.decode("utf-8", "replace"), time.perf_counter() - started,
+                     timed_out=timed_out, error=reason)
+
+
+def _read_pty(proc: subprocess.Popen, master: int, stdin: str | None, deadline: float,
+              timeout: float, out: bytearray, err: bytearray) -> str | None:
+    """Read a terminal run's screen and stderr until it ends; why it was stopped, if it was."""
+    assert proc.stderr is not None
     if stdin:
         os.write(master, stdin.encode("utf-8"))
-    out, err = bytearray(), bytearray()
-    deadline = started + timeout
     last_output: float | None = None
-    reason: str | None = None
     streams = {master: out, proc.stderr.fileno(): err}
     while streams:
         now = time.perf_counter()
         if now >= deadline:
-            reason = f"stopped after {timeout:g} s"
-            break
+            return f"stopped after {timeout:g} s"
         if (last_output is not None and proc.poll() is None and not stdin
                 and now - last_output > TERMINAL_IDLE):
-            reason = "waiting for input (a prompt nobody answered); stopped"
-            break
+            return "waiting for input (a prompt nobody answered); stopped"
         ready = _readable(list(streams), 0.05)
         for fd in ready:
             try:
@@ -202,23 +226,7 @@ def _run_pty(served: Served, argv: tuple[str, ...], stdin: str | None, timeout: 
             except OSError:
                 pass
             streams.pop(master, None)
-    timed_out = reason is not None
-    if timed_out:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
-    try:
-        code = proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        code = None
-    box.ended(proc.pid)
-    os.close(master)
-    proc.stderr.close()
-    text = out.decode("utf-8", "replace").replace("\r\n", "\n")
-    return RunResult("terminal", argv, None if timed_out else code, text,
-                     err.decode("utf-8", "replace"), time.perf_counter() - started,
-                     timed_out=timed_out, error=reason)
+    return None
 
 
 def _run_mcp(served: Served, server: DevServer, argv: tuple[str, ...],

@@ -17,7 +17,8 @@ thread held). The fork server keeps `SPARES` **call processes** forked and warme
 already its own), and hands the server one end of each one's socket. A call takes a spare:
 the server writes the request on its socket; the call process runs
 `workbench.runtime.pipeline.call` (fds 1 and 2 captured there), writes progress lines and the
-outcome, and `os._exit`s: what it left running dies with it, and its process group is killed
+outcome (its end at idle priority, `_step_aside`: its exit never keeps the woken server
+waiting), and `os._exit`s: what it left running dies with it, and its process group is killed
 when it is reaped. The fork server forks the next spare once no call runs (at once when
 no spare is left), so a fork never takes the CPU from a running call, and writes each
 call process's wait status on its own copy of the socket, so a call process that died before
@@ -53,12 +54,16 @@ if TYPE_CHECKING:
 
     from workbench.declaration.model import Command, Program
 
-SPARES = 2
+SPARES = 3
 """Call processes the fork server keeps forked and warm ahead of calls."""
 _WARM_UP = None
 """A no-op program every spare runs once before its call (`_warm_up`)."""
 _PRCTL = None
 """libc's `prctl` where there is one (Linux), looked up once by `_prepare`."""
+_LAST_BYTES = 1 << 14
+"""An outcome up to this size is sent whole after `_step_aside` (a socket's buffer takes it at
+once); of a longer one only its last byte, so a process at idle priority never waits for the
+CPU to finish sending."""
 _REAPED_WAIT = 10.0
 """Seconds to wait for a killed call's status before answering anyway."""
 CANCEL_GRACE = 5.0
@@ -579,23 +584,26 @@ def _spare(program, channel_fd: int, inherited: list, fork_server: int) -> None:
         os.dup2(null, 2)      # outside the capture a handler's writes go nowhere
         os.close(null)
         _adjust_oom_score()
-        _warm_up(program)
-        _call(program, channel_fd)
+        channel = socket.socket(fileno=channel_fd)
+        _warm_up(program, channel)
+        _call(program, channel)
     except BaseException:  # noqa: BLE001 - the server answers `internal` from the status
         code = 70
     finally:
         os._exit(code)
 
 
-def _warm_up(program) -> None:
+def _warm_up(program, channel: socket.socket) -> None:
     """Touch, before the call comes, the pages every call touches (the first write to a page
     after a fork copies it, and Python writes to every object it uses): the whole pipeline
     on a no-op command of a program of our own (parse, capture, handler, envelope, the
     encoder), and the served program's root on `--version --json`. Nothing of the served
-    program's runs."""
+    program's runs. A call that comes meanwhile stops it between steps (each ~0.5 ms)."""
     from workbench.runtime.pipeline import call
     try:
         call(_WARM_UP, ["noop", "--json"], environ={})   # type: ignore[arg-type]  # set by _prepare
+        if _readable(channel, 0):
+            return
         call(program, ["--version", "--json"], environ={})
         json.loads(json.dumps({"outcome": [0, "", "", {"ok": True}]}))
     except Exception:  # noqa: BLE001 - a warm-up that fails only costs time
@@ -609,9 +617,8 @@ def _warm_up_program():
                                      run=lambda ctx: {"ok": True})])
 
 
-def _call(program, channel_fd: int) -> None:
+def _call(program, channel: socket.socket) -> None:
     """Read the request, run it, send progress and the outcome."""
-    channel = socket.socket(fileno=channel_fd)
     data = b""
     while not data.endswith(b"\n"):
         chunk = channel.recv(1 << 16)
@@ -621,9 +628,14 @@ def _call(program, channel_fd: int) -> None:
     request = json.loads(data)
     lock = threading.Lock()
 
-    def send(message) -> None:
+    def send(message, *, last: bool = False) -> None:
         data = (json.dumps(message) + "\n").encode("utf-8", "surrogatepass")
         with lock:
+            if last:   # the outcome's end (what wakes the server) after `_step_aside`
+                head, data = ((data[:-1], data[-1:]) if len(data) > _LAST_BYTES
+                              else (b"", data))
+                channel.sendall(head)
+                _step_aside()
             channel.sendall(data)
 
     def on_progress(done, total=None, message=None) -> None:
@@ -633,7 +645,22 @@ def _call(program, channel_fd: int) -> None:
     outcome = call(program, request["argv"],
                    on_progress=on_progress if request.get("progress") else None)
     outcome = _within_limit(program, request, outcome)
-    send({"outcome": [outcome.exit, outcome.stdout, outcome.stderr, outcome.envelope]})
+    send({"outcome": [outcome.exit, outcome.stdout, outcome.stderr, outcome.envelope]},
+         last=True)
+
+
+def _step_aside() -> None:
+    """Run the rest of this call process (its `os._exit`: unmapping its memory takes about
+    0.5 ms) only on a CPU nothing else wants. The server's thread woken by the outcome often
+    lands on this process's CPU; at the same priority it waited for the exit, which was
+    half of a warm call's latency (docs/decisions.md, 2026-12-06, "Performance, round 9")."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):   # not Linux
+        try:
+            os.nice(19)
+        except OSError:
+            pass
 
 
 def _within_limit(program, request, outcome) -> Outcome:
