@@ -331,8 +331,8 @@ async def test_the_mcp_side_answers_as_the_server_does_over_stdio(tmp_path):
     from workbench.runtime.arguments import from_argv
     program = load_program(str(SAMPLES / "notes.py"))
     box = Sandbox()
+    runner = Runner(program, box, exit_hooks=False)
     try:
-        runner = Runner(program, box, exit_hooks=False)
         calls = []
         for command in program.walk():
             if command.effects != "read_only":
@@ -356,6 +356,7 @@ async def test_the_mcp_side_answers_as_the_server_does_over_stdio(tmp_path):
                     text = "".join(getattr(part, "text", "") for part in result.content)
                     assert (text, result.is_error) == (run.stdout, run.result["isError"]), tool
     finally:
+        runner.close()   # it froze this process's heap for its forks (`check.runner._warm`)
         box.close()
 
 
