@@ -29,6 +29,20 @@ from workbench.runtime.context import AGENT_MARKERS  # noqa: E402
 AGENT_VARIABLES = AGENT_MARKERS + ("CI", "FORCE_TTY")
 
 
+@pytest.fixture(autouse=True)
+def _no_frozen_heap_left_behind():
+    """Fail the test that leaves this process's heap frozen (`gc.freeze`): every later test
+    would run without a collector for what existed then (a check `Runner` left open did, and
+    `test_scale`'s freeze test skipped in every full run because of it)."""
+    import gc
+    frozen = gc.get_freeze_count()
+    yield
+    if gc.get_freeze_count() and not frozen:
+        gc.unfreeze()
+        pytest.fail("the test left the heap frozen (gc.freeze without gc.unfreeze: close "
+                    "what froze it, e.g. a workbench.check.runner.Runner)")
+
+
 def clean_env(**extra) -> dict:
     """The test process's environment without agent/CI markers, plus `extra`."""
     env = {k: v for k, v in os.environ.items() if k not in AGENT_VARIABLES}
