@@ -480,13 +480,10 @@ def _put(value: Any, parts: list[str], left: list[int]) -> None:
         parts.append(float.__repr__(value))
     elif kind is dict:
         parts.append("{")
-        first = True
-        for key, item in value.items():
+        for at, (key, item) in enumerate(value.items()):
             if type(key) is not str:
                 raise _NotSmall
-            parts.append(f'"{key.translate(_ESCAPES)}":' if first else
-                         f',"{key.translate(_ESCAPES)}":')
-            first = False
+            parts.append(f'{"," if at else ""}"{key.translate(_ESCAPES)}":')
             _put(item, parts, left)
         parts.append("}")
     elif kind is list:
@@ -498,7 +495,6 @@ def _put(value: Any, parts: list[str], left: list[int]) -> None:
         parts.append("]")
     else:
         raise _NotSmall   # tuples, sets, dates, subclasses: `_default` and the C encoder
-
 
 
 def _dumps(doc) -> str:
